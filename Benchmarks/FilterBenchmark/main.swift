@@ -1,0 +1,1 @@
+print("filter benchmark: not built yet")

@@ -1,0 +1,88 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// The same settings on every Swift target: Swift 6 language mode (strict concurrency) and
+/// upcoming features that make the code say what it means.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+func system(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "Typestorm",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "typestorm", targets: ["typestorm"]),
+    ],
+    targets: [
+        // C libraries from Debian.
+        .systemLibrary(name: "CUtf8proc", providers: [.apt(["libutf8proc-dev"])]),
+        system("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        system("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        system("CJemalloc", pkgConfig: "jemalloc", apt: "libjemalloc-dev"),
+        .target(
+            name: "CShims",
+            dependencies: ["CCurl", "CMicroHTTPD", "CJemalloc"]
+        ),
+
+        // Pure modules: no project imports.
+        .target(name: "Measurement", swiftSettings: swiftSettings),
+        .target(name: "Typists", swiftSettings: swiftSettings),
+        .target(name: "SearchField", swiftSettings: swiftSettings),
+        .target(name: "Catalog", swiftSettings: swiftSettings),
+
+        .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
+        .target(name: "Platform", dependencies: ["CJemalloc", "CShims"], swiftSettings: swiftSettings),
+        .target(
+            name: "Simulation",
+            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LiveLoad",
+            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog", "Platform", "CCurl", "CShims"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SearchServer",
+            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "CMicroHTTPD", "CShims"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Orchestration",
+            dependencies: ["Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "Reporting", dependencies: ["Measurement"], swiftSettings: swiftSettings),
+        .target(
+            name: "TypestormCLI",
+            dependencies: [
+                "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Platform",
+                "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "CJemalloc"], swiftSettings: swiftSettings),
+
+        // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
+        .executableTarget(
+            name: "FilterBenchmark",
+            dependencies: ["Catalog", "Matching", "Platform", "CJemalloc"],
+            path: "Benchmarks/FilterBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        // Tests: Swift Testing, one target per module.
+        .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
+        .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+/// The Catalog module. See ../shared/DESIGN.md for what it owns.
+public enum CatalogModule {}

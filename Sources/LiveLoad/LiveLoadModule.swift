@@ -1,0 +1,2 @@
+/// The LiveLoad module. See ../shared/DESIGN.md for what it owns.
+public enum LiveLoadModule {}

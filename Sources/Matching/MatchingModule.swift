@@ -1,0 +1,2 @@
+/// The Matching module. See ../shared/DESIGN.md for what it owns.
+public enum MatchingModule {}

@@ -1,0 +1,2 @@
+/// The Measurement module. See ../shared/DESIGN.md for what it owns.
+public enum MeasurementModule {}

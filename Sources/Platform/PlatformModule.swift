@@ -1,0 +1,2 @@
+/// The Platform module. See ../shared/DESIGN.md for what it owns.
+public enum PlatformModule {}

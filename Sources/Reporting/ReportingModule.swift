@@ -1,0 +1,2 @@
+/// The Reporting module. See ../shared/DESIGN.md for what it owns.
+public enum ReportingModule {}

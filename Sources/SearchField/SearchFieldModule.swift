@@ -1,0 +1,2 @@
+/// The SearchField module. See ../shared/DESIGN.md for what it owns.
+public enum SearchFieldModule {}

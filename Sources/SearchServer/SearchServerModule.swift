@@ -1,0 +1,2 @@
+/// The SearchServer module. See ../shared/DESIGN.md for what it owns.
+public enum SearchServerModule {}

@@ -1,0 +1,2 @@
+/// The Simulation module. See ../shared/DESIGN.md for what it owns.
+public enum SimulationModule {}

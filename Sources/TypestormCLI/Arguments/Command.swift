@@ -1,0 +1,94 @@
+/// A named option of a command: `--name VALUE`, `--name=VALUE`, or a flag `--name`.
+public struct Option: Sendable {
+    public var name: String
+    public var short: Character?
+    /// The placeholder shown in help (`N`, `FILE`); `nil` makes the option a flag.
+    public var valueName: String?
+    public var help: String
+    /// May be given more than once; every value is kept.
+    public var repeatable: Bool
+    /// Shown in help as `(default: …)`.
+    public var defaultValue: String?
+
+    public var isFlag: Bool { valueName == nil }
+
+    public static func flag(_ name: String, short: Character? = nil, help: String) -> Option {
+        Option(name: name, short: short, valueName: nil, help: help, repeatable: false, defaultValue: nil)
+    }
+
+    public static func value(
+        _ name: String, _ valueName: String, short: Character? = nil, help: String,
+        default defaultValue: String? = nil, repeatable: Bool = false
+    ) -> Option {
+        Option(name: name, short: short, valueName: valueName, help: help, repeatable: repeatable, defaultValue: defaultValue)
+    }
+
+    /// `--json`, which every command that prints results takes.
+    public static let json = Option.flag("json", help: "Print results as JSON (stable keys, see README) instead of a table.")
+}
+
+/// A positional argument of a command.
+public struct Positional: Sendable {
+    public var name: String
+    public var help: String
+    public var isOptional: Bool
+    /// Takes every remaining positional value.
+    public var isVariadic: Bool
+
+    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
+        self.name = name
+        self.help = help
+        self.isOptional = optional
+        self.isVariadic = variadic
+    }
+}
+
+/// A command of the `typestorm` tool: its arguments, its subcommands and what it does.
+///
+/// Commands are values; the tree of them is declared in `RootCommand.swift`, and each command's
+/// behaviour lives in a file of its own under `Commands/`.
+public struct Command: Sendable {
+    public typealias Run = @Sendable (Invocation) async throws -> Int32
+
+    public var name: String
+    public var abstract: String
+    public var discussion: String
+    public var options: [Option]
+    public var positionals: [Positional]
+    public var subcommands: [Command]
+    public var run: Run?
+
+    public init(
+        name: String, abstract: String, discussion: String = "",
+        options: [Option] = [], positionals: [Positional] = [],
+        subcommands: [Command] = [], run: Run? = nil
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.options = options
+        self.positionals = positionals
+        self.subcommands = subcommands
+        self.run = run
+    }
+
+    func option(named name: String) -> Option? {
+        options.first { $0.name == name }
+    }
+
+    func option(short: Character) -> Option? {
+        options.first { $0.short == short }
+    }
+
+    func subcommand(named name: String) -> Command? {
+        subcommands.first { $0.name == name }
+    }
+}
+
+/// What a command's `run` receives: the parsed arguments and where to write.
+public struct Invocation: Sendable {
+    public var arguments: ParsedArguments
+    public var console: Console
+    /// The command path, e.g. `typestorm catalog generate`, for messages.
+    public var commandPath: String
+}

@@ -1,0 +1,113 @@
+/// Everything that can be wrong with a command line, rendered in one place.
+///
+/// Usage errors exit with 64 (`EX_USAGE`) and are printed to standard error with a pointer to
+/// the command's help.
+public enum UsageError: Error, Equatable, Sendable {
+    case unknownCommand(String, suggestion: String?)
+    case unknownOption(String, suggestion: String?)
+    case missingValue(option: String, valueName: String)
+    case invalidValue(option: String, value: String, expected: String)
+    case repeatedOption(String)
+    case flagTakesNoValue(String)
+    case missingArgument(String)
+    case unexpectedArgument(String)
+    case missingSubcommand(choices: [String])
+    case conflictingOptions(String, String)
+    case invalid(String)
+
+    public var message: String {
+        switch self {
+        case let .unknownCommand(name, suggestion):
+            return "unknown command '\(name)'" + Self.didYouMean(suggestion)
+        case let .unknownOption(name, suggestion):
+            return "unknown option '\(name)'" + Self.didYouMean(suggestion)
+        case let .missingValue(option, valueName):
+            return "option '--\(option)' needs a value (\(valueName))"
+        case let .invalidValue(option, value, expected):
+            let subject = option.hasPrefix("<") ? "argument \(option)" : "option '--\(option)'"
+            return "invalid value '\(value)' for \(subject): expected \(expected)"
+        case let .repeatedOption(name):
+            return "option '--\(name)' given more than once"
+        case let .flagTakesNoValue(name):
+            return "flag '--\(name)' takes no value"
+        case let .missingArgument(name):
+            return "missing argument <\(name)>"
+        case let .unexpectedArgument(value):
+            return "unexpected argument '\(value)'"
+        case let .missingSubcommand(choices):
+            return "a subcommand is needed: one of \(choices.joined(separator: ", "))"
+        case let .conflictingOptions(a, b):
+            return "options '--\(a)' and '--\(b)' cannot be used together"
+        case let .invalid(message):
+            return message
+        }
+    }
+
+    private static func didYouMean(_ suggestion: String?) -> String {
+        suggestion.map { "; did you mean '\($0)'?" } ?? ""
+    }
+}
+
+/// Exit codes, after BSD's sysexits where one fits.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    /// A run finished, but something it measured failed a threshold or the run is partial.
+    public static let failure: Int32 = 1
+    /// The command line was wrong.
+    public static let usage: Int32 = 64
+    /// An input file was wrong (malformed row, bad scenario).
+    public static let dataError: Int32 = 65
+    /// An input file could not be opened.
+    public static let noInput: Int32 = 66
+    /// Something the tool needs failed (a socket, a child process).
+    public static let software: Int32 = 70
+    /// A file could not be written.
+    public static let cannotCreate: Int32 = 73
+    /// Stopped by SIGINT.
+    public static let interrupted: Int32 = 130
+}
+
+/// An error that a user sees: what was wrong, where, and the exit code it maps to.
+///
+/// Modules throw their own error types; the CLI maps those it knows to this at the boundary, and
+/// any other error is printed with its description and exit code 1.
+public struct ToolError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var exitCode: Int32
+
+    public init(_ message: String, exitCode: Int32 = ExitCode.failure) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    public var description: String { message }
+}
+
+/// Levenshtein distance, for "did you mean".
+///
+/// - Complexity: O(a.count × b.count).
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}
+
+/// The closest candidate to `word`, if it is close enough to be a likely typo.
+func suggestion(for word: String, among candidates: [String]) -> String? {
+    let scored = candidates.map { ($0, editDistance(word, $0)) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+    let limit = max(1, min(3, word.count / 3))
+    if best.1 <= limit { return best.0 }
+    return candidates.first { $0.hasPrefix(word) && word.count >= 2 }
+}

@@ -1,0 +1,14 @@
+/// The tree of commands. Each command's behaviour lives in `Commands/<Name>Command.swift`.
+enum RootCommand {
+    static let command = Command(
+        name: "typestorm",
+        abstract: "Benchmark and load-test search-as-you-type pipelines with synthetic typists.",
+        discussion: """
+        With no subcommand, runs the main job: the default scenario on the shipped catalog.
+        """,
+        subcommands: [
+            VersionCommand.command,
+        ],
+        run: MainJob.run
+    )
+}

@@ -1,0 +1,2 @@
+/// The Typists module. See ../shared/DESIGN.md for what it owns.
+public enum TypistsModule {}
