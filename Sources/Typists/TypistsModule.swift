@@ -1,2 +1,0 @@
-/// The Typists module. See ../shared/DESIGN.md for what it owns.
-public enum TypistsModule {}
