@@ -4,10 +4,10 @@
 /// with `init(seed:stream:)`, so the same typist draws the same numbers whichever process,
 /// machine or shard runs it.
 public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
-    private var s0: UInt64
-    private var s1: UInt64
-    private var s2: UInt64
-    private var s3: UInt64
+    @usableFromInline var s0: UInt64
+    @usableFromInline var s1: UInt64
+    @usableFromInline var s2: UInt64
+    @usableFromInline var s3: UInt64
 
     public init(seed: UInt64) {
         var mixer = SplitMix64(state: seed)
