@@ -1,0 +1,288 @@
+/// A log-linear histogram in the style of HdrHistogram: values within a fixed range are kept at a
+/// fixed number of significant decimal digits, and two histograms with the same configuration
+/// merge by adding counts, so recording into shards and merging equals recording into one.
+///
+/// Values are `Int64` in the caller's unit (nanoseconds for latencies, plain counts for fan-out).
+/// A value above `highestTrackable` is recorded as `highestTrackable` and counted in `clamped`;
+/// `min`, `max` and `sum` stay exact.
+///
+/// - Complexity: `record` is O(1) (a few shifts and one add); `percentile` is O(buckets).
+public struct Histogram: Sendable, Equatable {
+    public let configuration: Configuration
+    /// Counts per bucket; index layout as in HdrHistogram (see `Configuration.index(of:)`).
+    var counts: [Int64]
+    public private(set) var totalCount: Int64 = 0
+    public private(set) var sum: Int64 = 0
+    public private(set) var min: Int64 = .max
+    public private(set) var max: Int64 = .min
+    /// Values recorded above `highestTrackable` (kept at the top bucket).
+    public private(set) var clamped: Int64 = 0
+
+    /// The shape of a histogram: range and precision. Only histograms with equal configurations
+    /// merge.
+    public struct Configuration: Sendable, Hashable, Codable {
+        public let lowestDiscernible: Int64
+        public let highestTrackable: Int64
+        public let significantDigits: Int
+
+        let unitMagnitude: Int
+        let subBucketHalfCountMagnitude: Int
+        let subBucketCount: Int
+        let subBucketHalfCount: Int
+        let subBucketMask: Int64
+        let bucketCount: Int
+        let countsLength: Int
+
+        public init(lowestDiscernible: Int64, highestTrackable: Int64, significantDigits: Int) {
+            precondition(lowestDiscernible >= 1, "lowestDiscernible must be at least 1")
+            precondition(highestTrackable >= 2 * lowestDiscernible, "highestTrackable must be at least twice lowestDiscernible")
+            precondition((1...5).contains(significantDigits), "significantDigits must be 1...5")
+            self.lowestDiscernible = lowestDiscernible
+            self.highestTrackable = highestTrackable
+            self.significantDigits = significantDigits
+
+            var largestSingleUnit: Int64 = 2
+            for _ in 0..<significantDigits { largestSingleUnit *= 10 }
+            let subBucketCountMagnitude = Int((Double(largestSingleUnit)).log2Ceiling)
+            subBucketHalfCountMagnitude = Swift.max(subBucketCountMagnitude, 1) - 1
+            unitMagnitude = 63 - lowestDiscernible.leadingZeroBitCount
+            subBucketCount = 1 << (subBucketHalfCountMagnitude + 1)
+            subBucketHalfCount = subBucketCount / 2
+            subBucketMask = Int64(subBucketCount - 1) << unitMagnitude
+
+            var smallestUntrackable = Int64(subBucketCount) << unitMagnitude
+            var buckets = 1
+            while smallestUntrackable <= highestTrackable {
+                if smallestUntrackable > Int64.max / 2 {
+                    buckets += 1
+                    break
+                }
+                smallestUntrackable <<= 1
+                buckets += 1
+            }
+            bucketCount = buckets
+            countsLength = (buckets + 1) * subBucketHalfCount
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case lowestDiscernible = "lowest", highestTrackable = "highest", significantDigits = "digits"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let lowest = try container.decode(Int64.self, forKey: .lowestDiscernible)
+            let highest = try container.decode(Int64.self, forKey: .highestTrackable)
+            let digits = try container.decode(Int.self, forKey: .significantDigits)
+            guard lowest >= 1, highest >= 2 * lowest, (1...5).contains(digits) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .significantDigits, in: container,
+                    debugDescription: "histogram configuration out of range (lowest \(lowest), highest \(highest), digits \(digits))")
+            }
+            self.init(lowestDiscernible: lowest, highestTrackable: highest, significantDigits: digits)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(lowestDiscernible, forKey: .lowestDiscernible)
+            try container.encode(highestTrackable, forKey: .highestTrackable)
+            try container.encode(significantDigits, forKey: .significantDigits)
+        }
+
+        func index(of value: Int64) -> Int {
+            let bucket = bucketIndex(of: value)
+            let subBucket = Int(value >> Int64(bucket + unitMagnitude))
+            return ((bucket + 1) << subBucketHalfCountMagnitude) + (subBucket - subBucketHalfCount)
+        }
+
+        func bucketIndex(of value: Int64) -> Int {
+            let base = 64 - unitMagnitude - subBucketHalfCountMagnitude - 1
+            return base - (value | subBucketMask).leadingZeroBitCount
+        }
+
+        /// The lowest value that lands in counts slot `index`.
+        func lowestValue(atIndex index: Int) -> Int64 {
+            var bucket = (index >> subBucketHalfCountMagnitude) - 1
+            var subBucket = (index & (subBucketHalfCount - 1)) + subBucketHalfCount
+            if bucket < 0 {
+                subBucket -= subBucketHalfCount
+                bucket = 0
+            }
+            return Int64(subBucket) << Int64(bucket + unitMagnitude)
+        }
+
+        /// The highest value that lands in the same slot as `value`.
+        func highestEquivalent(_ value: Int64) -> Int64 {
+            let bucket = bucketIndex(of: value)
+            let subBucket = Int(value >> Int64(bucket + unitMagnitude))
+            let adjustedBucket = subBucket >= subBucketCount ? bucket + 1 : bucket
+            let range = Int64(1) << Int64(unitMagnitude + adjustedBucket)
+            let lowest = Int64(subBucket) << Int64(bucket + unitMagnitude)
+            return lowest + range - 1
+        }
+
+        /// Latencies in nanoseconds: 1 µs to 1 h at 3 significant digits (METRICS.md).
+        public static let latency = Configuration(lowestDiscernible: 1_000, highestTrackable: 3_600_000_000_000, significantDigits: 3)
+        /// Small counts (fan-out per settle, display changes): exact below 2048, 3 digits above.
+        public static let counts = Configuration(lowestDiscernible: 1, highestTrackable: 1_000_000_000, significantDigits: 3)
+    }
+
+    public init(_ configuration: Configuration = .latency) {
+        self.configuration = configuration
+        counts = [Int64](repeating: 0, count: configuration.countsLength)
+    }
+
+    public var isEmpty: Bool { totalCount == 0 }
+
+    /// Records `value` once (negative values are recorded as 0).
+    public mutating func record(_ value: Int64) {
+        record(value, count: 1)
+    }
+
+    public mutating func record(_ value: Int64, count: Int64) {
+        guard count > 0 else { return }
+        let value = Swift.max(0, value)
+        var slotValue = value
+        if value > configuration.highestTrackable {
+            slotValue = configuration.highestTrackable
+            clamped += count
+        }
+        counts[configuration.index(of: slotValue)] += count
+        totalCount += count
+        sum = sum.addingReportingOverflow(value.multipliedReportingOverflow(by: count).partialValue).partialValue
+        if value < min { min = value }
+        if value > max { max = value }
+    }
+
+    /// Adds every count of `other`. Both must have the same configuration.
+    public mutating func merge(_ other: Histogram) throws(MergeError) {
+        guard other.configuration == configuration else {
+            throw MergeError.incompatibleHistograms(configuration, other.configuration)
+        }
+        guard !other.isEmpty else { return }
+        for index in other.counts.indices where other.counts[index] != 0 {
+            counts[index] += other.counts[index]
+        }
+        totalCount += other.totalCount
+        sum &+= other.sum
+        clamped += other.clamped
+        min = Swift.min(min, other.min)
+        max = Swift.max(max, other.max)
+    }
+
+    /// The value at percentile `p` (0...100): the highest value equivalent to the recorded value
+    /// at that rank, capped at the exact maximum. `nil` when empty.
+    public func percentile(_ p: Double) -> Int64? {
+        guard totalCount > 0 else { return nil }
+        let clampedP = Swift.min(Swift.max(p, 0), 100)
+        let rank = Swift.max(1, Int64((clampedP / 100 * Double(totalCount)).rounded(.up)))
+        var seen: Int64 = 0
+        for index in counts.indices where counts[index] != 0 {
+            seen += counts[index]
+            if seen >= rank {
+                let value = configuration.highestEquivalent(configuration.lowestValue(atIndex: index))
+                return Swift.min(Swift.max(value, min), max)
+            }
+        }
+        return max
+    }
+
+    /// Exact mean of the recorded values; `nil` when empty.
+    public var mean: Double? {
+        totalCount > 0 ? Double(sum) / Double(totalCount) : nil
+    }
+
+    /// Share of recorded values ≤ `value`, at the histogram's precision.
+    public func fraction(atOrBelow value: Int64) -> Double {
+        guard totalCount > 0 else { return 0 }
+        let limit = configuration.index(of: Swift.min(Swift.max(0, value), configuration.highestTrackable))
+        var seen: Int64 = 0
+        for index in 0...limit where counts[index] != 0 { seen += counts[index] }
+        return Double(seen) / Double(totalCount)
+    }
+
+    /// Non-empty buckets as (lowest value of the bucket, count), ascending: for CDF plots.
+    public var buckets: [(value: Int64, count: Int64)] {
+        counts.indices.compactMap { index in
+            counts[index] == 0 ? nil : (configuration.lowestValue(atIndex: index), counts[index])
+        }
+    }
+}
+
+public enum MergeError: Error, Equatable, CustomStringConvertible {
+    case incompatibleHistograms(Histogram.Configuration, Histogram.Configuration)
+    case incompatibleSchema(expected: Int, found: Int)
+    case incompatibleRuns(String)
+
+    public var description: String {
+        switch self {
+        case let .incompatibleHistograms(a, b):
+            return "cannot merge histograms of different shapes (\(a.lowestDiscernible)–\(a.highestTrackable) at \(a.significantDigits) digits vs \(b.lowestDiscernible)–\(b.highestTrackable) at \(b.significantDigits) digits)"
+        case let .incompatibleSchema(expected, found):
+            return "run record schema \(found) cannot be merged with schema \(expected)"
+        case let .incompatibleRuns(reason):
+            return "run records do not belong to the same run: \(reason)"
+        }
+    }
+}
+
+extension Histogram: Codable {
+    enum CodingKeys: String, CodingKey {
+        case configuration, count, sum, min, max, clamped, counts
+    }
+
+    /// Encoded sparsely: `counts` is a flat array of (slot index, count) pairs of non-empty slots.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(configuration, forKey: .configuration)
+        try container.encode(totalCount, forKey: .count)
+        try container.encode(sum, forKey: .sum)
+        try container.encode(isEmpty ? 0 : min, forKey: .min)
+        try container.encode(isEmpty ? 0 : max, forKey: .max)
+        try container.encode(clamped, forKey: .clamped)
+        var pairs: [Int64] = []
+        for index in counts.indices where counts[index] != 0 {
+            pairs.append(Int64(index))
+            pairs.append(counts[index])
+        }
+        try container.encode(pairs, forKey: .counts)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(try container.decode(Configuration.self, forKey: .configuration))
+        let pairs = try container.decode([Int64].self, forKey: .counts)
+        guard pairs.count % 2 == 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "counts must hold (index, count) pairs")
+        }
+        var total: Int64 = 0
+        for pair in stride(from: 0, to: pairs.count, by: 2) {
+            let index = pairs[pair], count = pairs[pair + 1]
+            guard index >= 0, index < Int64(counts.count), count > 0 else {
+                throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "bucket \(index) with count \(count) is out of range")
+            }
+            counts[Int(index)] += count
+            total += count
+        }
+        totalCount = try container.decode(Int64.self, forKey: .count)
+        guard total == totalCount else {
+            throw DecodingError.dataCorruptedError(forKey: .count, in: container, debugDescription: "count \(totalCount) does not equal the sum of the buckets (\(total))")
+        }
+        sum = try container.decode(Int64.self, forKey: .sum)
+        clamped = try container.decode(Int64.self, forKey: .clamped)
+        if totalCount > 0 {
+            min = try container.decode(Int64.self, forKey: .min)
+            max = try container.decode(Int64.self, forKey: .max)
+        }
+    }
+}
+
+extension Double {
+    fileprivate var log2Ceiling: Double {
+        var power = 1.0, exponent = 0.0
+        while power < self {
+            power *= 2
+            exponent += 1
+        }
+        return exponent
+    }
+}

@@ -1,2 +1,0 @@
-/// The Measurement module. See ../shared/DESIGN.md for what it owns.
-public enum MeasurementModule {}

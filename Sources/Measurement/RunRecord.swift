@@ -1,0 +1,239 @@
+/// Named, mergeable measurements: counters add, maxima take the larger, histograms merge.
+///
+/// Everything is integral (nanoseconds, counts, bytes), so merging shards in any order gives
+/// exactly the same numbers as recording in one place. Metric names are documented where they
+/// are recorded (the Recorder); reports read them by name.
+public struct MetricSet: Sendable, Equatable, Codable {
+    public var counters: [String: Int64]
+    public var maxima: [String: Int64]
+    public var histograms: [String: Histogram]
+
+    public init(counters: [String: Int64] = [:], maxima: [String: Int64] = [:], histograms: [String: Histogram] = [:]) {
+        self.counters = counters
+        self.maxima = maxima
+        self.histograms = histograms
+    }
+
+    public var isEmpty: Bool { counters.isEmpty && maxima.isEmpty && histograms.isEmpty }
+
+    public mutating func add(_ name: String, _ amount: Int64 = 1) {
+        counters[name, default: 0] += amount
+    }
+
+    public mutating func raiseMaximum(_ name: String, to value: Int64) {
+        if let current = maxima[name], current >= value { return }
+        maxima[name] = value
+    }
+
+    public mutating func record(_ name: String, _ value: Int64, configuration: Histogram.Configuration = .latency) {
+        if histograms[name] == nil { histograms[name] = Histogram(configuration) }
+        histograms[name]!.record(value)
+    }
+
+    public func counter(_ name: String) -> Int64 { counters[name] ?? 0 }
+
+    public mutating func merge(_ other: MetricSet) throws(MergeError) {
+        for (name, value) in other.counters { counters[name, default: 0] += value }
+        for (name, value) in other.maxima { raiseMaximum(name, to: value) }
+        for (name, histogram) in other.histograms {
+            if var mine = histograms[name] {
+                try mine.merge(histogram)
+                histograms[name] = mine
+            } else {
+                histograms[name] = histogram
+            }
+        }
+    }
+}
+
+/// The measurements of one strategy (or one strategy under one runner, population, or grid
+/// point), identified by its name and labels.
+public struct MetricGroup: Sendable, Equatable, Codable {
+    public var name: String
+    /// What distinguishes groups of the same name: runner, population, debounce, ...
+    public var labels: [String: String]
+    public var metrics: MetricSet
+
+    public init(name: String, labels: [String: String] = [:], metrics: MetricSet = MetricSet()) {
+        self.name = name
+        self.labels = labels
+        self.metrics = metrics
+    }
+
+    /// Groups merge when their names and labels are equal.
+    public var key: String {
+        ([name] + labels.keys.sorted().map { "\($0)=\(labels[$0]!)" }).joined(separator: "|")
+    }
+}
+
+/// Which part of the typist population a record covers: segment `index` of `count`.
+public struct Segment: Sendable, Hashable, Codable, Comparable {
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    public static func < (a: Segment, b: Segment) -> Bool {
+        (a.count, a.index) < (b.count, b.index)
+    }
+}
+
+/// Where and when a run happened. Wall-clock fields are optional: virtual-time records leave
+/// them out so that the same scenario and seed give the same bytes.
+public struct RunMetadata: Sendable, Equatable, Codable {
+    public var tool: String
+    public var toolVersion: String
+    public var gitCommit: String?
+    public var scenarioName: String
+    /// A hash of the scenario's canonical JSON, so records of different scenarios never merge.
+    public var scenarioHash: String
+    public var seed: UInt64
+    public var runner: String
+    public var segments: [Segment]
+    public var host: Host?
+    /// Wall-clock start and end in milliseconds since 1970, for live runs.
+    public var startedAtMillis: Int64?
+    public var endedAtMillis: Int64?
+
+    public struct Host: Sendable, Equatable, Codable {
+        public var hostname: String
+        public var cores: Int
+        public var memoryBytes: Int64
+        public var os: String
+
+        public init(hostname: String, cores: Int, memoryBytes: Int64, os: String) {
+            self.hostname = hostname
+            self.cores = cores
+            self.memoryBytes = memoryBytes
+            self.os = os
+        }
+    }
+
+    public init(
+        tool: String = "typestorm", toolVersion: String, gitCommit: String? = nil,
+        scenarioName: String, scenarioHash: String, seed: UInt64, runner: String,
+        segments: [Segment], host: Host? = nil, startedAtMillis: Int64? = nil, endedAtMillis: Int64? = nil
+    ) {
+        self.tool = tool
+        self.toolVersion = toolVersion
+        self.gitCommit = gitCommit
+        self.scenarioName = scenarioName
+        self.scenarioHash = scenarioHash
+        self.seed = seed
+        self.runner = runner
+        self.segments = segments
+        self.host = host
+        self.startedAtMillis = startedAtMillis
+        self.endedAtMillis = endedAtMillis
+    }
+}
+
+/// Everything one run (or one shard of it) measured: the unit that workers send, `merge`
+/// combines and reports read. Versioned; encode with `RunRecord.encoder` for stable bytes.
+public struct RunRecord: Sendable, Equatable, Codable {
+    /// Bumped whenever a field changes meaning; readers refuse other versions.
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var metadata: RunMetadata
+    /// Groups in a stable order: by name, then labels.
+    public private(set) var groups: [MetricGroup]
+    /// True when some segment or worker did not deliver everything (see `problems`).
+    public var partial: Bool
+    /// What went wrong, by name: "worker 3 exited with signal 9 after 12.0 s", ...
+    public var problems: [String]
+
+    public init(metadata: RunMetadata, groups: [MetricGroup] = [], partial: Bool = false, problems: [String] = []) {
+        self.schemaVersion = Self.currentSchemaVersion
+        self.metadata = metadata
+        self.groups = []
+        self.partial = partial
+        self.problems = problems
+        for group in groups { try? add(group) }
+    }
+
+    public func group(named name: String, labels: [String: String] = [:]) -> MetricGroup? {
+        let key = MetricGroup(name: name, labels: labels).key
+        return groups.first { $0.key == key }
+    }
+
+    /// Adds a group, merging it into an existing one with the same name and labels.
+    public mutating func add(_ group: MetricGroup) throws(MergeError) {
+        let key = group.key
+        if let index = groups.firstIndex(where: { $0.key == key }) {
+            try groups[index].metrics.merge(group.metrics)
+        } else {
+            groups.append(group)
+            groups.sort { $0.key < $1.key }
+        }
+    }
+
+    /// Combines the record of another shard of the same run.
+    ///
+    /// Segments are unioned, times widened, problems concatenated; a segment present in both is
+    /// an error (it would be counted twice).
+    public mutating func merge(_ other: RunRecord) throws(MergeError) {
+        guard other.schemaVersion == schemaVersion else {
+            throw .incompatibleSchema(expected: schemaVersion, found: other.schemaVersion)
+        }
+        guard other.metadata.scenarioHash == metadata.scenarioHash else {
+            throw .incompatibleRuns("scenario hash \(other.metadata.scenarioHash) differs from \(metadata.scenarioHash)")
+        }
+        guard other.metadata.seed == metadata.seed else {
+            throw .incompatibleRuns("seed \(other.metadata.seed) differs from \(metadata.seed)")
+        }
+        let overlap = Set(metadata.segments).intersection(other.metadata.segments)
+        if let repeated = overlap.sorted().first {
+            throw .incompatibleRuns("segment \(repeated.index)/\(repeated.count) appears in both records")
+        }
+        for group in other.groups { try add(group) }
+        metadata.segments = (metadata.segments + other.metadata.segments).sorted()
+        metadata.startedAtMillis = Self.combine(metadata.startedAtMillis, other.metadata.startedAtMillis, Swift.min)
+        metadata.endedAtMillis = Self.combine(metadata.endedAtMillis, other.metadata.endedAtMillis, Swift.max)
+        partial = partial || other.partial
+        problems += other.problems
+    }
+
+    /// Whether the segments cover the whole population: every index of one common count.
+    public var coversAllSegments: Bool {
+        guard let count = metadata.segments.first?.count else { return false }
+        return metadata.segments.allSatisfy { $0.count == count } && Set(metadata.segments.map(\.index)) == Set(0..<count)
+    }
+
+    private static func combine(_ a: Int64?, _ b: Int64?, _ pick: (Int64, Int64) -> Int64) -> Int64? {
+        switch (a, b) {
+        case let (a?, b?): return pick(a, b)
+        case let (a?, nil): return a
+        case let (nil, b): return b
+        }
+    }
+}
+
+#if canImport(Foundation)
+import Foundation
+
+extension RunRecord {
+    /// The encoder for run records: sorted keys, so equal records give equal bytes.
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public func encoded() throws -> Data {
+        try Self.encoder.encode(self)
+    }
+
+    /// Decodes a record, refusing schema versions this build does not understand.
+    public static func decode(_ data: Data) throws -> RunRecord {
+        let record = try JSONDecoder().decode(RunRecord.self, from: data)
+        guard record.schemaVersion == currentSchemaVersion else {
+            throw MergeError.incompatibleSchema(expected: currentSchemaVersion, found: record.schemaVersion)
+        }
+        return record
+    }
+}
+#endif
