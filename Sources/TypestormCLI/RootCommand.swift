@@ -8,6 +8,9 @@ enum RootCommand {
         """,
         subcommands: [
             VersionCommand.command,
+            RunCommand.command,
+            WorkerCommand.command,
+            MergeCommand.command,
         ],
         run: MainJob.run
     )
