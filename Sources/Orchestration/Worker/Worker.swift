@@ -180,14 +180,16 @@ public enum Worker {
 
         init(writer: ProtocolWriter) { self.writer = writer }
 
-        /// Cumulative snapshot: completed phases plus what the running phase published.
-        func snapshot() -> WorkerProtocol.Snapshot {
+        /// Builds the cumulative snapshot (completed phases plus what the running phase
+        /// published) and sends it, under one lock so sequence numbers leave in order.
+        func sendSnapshot(phaseDone: Int? = nil) {
             let (live, active) = sink.latest
-            return state.withLock { state in
+            state.withLock { state in
                 state.sequence += 1
                 var groups = state.completed
-                if state.phase >= 0 { groups += live }
-                return WorkerProtocol.Snapshot(sequence: state.sequence, phase: state.phase, typistsActive: active, groups: groups)
+                if state.phase >= 0, phaseDone == nil { groups += live }
+                let snapshot = WorkerProtocol.Snapshot(sequence: state.sequence, phase: state.phase, typistsActive: active, groups: groups)
+                writer.send(phaseDone.map { .phaseDone(phase: $0, snapshot: snapshot) } ?? .snapshot(snapshot))
             }
         }
     }
@@ -240,10 +242,12 @@ public enum Worker {
                 runner: scenario.runners[phase], phase: phase, startWallClockNanos: start.at, progress: shared.sink)
             do {
                 let groups = try await runPhase(workload, context: context)
-                shared.state.withLock { $0.completed += groups }
+                // Clear the live view first: a snapshot taken in between under-counts for one
+                // interval instead of counting the phase twice.
                 shared.sink.publish(groups: [], typistsActive: 0)
+                shared.state.withLock { $0.completed += groups }
                 if shared.sink.isStopRequested { break }
-                writer.send(.phaseDone(phase: phase, snapshot: shared.snapshot()))
+                shared.sendSnapshot(phaseDone: phase)
             } catch {
                 failure = "phase \(phase) (\(scenario.runners[phase].kind)) failed: \(error)"
                 break
@@ -275,7 +279,7 @@ public enum Worker {
         while !shared.state.withLock({ $0.finished }) {
             let now = MonotonicNanos.now()
             if now >= nextSnapshot {
-                shared.writer.send(.snapshot(shared.snapshot()))
+                shared.sendSnapshot()
                 nextSnapshot = now + interval
             }
             let timeout = Int32(max(1, min(100, (nextSnapshot - now) / 1_000_000)))

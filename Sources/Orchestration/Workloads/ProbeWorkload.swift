@@ -110,7 +110,7 @@ struct ProbeWorkload: PhaseWorkload {
         timeline.sort { ($0.at, $0.typist) < ($1.at, $1.typist) }
         let start = MonotonicNanos.now() + (context.startWallClockNanos - MonotonicNanos.wallClock())
         var active = 0
-        var lastPublish = MonotonicNanos.now()
+        var lastPublish: Int64 = 0
         for key in timeline {
             while true {
                 if context.progress.isStopRequested { return }
