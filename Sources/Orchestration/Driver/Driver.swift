@@ -458,7 +458,7 @@ struct DriverLoop {
         if let signal = interruptedBy {
             problems.insert("the run was interrupted by \(signalName(signal)); workers were drained and stopped", at: 0)
         }
-        record.problems += problems
+        record.problems = problems + record.problems
         if !problems.isEmpty || !record.coversAllSegments { record.partial = true }
         let reports = slots.map { slot in
             WorkerReport(index: slot.index, pid: slot.pid, segment: slot.segment, exit: slot.exit, problem: slot.problem,
