@@ -90,6 +90,15 @@ public enum RunSession {
         }
 
         let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
+        var server: (any EmbeddedServer)?
+        if scenario.runners.contains(where: { if case .httpEmbedded = $0 { return true } else { return false } }) {
+            do {
+                server = try await EmbeddedServerFactory.start(for: scenario, baseDirectory: baseDirectory)
+            } catch {
+                try? fm.removeItem(at: temporary)
+                throw Failure(message: error.description, exitCode: ExitCode.cannotRun)
+            }
+        }
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
         let extra = request.onEvent
         let configuration = DriverConfiguration(
@@ -97,13 +106,17 @@ public enum RunSession {
             workers: request.workers ?? scenario.processes, executable: request.executable,
             logDirectory: temporary.appendingPathComponent("workers").path, toolVersion: request.toolVersion,
             gitCommit: HostInfo.gitCommit(near: baseDirectory) ?? HostInfo.gitCommit(near: fm.currentDirectoryPath),
-            handleSignals: request.handleSignals,
+            serverURL: server?.baseURL, handleSignals: request.handleSignals,
             onEvent: { event in
                 renderer.handle(event)
                 extra?(event)
             })
-        let outcome = await Driver(configuration).run()
+        var outcome = await Driver(configuration).run()
         renderer.finish()
+        if let server {
+            let serverGroup = await server.stop()
+            try? outcome.record.add(serverGroup)
+        }
 
         if outcome.workers.allSatisfy({ $0.pid == 0 }) {
             try? fm.removeItem(at: temporary)

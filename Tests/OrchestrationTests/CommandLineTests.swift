@@ -98,13 +98,13 @@ struct CommandLineTests {
         #expect(leftovers.isEmpty)
     }
 
-    @Test func sigintDrainsStopsWorkersAndWritesAPartialReport() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
+    /// Starts `typestorm run` on a long real-time probe and returns it with its workers' pids
+    /// once the first phase has started.
+    func startLongRun(in directory: TemporaryDirectory, workers: Int) throws -> (ChildProcess, [Int32], String) {
         let scenario = directory.write("s.json", probeScenarioJSON(typists: 20, duration: "60s", runners: #"[{"kind": "probe", "pace": "realtime"}]"#))
         let out = directory.file("run")
         let driver = try ChildProcess.spawn(SpawnOptions(
-            executable: executable, arguments: ["run", scenario, "--workers", "3", "--out", out],
+            executable: executable, arguments: ["run", scenario, "--workers", "\(workers)", "--out", out],
             standardOutput: .file(directory.file("stdout")), standardError: .pipe))
         var buffer = LineBuffer()
         var workerPIDs: [Int32] = []
@@ -122,7 +122,33 @@ struct CommandLineTests {
             }
         }
         #expect(started)
-        #expect(workerPIDs.count == 3)
+        #expect(workerPIDs.count == workers)
+        return (driver, workerPIDs, out)
+    }
+
+    /// Whether `pid` is gone or a zombie (a reaper that is not us may take a moment).
+    func isGoneOrZombie(_ pid: Int32) -> Bool {
+        guard processExists(pid) else { return true }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true
+    }
+
+    @Test func workersDieWithAKilledDriver() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (driver, workerPIDs, _) = try startLongRun(in: directory, workers: 2)
+        driver.send(SIGKILL)
+        #expect(driver.waitForExit(timeoutNanos: 10_000_000_000) == .signaled(SIGKILL))
+        // Waits (bounded) for the kernel's parent-death signal to reach the orphans.
+        let deadline = MonotonicNanos.now() + 10_000_000_000
+        while !workerPIDs.allSatisfy(isGoneOrZombie), MonotonicNanos.now() < deadline { MonotonicNanos.sleep(10_000_000) }
+        for pid in workerPIDs { #expect(isGoneOrZombie(pid), "worker pid \(pid) outlived its driver") }
+    }
+
+    @Test func sigintDrainsStopsWorkersAndWritesAPartialReport() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (driver, workerPIDs, out) = try startLongRun(in: directory, workers: 3)
         driver.send(SIGINT)
         let status = driver.waitForExit(timeoutNanos: 20_000_000_000) ?? driver.terminate(graceNanos: 0)
         #expect(status == .exited(130))

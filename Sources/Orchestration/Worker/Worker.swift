@@ -19,11 +19,14 @@ public struct WorkerOptions: Sendable {
     public var segment: Segment
     public var mode: Mode
     public var toolVersion: String
+    /// The embedded search server's base URL (for `http-embedded` phases), from the driver.
+    public var serverURL: String?
     /// Progress and diagnostics (standard error).
     public var log: @Sendable (String) -> Void
 
     public init(scenarioPath: String, baseDirectory: String? = nil, segment: Segment, mode: Mode, toolVersion: String,
-                log: @escaping @Sendable (String) -> Void) {
+                serverURL: String? = nil, log: @escaping @Sendable (String) -> Void) {
+        self.serverURL = serverURL
         self.scenarioPath = scenarioPath
         self.baseDirectory = baseDirectory
         self.segment = segment
@@ -137,7 +140,7 @@ public enum Worker {
         for (phase, workload) in workloads.enumerated() where !sink.isStopRequested {
             let context = PhaseContext(
                 scenario: scenario, baseDirectory: baseDirectory(options), segment: options.segment, typists: typists,
-                runner: scenario.runners[phase], phase: phase, startWallClockNanos: MonotonicNanos.wallClock(), progress: sink)
+                runner: scenario.runners[phase], phase: phase, startWallClockNanos: MonotonicNanos.wallClock(), progress: sink, serverURL: options.serverURL)
             do {
                 groups += try await runPhase(workload, context: context)
             } catch {
@@ -239,7 +242,8 @@ public enum Worker {
             shared.state.withLock { $0.phase = phase }
             let context = PhaseContext(
                 scenario: scenario, baseDirectory: baseDirectory(options), segment: options.segment, typists: typists,
-                runner: scenario.runners[phase], phase: phase, startWallClockNanos: start.at, progress: shared.sink)
+                runner: scenario.runners[phase], phase: phase, startWallClockNanos: start.at, progress: shared.sink,
+                serverURL: options.serverURL)
             do {
                 let groups = try await runPhase(workload, context: context)
                 // Clear the live view first: a snapshot taken in between under-counts for one

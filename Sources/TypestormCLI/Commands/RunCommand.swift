@@ -60,6 +60,26 @@ enum RunCommand {
     }
 }
 
+/// The main job (`typestorm` with no arguments): call `RunCommand.mainJob(console)` from
+/// `MainJob.run`.
+extension RunCommand {
+    static func mainJob(_ console: Console) async throws -> Int32 {
+        let executable = ExecutablePath.current()
+        guard let path = MainJobPlan.defaultScenarioPath(executable: executable) else {
+            throw ToolError("cannot find \(MainJobPlan.relativeScenarioPath); run typestorm from the package directory or set TYPESTORM_HOME", exitCode: ExitCode.noInput)
+        }
+        let plan = MainJobPlan.make(try ScenarioLoading.load(path))
+        if !plan.skipped.isEmpty {
+            console.err("typestorm: this build cannot run the \(plan.skipped.joined(separator: ", ")) runner(s) yet; running the rest of \(path)\n")
+        }
+        guard !plan.scenario.runners.isEmpty else {
+            throw ToolError("no runner of \(path) is available in this build", exitCode: RunSession.ExitCode.cannotRun)
+        }
+        return try await execute(scenario: plan.scenario, path: path, workers: nil, out: nil,
+                                 progress: console.isInteractive ? .terminal : .lines, json: false, console: console)
+    }
+}
+
 /// Reading a scenario file with errors a user can act on.
 enum ScenarioLoading {
     static func load(_ path: String) throws -> Scenario {

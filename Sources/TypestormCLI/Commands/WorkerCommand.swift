@@ -48,7 +48,8 @@ enum WorkerCommand {
             }
             let options = WorkerOptions(
                 scenarioPath: path, baseDirectory: arguments.value("base-dir"), segment: segment, mode: mode,
-                toolVersion: VersionCommand.version, log: { invocation.console.err($0) })
+                toolVersion: VersionCommand.version,
+                serverURL: arguments.value("server-url"), log: { invocation.console.err($0) })
             return await Worker.run(options)
         }
     )
