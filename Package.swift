@@ -75,6 +75,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "DriverBenchmark",
+            dependencies: ["Orchestration", "Measurement", "Platform"],
+            path: "Benchmarks/DriverBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
