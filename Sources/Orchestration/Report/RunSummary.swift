@@ -26,7 +26,9 @@ public enum RunSummary {
         }
         var rows: [[String]] = [["strategy", "runner"] + columns.map(\.title)]
         for group in record.groups {
-            var row = [group.name, group.labels["runner"] ?? "-"]
+            let others = group.labels.keys.filter { $0 != "runner" }.sorted().map { "\($0)=\(group.labels[$0]!)" }
+            let runner = ([group.labels["runner"] ?? "-"] + others).joined(separator: " ")
+            var row = [group.name, runner]
             for column in columns {
                 let expression = MetricExpression(column.metric)
                 guard let value = expression.value(in: group.metrics) else { row.append("–"); continue }
