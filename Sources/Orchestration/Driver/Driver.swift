@@ -396,7 +396,7 @@ struct DriverLoop {
             for group in snapshot.groups {
                 keystrokes += group.metrics.counter(ProgressMetrics.keystrokes)
                 requests += group.metrics.counter(ProgressMetrics.requests)
-                errors += group.metrics.counter(ProgressMetrics.errors)
+                errors += ProgressMetrics.errors.reduce(0) { $0 + group.metrics.counter($1) }
                 if let histogram = group.metrics.histograms[ProgressMetrics.ttfr] {
                     if ttfr == nil { ttfr = histogram } else { try? ttfr!.merge(histogram) }
                 }
