@@ -113,6 +113,11 @@ public struct SplitStateField: SearchFieldStrategy {
             return
         }
         if query == shown.answeredQuery { return }
+        if let hit = cache.lookup(query) {
+            effects.append(.commit(query, cached: true))
+            shown = .answer(query, hit.request, hit.summary)
+            return
+        }
         let timer = ids.timer()
         effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .debounce(query)))
         phase = .waiting(timer, query)
