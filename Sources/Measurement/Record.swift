@@ -46,15 +46,11 @@ public struct BackendWork: Hashable, Sendable {
     /// Time a worker spent on it (until done or until it noticed the cancellation).
     public var serviceNs: Int64
     public var itemsScanned: Int64
-    /// When the server stopped working on it (runner clock), if known: later than the client's
-    /// stop when the server ignored the disconnect.
-    public var stoppedAt: Int64?
 
-    public init(queueNs: Int64, serviceNs: Int64, itemsScanned: Int64 = 0, stoppedAt: Int64? = nil) {
+    public init(queueNs: Int64, serviceNs: Int64, itemsScanned: Int64 = 0) {
         self.queueNs = queueNs
         self.serviceNs = serviceNs
         self.itemsScanned = itemsScanned
-        self.stoppedAt = stoppedAt
     }
 }
 
@@ -78,7 +74,12 @@ public enum Record: Hashable, Sendable {
     case requestStart(id: UInt64, query: QueryKey, lag: Int64)
     /// The client asked to cancel request `id` (or, with `wait: true`, debounce wait `id`).
     case cancelRequested(id: UInt64, wait: Bool)
-    case workStopped(id: UInt64, reason: StopReason, backend: BackendWork?)
+    /// The client stopped waiting for request `id`.
+    case workStopped(id: UInt64, reason: StopReason)
+    /// The backend stopped working on request `id` (the record's time is when): after the
+    /// client's stop when the server ignored or had not yet seen the cancellation. Runners that
+    /// know nothing of the backend never send it (see `Recorder.init(expectsBackend:)`).
+    case backendStopped(id: UInt64, work: BackendWork)
     /// The response (or failure) of request `id` was written into the screen's state.
     case apply(id: UInt64, query: QueryKey, kind: DisplayKind)
     /// The response of request `id` arrived and the strategy dropped it.

@@ -15,14 +15,18 @@ public struct Recorder: Sendable {
     public let settleInterval: Int64
     /// A display state visible for less than this is a blink.
     public let blinkThreshold: Int64
+    /// The runner reports `backendStopped` for every request, so work is judged only once both
+    /// the client and the backend are done with it.
+    public let expectsBackend: Bool
     private var tracks: [Track]
     private var totals = Totals()
 
-    public init(typists: Int, settleInterval: Int64 = 1_000_000_000, blinkThreshold: Int64 = 200_000_000) {
+    public init(typists: Int, expectsBackend: Bool = true, settleInterval: Int64 = 1_000_000_000, blinkThreshold: Int64 = 200_000_000) {
         precondition(typists >= 0)
+        self.expectsBackend = expectsBackend
         self.settleInterval = settleInterval
         self.blinkThreshold = blinkThreshold
-        tracks = Array(repeating: Track(), count: typists)
+        tracks = Array(repeating: Track(expectsBackend: expectsBackend), count: typists)
     }
 
     public var typistCount: Int { tracks.count }
@@ -50,8 +54,10 @@ public struct Recorder: Sendable {
             tracks[typist].unitStarted(Unit(isWait: false, id: id, query: query, start: time), totals: &totals)
         case let .cancelRequested(id, wait):
             tracks[typist].cancelRequested(id, wait: wait, at: time, totals: &totals)
-        case let .workStopped(id, reason, backend):
-            tracks[typist].workStopped(id, reason: reason, backend: backend, at: time, totals: &totals)
+        case let .workStopped(id, reason):
+            tracks[typist].workStopped(id, reason: reason, at: time, totals: &totals)
+        case let .backendStopped(id, work):
+            tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
         case let .apply(id, query, kind):
             tracks[typist].apply(id, query: query, kind: kind, at: time, totals: &totals)
         case let .discard(id):
@@ -107,6 +113,7 @@ struct Unit: Sendable {
     /// Applied as results or empty (a useful answer); `decided` once applied or discarded.
     var applied = false
     var decided = false
+    var backendDone = false
     var serviceNs: Int64 = 0
     var items: Int64 = 0
     var clientNs: Int64 = 0
@@ -121,6 +128,7 @@ struct Unit: Sendable {
 
 /// One typist's state between records.
 struct Track: Sendable {
+    let expectsBackend: Bool
     var field: QueryKey?
     var started = false
     var ended = false
@@ -242,24 +250,13 @@ struct Track: Sendable {
         }
     }
 
-    mutating func workStopped(_ id: UInt64, reason: StopReason, backend: BackendWork?, at time: Int64, totals: inout Totals) {
+    mutating func workStopped(_ id: UInt64, reason: StopReason, at time: Int64, totals: inout Totals) {
         guard let index = unitIndex(id, wait: false), !units[index].stopped else { return }
         openRequests -= 1
         var unit = units[index]
         unit.stopped = true
         unit.clientNs = time - unit.start
         totals.clientNs += unit.clientNs
-        if let backend {
-            unit.serviceNs = backend.serviceNs
-            unit.items = backend.itemsScanned
-            totals.serviceNs += backend.serviceNs
-            totals.itemsScanned += backend.itemsScanned
-            totals.queueTime.record(backend.queueNs)
-            totals.serviceTime.record(backend.serviceNs)
-            if unit.cancelAt >= 0, let stoppedAt = backend.stoppedAt {
-                totals.stopLatencyBackend.record(stoppedAt - unit.cancelAt)
-            }
-        }
         if unit.cancelAt >= 0 {
             totals.stopLatencyClient.record(time - unit.cancelAt)
         }
@@ -275,8 +272,30 @@ struct Track: Sendable {
         case .timeout: totals.timeouts += 1
         case .transport: totals.transportErrors += 1
         }
+        if reason != .completed { unit.decided = true }
         units[index] = unit
-        if reason != .completed || unit.decided {
+        finalizeIfDone(index, totals: &totals)
+    }
+
+    mutating func backendStopped(_ id: UInt64, work: BackendWork, at time: Int64, totals: inout Totals) {
+        guard let index = unitIndex(id, wait: false), !units[index].backendDone else { return }
+        units[index].backendDone = true
+        units[index].serviceNs = work.serviceNs
+        units[index].items = work.itemsScanned
+        totals.serviceNs += work.serviceNs
+        totals.itemsScanned += work.itemsScanned
+        totals.queueTime.record(work.queueNs)
+        totals.serviceTime.record(work.serviceNs)
+        if units[index].cancelAt >= 0 {
+            totals.stopLatencyBackend.record(time - units[index].cancelAt)
+        }
+        finalizeIfDone(index, totals: &totals)
+    }
+
+    /// Judges a request once the client stopped, the strategy decided, and the backend reported.
+    mutating func finalizeIfDone(_ index: Int, totals: inout Totals) {
+        let unit = units[index]
+        if unit.stopped, unit.decided, unit.backendDone || !expectsBackend {
             finalize(index, totals: &totals)
         }
     }
@@ -298,7 +317,7 @@ struct Track: Sendable {
         guard let index = unitIndex(id, wait: false), !units[index].decided else { return }
         units[index].decided = true
         units[index].applied = applied
-        if units[index].stopped { finalize(index, totals: &totals) }
+        finalizeIfDone(index, totals: &totals)
     }
 
     /// Counts the unit's work as useful or wasted and forgets it.
