@@ -20,6 +20,8 @@ public struct SimpleTypingModel: Hashable, Sendable {
     public var startSpread: Distribution
     /// Chance that a query starts with a scope change.
     public var scopeChangeProbability: Double
+    /// Chance of pressing Return after a finished query.
+    public var submitProbability: Double
     public var scopes: [String]
     public var vocabulary: [String]
 
@@ -29,6 +31,7 @@ public struct SimpleTypingModel: Hashable, Sendable {
         pause: Distribution = .uniform(350_000_000, 900_000_000),
         settlePause: Distribution = .uniform(1_500_000_000, 4_000_000_000),
         startSpread: Distribution = .uniform(0, 5_000_000_000), scopeChangeProbability: Double = 0.1,
+        submitProbability: Double = 0.3,
         scopes: [String] = ["shoes", "bags", "outdoor"], vocabulary: [String] = SimpleTypingModel.defaultVocabulary
     ) {
         self.queriesPerSession = queriesPerSession
@@ -39,6 +42,7 @@ public struct SimpleTypingModel: Hashable, Sendable {
         self.settlePause = settlePause
         self.startSpread = startSpread
         self.scopeChangeProbability = scopeChangeProbability
+        self.submitProbability = submitProbability
         self.scopes = scopes
         self.vocabulary = vocabulary
     }
@@ -125,6 +129,10 @@ public struct SimpleTypist: TypistSession, Sendable {
             }
             text.append(character)
             planned.append(TypingEvent(at: clock, action: .edit(key: String(character), text: text)))
+        }
+        if rng.chance(model.submitProbability) {
+            clock += model.interKey.sample(&rng)
+            planned.append(TypingEvent(at: clock, action: .submit))
         }
         return true
     }

@@ -8,6 +8,8 @@ enum RootCommand {
         """,
         subcommands: [
             VersionCommand.command,
+            ReplayCommand.command,
+            SimulateCommand.command,
         ],
         run: MainJob.run
     )
