@@ -8,6 +8,8 @@ enum RootCommand {
         """,
         subcommands: [
             VersionCommand.command,
+            CatalogCommand.command,
+            SearchCommand.command,
         ],
         run: MainJob.run
     )

@@ -10,10 +10,19 @@ public struct CatalogRandom: RandomNumberGenerator, Sendable {
     }
 
     /// An independent stream for `stream` under `seed` (one per block of generated rows).
+    ///
+    /// The starting state is a hash of (seed, stream), so streams start at unrelated points of
+    /// the 2^64 cycle (states that differ by multiples of the increment would replay each other).
     public init(seed: UInt64, stream: UInt64) {
-        var mixer = CatalogRandom(seed: seed ^ 0xA076_1D64_78BD_642F)
-        state = mixer.next() &+ stream &* 0x9E37_79B9_7F4A_7C15
-        _ = next()
+        state = Self.mix(Self.mix(seed ^ 0xA076_1D64_78BD_642F) ^ Self.mix(stream &+ 0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// SplitMix64's finalizer: a bijective 64-bit hash.
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     @inlinable
