@@ -38,8 +38,10 @@ extension SearchEngine {
     enum Choice {
         case scan
         case absent
-        /// Posting ranges, shortest first.
-        case index([Range<Int>])
+        /// Trigram buckets with postings, fewest names first.
+        case index([Int])
+        /// The bigram bucket that is exactly the answer of a two-byte query.
+        case exactBigram(Int)
         case refine(CachedResult)
     }
 
@@ -47,31 +49,40 @@ extension SearchEngine {
     static let scanBytesPerNanosecond = (one: 4.0, all: 7.0)
     /// Cost the planner assumes per candidate verified (index, refine), in nanoseconds.
     static let verifyNanoseconds = 25.0
+    /// Cost per posting decoded without verification, in nanoseconds.
+    static let decodeNanoseconds = 3.0
 
     func choosePath(_ plan: Plan, forcing: ForcedPath?) -> Choice {
         let pattern = plan.pattern
-        var lists: [Range<Int>] = []
+        var buckets: [(bucket: Int, count: Int)] = []
         var absent = false
-        var allDropped = true
+        var smallestDropped = Int.max
+        var exact: (bucket: Int, count: Int)? = nil
         if pattern.count >= 3 {
             for i in 0..<(pattern.count - 2) {
-                switch trigrams.lookup(pattern[i], pattern[i + 1], pattern[i + 2]) {
+                switch trigrams.lookup(pattern, at: i) {
                 case .absent: absent = true
-                case .dropped: break
-                case let .postings(range):
-                    allDropped = false
-                    if !lists.contains(range) { lists.append(range) }
+                case let .dropped(count): smallestDropped = min(smallestDropped, count)
+                case let .postings(bucket, count):
+                    if !buckets.contains(where: { $0.bucket == bucket }) { buckets.append((bucket, count)) }
                 }
                 if absent { break }
             }
-            lists.sort { $0.count < $1.count }
+            buckets.sort { $0.count < $1.count }
+        } else if pattern.count == 2, GramIndex.bigramIndexed(pattern[0], pattern[1]) {
+            switch bigrams.lookup(pattern, at: 0) {
+            case .absent: absent = true
+            case let .postings(bucket, count): exact = (bucket, count)
+            case .dropped: break
+            }
         }
         let cached = cache.withLock { $0.best(for: pattern, scopeKey: plan.scopeKey, tokenKey: plan.tokenKey) }
         switch forcing {
         case .scan: return .scan
         case .index:
             if absent { return .absent }
-            if !lists.isEmpty { return .index(lists) }
+            if let exact { return .exactBigram(exact.bucket) }
+            if !buckets.isEmpty { return .index(buckets.map(\.bucket)) }
         case .refine:
             if let cached { return .refine(cached) }
         case nil: break
@@ -79,9 +90,10 @@ extension SearchEngine {
         if absent { return .absent }
         let bytes = Double(store.scannedByteCount)
         let n = Double(count)
-        // Expected hits: bounded by the shortest posting list; unknown (short or common
+        // Expected hits: bounded by the smallest gram count; unknown (one-byte or common
         // patterns) is taken as a common query.
-        let estimatedHits = lists.first.map { Double($0.count) } ?? (allDropped && pattern.count >= 3 ? Double(trigrams.dropThreshold) : n / 20)
+        let estimatedHits = exact.map { Double($0.count) } ?? buckets.first.map { Double($0.count) }
+            ?? (smallestDropped < Int.max ? Double(smallestDropped) : n / 20)
         let scanCost: Double
         if let need = plan.need {
             let fraction = min(1, Double(max(need, 1)) / max(estimatedHits, 1))
@@ -89,10 +101,19 @@ extension SearchEngine {
         } else {
             scanCost = bytes / Self.scanBytesPerNanosecond.all
         }
-        let indexCost = lists.first.map { Double($0.count) * Self.verifyNanoseconds } ?? .infinity
+        var indexCost = Double.infinity
+        if let exact {
+            let decoded = plan.need.map { min(Double(exact.count), Double($0) * n / max(estimatedHits, 1)) } ?? Double(exact.count)
+            indexCost = decoded * Self.decodeNanoseconds
+        } else if let first = buckets.first {
+            indexCost = Double(first.count) * Self.verifyNanoseconds
+        }
         let refineCost = cached.map { Double($0.ranks.count) * Self.verifyNanoseconds } ?? .infinity
         if let cached, refineCost <= indexCost, refineCost <= scanCost { return .refine(cached) }
-        if indexCost <= scanCost { return .index(lists) }
+        if indexCost <= scanCost {
+            if let exact { return .exactBigram(exact.bucket) }
+            return .index(buckets.map(\.bucket))
+        }
         return .scan
     }
 
@@ -135,38 +156,70 @@ extension SearchEngine {
         }
     }
 
-    /// The first page by a sequential scan of the most popular names; if the first 256 KiB do
-    /// not fill it, the rest is scanned on all cores (which also yields the total).
+    /// The first page: a sequential scan of the most popular names first, then rounds four
+    /// times larger each, split across the cores, until the page is full or the store ends.
+    ///
+    /// Common queries fill the page within the first few KiB; rare ones cost about a full
+    /// parallel scan (and then the total comes with them).
     func scanFirstPage(_ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
         let scanner = PackedPairScanner(pattern: plan.pattern, frequency: store.byteFrequency)
-        let budget = tuning.firstPageBytes
-        let firstEnd = store.starts.withUnsafeBufferPointer { starts in
-            min(count, PackedPairScanner.rank(containing: min(budget, max(0, store.scannedByteCount - 1)), from: 0, starts, count) + 1)
+        var rank = 0
+        var bytes = 0
+        var budget = tuning.firstPageBytes
+        var first = true
+        while rank < count {
+            let end = roundEnd(from: rank, bytes: budget)
+            if first {
+                let outcome = scanner.scan(store, ranks: rank, end, shouldStop: { cancellation.isCancelled }, onMatch: { collector.add($0) })
+                bytes += outcome.bytesScanned
+                if outcome.cancelled { return (outcome.stoppedAt, bytes, true) }
+                if collector.satisfied { return (outcome.stoppedAt, bytes, false) }
+                first = false
+            } else {
+                let (roundBytes, cancelled) = scanParallel(scanner, plan, rank, end, &collector, cancellation)
+                bytes += roundBytes
+                if cancelled { return (end, bytes, true) }
+                if collector.satisfied { return (end, bytes, false) }
+            }
+            rank = end
+            budget = budget.multipliedReportingOverflow(by: 4).overflow ? Int.max / 2 : budget * 4
         }
-        let outcome = scanner.scan(store, ranks: 0, firstEnd, shouldStop: { cancellation.isCancelled }, onMatch: { collector.add($0) })
-        if outcome.cancelled { return (outcome.stoppedAt, outcome.bytesScanned, true) }
-        if collector.satisfied || firstEnd >= count {
-            if !collector.satisfied { collector.finish() }
-            return (outcome.stoppedAt, outcome.bytesScanned, false)
-        }
-        let (scanned, bytes, cancelled) = scanAll(plan, &collector, cancellation, from: firstEnd)
-        return (firstEnd + scanned, outcome.bytesScanned + bytes, cancelled)
+        collector.finish()
+        return (count, bytes, false)
     }
 
-    /// Scans ranks `from..<count` split across the cores; every name hit goes to `collector`.
-    func scanAll(_ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation, from: Int = 0) -> (Int, Int, Bool) {
-        let scanner = PackedPairScanner(pattern: plan.pattern, frequency: store.byteFrequency)
-        let signal = StopSignal(cancellation)
-        let remaining = store.scannedByteCount - Int(store.starts[from])
-        let parts = remaining < tuning.parallelMinimumBytes ? 1 : max(1, min(tuning.parts, count - from))
-        var bounds = [from]
+    /// The rank after the one holding the byte `bytes` past rank `from`'s start (at least
+    /// `from + 1`, at most `count`).
+    private func roundEnd(from: Int, bytes: Int) -> Int {
         store.starts.withUnsafeBufferPointer { starts in
-            for part in 1..<parts {
-                let target = Int(starts[from]) + remaining * part / parts
-                bounds.append(max(bounds.last!, PackedPairScanner.rank(containing: target, from: from, starts, count)))
+            let target = Int(starts[from]) + bytes
+            if target >= Int(starts[count]) { return count }
+            return PackedPairScanner.rank(containing: target, from: from, starts, count) + 1
+        }
+    }
+
+    /// Scans all ranks split across the cores; every name hit goes to `collector`.
+    func scanAll(_ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
+        let scanner = PackedPairScanner(pattern: plan.pattern, frequency: store.byteFrequency)
+        let (bytes, cancelled) = scanParallel(scanner, plan, 0, count, &collector, cancellation)
+        if !cancelled && !collector.satisfied { collector.finish() }
+        return (count, bytes, cancelled)
+    }
+
+    /// Scans ranks `lo..<hi` split across the cores, then hands the hits to `collector` in
+    /// order (stopping once it is satisfied).
+    private func scanParallel(_ scanner: PackedPairScanner, _ plan: Plan, _ lo: Int, _ hi: Int, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Bool) {
+        let signal = StopSignal(cancellation)
+        let remaining = Int(store.starts[hi]) - Int(store.starts[lo])
+        let parts = remaining < tuning.parallelMinimumBytes ? 1 : max(1, min(tuning.parts, hi - lo))
+        var bounds = [lo]
+        store.starts.withUnsafeBufferPointer { starts in
+            for part in 1..<max(1, parts) {
+                let target = Int(starts[lo]) + remaining * part / parts
+                bounds.append(max(bounds.last!, PackedPairScanner.rank(containing: target, from: lo, starts, hi)))
             }
         }
-        bounds.append(count)
+        bounds.append(hi)
         let partBounds = bounds
         let results = PartResults<([UInt32], PackedPairScanner.Outcome)>(count: parts)
         let scope = plan.scope
@@ -187,51 +240,43 @@ extension SearchEngine {
             let (hits, outcome) = results.take(part)
             bytes += outcome.bytesScanned
             cancelled = cancelled || outcome.cancelled
-            if cancelled { continue }
+            if cancelled || collector.satisfied { continue }
             for rank in hits where !collector.add(Int(rank)) { break }
         }
-        if !cancelled && !collector.satisfied { collector.finish() }
-        return (count - from, bytes, cancelled)
+        return (bytes, cancelled)
     }
 
-    /// Intersects the posting lists, then verifies the candidates in rank order.
-    func indexSearch(_ lists: [Range<Int>], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
-        var candidates = Array(trigrams.postings[lists[0]])
-        for range in lists.dropFirst() {
-            if candidates.isEmpty { break }
+    /// Intersects the posting lists of the (up to four) rarest trigrams, then verifies the
+    /// candidates in rank order.
+    func indexSearch(_ buckets: [Int], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
+        var candidates = trigrams.decode(buckets[0])
+        for bucket in buckets.dropFirst().prefix(3) {
+            if candidates.count < 64 { break }
             if cancellation.isCancelled { return (0, 0, true) }
-            candidates = Self.intersect(candidates, trigrams.postings, range)
+            candidates = trigrams.intersect(candidates, bucket)
         }
         return verify(candidates, plan, &collector, cancellation)
     }
 
-    /// Keeps the `candidates` that occur in `postings[range]` (both ascending), galloping
-    /// through the longer list.
-    static func intersect(_ candidates: [UInt32], _ postings: [UInt32], _ range: Range<Int>) -> [UInt32] {
-        var kept: [UInt32] = []
-        kept.reserveCapacity(candidates.count)
-        postings.withUnsafeBufferPointer { list in
-            var lo = range.lowerBound
-            let hi = range.upperBound
-            for candidate in candidates {
-                var step = 1
-                var probe = lo
-                while probe < hi && list[probe] < candidate {
-                    lo = probe + 1
-                    probe = lo + step
-                    step <<= 1
-                }
-                var upper = min(probe, hi)
-                // list[lo - 1] < candidate (or lo is the range start); list[upper] >= candidate or upper == hi.
-                while lo < upper {
-                    let mid = (lo + upper) / 2
-                    if list[mid] < candidate { lo = mid + 1 } else { upper = mid }
-                }
-                if lo >= hi { break }
-                if list[lo] == candidate { kept.append(candidate) }
+    /// A two-byte query: its bigram list is the set of names that contain it.
+    func exactSearch(_ bucket: Int, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Bool) {
+        var decoded = 0
+        var cancelled = false
+        var stopped = false
+        bigrams.forEachWhile(bucket) { rank in
+            decoded += 1
+            if decoded & 65535 == 0, cancellation.isCancelled {
+                cancelled = true
+                return false
             }
+            if !collector.add(Int(rank)) {
+                stopped = true
+                return false
+            }
+            return true
         }
-        return kept
+        if !cancelled && !stopped { collector.finish() }
+        return (decoded, cancelled)
     }
 
     /// Checks each candidate's folded name for the pattern, in order.

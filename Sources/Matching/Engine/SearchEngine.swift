@@ -16,7 +16,8 @@ import Synchronization
 public final class SearchEngine: Sendable {
     public let catalog: Catalog
     let store: FoldedStore
-    let trigrams: TrigramIndex
+    let trigrams: GramIndex
+    let bigrams: GramIndex
     /// Per catalog scope id: the ranks in that scope.
     let scopeBits: [Bitset]
     let scopeIDs: [String: Int]
@@ -51,7 +52,12 @@ public final class SearchEngine: Sendable {
         self.tuning = tuning
         let store = FoldedStore(catalog: catalog)
         self.store = store
-        trigrams = TrigramIndex(store: store)
+        let indexes = PartResults<GramIndex>(count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            indexes.set(part, GramIndex(store: store, kind: part == 0 ? .trigrams : .bigrams))
+        }
+        trigrams = indexes.take(0)
+        bigrams = indexes.take(1)
         let n = store.count
         var scopes = [Bitset](repeating: Bitset(count: n), count: catalog.scopes.count)
         var foldedTokenOfID = catalog.tokens.map { TextFolding.fold($0) }
@@ -84,10 +90,14 @@ public final class SearchEngine: Sendable {
         [
             "folded-store": store.byteCount,
             "trigram-index": trigrams.byteCount,
+            "bigram-index": bigrams.byteCount,
             "scope-bitsets": scopeBits.reduce(0) { $0 + $1.byteCount },
             "token-bitsets": tokenBits.values.reduce(0) { $0 + $1.byteCount },
         ]
     }
+
+    /// Bytes of folded names and separators: what a full scan reads.
+    public var foldedByteCount: Int { store.scannedByteCount }
 
     /// The catalog ids of a response's items.
     public func ids(of response: SearchResponse) -> [String] {
@@ -172,9 +182,12 @@ public final class SearchEngine: Sendable {
         case let .refine(entry):
             path = .refine
             (scanned, bytes, cancelled) = refine(entry, plan, &collector, cancellation)
-        case let .index(lists):
+        case let .index(buckets):
             path = .index
-            (scanned, bytes, cancelled) = indexSearch(lists, plan, &collector, cancellation)
+            (scanned, bytes, cancelled) = indexSearch(buckets, plan, &collector, cancellation)
+        case let .exactBigram(bucket):
+            path = .index
+            (scanned, cancelled) = exactSearch(bucket, &collector, cancellation)
         case .absent:
             path = .index
             collector.finish()
