@@ -10,6 +10,8 @@ enum RootCommand {
             VersionCommand.command,
             ReplayCommand.command,
             SimulateCommand.command,
+            CatalogCommand.command,
+            SearchCommand.command,
         ],
         run: MainJob.run
     )
