@@ -8,6 +8,7 @@ enum RootCommand {
         """,
         subcommands: [
             VersionCommand.command,
+            TypistsCommand.command,
         ],
         run: MainJob.run
     )

@@ -100,6 +100,9 @@ extension GeneratedSession {
         let delta = target.count - startByte
         target.append(contentsOf: phrase.bytes[startByte..<endByte])
         intendedText = String(decoding: baseBytes + target, as: UTF8.self)
+        intendedTyped = String(decoding: target, as: UTF8.self)
+        queryNumber += 1
+        isRefinement = !baseBytes.isEmpty
 
         var atWordStart = baseBytes.isEmpty || baseBytes.last == UInt8(ascii: " ")
         var wordFirstKey = -1

@@ -53,6 +53,12 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// Number of words in the query being typed (the words-per-query draw, or the words added
     /// by a refinement).
     public internal(set) var intendedWords = 0
+    /// The part of `intendedText` this query types (after the text already in the field).
+    public internal(set) var intendedTyped = ""
+    /// Counts the queries planned so far; changes when the events of a new query begin.
+    public internal(set) var queryNumber = 0
+    /// The current query adds words to the previous one instead of starting afresh.
+    public internal(set) var isRefinement = false
 
     struct PlannedWord {
         var firstKey: Int

@@ -57,7 +57,7 @@ public struct TypistConfig: Sendable, Hashable, Codable {
     /// syllable ("shouj" for 手机), and of typing initials only ("sj"). Calibrated so a typist
     /// averages about 2.2 keys per character [R1].
     public var pinyinAbbreviateRest = 0.45
-    public var pinyinInitialsOnly = 0.2
+    public var pinyinInitialsOnly = 0.5
     /// Median pause before a pinyin candidate pick [TYPING.md, est.].
     public var candidatePickMedianMillis = 400.0
     /// Emit keys that leave the field unchanged (hidden pinyin, the 한/영 toggle). A search
@@ -90,6 +90,10 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
     /// WPM, rising with speed; 0 on touch screens.
     public var rolloverRate: Double
     /// Slip: wrong neighbouring key with this chance per key; noticed with `noticeRate`.
+    /// TYPING.md estimates p ≈ 0.06 (desktop) and 0.062 (mobile); space, digits off the letter
+    /// rows and picks never slip here, so desktop's p is 0.065, fitted with the notice delays
+    /// to the published uncorrected-error rate and backspace share
+    /// (`typestorm typists stats --device desktop`).
     public var slipRate: Double
     public var noticeRate: Double
     /// How many more keys are typed before a slip is noticed (0, 1, 2), as weights.
@@ -107,9 +111,9 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
         firstKeyFactorMax: 1.9,
         keyPairMillis: KeyPairTimes(leftLeft: 215, rightRight: 204, alternating: 198, sameKey: 176),
         rolloverRate: 0.25,
-        slipRate: 0.06,
+        slipRate: 0.065,
         noticeRate: 0.8,
-        noticeDelayWeights: [0.6, 0.25, 0.15],
+        noticeDelayWeights: [0.55, 0.27, 0.18],
         predictionRate: 0,
         pasteRate: 0.03
     )
@@ -124,7 +128,7 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
         rolloverRate: 0,
         slipRate: 0.062,
         noticeRate: 0.62,
-        noticeDelayWeights: [0.65, 0.25, 0.10],
+        noticeDelayWeights: [0.5, 0.3, 0.2],
         predictionRate: 0.10,
         pasteRate: 0.01
     )
