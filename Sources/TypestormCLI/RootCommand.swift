@@ -12,6 +12,7 @@ enum RootCommand {
             SimulateCommand.command,
             CatalogCommand.command,
             SearchCommand.command,
+            TypistsCommand.command,
         ],
         run: MainJob.run
     )
