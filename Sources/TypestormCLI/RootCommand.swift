@@ -8,6 +8,7 @@ enum RootCommand {
         """,
         subcommands: [
             VersionCommand.command,
+            ServeCommand.command,
         ],
         run: MainJob.run
     )
