@@ -78,6 +78,18 @@ int cshims_socket_peer_closed(int fd) {
     }
 }
 
+int cshims_jemalloc_serves_malloc(void) {
+    uint64_t before = 0, after = 0;
+    size_t size = sizeof(before);
+    if (mallctl("thread.allocated", &before, &size, NULL, 0) != 0) return 0;
+    void *volatile probe = malloc(1 << 20);
+    if (probe == NULL) return 0;
+    size = sizeof(after);
+    int rc = mallctl("thread.allocated", &after, &size, NULL, 0);
+    free(probe);
+    return rc == 0 && after >= before + (1 << 20);
+}
+
 int cshims_curl_easy_setopt_long(void *easy, int option, long value) {
     return (int)curl_easy_setopt((CURL *)easy, (CURLoption)option, value);
 }
@@ -100,4 +112,10 @@ long cshims_curl_easy_response_code(void *easy) {
     long code = 0;
     curl_easy_getinfo((CURL *)easy, CURLINFO_RESPONSE_CODE, &code);
     return code;
+}
+
+int64_t cshims_curl_easy_info_off_t(void *easy, int info) {
+    curl_off_t value = -1;
+    if (curl_easy_getinfo((CURL *)easy, (CURLINFO)info, &value) != CURLE_OK) return -1;
+    return (int64_t)value;
 }

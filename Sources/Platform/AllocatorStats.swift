@@ -57,7 +57,7 @@ public enum Allocator {
     static let reexecMarker = "TYPESTORM_ALLOCATOR_REEXEC"
 
     /// The allocator that actually serves `malloc` in this process (probed once).
-    public static let current: AllocatorKind = cshims_jemalloc_is_active() != 0 ? .jemalloc : .system
+    public static let current: AllocatorKind = cshims_jemalloc_serves_malloc() != 0 ? .jemalloc : .system
 
     /// An error in the allocator selection, e.g. an unknown value of `TYPESTORM_ALLOCATOR`.
     public struct SelectionError: Error, Sendable, CustomStringConvertible {

@@ -146,6 +146,10 @@ final class ServerCore: @unchecked Sendable {
         guard first, let daemon else { return }
         draining.store(true, ordering: .relaxed)
         let listenFD = MHD_quiesce_daemon(daemon)
+        // Refuse new connections at once instead of letting them sit in the kernel's backlog
+        // until the daemon stops; the descriptor itself stays open until after MHD_stop_daemon,
+        // as libmicrohttpd requires.
+        if listenFD >= 0 { Glibc.shutdown(listenFD, Int32(SHUT_RDWR)) }
         let deadline = MonotonicClock.now() + UInt64(configuration.drainTimeoutSeconds * 1e9)
         await waitForIdle(until: deadline)
         if metrics.inFlight.load(ordering: .relaxed) > 0 || pool.busy > 0 {

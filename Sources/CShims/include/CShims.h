@@ -53,6 +53,11 @@ int cshims_mhd_connection_fd(struct MHD_Connection *connection);
 /// One non-blocking `recv(MSG_PEEK)`; pipelined request bytes count as open.
 int cshims_socket_peer_closed(int fd);
 
+/// Whether jemalloc serves this thread's `malloc`, judged by jemalloc's per-thread allocation
+/// counter (`thread.allocated`): unlike process-wide stats it cannot be disturbed by other
+/// threads freeing memory at the same moment. 1 yes, 0 no.
+int cshims_jemalloc_serves_malloc(void);
+
 int cshims_curl_easy_setopt_long(void *easy, int option, long value);
 int cshims_curl_easy_setopt_pointer(void *easy, int option, void *value);
 int cshims_curl_multi_setopt_long(void *multi, int option, long value);
@@ -60,5 +65,8 @@ int cshims_curl_multi_setopt_long(void *multi, int option, long value);
 void *cshims_curl_easy_private(void *easy);
 /// `CURLINFO_RESPONSE_CODE` of an easy handle.
 long cshims_curl_easy_response_code(void *easy);
+/// A `curl_off_t` info of an easy handle (e.g. `CURLINFO_STARTTRANSFER_TIME_T`, microseconds);
+/// -1 if curl does not know it.
+int64_t cshims_curl_easy_info_off_t(void *easy, int info);
 
 #endif
