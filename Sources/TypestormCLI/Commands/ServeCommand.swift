@@ -14,7 +14,8 @@ enum ServeCommand {
         filter engine is wired in). Catalog file: one item name per line, optionally name<TAB>scope.
         Fault injection: --fault-latency exp:5ms | uniform:1ms-20ms | fixed:10ms, --fault-tail 0.01:500ms,
         --fault-error-rate 0.02; --fault-params also accepts fault_delay_ms and fault_error per request.
-        JSON keys (--json, one line on listening): host, port, url, items, workers.
+        JSON keys (--json, one line on listening): host, port, url, items, workers, allocator.
+        TYPESTORM_ALLOCATOR=system runs on glibc's malloc instead of jemalloc, for comparison.
         """,
         options: [
             .value("catalog", "FILE", help: "Catalog file to serve (one name per line, optional TAB scope)."),
@@ -37,6 +38,10 @@ enum ServeCommand {
     )
 
     static func run(_ invocation: Invocation) async throws -> Int32 {
+        // Until `main` does it for every command: TYPESTORM_ALLOCATOR=system re-executes on glibc malloc.
+        do { try Allocator.applySelectionFromEnvironment() } catch {
+            throw ToolError("\(error)", exitCode: ExitCode.usage)
+        }
         let arguments = invocation.arguments
         var configuration = SearchServerConfiguration()
         configuration.host = arguments.value("host") ?? "127.0.0.1"
@@ -73,7 +78,7 @@ enum ServeCommand {
         do {
             try await server.run { port in
                 if json {
-                    console.out("{\"host\":\"\(host)\",\"port\":\(port),\"url\":\"http://\(host):\(port)\",\"items\":\(items),\"workers\":\(workers)}\n")
+                    console.out("{\"host\":\"\(host)\",\"port\":\(port),\"url\":\"http://\(host):\(port)\",\"items\":\(items),\"workers\":\(workers),\"allocator\":\"\(Allocator.current.rawValue)\"}\n")
                 } else {
                     console.out("listening on http://\(host):\(port) (\(items) items, \(workers) workers)\n")
                 }
@@ -81,7 +86,9 @@ enum ServeCommand {
         } catch let error as SearchServerError {
             throw ToolError("serve: \(error)", exitCode: ExitCode.failure)
         }
-        console.err("serve: drained and stopped\n")
+        let usage = try? ResourceUsage.current()
+        let heap = AllocatorStats.current().map { ", jemalloc allocated \($0.allocatedBytes >> 20) MiB" } ?? ""
+        console.err("serve: drained and stopped (cpu \(usage.map { String(format: "%.2f", $0.cpuSeconds) } ?? "?") s, peak rss \((usage?.peakRSSBytes ?? 0) >> 20) MiB\(heap))\n")
         return ExitCode.success
     }
 
