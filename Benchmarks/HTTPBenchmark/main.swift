@@ -188,11 +188,15 @@ func cancel() async throws {
         let sorted = serverStops.sorted()
         let clientSorted = clientStops.withLock { $0 }.sorted()
         let metrics = server.metrics
+        let noticeBounds = metrics.recentCancellations.map(\.noticeBoundNanos).sorted()
+        let noticeToStop = metrics.recentCancellations.map(\.stopNanos).sorted()
         print("""
         {"benchmark":"cancel","backend":"substring (test double)","items":\(items),"fullScanMs":\(millis(Double(scanNanos))),\
         "iterations":\(iterations),"serverCancelled":\(metrics.cancelled),\
         "serverStopAfterAbortMs":{"p50":\(millis(percentile(sorted, 50))),"p99":\(millis(percentile(sorted, 99))),"max":\(millis(Double(sorted.last ?? 0)))},\
         "clientStopMs":{"p50":\(millis(percentile(clientSorted, 50))),"p99":\(millis(percentile(clientSorted, 99)))},\
+        "serverNoticeBoundMs":{"p50":\(millis(percentile(noticeBounds, 50))),"p99":\(millis(percentile(noticeBounds, 99)))},\
+        "serverNoticeToStopMs":{"p50":\(millis(percentile(noticeToStop, 50))),"p99":\(millis(percentile(noticeToStop, 99)))},\
         "floorP99Ms":5,"pass":\(percentile(sorted, 99) <= 5_000_000)}
         """)
     }

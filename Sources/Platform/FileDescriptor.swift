@@ -59,9 +59,9 @@ public final class FileDescriptor: Sendable {
     }
 }
 
-/// A pipe whose both ends are close-on-exec (so worker processes inherit only what they are
+/// A pipe (named apart from Foundation's `Pipe`) whose both ends are close-on-exec (so worker processes inherit only what they are
 /// given explicitly).
-public struct Pipe: Sendable {
+public struct SystemPipe: Sendable {
     public let readEnd: FileDescriptor
     public let writeEnd: FileDescriptor
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// How `typestorm serve` listens, how much work it takes on, and what it injects.
 public struct SearchServerConfiguration: Sendable {
     /// IPv4 address to bind; loopback unless the user asks otherwise.
@@ -25,4 +27,10 @@ public struct SearchServerConfiguration: Sendable {
     public var faults = FaultInjection()
 
     public init() {}
+
+    /// The binary IPv4 address of `host` (dotted quad, or `localhost`), nil if it is not one.
+    public static func ipv4Address(_ host: String) -> in_addr? {
+        var address = in_addr()
+        return inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address) == 1 ? address : nil
+    }
 }

@@ -99,9 +99,7 @@ final class ServerCore: @unchecked Sendable {
         self.backend = backend
         pool = WorkerPool(threads: max(1, configuration.workers), capacity: max(1, configuration.queueCapacity), name: "search-worker")
         faults = FaultSampler(configuration.faults)
-        var address = in_addr()
-        let host = configuration.host == "localhost" ? "127.0.0.1" : configuration.host
-        guard inet_pton(AF_INET, host, &address) == 1 else {
+        guard let address = SearchServerConfiguration.ipv4Address(configuration.host) else {
             pool.shutdown()
             throw SearchServerError(description: "--host \(configuration.host) is not an IPv4 address (e.g. 127.0.0.1 or 0.0.0.0)")
         }
@@ -365,6 +363,7 @@ private let mhdNotifyConnection: @convention(c) (
     let server = core(cls)
     if code == .CONNECTION_NOTIFY_STARTED {
         server.metrics.openConnections.add(1, ordering: .relaxed)
+        server.metrics.connectionsAccepted.add(1, ordering: .relaxed)
     } else {
         server.metrics.openConnections.subtract(1, ordering: .relaxed)
     }

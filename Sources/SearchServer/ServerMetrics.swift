@@ -37,6 +37,8 @@ public struct ServerMetricsSnapshot: Sendable, Equatable {
     public var responses: [String: [Int: UInt64]] = [:]
     public var inFlight = 0
     public var openConnections = 0
+    /// Connections accepted since start: far below the request count when clients reuse them.
+    public var connectionsAccepted = 0
     public var queueDepth = 0
     /// Searches whose client went away, noticed by the server and stopped.
     public var cancelled: UInt64 = 0
@@ -94,6 +96,7 @@ final class ServerMetrics: Sendable {
     private let state = Mutex(State())
     let inFlight = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
+    let connectionsAccepted = Atomic<Int>(0)
 
     func recordResponse(endpoint: String, status: Int, latencyNanos: UInt64?) {
         state.withLock { s in
@@ -132,6 +135,7 @@ final class ServerMetrics: Sendable {
                 responses: s.responses,
                 inFlight: inFlight.load(ordering: .relaxed),
                 openConnections: openConnections.load(ordering: .relaxed),
+                connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
                 queueDepth: queueDepth,
                 cancelled: s.cancelled,
                 wastedSeconds: s.wastedSeconds,
@@ -173,6 +177,8 @@ final class ServerMetrics: Sendable {
         func gauge(_ name: String, _ help: String, _ value: Int) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
         }
+        out += "# HELP typestorm_connections_accepted_total Client connections accepted.\n# TYPE typestorm_connections_accepted_total counter\n"
+        out += "typestorm_connections_accepted_total \(connectionsAccepted.load(ordering: .relaxed))\n"
         gauge("typestorm_requests_in_flight", "Requests received and not yet completed.", inFlight.load(ordering: .relaxed))
         gauge("typestorm_connections_open", "Open client connections.", openConnections.load(ordering: .relaxed))
         gauge("typestorm_search_queue_depth", "Searches waiting for a worker.", queueDepth)

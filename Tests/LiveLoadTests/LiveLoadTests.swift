@@ -99,13 +99,13 @@ struct HTTPLoadClientTests {
         let queries = ["red", "lamp", "blue chair", "wireless", "zzz", "1", "mini tent", "steel"]
         let expected = try queries.map { try backend.search(SearchQuery(query: $0), isCancelled: { false }).total }
         try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
-            let template = try URLTemplate(server.baseURL + URLTemplate.embeddedServer)
+            let target = try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL)
             let completions = Completions()
-            let configuration = HTTPLoadClient.Configuration(maxConnections: 16, countPath: try JSONCountPath("total"))
+            let configuration = target.clientConfiguration(maxConnections: 16)
             try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
                 let count = 400
                 for i in 0..<count {
-                    client.submit(id: UInt64(i), url: template.render(query: queries[i % queries.count]))
+                    client.submit(id: UInt64(i), url: target.url(query: queries[i % queries.count]))
                 }
                 #expect(completions.wait(count: count))
                 let results = completions.list
@@ -128,6 +128,8 @@ struct HTTPLoadClientTests {
             // Connections were reused: far fewer than requests, at most the client's limit.
             let metrics = server.metrics
             #expect(metrics.count(endpoint: "search", status: 200) == 400)
+            #expect(metrics.connectionsAccepted >= 1)
+            #expect(metrics.connectionsAccepted <= 16)
         }
     }
 

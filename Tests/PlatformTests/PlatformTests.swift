@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 @testable import Platform
@@ -12,7 +13,7 @@ struct PlatformTests {
     }
 
     @Test func nonBlockingReadOfAnEmptyPipeIsNil() throws {
-        let pipe = try Pipe()
+        let pipe = try SystemPipe()
         defer { try? pipe.readEnd.close(); try? pipe.writeEnd.close() }
         let fd = pipe.readEnd.rawValue
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -62,5 +63,16 @@ struct PlatformTests {
         #expect(try Allocator.requested(environment: [:]) == .jemalloc)
         #expect(try Allocator.requested(environment: ["TYPESTORM_ALLOCATOR": "system"]) == .system)
         #expect(throws: Allocator.SelectionError.self) { try Allocator.requested(environment: ["TYPESTORM_ALLOCATOR": "tcmalloc"]) }
+    }
+}
+
+@Suite("Process snapshot")
+struct ProcessSnapshotTests {
+    @Test func combinesUsageAndHeapAndRoundTripsThroughJSON() throws {
+        let snapshot = try ProcessSnapshot.current()
+        #expect(snapshot.allocator == .jemalloc)
+        #expect(snapshot.heap?.allocatedBytes ?? 0 > 0)
+        let data = try JSONEncoder().encode(snapshot)
+        #expect(try JSONDecoder().decode(ProcessSnapshot.self, from: data) == snapshot)
     }
 }

@@ -45,6 +45,9 @@ enum ServeCommand {
         let arguments = invocation.arguments
         var configuration = SearchServerConfiguration()
         configuration.host = arguments.value("host") ?? "127.0.0.1"
+        guard SearchServerConfiguration.ipv4Address(configuration.host) != nil else {
+            throw UsageError.invalidValue(option: "host", value: configuration.host, expected: "an IPv4 address such as 127.0.0.1 or 0.0.0.0")
+        }
         configuration.port = UInt16(try arguments.int("port", default: 7700, in: 0...65535))
         configuration.workers = try arguments.int("workers", default: 2, in: 1...1024)
         configuration.ioThreads = try arguments.int("io-threads", default: 2, in: 1...64)
