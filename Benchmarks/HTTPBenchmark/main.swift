@@ -77,6 +77,7 @@ func serve() async throws {
     configuration.port = UInt16(option("port", "0")) ?? 0
     configuration.workers = Int(option("workers", "2")) ?? 2
     configuration.ioThreads = Int(option("io-threads", "2")) ?? 2
+    configuration.searchOnIOThreads = option("dispatch", "pool") == "inline"
     configuration.maxConnections = 4096
     configuration.queueCapacity = 8192
     let server = SearchServer(configuration: configuration, backend: backend)
@@ -156,18 +157,21 @@ func cancel() async throws {
     guard scanNanos > 4_000_000 else { fail("a full scan of \(items) items takes \(scanNanos / 1000) µs; use more items") }
     var generator = SystemRandomNumberGenerator()
     try await SearchServer.withServer(configuration: configuration, backend: timed) { server in
-        let aborts = Mutex<[UInt64: UInt64]>([:])
+        // Per request: when abort() was called, and when the client had torn the transfer down
+        // (its socket closed).
+        let aborts = Mutex<[UInt64: (requested: UInt64, closed: UInt64)]>([:])
         let clientStops = Mutex<[UInt64]>([])
         let done = DispatchSemaphore(value: 0)
         let client = try HTTPLoadClient { completion in
             if case .cancelled(let requested, let stop) = completion.outcome {
-                aborts.withLock { $0[completion.id] = requested }
+                aborts.withLock { $0[completion.id] = (requested, completion.finishedNanos) }
                 clientStops.withLock { $0.append(stop) }
             }
             done.signal()
         }
         defer { client.shutdown() }
         var serverStops: [UInt64] = []
+        var endToEnd: [UInt64] = []
         let url = "\(server.baseURL)/search?q=no+such+item"
         for i in 0..<iterations {
             let id = UInt64(i)
@@ -181,11 +185,14 @@ func cancel() async throws {
             guard done.wait(timeout: .now() + 5) == .success, timed.stopped.wait(timeout: .now() + 5) == .success else {
                 fail("search \(i) did not stop")
             }
-            let requested = aborts.withLock { $0[id] }
             let stoppedAt = timed.stops.withLock { $0.last! }
-            if let requested { serverStops.append(stoppedAt > requested ? stoppedAt - requested : 0) }
+            if let times = aborts.withLock({ $0[id] }) {
+                serverStops.append(stoppedAt > times.closed ? stoppedAt - times.closed : 0)
+                endToEnd.append(stoppedAt > times.requested ? stoppedAt - times.requested : 0)
+            }
         }
         let sorted = serverStops.sorted()
+        let endSorted = endToEnd.sorted()
         let clientSorted = clientStops.withLock { $0 }.sorted()
         let metrics = server.metrics
         let noticeBounds = metrics.recentCancellations.map(\.noticeBoundNanos).sorted()
@@ -193,7 +200,8 @@ func cancel() async throws {
         print("""
         {"benchmark":"cancel","backend":"substring (test double)","items":\(items),"fullScanMs":\(millis(Double(scanNanos))),\
         "iterations":\(iterations),"serverCancelled":\(metrics.cancelled),\
-        "serverStopAfterAbortMs":{"p50":\(millis(percentile(sorted, 50))),"p99":\(millis(percentile(sorted, 99))),"max":\(millis(Double(sorted.last ?? 0)))},\
+        "serverStopAfterCloseMs":{"p50":\(millis(percentile(sorted, 50))),"p99":\(millis(percentile(sorted, 99))),"max":\(millis(Double(sorted.last ?? 0)))},\
+        "stopAfterAbortCallMs":{"p50":\(millis(percentile(endSorted, 50))),"p99":\(millis(percentile(endSorted, 99))),"max":\(millis(Double(endSorted.last ?? 0)))},\
         "clientStopMs":{"p50":\(millis(percentile(clientSorted, 50))),"p99":\(millis(percentile(clientSorted, 99)))},\
         "serverNoticeBoundMs":{"p50":\(millis(percentile(noticeBounds, 50))),"p99":\(millis(percentile(noticeBounds, 99)))},\
         "serverNoticeToStopMs":{"p50":\(millis(percentile(noticeToStop, 50))),"p99":\(millis(percentile(noticeToStop, 99)))},\

@@ -77,6 +77,15 @@ struct SearchServerTests {
         }
     }
 
+    @Test func aURLBeyondTheRequestBufferIsStillRefusedAndServingGoesOn() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            // Past the 16 KiB connection buffer libmicrohttpd answers itself (not JSON).
+            let response = try fetch(server.port, "/search?q=" + String(repeating: "a", count: 20_000))
+            #expect(response.status == 414)
+            #expect(try fetch(server.port, "/search?q=kettle").json["total"] as? Int == 1)
+        }
+    }
+
     @Test func otherMethodsGet405() async throws {
         try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
             let response = try fetch(server.port, "/search?q=lamp", method: "DELETE")
