@@ -74,6 +74,12 @@ let package = Package(
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "HTTPBenchmark",
+            dependencies: ["SearchServer", "LiveLoad", "Platform", "CJemalloc"],
+            path: "Benchmarks/HTTPBenchmark",
+            swiftSettings: swiftSettings
+        ),
 
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
@@ -82,6 +88,9 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

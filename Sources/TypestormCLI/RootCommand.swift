@@ -13,6 +13,7 @@ enum RootCommand {
             CatalogCommand.command,
             SearchCommand.command,
             TypistsCommand.command,
+            ServeCommand.command,
         ],
         run: MainJob.run
     )
