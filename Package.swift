@@ -81,6 +81,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "DriverBenchmark",
+            dependencies: ["Orchestration", "Measurement", "Platform"],
+            path: "Benchmarks/DriverBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
@@ -92,6 +99,7 @@ let package = Package(
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,6 +24,7 @@ int cshims_jemalloc_is_active(void) {
     return rc == 0 && allocated_after >= allocated_before + (1 << 20);
 }
 
+<<<<<<< HEAD
 /* ---- Live section (branch `live`): libmicrohttpd and libcurl. ---- */
 
 #include <curl/curl.h>
@@ -119,3 +120,37 @@ int64_t cshims_curl_easy_info_off_t(void *easy, int info) {
     if (curl_easy_getinfo((CURL *)easy, (CURLINFO)info, &value) != CURLE_OK) return -1;
     return (int64_t)value;
 }
+=======
+/* ---- Process control (driver branch: Sources/Platform/Process) ---- */
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <fcntl.h>
+#include <unistd.h>
+int pipe2(int pipefd[2], int flags);
+int cshims_pipe_cloexec(int fds[2], int nonblocking) {
+    return pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0));
+}
+
+int cshims_set_parent_death_signal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0, 0, 0);
+}
+#else
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+int cshims_pipe_cloexec(int fds[2], int nonblocking) {
+    if (pipe(fds) != 0) return -1;
+    for (int i = 0; i < 2; i++) {
+        fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+        if (nonblocking) fcntl(fds[i], F_SETFL, O_NONBLOCK);
+    }
+    return 0;
+}
+int cshims_set_parent_death_signal(int signal) {
+    (void)signal;
+    errno = ENOSYS;
+    return -1;
+}
+#endif
+>>>>>>> driver

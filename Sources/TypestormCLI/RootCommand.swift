@@ -14,6 +14,9 @@ enum RootCommand {
             SearchCommand.command,
             TypistsCommand.command,
             ServeCommand.command,
+            RunCommand.command,
+            WorkerCommand.command,
+            MergeCommand.command,
         ],
         run: MainJob.run
     )

@@ -1,0 +1,63 @@
+import Measurement
+import Testing
+@testable import Orchestration
+
+@Suite("Summaries and thresholds")
+struct RunSummaryTests {
+    static let record: RunRecord = {
+        var naive = MetricSet()
+        naive.add("requests", 90)
+        naive.add("settles", 30)
+        for value in [100_000_000, 200_000_000, 900_000_000] { naive.record("ttfr", Int64(value)) }
+        var split = MetricSet()
+        split.add("requests", 30)
+        split.add("settles", 30)
+        split.record("ttfr", 350_000_000)
+        let metadata = RunMetadata(toolVersion: "t", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "virtual", segments: [Segment(index: 0, count: 1)])
+        return RunRecord(metadata: metadata, groups: [
+            MetricGroup(name: "naive", labels: ["runner": "virtual"], metrics: naive),
+            MetricGroup(name: "split-state", labels: ["runner": "virtual"], metrics: split),
+        ])
+    }()
+
+    @Test func expressionsReadCountersPercentilesAndRatios() throws {
+        let naive = try #require(Self.record.group(named: "naive", labels: ["runner": "virtual"])).metrics
+        #expect(MetricExpression("requests").value(in: naive) == 90)
+        #expect(MetricExpression("requests/settles").value(in: naive) == 3)
+        #expect(MetricExpression("ttfr.count").value(in: naive) == 3)
+        #expect(MetricExpression("ttfr.max").value(in: naive) == 900_000_000)
+        let p50 = try #require(MetricExpression("ttfr.p50").value(in: naive))
+        #expect(abs(p50 - 200_000_000) / 200_000_000 < 0.001)
+        #expect(MetricExpression("flicker.p99").value(in: naive) == nil)
+        #expect(MetricExpression("requests/nothing").value(in: naive) == nil)
+    }
+
+    @Test func thresholdsPassFailAndMissingMetricsFail() {
+        let ttfr = Threshold(metric: "ttfr.p99", maximum: 500_000_000).evaluate(Self.record)
+        #expect(ttfr.map(\.passed) == [false, true])
+        #expect(ttfr[0].message.hasPrefix("naive|runner=virtual: ttfr.p99 = "))
+        #expect(ttfr[0].message.hasSuffix("(required ≤ 500000000) FAILED"))
+        let onlySplit = Threshold(metric: "requests/settles", strategy: "split-state", maximum: 1).evaluate(Self.record)
+        #expect(onlySplit.map(\.passed) == [true])
+        let missing = Threshold(metric: "staleApplies", maximum: 0).evaluate(Self.record)
+        #expect(missing.map(\.passed) == [false, false])
+        #expect(missing[0].message == "naive|runner=virtual: staleApplies was not recorded (required ≤ 0)")
+    }
+
+    @Test func tableShowsRecordedColumnsOnly() {
+        let table = RunSummary.table(Self.record)
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("strategy"))
+        #expect(lines[0].contains("requests") && lines[0].contains("req/settle") && lines[0].contains("TTFR p99"))
+        #expect(!lines[0].contains("keys"))
+        #expect(lines[2].hasPrefix("naive") && lines[2].contains("3.00"))
+        #expect(lines[3].hasPrefix("split-state") && lines[3].contains("350.") && lines[3].contains("1.00"))
+    }
+
+    @Test func csvHasOneRowPerGroupAndAColumnPerStatistic() {
+        let lines = RunSummary.csv(Self.record).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0] == "strategy,runner,requests,settles,ttfr.count,ttfr.mean,ttfr.p50,ttfr.p90,ttfr.p99,ttfr.p999,ttfr.max")
+        #expect(lines[2].hasPrefix("split-state,virtual,30,30,1,350000000.0,"))
+    }
+}
