@@ -83,6 +83,7 @@ let package = Package(
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,7 +25,7 @@ public struct Quantity: Sendable {
     /// Every quantity, in display order.
     public static let all: [Quantity] = {
         var list: [Quantity] = []
-        let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9)]
+        let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p99.9", 99.9)]
         for (suffix, p) in percentiles {
             list.append(Quantity("ttfr.\(suffix)", "time to fresh results \(suffix)", .nanoseconds) { $0.ttfr?.percentile(p).map(Double.init) })
         }
