@@ -8,6 +8,9 @@ enum RootCommand {
         """,
         subcommands: [
             VersionCommand.command,
+            ReportCommand.command,
+            CompareCommand.command,
+            SweepCommand.command,
         ],
         run: MainJob.run
     )

@@ -11,8 +11,8 @@ struct HTMLReportTests {
         let html = report.render()
         let check = XMLCheck.check(html, "report.html")
         let charts = report.charts()
-        // Eight per-run charts plus throughput and in-flight, because this record has a time series.
-        #expect(charts.count == 10)
+        // Nine per-run charts plus throughput and in-flight, because this record has a time series.
+        #expect(charts.count == 11)
         #expect(check.counts["svg"] == charts.count)
         #expect(check.counts["figure"] == charts.count)
         for chart in charts {
@@ -65,7 +65,7 @@ struct HTMLReportTests {
         #expect(html.contains("korean &lt;mobile&gt; &amp; \"quoted\""))
         #expect(html.contains("not recorded"))
         // No time series in this record: no throughput or in-flight charts.
-        #expect(HTMLReport(record: record).charts().map(\.name) == ["ttfr-cdf", "request-latency", "fan-out", "stale-final", "mismatch", "cancellation", "wasted-work", "flicker"])
+        #expect(HTMLReport(record: record).charts().map(\.name) == ["ttfr-cdf", "request-latency", "fan-out", "stale-final", "mismatch", "wasted-work", "cancel-signal", "cancel-stop", "flicker"])
     }
 
     @Test func groupsWithoutDataStillRender() throws {

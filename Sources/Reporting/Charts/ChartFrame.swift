@@ -42,7 +42,7 @@ struct ChartFrame {
     let plotTop: Double
     let plotBottom: Double
 
-    init(width: Double, height: Double, title: String, legend: [LegendEntry], xTitle: String, yTitle: String, yTickLabels: [String]) {
+    init(width: Double, height: Double, title: String, legend: [LegendEntry], xTitle: String, yTitle: String, yTickLabels: [String], extraBottom: Double = 0) {
         self.width = width
         self.height = height
         self.title = title
@@ -69,7 +69,7 @@ struct ChartFrame {
         plotLeft = 12 + (yTitle.isEmpty ? 0 : 16) + tickWidth + 8
         plotRight = width - 16
         plotTop = 28 + Double(rows.count) * 16 + 8
-        plotBottom = height - (xTitle.isEmpty ? 26 : 42)
+        plotBottom = height - (xTitle.isEmpty ? 26 : 42) - extraBottom
     }
 
     /// A rough width of `text` at `size`: wide (CJK) characters count double.

@@ -137,16 +137,21 @@ public struct LineChart: Sendable {
         for point in series.points where point.x.isFinite && point.y.isFinite {
             if xScale.kind == .log && point.x <= 0 { continue }
             let px = frame.x(xScale.position(point.x)), py = frame.y(yScale.position(point.y))
-            if series.style == .step, let last = pixels.last {
-                pixels.append((px, last.1))
+            // A CDF of thousands of buckets: within one pixel column only the last value shows.
+            if series.style == .step, pixels.count > 1, let last = pixels.last, abs(px - pixels[pixels.count - 2].0) < 1 {
+                pixels[pixels.count - 1] = (last.0, py)
+                continue
             }
             pixels.append((px, py))
         }
-        // Collapse runs that land on the same tenth of a pixel: a CDF of thousands of buckets
-        // stays a short path.
+        var stepped: [(Double, Double)] = []
+        for pixel in pixels {
+            if series.style == .step, let last = stepped.last { stepped.append((pixel.0, last.1)) }
+            stepped.append(pixel)
+        }
         var commands: [String] = []
         var previous = ""
-        for (px, py) in pixels {
+        for (px, py) in stepped {
             let pair = n(px) + " " + n(py)
             if pair == previous { continue }
             commands.append((commands.isEmpty ? "M" : "L") + pair)

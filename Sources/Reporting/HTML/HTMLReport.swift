@@ -18,12 +18,7 @@ public struct HTMLReport: Sendable {
     /// The summaries in display order and their column titles (only labels that differ).
     var columns: [(summary: StrategySummary, title: String)] {
         let summaries = record.summaries
-        let keys = Set(summaries.flatMap(\.labels.keys)).sorted()
-        let distinguishing = keys.filter { key in Set(summaries.map { $0.labels[key] ?? "" }).count > 1 }
-        return summaries.map { summary in
-            let parts = distinguishing.compactMap { key in summary.labels[key].map { "\(key)=\($0)" } }
-            return (summary, parts.isEmpty ? summary.name : summary.name + " (" + parts.joined(separator: ", ") + ")")
-        }
+        return Array(zip(summaries, Verdict.titles(summaries))).map { (summary: $0.0, title: $0.1) }
     }
 
     /// The page.

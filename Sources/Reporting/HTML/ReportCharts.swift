@@ -12,7 +12,7 @@ struct ReportCharts {
     var columns: [(summary: StrategySummary, title: String)]
 
     var all: [Chart] {
-        var charts = [ttfrCDF, latencyPercentiles, fanOut, staleness, mismatch, cancellation, waste, flicker]
+        var charts = [ttfrCDF, latencyPercentiles, fanOut, staleness, mismatch, waste, cancelSignal, cancelStop, flicker]
         if let throughput { charts.append(throughput) }
         if let inFlight { charts.append(inFlight) }
         return charts
@@ -84,17 +84,28 @@ struct ReportCharts {
                             caption: "Mean time per search that the screen showed results for a query other than the one in the field. Out-of-order applies (must be 0): \(counts).")
     }
 
-    var cancellation: Chart {
+    /// Signal latency is code running on the client (microseconds); stop latency includes the
+    /// backend noticing (milliseconds): separate charts so neither flattens the other.
+    var cancelSignal: Chart {
+        let labels = ["p50", "p90", "p99", "max"]
+        let values: [[Double?]] = columns.map { column in
+            guard let h = column.summary.cancelSignal else { return labels.map { _ in nil } }
+            return [50.0, 90, 99].map { h.percentile($0).map(Double.init) } + [Double(h.max)]
+        }
+        return durationBars(name: "cancel-signal", title: "Cancellation signal latency", yWhat: "latency", categories: labels, values: values,
+                            caption: "From the keystroke that made a request or debounce wait obsolete to the cancel request. Strategies that never cancel show n/a.")
+    }
+
+    var cancelStop: Chart {
         let specs: [(String, KeyPath<StrategySummary, Histogram?>, Double)] = [
-            ("signal p50", \.cancelSignal, 50), ("signal p99", \.cancelSignal, 99),
-            ("stop p50", \.cancelStopClient, 50), ("stop p99", \.cancelStopClient, 99),
-            ("backend stop p50", \.cancelStopBackend, 50), ("backend stop p99", \.cancelStopBackend, 99),
+            ("client p50", \.cancelStopClient, 50), ("client p99", \.cancelStopClient, 99),
+            ("backend p50", \.cancelStopBackend, 50), ("backend p99", \.cancelStopBackend, 99),
         ]
         let used = specs.filter { spec in columns.contains { $0.summary[keyPath: spec.1] != nil } }
-        let chosen = used.isEmpty ? Array(specs.prefix(4)) : used
+        let chosen = used.isEmpty ? Array(specs.prefix(2)) : used
         let values = columns.map { column in chosen.map { spec in column.summary[keyPath: spec.1]?.percentile(spec.2).map(Double.init) } }
-        return durationBars(name: "cancellation", title: "Cancellation latency", yWhat: "latency", categories: chosen.map(\.0), values: values,
-                            caption: "Signal: from the keystroke that made work obsolete to the cancel request. Stop: from the cancel request until the work stopped (client; backend where known).")
+        return durationBars(name: "cancel-stop", title: "Cancellation stop latency", yWhat: "latency", categories: chosen.map(\.0), values: values,
+                            caption: "From the cancel request until the work stopped: on the client, and on the backend where it reports its own stop time.")
     }
 
     var waste: Chart {

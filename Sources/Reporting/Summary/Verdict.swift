@@ -13,11 +13,11 @@ public enum Verdict {
         if s.staleSettles > 0 {
             var sentence = "\(name) showed the wrong final results in \(ValueFormat.percent(s.staleShare ?? 0)) of searches (\(s.staleSettles) of \(s.settles))"
             if s.outOfOrderApplies > 0 {
-                sentence += ", and applied \(times(s.outOfOrderApplies)) a response older than one already shown"
+                sentence += ", and \(times(s.outOfOrderApplies)) replaced newer results with older ones"
             }
             out.append(sentence + ".")
         } else if s.outOfOrderApplies > 0 {
-            out.append("\(name) always ended on the right results, but applied \(times(s.outOfOrderApplies)) a response older than one already shown.")
+            out.append("\(name) always ended on the right results, but \(times(s.outOfOrderApplies)) replaced newer results with older ones.")
         } else {
             out.append("\(name) ended on the right results in all \(searches).")
         }
@@ -56,7 +56,7 @@ public enum Verdict {
             guard scored.count > 1, let top = scored.min(by: { $0.1 < $1.1 }) else { return nil }
             let tied = scored.filter { $0.1 == top.1 }.map(\.0)
             if tied.count == scored.count { return nil }
-            return tied.joined(separator: " and ")
+            return tied.count == 1 ? tied[0] : tied.dropLast().joined(separator: ", ") + " and " + tied.last!
         }
         var parts: [String] = []
         if let name = best({ $0.staleShare }) { parts.append("fewest wrong final screens: \(name)") }
@@ -69,5 +69,16 @@ public enum Verdict {
 
     private static func times(_ count: Int64) -> String {
         count == 1 ? "once" : (count == 2 ? "twice" : "\(count) times")
+    }
+
+    /// Column titles for a set of groups: the name plus only the labels whose values differ
+    /// between groups (a label every group shares says nothing).
+    public static func titles(_ summaries: [StrategySummary]) -> [String] {
+        let keys = Set(summaries.flatMap(\.labels.keys)).sorted()
+        let distinguishing = keys.filter { key in Set(summaries.map { $0.labels[key] ?? "" }).count > 1 }
+        return summaries.map { summary in
+            let parts = distinguishing.compactMap { key in summary.labels[key].map { "\(key)=\($0)" } }
+            return parts.isEmpty ? summary.name : summary.name + " (" + parts.joined(separator: ", ") + ")"
+        }
     }
 }
