@@ -112,6 +112,10 @@ struct CompareTests {
         #expect(comparison.rows.contains { $0.status == .onlyBaseline && $0.group == "old" })
         #expect(comparison.rows.contains { $0.status == .onlyCandidate && $0.group == "new" })
         #expect(comparison.exitCode == 0)
+        #expect(!comparison.hasCommonMetrics, "the CLI refuses this with exit 65")
+        #expect(comparison.groupsOnlyInBaseline == ["old"])
+        #expect(comparison.groupsOnlyInCandidate == ["new"])
+        #expect(comparison.terminalTable().contains("Only in the baseline: old."))
     }
 
     @Test func thresholdsFileOverridesAndNamesBadFields() throws {
@@ -156,6 +160,8 @@ struct CompareTests {
         #expect(object["exitCode"] as? Int == 2)
         #expect(object["status"] as? String == "regression")
         let rows = try #require(object["rows"] as? [[String: Any]])
+        // Stable shape: every key present, null where it does not apply.
+        #expect(rows.allSatisfy { Set($0.keys) == ["group", "metric", "label", "unit", "better", "baseline", "candidate", "baselineMean", "candidateMean", "delta", "relative", "tolerance", "welch", "status"] })
         #expect(rows.contains { $0["metric"] as? String == "ttfr.p50" && $0["status"] as? String == "regression" })
     }
 }

@@ -42,13 +42,22 @@ extension Comparison {
         return [row.group, row.quantity.id, base, cand, delta, relative, p, row.status.word]
     }
 
+    /// Rows for the tables: groups that exist on one side only are named in a note instead.
     private func shownRows(all: Bool) -> [Row] {
-        all ? rows : rows.filter { $0.status != .unchanged }
+        let oneSided = Set(groupsOnlyInBaseline + groupsOnlyInCandidate)
+        return rows.filter { !oneSided.contains($0.group) && (all || $0.status != .unchanged) }
+    }
+
+    private var oneSidedNote: String {
+        var out = ""
+        if !groupsOnlyInBaseline.isEmpty { out += "Only in the baseline: " + groupsOnlyInBaseline.joined(separator: ", ") + ".\n" }
+        if !groupsOnlyInCandidate.isEmpty { out += "Only in the candidate: " + groupsOnlyInCandidate.joined(separator: ", ") + ".\n" }
+        return out
     }
 
     /// An aligned table for the terminal: changed rows only unless `all`.
     public func terminalTable(all: Bool = false) -> String {
-        var out = summaryLine + "\n"
+        var out = summaryLine + "\n" + oneSidedNote
         let shown = shownRows(all: all)
         if shown.isEmpty { return out }
         out += "\n" + TextTable(headers: ["group", "metric", "baseline", "candidate", "change", "rel", "welch", "verdict"],
@@ -61,6 +70,7 @@ extension Comparison {
     public func markdown() -> String {
         var out = "### Typestorm compare: \(overall == .regression ? "regression" : overall == .improvement ? "improvement" : "no change")\n\n"
         out += summaryLine + "\n\n"
+        if !oneSidedNote.isEmpty { out += oneSidedNote + "\n" }
         func table(_ rows: [Row]) -> String {
             var text = "| group | metric | baseline | candidate | change | rel | Welch | verdict |\n|---|---|--:|--:|--:|--:|--:|---|\n"
             for row in rows {
@@ -71,9 +81,10 @@ extension Comparison {
             }
             return text
         }
-        let moved = rows.filter { $0.status != .unchanged }
+        let moved = shownRows(all: false)
         if !moved.isEmpty { out += table(moved) + "\n" }
-        out += "<details><summary>All \(rows.count) metrics</summary>\n\n" + table(rows) + "\n</details>\n\n"
+        let every = shownRows(all: true)
+        out += "<details><summary>All \(every.count) metrics</summary>\n\n" + table(every) + "\n</details>\n\n"
         out += "Tolerances: a change counts when it exceeds both the absolute and the relative tolerance"
         out += baselineRuns >= 2 && candidateRuns >= 2 ? " and Welch's test gives p < \(ValueFormat.significant(thresholds.alpha)).\n" : ".\n"
         return out
@@ -104,9 +115,42 @@ struct ComparisonJSON: Encodable {
         var t: Double?
         var df: Double
         var p: Double
+
+        enum CodingKeys: String, CodingKey { case t, df, p }
+
+        /// `t` is null when infinite (runs without variance that differ).
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(t, forKey: .t)
+            try c.encode(df, forKey: .df)
+            try c.encode(p, forKey: .p)
+        }
     }
 
     struct Row: Encodable {
+        enum CodingKeys: String, CodingKey {
+            case group, metric, label, unit, better, baseline, candidate, baselineMean, candidateMean, delta, relative, tolerance, welch, status
+        }
+
+        /// Every key is always present (null when not applicable), so consumers see a stable shape.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(group, forKey: .group)
+            try c.encode(metric, forKey: .metric)
+            try c.encode(label, forKey: .label)
+            try c.encode(unit, forKey: .unit)
+            try c.encode(better, forKey: .better)
+            try c.encode(baseline, forKey: .baseline)
+            try c.encode(candidate, forKey: .candidate)
+            try c.encode(baselineMean, forKey: .baselineMean)
+            try c.encode(candidateMean, forKey: .candidateMean)
+            try c.encode(delta, forKey: .delta)
+            try c.encode(relative, forKey: .relative)
+            try c.encode(tolerance, forKey: .tolerance)
+            try c.encode(welch, forKey: .welch)
+            try c.encode(status, forKey: .status)
+        }
+
         var group: String
         var metric: String
         var label: String

@@ -50,6 +50,21 @@ public struct Comparison: Sendable {
     public static let exitRegression: Int32 = 2
     public static let exitImprovement: Int32 = 4
 
+    /// Groups present on one side only, by side.
+    public var groupsOnlyInBaseline: [String] { onlyOneSide(.onlyBaseline) }
+    public var groupsOnlyInCandidate: [String] { onlyOneSide(.onlyCandidate) }
+
+    /// True when at least one metric was measured on both sides (otherwise there is nothing to
+    /// compare, and a "no change" verdict would be a lie).
+    public var hasCommonMetrics: Bool {
+        rows.contains { $0.status != .onlyBaseline && $0.status != .onlyCandidate }
+    }
+
+    private func onlyOneSide(_ status: Status) -> [String] {
+        let groups = Set(rows.map(\.group))
+        return groups.filter { group in rows.filter { $0.group == group }.allSatisfy { $0.status == status } }.sorted()
+    }
+
     public var regressions: [Row] { rows.filter { $0.status == .regression } }
     public var improvements: [Row] { rows.filter { $0.status == .improvement } }
 

@@ -21,13 +21,14 @@ public struct SweepReport: Sendable {
         let unit = ValueFormat.durationAxisUnit(maxNanos: maxTime)
 
         func curveChart(title: String, x: KeyPath<SweepPoint, Double?>, xName: String, y: @escaping (SweepPoint) -> Double?, yName: String, front: Bool) -> String {
-            var series = curves.map { curve -> LineChart.Series in
+            // Only the first curve's points carry their interval: labels of several curves collide.
+            var series = curves.enumerated().map { index, curve -> LineChart.Series in
                 let usable = curve.points.filter { $0[keyPath: x] != nil && y($0) != nil }
                 return LineChart.Series(
                     name: curves.count > 1 ? "min length \(curve.minLength)" : "debounce sweep",
                     points: usable.map { LineChart.Point(x: $0[keyPath: x]! / unit.divisor, y: y($0)!) },
                     style: .lineWithMarkers,
-                    pointLabels: Self.sparseLabels(usable.map { "\($0.debounceMs)" }))
+                    pointLabels: index == 0 ? Self.sparseLabels(usable.map { "\($0.debounceMs)" }) : [])
             }
             if front {
                 let pareto = SweepAnalysis.paretoFront(analysis.points.filter { $0.population == population })

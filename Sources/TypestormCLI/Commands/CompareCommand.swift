@@ -55,6 +55,11 @@ enum CompareCommand {
             invocation.console.err("note: \(loaded.path) is a partial run.\n")
         }
         let comparison = Comparison(baseline: baseline.map(\.record), candidate: candidate.map(\.record), thresholds: thresholds)
+        guard comparison.hasCommonMetrics else {
+            throw ToolError(
+                "nothing to compare: no strategy group appears in both \(baselinePath) and \(candidatePath) (baseline: \(comparison.groupsOnlyInBaseline.joined(separator: ", ")); candidate: \(comparison.groupsOnlyInCandidate.joined(separator: ", ")))",
+                exitCode: ExitCode.dataError)
+        }
         if arguments.flag("json") {
             invocation.console.out(try comparison.json())
         } else if arguments.flag("markdown") {
