@@ -84,9 +84,9 @@ struct HTMLReportTests {
         for set in [0, 1] {
             var m = MetricSet()
             m.raiseMaximum(ReportMetrics.timelineBucketNanos, to: 500_000_000)
-            m.add("timeline.completed.0", 10)
-            m.add("timeline.completed.3", 4)
-            m.add("timeline.inflightNanos.1", 1_000_000_000)
+            m.add("timeline_completed.0", 10)
+            m.add("timeline_completed.3", 4)
+            m.add("timeline_in_flight_ns.1", 1_000_000_000)
             if set == 0 { a = m } else { b = m }
         }
         try a.merge(b)

@@ -42,6 +42,7 @@ public struct Quantity: Sendable {
             Quantity("stale.share", "wrong final screen", .share) { $0.staleShare },
             Quantity("stale.outOfOrder", "out-of-order applies", .count) { $0.settles > 0 || $0.requestsStarted > 0 ? Double($0.outOfOrderApplies) : nil },
             Quantity("stale.mismatchPerSettle", "mismatch time per search", .nanoseconds) { $0.mismatchPerSettleNanos },
+            Quantity("stale.mismatchShare", "share of session showing another query's results", .share) { $0.mismatchShare },
             Quantity("cancel.signal.p50", "cancel signal latency p50", .nanoseconds) { $0.cancelSignal?.percentile(50).map(Double.init) },
             Quantity("cancel.signal.p99", "cancel signal latency p99", .nanoseconds) { $0.cancelSignal?.percentile(99).map(Double.init) },
             Quantity("cancel.stopClient.p50", "cancel stop latency p50 (client)", .nanoseconds) { $0.cancelStopClient?.percentile(50).map(Double.init) },
@@ -54,6 +55,7 @@ public struct Quantity: Sendable {
             Quantity("flicker.blinksPerSettle", "blinks per search", .ratio) { $0.blinksPerSettle },
             Quantity("flicker.falseEmptiesPerSettle", "false empties per search", .ratio) { $0.falseEmptiesPerSettle },
             Quantity("errors.share", "failed requests", .share) { $0.requestsStarted > 0 ? Double($0.errorCount) / Double($0.requestsStarted) : nil },
+            Quantity("load.completedPerSecond", "requests completed per second", .ratio, better: .higher) { $0.completedPerSecond },
         ]
         return list
     }()

@@ -29,6 +29,8 @@ public struct StrategySummary: Sendable {
     /// Failed requests by reason, sorted by reason.
     public var errors: [(reason: String, count: Int64)]
     public var inFlightMax: Int64?
+    public var sessionNanos: Int64
+    public var runEndNanos: Int64?
 
     public var ttfr: Histogram?
     public var requestLatency: Histogram?
@@ -63,6 +65,8 @@ public struct StrategySummary: Sendable {
             (String($0.dropFirst(ReportMetrics.errorPrefix.count)), m.counters[$0]!)
         }
         inFlightMax = m.maxima[ReportMetrics.inFlightMax]
+        sessionNanos = m.counter(ReportMetrics.sessionNanos)
+        runEndNanos = m.maxima[ReportMetrics.runEndNanos]
         ttfr = m.histograms[ReportMetrics.ttfr].flatMap(Self.nonEmpty)
         requestLatency = m.histograms[ReportMetrics.requestLatency].flatMap(Self.nonEmpty)
         fanOut = m.histograms[ReportMetrics.fanOutPerSettle].flatMap(Self.nonEmpty)
@@ -106,6 +110,15 @@ public struct StrategySummary: Sendable {
     public var churnPerSettle: Double? { perSettle(debounceChurn) }
     /// Mean mismatch time per settle in nanoseconds.
     public var mismatchPerSettleNanos: Double? { perSettle(mismatchNanos) }
+    /// Share of typing-session time the screen showed results for another query.
+    public var mismatchShare: Double? {
+        sessionNanos > 0 ? Double(mismatchNanos) / Double(sessionNanos) : nil
+    }
+    /// Requests completed per second of run time.
+    public var completedPerSecond: Double? {
+        guard let end = runEndNanos, end > 0 else { return nil }
+        return Double(requestsCompleted) * 1e9 / Double(end)
+    }
     /// Wasted share of service time, client view and backend view.
     public var clientWastedShare: Double? {
         clientServiceNanos > 0 ? Double(clientWastedNanos) / Double(clientServiceNanos) : nil

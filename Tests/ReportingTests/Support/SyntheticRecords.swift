@@ -57,6 +57,7 @@ enum SyntheticRecords {
         for _ in 0..<settles {
             let keys = 3 + Int(random.unit() * 10)
             m.add(ReportMetrics.keystrokes, Int64(keys))
+            m.add(ReportMetrics.sessionNanos, Int64(keys) * 170_000_000 + 1_000_000_000)
             m.add(ReportMetrics.settles)
             // Inter-key gaps ~ 180 ms; the debounce fires after gaps longer than its interval.
             var requests = 0
@@ -111,6 +112,7 @@ enum SyntheticRecords {
             if random.chance(0.002) { m.add(ReportMetrics.errorPrefix + "timeout") }
         }
         m.raiseMaximum(ReportMetrics.inFlightMax, to: profile.cancels ? 14 : 31)
+        m.raiseMaximum(ReportMetrics.runEndNanos, to: Int64(timelineSeconds ?? 20) * 1_000_000_000)
         if let seconds = timelineSeconds {
             m.raiseMaximum(ReportMetrics.timelineBucketNanos, to: 1_000_000_000)
             let perSecond = Double(completedTotal) / Double(seconds)
