@@ -14,7 +14,7 @@ enum ReportStylesheet {
     h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--rule); }
     .sub { color: var(--muted); margin: 0; }
     .warning { border: 2px solid var(--bad); color: var(--bad); padding: 10px 14px; border-radius: 6px; margin: 16px 0; }
-    .verdicts { list-style: none; padding: 0; margin: 0; display: grid; gap: 10px; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); }
+    .verdicts { list-style: none; padding: 0; margin: 0; display: grid; gap: 10px; grid-template-columns: repeat(auto-fit, minmax(250px, 1fr)); }
     .verdicts li { background: var(--card); border-radius: 8px; padding: 12px 14px; border-left: 6px solid var(--swatch, var(--rule)); }
     .verdicts strong { display: block; font-size: 16px; margin-bottom: 2px; }
     .headline { font-weight: 600; margin: 12px 0 0; }
