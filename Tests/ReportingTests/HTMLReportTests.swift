@@ -79,6 +79,16 @@ struct HTMLReportTests {
         #expect(html.contains("a&lt;b"))
     }
 
+    @Test func columnTitlesKeepOnlyLabelsThatDiffer() {
+        let groups = [
+            MetricGroup(name: "naive", labels: ["runner": "http", "population": "mobile"]),
+            MetricGroup(name: "naive", labels: ["runner": "in-process", "population": "mobile"]),
+            MetricGroup(name: "switch-latest", labels: ["runner": "http", "population": "mobile"]),
+        ]
+        #expect(Verdict.titles(groups.map(StrategySummary.init)) == ["naive (runner=http)", "naive (runner=in-process)", "switch-latest (runner=http)"])
+        #expect(Verdict.titles([StrategySummary(MetricGroup(name: "a", labels: ["x": "1"]))]) == ["a"])
+    }
+
     @Test func timelineIsReadFromCountersAndMergesByAddition() throws {
         var a = MetricSet(), b = MetricSet()
         for set in [0, 1] {

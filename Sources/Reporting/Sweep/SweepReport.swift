@@ -92,12 +92,39 @@ public struct SweepReport: Sendable {
     }
 
     public func json() throws -> String {
+        /// Optional values are written as null rather than left out, so every point has every key.
         struct Point: Encodable {
             var population: String, minLength: Int, debounceMs: Int, requestsPerSearch: Double, wastedShare: Double?
             var ttfrP50Nanos: Double?, ttfrP95Nanos: Double?, staleShare: Double, paretoFront: Bool
+            enum CodingKeys: String, CodingKey {
+                case population, minLength, debounceMs, requestsPerSearch, wastedShare, ttfrP50Nanos, ttfrP95Nanos, staleShare, paretoFront
+            }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(population, forKey: .population)
+                try c.encode(minLength, forKey: .minLength)
+                try c.encode(debounceMs, forKey: .debounceMs)
+                try c.encode(requestsPerSearch, forKey: .requestsPerSearch)
+                try c.encode(wastedShare, forKey: .wastedShare)
+                try c.encode(ttfrP50Nanos, forKey: .ttfrP50Nanos)
+                try c.encode(ttfrP95Nanos, forKey: .ttfrP95Nanos)
+                try c.encode(staleShare, forKey: .staleShare)
+                try c.encode(paretoFront, forKey: .paretoFront)
+            }
         }
         struct Recommendation: Encodable {
             var population: String, minLength: Int, debounceMs: Int, rule: String, budget: Double?, satisfied: Bool, sentence: String
+            enum CodingKeys: String, CodingKey { case population, minLength, debounceMs, rule, budget, satisfied, sentence }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(population, forKey: .population)
+                try c.encode(minLength, forKey: .minLength)
+                try c.encode(debounceMs, forKey: .debounceMs)
+                try c.encode(rule, forKey: .rule)
+                try c.encode(budget, forKey: .budget)
+                try c.encode(satisfied, forKey: .satisfied)
+                try c.encode(sentence, forKey: .sentence)
+            }
         }
         struct Document: Encodable {
             var scenario: String, points: [Point], recommendations: [Recommendation]

@@ -25,6 +25,9 @@ enum ReportCommand {
         let arguments = invocation.arguments
         let input = try arguments.requiredPositional(0, name: "run")
         let loaded = try ReportingCLI.load(input)
+        if loaded.record.sweepPoints.count > 8 && loaded.record.sweepPoints.count == loaded.record.groups.count {
+            invocation.console.err("note: this is a sweep record (\(loaded.record.groups.count) grid points); 'typestorm sweep --record \(loaded.path)' shows its trade-off curves.\n")
+        }
         let scenario = loaded.runDirectory.flatMap(RecordStore.scenarioText)
         let report = HTMLReport(record: loaded.record, scenarioText: scenario)
         let out = arguments.value("out")
