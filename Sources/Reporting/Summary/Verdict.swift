@@ -43,7 +43,8 @@ public enum Verdict {
             out.append(joined.prefix(1).uppercased() + joined.dropFirst() + ".")
         }
         if s.falseEmpties > 0 {
-            out.append("It flashed an empty or error screen that the backend never answered \(times(s.falseEmpties)) (\(ValueFormat.significant(s.falseEmptiesPerSettle ?? 0)) per search).")
+            let count = times(s.falseEmpties)
+            out.append(count.prefix(1).uppercased() + count.dropFirst() + " it showed an empty or error screen that was not the backend's answer (\(ValueFormat.significant(s.falseEmptiesPerSettle ?? 0)) per search).")
         }
         return out
     }
