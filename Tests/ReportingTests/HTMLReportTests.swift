@@ -79,6 +79,17 @@ struct HTMLReportTests {
         #expect(html.contains("a&lt;b"))
     }
 
+    @Test func terminalSummaryTableLinesUp() throws {
+        let record = try Fixtures.record("run-strategies.json")
+        let lines = SummaryTable.render(record).split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("metric"))
+        #expect(lines[0].hasSuffix("switch-latest"))
+        #expect(lines.contains { $0.hasPrefix("wrong final screen") && $0.contains("2.7 %") })
+        // Right-aligned numbers: every data row ends at the same column as the header.
+        let width = lines[0].count
+        #expect(lines.dropFirst(2).allSatisfy { $0.count == width }, "\(lines)")
+    }
+
     @Test func columnTitlesKeepOnlyLabelsThatDiffer() {
         let groups = [
             MetricGroup(name: "naive", labels: ["runner": "http", "population": "mobile"]),

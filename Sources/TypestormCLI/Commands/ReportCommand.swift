@@ -62,6 +62,7 @@ enum ReportCommand {
                                 verdicts: zip(summaries, titles).map { .init(group: $0.key, sentences: Reporting.Verdict.sentences(for: $0, title: $1)) })
             invocation.console.out(try ReportingCLI.json(output))
         } else {
+            invocation.console.out(SummaryTable.render(loaded.record) + "\n")
             for (summary, title) in zip(summaries, titles) {
                 invocation.console.out(Reporting.Verdict.sentences(for: summary, title: title).joined(separator: " ") + "\n")
             }
