@@ -45,7 +45,7 @@ enum SweepCommand {
             do {
                 return try GridRange.parse(text).values
             } catch {
-                throw UsageError.invalidValue(option: name, value: text, expected: error.reason)
+                throw UsageError.invalid("invalid value '\(text)' for option '--\(name)': \(error.reason)")
             }
         }
         let debounce = try range("debounce", "0:600:25")
