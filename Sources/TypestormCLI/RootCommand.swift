@@ -17,6 +17,9 @@ enum RootCommand {
             RunCommand.command,
             WorkerCommand.command,
             MergeCommand.command,
+            ReportCommand.command,
+            CompareCommand.command,
+            SweepCommand.command,
         ],
         run: MainJob.run
     )
