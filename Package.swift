@@ -74,6 +74,12 @@ let package = Package(
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "HTTPBenchmark",
+            dependencies: ["SearchServer", "LiveLoad", "Platform", "CJemalloc"],
+            path: "Benchmarks/HTTPBenchmark",
+            swiftSettings: swiftSettings
+        ),
 
         .executableTarget(
             name: "DriverBenchmark",
@@ -89,8 +95,15 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
+<<<<<<< HEAD
         .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform"], swiftSettings: swiftSettings),
+=======
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+>>>>>>> reports
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,6 +24,103 @@ int cshims_jemalloc_is_active(void) {
     return rc == 0 && allocated_after >= allocated_before + (1 << 20);
 }
 
+<<<<<<< HEAD
+/* ---- Live section (branch `live`): libmicrohttpd and libcurl. ---- */
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+struct MHD_Daemon *cshims_mhd_start(const cshims_mhd_options *o) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof(address));
+    address.sin_family = AF_INET;
+    address.sin_port = htons(o->port);
+    address.sin_addr.s_addr = o->ipv4_address_be;
+    return MHD_start_daemon(
+        o->flags, o->port, NULL, NULL,
+        (MHD_AccessHandlerCallback)o->access_handler, o->access_handler_cls,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+        MHD_OPTION_CONNECTION_LIMIT, o->connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout_seconds,
+        MHD_OPTION_THREAD_POOL_SIZE, o->thread_pool_size > 1 ? o->thread_pool_size : 0u,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, o->listen_backlog,
+        MHD_OPTION_NOTIFY_COMPLETED, (MHD_RequestCompletedCallback)o->completed_callback, o->completed_cls,
+        MHD_OPTION_URI_LOG_CALLBACK, (void *(*)(void *, const char *, struct MHD_Connection *))o->uri_log_callback, o->uri_log_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, (MHD_NotifyConnectionCallback)o->notify_connection, o->notify_connection_cls,
+        MHD_OPTION_END);
+}
+
+uint16_t cshims_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+int cshims_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+int cshims_socket_peer_closed(int fd) {
+    char byte;
+    for (;;) {
+        ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n > 0) return 0;
+        if (n == 0) return 1;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+        return 1;
+    }
+}
+
+int cshims_jemalloc_serves_malloc(void) {
+    uint64_t before = 0, after = 0;
+    size_t size = sizeof(before);
+    if (mallctl("thread.allocated", &before, &size, NULL, 0) != 0) return 0;
+    void *volatile probe = malloc(1 << 20);
+    if (probe == NULL) return 0;
+    size = sizeof(after);
+    int rc = mallctl("thread.allocated", &after, &size, NULL, 0);
+    free(probe);
+    return rc == 0 && after >= before + (1 << 20);
+}
+
+int cshims_curl_easy_setopt_long(void *easy, int option, long value) {
+    return (int)curl_easy_setopt((CURL *)easy, (CURLoption)option, value);
+}
+
+int cshims_curl_easy_setopt_pointer(void *easy, int option, void *value) {
+    return (int)curl_easy_setopt((CURL *)easy, (CURLoption)option, value);
+}
+
+int cshims_curl_multi_setopt_long(void *multi, int option, long value) {
+    return (int)curl_multi_setopt((CURLM *)multi, (CURLMoption)option, value);
+}
+
+void *cshims_curl_easy_private(void *easy) {
+    char *pointer = NULL;
+    curl_easy_getinfo((CURL *)easy, CURLINFO_PRIVATE, &pointer);
+    return pointer;
+}
+
+long cshims_curl_easy_response_code(void *easy) {
+    long code = 0;
+    curl_easy_getinfo((CURL *)easy, CURLINFO_RESPONSE_CODE, &code);
+    return code;
+}
+
+int64_t cshims_curl_easy_info_off_t(void *easy, int info) {
+    curl_off_t value = -1;
+    if (curl_easy_getinfo((CURL *)easy, (CURLINFO)info, &value) != CURLE_OK) return -1;
+    return (int64_t)value;
+}
+=======
 /* ---- Process control (driver branch: Sources/Platform/Process) ---- */
 
 #ifdef __linux__
@@ -56,3 +153,4 @@ int cshims_set_parent_death_signal(int signal) {
     return -1;
 }
 #endif
+>>>>>>> driver

@@ -8,9 +8,18 @@ enum RootCommand {
         """,
         subcommands: [
             VersionCommand.command,
+            ReplayCommand.command,
+            SimulateCommand.command,
+            CatalogCommand.command,
+            SearchCommand.command,
+            TypistsCommand.command,
+            ServeCommand.command,
             RunCommand.command,
             WorkerCommand.command,
             MergeCommand.command,
+            ReportCommand.command,
+            CompareCommand.command,
+            SweepCommand.command,
         ],
         run: MainJob.run
     )

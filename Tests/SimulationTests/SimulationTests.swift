@@ -1,2 +1,183 @@
+import Foundation
+import Measurement
+import SearchField
 import Testing
+import Typists
 @testable import Simulation
+
+private func ms(_ value: Int64) -> Int64 { value * 1_000_000 }
+
+private func edits(_ word: String, from start: Int64 = 0, every: Int64 = 100, prefix: String = "") -> [TypingEvent] {
+    var text = prefix
+    return word.enumerated().map { index, character in
+        text.append(character)
+        return TypingEvent(at: ms(start + Int64(index) * every), action: .edit(key: String(character), text: text))
+    }
+}
+
+@Suite("Virtual-time simulator")
+struct SimulationTests {
+    static let scenario = SimulationScenario(
+        typists: 20, seed: 7,
+        strategies: Preset.allCases.map { StrategySpec(preset: $0) } + [StrategySpec.parse("split-state-seed+write-back")!],
+        backend: BackendModel(typistsPerServer: 5),
+        typing: SimpleTypingModel(queriesPerSession: 2)
+    )
+
+    @Test("the same scenario and seed give byte-identical run records")
+    func deterministic() throws {
+        let first = try Simulation.run(Self.scenario, toolVersion: "test").encoded()
+        let second = try Simulation.run(Self.scenario, toolVersion: "test").encoded()
+        #expect(first == second)
+        var other = Self.scenario
+        other.seed = 8
+        #expect(try Simulation.run(other, toolVersion: "test").encoded() != first)
+    }
+
+    @Test("segments i/N merged equal the unsharded run", arguments: [2, 3, 4])
+    func shards(count: Int) throws {
+        let whole = Simulation.run(Self.scenario, toolVersion: "test")
+        var merged: RunRecord?
+        for index in 0..<count {
+            let part = Simulation.run(Self.scenario, segment: Segment(index: index, count: count), toolVersion: "test")
+            if merged == nil { merged = part } else { try merged!.merge(part) }
+        }
+        let result = try #require(merged)
+        #expect(result.coversAllSegments)
+        #expect(result.groups == whole.groups)
+        #expect(result.groups.count == Self.scenario.strategies.count)
+    }
+
+    @Test("segments are whole server cells")
+    func segmentRanges() {
+        #expect(Simulation.typistRange(of: Segment(index: 0, count: 3), typists: 40, typistsPerServer: 10) == 0..<10)
+        #expect(Simulation.typistRange(of: Segment(index: 1, count: 3), typists: 40, typistsPerServer: 10) == 10..<20)
+        #expect(Simulation.typistRange(of: Segment(index: 2, count: 3), typists: 40, typistsPerServer: 10) == 20..<40)
+        #expect(Simulation.typistRange(of: Segment(index: 1, count: 2), typists: 35, typistsPerServer: 10) == 20..<35)
+    }
+
+    @Test("overload shows as queueing, rising latency and more stale screens for fan-out strategies")
+    func overload() throws {
+        func run(workers: Int, _ preset: Preset) -> MetricSet {
+            var scenario = Self.scenario
+            scenario.typists = 50
+            scenario.strategies = [StrategySpec(preset: preset)]
+            scenario.backend = BackendModel(
+                roundTrip: .constant(ms(20)), workers: workers, typistsPerServer: 50,
+                service: .distribution(.logNormal(median: ms(25), sigma: 0.2)), slowTailProbability: 0, errorRate: 0)
+            return Simulation.run(scenario, toolVersion: "test").groups[0].metrics
+        }
+        let ample = run(workers: 64, .naive), starved = run(workers: 2, .naive)
+        let queueAmple = try #require(ample.histograms[MetricName.queueTime]?.mean)
+        let queueStarved = try #require(starved.histograms[MetricName.queueTime]?.mean)
+        #expect(queueStarved > 10 * max(queueAmple, 1_000))
+        let latencyAmple = try #require(ample.histograms[MetricName.requestLatency]?.percentile(90))
+        let latencyStarved = try #require(starved.histograms[MetricName.requestLatency]?.percentile(90))
+        #expect(latencyStarved > 2 * latencyAmple)
+        #expect(starved.counter(MetricName.staleSettles) > ample.counter(MetricName.staleSettles))
+        // The debounced strategy offers far less load for the same typing.
+        let split = run(workers: 2, .splitState)
+        #expect(split.counter(MetricName.requestsStarted) * 3 < starved.counter(MetricName.requestsStarted))
+        #expect(split.counter(MetricName.keystrokes) == starved.counter(MetricName.keystrokes))
+    }
+
+    @Test("replaying the \"sw\" trace through naive reproduces the out-of-order overwrite")
+    func replayNaive() {
+        var timeline: [String] = []
+        let recorder = Simulation.replay(
+            edits("sweater") + [TypingEvent(at: ms(3000), action: .end)], strategy: NaiveField(),
+            backend: .scripted(["sw": ms(900)], default: ms(100)), seed: 1
+        ) { time, entry in
+            if case let .effect(.display(state)) = entry { timeline.append("\(time / 1_000_000) \(state)") }
+        }
+        let metrics = recorder.metrics()
+        #expect(metrics.counter(MetricName.outOfOrderApplies) == 1)
+        #expect(metrics.counter(MetricName.staleSettles) == 1)
+        #expect(metrics.counter(MetricName.requestsStarted) == 7)
+        #expect(timeline.last == "1000 results(\"sw\" #2)")
+    }
+
+    @Test("cancellation modes: honoured flashes split-state-seed's false empty; ignored wastes the backend")
+    func cancellationModes() {
+        let trace = edits("swe") + edits("ater", from: 700, prefix: "swe") + [TypingEvent(at: ms(4000), action: .end)]
+        let honoured = Simulation.replay(trace, strategy: SplitStateSeedField(),
+                                         backend: .scripted([:], default: ms(300), cancellation: .honoured(delay: ms(20))), seed: 1).metrics()
+        #expect(honoured.counter(MetricName.falseEmpties) == 1)
+        #expect(honoured.counter(MetricName.cancelsObserved) == 1)
+        #expect(honoured.histograms[MetricName.stopLatencyBackend]?.max == ms(20))
+        #expect(honoured.counter(MetricName.wastedServiceNs) == ms(200) + ms(20))
+        let clientOnly = Simulation.replay(trace, strategy: SplitStateSeedField(),
+                                           backend: .scripted([:], default: ms(300), cancellation: .clientOnly), seed: 1).metrics()
+        #expect(clientOnly.counter(MetricName.wastedServiceNs) == ms(300))
+        #expect(clientOnly.histograms[MetricName.stopLatencyBackend]?.max == ms(100))
+    }
+
+    @Test("local-filter blocks the UI thread: keystrokes wait behind the filter")
+    func localFilterBlocks() {
+        var backend = BackendModel.scripted([:], default: 0)
+        backend.scripted = [:]
+        backend.scriptedDefault = nil
+        backend.localCatalogItems = 1_000_000
+        backend.localNanosPerItem = 300
+        let trace = edits("ab", every: 50) + [TypingEvent(at: ms(3000), action: .end)]
+        var keystrokeTimes: [Int64] = []
+        _ = Simulation.replay(trace, strategy: LocalFilterField(), backend: backend, seed: 1) { time, entry in
+            if case .typing = entry { keystrokeTimes.append(time / 1_000_000) }
+        }
+        #expect(keystrokeTimes == [0, 300, 3000])
+    }
+
+    @Test("the event queue orders by time, then by insertion")
+    func eventQueue() {
+        var queue = EventQueue()
+        let times: [Int64] = [5, 3, 9, 3, 1, 5, 5, 0]
+        for (index, time) in times.enumerated() { queue.push(time, .timer, typist: Int32(index)) }
+        var order: [Int32] = []
+        while let event = queue.pop() { order.append(event.typist) }
+        #expect(order == [7, 4, 1, 3, 0, 5, 6, 2])
+    }
+
+    @Test("the simple typist is deterministic per (seed, index) and ends its session")
+    func simpleTypist() {
+        let model = SimpleTypingModel(queriesPerSession: 2)
+        var a = model.session(seed: 3, typist: 5), b = model.session(seed: 3, typist: 5), c = model.session(seed: 3, typist: 6)
+        var eventsA: [TypingEvent] = [], eventsB: [TypingEvent] = [], eventsC: [TypingEvent] = []
+        while let event = a.next() { eventsA.append(event) }
+        while let event = b.next() { eventsB.append(event) }
+        while let event = c.next() { eventsC.append(event) }
+        #expect(eventsA == eventsB)
+        #expect(eventsA != eventsC)
+        #expect(eventsA.last?.action == .end)
+        #expect(zip(eventsA, eventsA.dropFirst()).allSatisfy { $0.at <= $1.at })
+    }
+
+    @Test("the minimal trace reader parses every kind of line and names the bad one")
+    func traceReader() throws {
+        let text = """
+        {"t_ms": 0, "key": "s", "text": "s"}
+        # a comment
+        {"t_ms": 100.5, "scope": "shoes"}
+        {"t_ms": 120, "scope": null}
+        {"t_ms": 130, "tokens": ["red"]}
+        {"t_ms": 140, "submit": true}
+        {"t_ms": 150, "end": true}
+        """
+        let events = try MinimalTraceReader.parse(text)
+        #expect(events.map(\.action) == [.edit(key: "s", text: "s"), .scope("shoes"), .scope(nil), .tokens(["red"]), .submit, .end])
+        #expect(events[1].at == 100_500_000)
+        #expect(throws: MinimalTraceReader.ParseError(file: "t.jsonl", line: 2, message: "'t_ms' goes backwards (5.0 after 10.0)")) {
+            try MinimalTraceReader.parse("{\"t_ms\": 10, \"text\": \"a\"}\n{\"t_ms\": 5, \"text\": \"b\"}", file: "t.jsonl")
+        }
+        #expect(throws: MinimalTraceReader.ParseError.self) { try MinimalTraceReader.parse("{\"text\": \"a\"}") }
+        #expect(throws: MinimalTraceReader.ParseError.self) { try MinimalTraceReader.parse("{\"t_ms\": 1}") }
+    }
+
+    @Test("strategy specs parse presets and variants")
+    func specs() {
+        #expect(StrategySpec.parse("split-state")?.preset == .splitState)
+        #expect(StrategySpec.parse("split-state+cache")?.configuration.cacheCapacity == 32)
+        #expect(StrategySpec.parse("naive+write-back+text-keyed")?.configuration.writeBack == true)
+        #expect(StrategySpec.parse("split-sate") == nil)
+        #expect(StrategySpec.parse("naive+fast") == nil)
+    }
+}

@@ -14,6 +14,62 @@ int cshims_jemalloc_read_size(const char *name, size_t *value);
 /// Whether jemalloc is the allocator that serves this process's malloc.
 int cshims_jemalloc_is_active(void);
 
+<<<<<<< HEAD
+/* ---- Live section (branch `live`): libmicrohttpd and libcurl entry points that are variadic
+   or behind macros; everything Swift cannot call directly. ---- */
+
+struct MHD_Daemon;
+struct MHD_Connection;
+
+/// Options for `cshims_mhd_start`, a fixed-arity front for the variadic `MHD_start_daemon`.
+typedef struct cshims_mhd_options {
+    unsigned int flags;              /* MHD_FLAG bits */
+    uint16_t port;                   /* 0: let the kernel pick */
+    uint32_t ipv4_address_be;        /* bind address, network byte order */
+    unsigned int connection_limit;   /* MHD's hard connection limit */
+    unsigned int connection_timeout_seconds;
+    unsigned int thread_pool_size;   /* 0 or 1: one internal polling thread */
+    size_t connection_memory_limit;  /* per-connection buffer, bounds the request line */
+    unsigned int listen_backlog;
+    void *access_handler;            /* MHD_AccessHandlerCallback */
+    void *access_handler_cls;
+    void *completed_callback;        /* MHD_RequestCompletedCallback, may be NULL */
+    void *completed_cls;
+    void *uri_log_callback;          /* void *(*)(void *cls, const char *uri, struct MHD_Connection *) */
+    void *uri_log_cls;
+    void *notify_connection;         /* MHD_NotifyConnectionCallback, may be NULL */
+    void *notify_connection_cls;
+} cshims_mhd_options;
+
+/// Starts an MHD daemon with `options`; NULL on failure.
+struct MHD_Daemon *cshims_mhd_start(const cshims_mhd_options *options);
+
+/// The port the daemon is bound to (useful after binding to port 0), or 0.
+uint16_t cshims_mhd_bound_port(struct MHD_Daemon *daemon);
+
+/// The socket of a connection, or -1.
+int cshims_mhd_connection_fd(struct MHD_Connection *connection);
+
+/// Whether the peer of a connected socket has closed or reset it: 1 closed, 0 open.
+/// One non-blocking `recv(MSG_PEEK)`; pipelined request bytes count as open.
+int cshims_socket_peer_closed(int fd);
+
+/// Whether jemalloc serves this thread's `malloc`, judged by jemalloc's per-thread allocation
+/// counter (`thread.allocated`): unlike process-wide stats it cannot be disturbed by other
+/// threads freeing memory at the same moment. 1 yes, 0 no.
+int cshims_jemalloc_serves_malloc(void);
+
+int cshims_curl_easy_setopt_long(void *easy, int option, long value);
+int cshims_curl_easy_setopt_pointer(void *easy, int option, void *value);
+int cshims_curl_multi_setopt_long(void *multi, int option, long value);
+/// `CURLINFO_PRIVATE` of an easy handle.
+void *cshims_curl_easy_private(void *easy);
+/// `CURLINFO_RESPONSE_CODE` of an easy handle.
+long cshims_curl_easy_response_code(void *easy);
+/// A `curl_off_t` info of an easy handle (e.g. `CURLINFO_STARTTRANSFER_TIME_T`, microseconds);
+/// -1 if curl does not know it.
+int64_t cshims_curl_easy_info_off_t(void *easy, int info);
+=======
 /* ---- Process control (driver branch: Sources/Platform/Process) ---- */
 
 /// Linux `prctl(PR_SET_PDEATHSIG, signal)`: the kernel sends `signal` to the calling process
@@ -23,5 +79,6 @@ int cshims_set_parent_death_signal(int signal);
 /// `pipe2(fds, O_CLOEXEC [| O_NONBLOCK])` (glibc declares it only under _GNU_SOURCE).
 /// Returns 0 or -1 with errno set.
 int cshims_pipe_cloexec(int fds[2], int nonblocking);
+>>>>>>> driver
 
 #endif

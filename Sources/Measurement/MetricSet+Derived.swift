@@ -1,0 +1,72 @@
+/// Ratios and shares computed from the recorder's integral metrics.
+///
+/// Stored metrics stay integral so merges are exact; these are derived after merging, in one
+/// place, so every report divides the same way. `nil` when the denominator is zero.
+public struct DerivedMetrics: Sendable, Equatable, Codable {
+    public var requestsPerSettle: Double?
+    public var requestsPerKeystroke: Double?
+    public var requestsPerDistinctQuery: Double?
+    /// Debounce waits cancelled per settle.
+    public var taskChurnPerSettle: Double?
+    public var cacheHitRate: Double?
+    public var outOfOrderApplies: Int64
+    public var staleSettleShare: Double?
+    /// Share of session time the screen showed an answer for a query the field no longer had.
+    public var mismatchShare: Double?
+    public var neverFreshShare: Double?
+    public var wastedServiceShare: Double?
+    public var wastedClientShare: Double?
+    public var falseEmptiesPerSettle: Double?
+    public var blinksPerSettle: Double?
+    public var displayChangesPerSettle: Double?
+    /// Requests offered and completed per second of run time.
+    public var offeredPerSecond: Double?
+    public var completedPerSecond: Double?
+    public var writeBackReentriesPerChange: Double?
+
+    public init(_ metrics: MetricSet) {
+        typealias N = MetricName
+        func c(_ name: String) -> Double { Double(metrics.counter(name)) }
+        func ratio(_ a: Double, _ b: Double) -> Double? { b > 0 ? a / b : nil }
+        let settles = c(N.settles)
+        let seconds = Double(metrics.maxima[N.runEndNs] ?? 0) / 1e9
+        requestsPerSettle = ratio(c(N.requestsStarted), settles)
+        requestsPerKeystroke = ratio(c(N.requestsStarted), c(N.keystrokes))
+        requestsPerDistinctQuery = ratio(c(N.requestsStarted), c(N.distinctCommits))
+        taskChurnPerSettle = ratio(c(N.taskChurn), settles)
+        cacheHitRate = ratio(c(N.cachedCommits), c(N.commits))
+        outOfOrderApplies = metrics.counter(N.outOfOrderApplies)
+        staleSettleShare = ratio(c(N.staleSettles), settles)
+        mismatchShare = ratio(c(N.mismatchNs), c(N.sessionNs))
+        neverFreshShare = ratio(c(N.neverFresh), settles)
+        wastedServiceShare = ratio(c(N.wastedServiceNs), c(N.serviceNs))
+        wastedClientShare = ratio(c(N.wastedClientNs), c(N.clientNs))
+        falseEmptiesPerSettle = ratio(c(N.falseEmpties), settles)
+        blinksPerSettle = ratio(c(N.blinks), settles)
+        displayChangesPerSettle = ratio(c(N.displayChanges), settles)
+        offeredPerSecond = ratio(c(N.requestsStarted), seconds)
+        completedPerSecond = ratio(c(N.requestsCompleted), seconds)
+        writeBackReentriesPerChange = ratio(c(N.writeBackReentries), c(N.writeBackChanges))
+    }
+}
+
+/// The numbers a report shows for one histogram.
+public struct HistogramSummary: Sendable, Equatable, Codable {
+    public var count: Int64
+    public var mean: Double?
+    public var p50: Int64?
+    public var p90: Int64?
+    public var p99: Int64?
+    public var p999: Int64?
+    public var max: Int64?
+
+    public init(_ histogram: Histogram) {
+        count = histogram.totalCount
+        mean = histogram.mean
+        p50 = histogram.percentile(50)
+        p90 = histogram.percentile(90)
+        p99 = histogram.percentile(99)
+        p999 = histogram.percentile(99.9)
+        max = histogram.isEmpty ? nil : histogram.max
+    }
+}

@@ -1,0 +1,92 @@
+/// A query as the recorder compares it: normalized text, scope and tokens.
+///
+/// The recorder lives below the search field (Measurement imports nothing), so runners convert
+/// the field's `QueryIdentity` into this; equality is the only thing the metrics need.
+public struct QueryKey: Hashable, Sendable, CustomStringConvertible {
+    public var text: String
+    public var scope: String?
+    public var tokens: [String]
+
+    public init(text: String, scope: String? = nil, tokens: [String] = []) {
+        self.text = text
+        self.scope = scope
+        self.tokens = tokens
+    }
+
+    public var description: String {
+        var parts = "\"\(text)\""
+        if let scope { parts += " in \(scope)" }
+        if !tokens.isEmpty { parts += " [" + tokens.joined(separator: ",") + "]" }
+        return parts
+    }
+}
+
+/// What the screen shows, as the recorder sees it.
+public enum DisplayKind: String, Hashable, Sendable {
+    case idle, loading, stalled, results, empty, error
+}
+
+/// How a unit of backend work ended, from the client's side.
+public enum StopReason: String, Hashable, Sendable {
+    /// The response came back.
+    case completed
+    /// The client saw the cancellation take effect (the awaited call threw, the transfer ended).
+    case cancelledObserved = "cancelled-observed"
+    /// The client dropped the request without waiting for it (a strategy forgot it).
+    case discarded
+    case serverError = "server-error"
+    case timeout
+    case transport
+}
+
+/// What the backend spent on a request, where the runner knows it.
+public struct BackendWork: Hashable, Sendable {
+    /// Time spent waiting for a worker.
+    public var queueNs: Int64
+    /// Time a worker spent on it (until done or until it noticed the cancellation).
+    public var serviceNs: Int64
+    public var itemsScanned: Int64
+
+    public init(queueNs: Int64, serviceNs: Int64, itemsScanned: Int64 = 0) {
+        self.queueNs = queueNs
+        self.serviceNs = serviceNs
+        self.itemsScanned = itemsScanned
+    }
+}
+
+/// One timestamped fact about one typist's search field (METRICS.md, "Records"). Time and typist
+/// travel next to it (`Recorder.record(_:typist:at:)`).
+public enum Record: Hashable, Sendable {
+    /// The field's input changed (a key, a paste, a scope or token change). `text` is the raw field
+    /// text, IME composition included; `query` the normalized identity the field now asks for,
+    /// `nil` below the strategy's minimum length.
+    case keystroke(text: String, query: QueryKey?)
+    case submit
+    /// The typist left the field; no more input from this typist.
+    case sessionEnd
+    /// The strategy decided to search for `query`; `cached`: answered from the client cache.
+    case commit(QueryKey, cached: Bool)
+    /// A debounce wait for `query` started (other timers are not units of work).
+    case waitStarted(id: UInt64, query: QueryKey)
+    /// A debounce wait ran out; `lateness`: how much later than scheduled it fired.
+    case waitFired(id: UInt64, lateness: Int64)
+    /// A request was sent; `lag`: how much later than the strategy asked the runner sent it.
+    case requestStart(id: UInt64, query: QueryKey, lag: Int64)
+    /// The client asked to cancel request `id` (or, with `wait: true`, debounce wait `id`).
+    case cancelRequested(id: UInt64, wait: Bool)
+    /// The client stopped waiting for request `id`.
+    case workStopped(id: UInt64, reason: StopReason)
+    /// The backend stopped working on request `id` (the record's time is when): after the
+    /// client's stop when the server ignored or had not yet seen the cancellation. Runners that
+    /// know nothing of the backend never send it (see `Recorder.init(expectsBackend:)`).
+    case backendStopped(id: UInt64, work: BackendWork)
+    /// The response (or failure) of request `id` was written into the screen's state.
+    case apply(id: UInt64, query: QueryKey, kind: DisplayKind)
+    /// The response of request `id` arrived and the strategy dropped it.
+    case discard(id: UInt64)
+    case display(DisplayKind, query: QueryKey?)
+    /// One user change went through a write-back handler (seed 001).
+    case writeBack(reentries: Int, runaway: Bool, brokeComposition: Bool)
+    /// A timer other than a debounce wait fired late by `lateness`.
+    case timerLateness(Int64)
+}

@@ -1,0 +1,388 @@
+/// Computes every metric of METRICS.md from timestamped records, for every runner.
+///
+/// Runners report what happened (`record(_:typist:at:)`) for typist slots `0..<typists`, in
+/// non-decreasing time per typist, call `finish(at:)` once, and read `metrics()`. No runner
+/// computes a metric of its own, so the virtual, in-process and HTTP numbers mean the same.
+///
+/// Everything accumulated is integral and per typist until it is added to the totals, so
+/// recording typists in separate recorders and merging their `MetricSet`s gives exactly the
+/// numbers of one recorder holding them all.
+///
+/// - Complexity: O(1) per record, plus O(open units) for input changes and request records
+///   (a handful per typist).
+public struct Recorder: Sendable {
+    /// A burst ends once the input stays unchanged this long (METRICS.md's S).
+    public let settleInterval: Int64
+    /// A display state visible for less than this is a blink.
+    public let blinkThreshold: Int64
+    /// The runner reports `backendStopped` for every request, so work is judged only once both
+    /// the client and the backend are done with it.
+    public let expectsBackend: Bool
+    private var tracks: [Track]
+    private var totals = Totals()
+
+    public init(typists: Int, expectsBackend: Bool = true, settleInterval: Int64 = 1_000_000_000, blinkThreshold: Int64 = 200_000_000) {
+        precondition(typists >= 0)
+        self.expectsBackend = expectsBackend
+        self.settleInterval = settleInterval
+        self.blinkThreshold = blinkThreshold
+        tracks = Array(repeating: Track(expectsBackend: expectsBackend), count: typists)
+    }
+
+    public var typistCount: Int { tracks.count }
+
+    /// Records one fact about typist slot `typist` at `time` (nanoseconds on the runner's clock,
+    /// the run starting at 0).
+    public mutating func record(_ record: Record, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        switch record {
+        case let .keystroke(_, query):
+            tracks[typist].keystroke(query, at: time, settle: settleInterval, totals: &totals)
+        case .submit:
+            totals.submits += 1
+        case .sessionEnd:
+            tracks[typist].sessionEnd(at: time, totals: &totals)
+        case let .commit(query, cached):
+            tracks[typist].commit(query, cached: cached, totals: &totals)
+        case let .waitStarted(id, query):
+            tracks[typist].unitStarted(Unit(isWait: true, id: id, query: query, start: time), totals: &totals)
+        case let .waitFired(id, lateness):
+            totals.timerLateness.record(lateness)
+            tracks[typist].waitFired(id)
+        case let .requestStart(id, query, lag):
+            totals.scheduleLag.record(lag)
+            tracks[typist].unitStarted(Unit(isWait: false, id: id, query: query, start: time), totals: &totals)
+        case let .cancelRequested(id, wait):
+            tracks[typist].cancelRequested(id, wait: wait, at: time, totals: &totals)
+        case let .workStopped(id, reason):
+            tracks[typist].workStopped(id, reason: reason, at: time, totals: &totals)
+        case let .backendStopped(id, work):
+            tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
+        case let .apply(id, query, kind):
+            tracks[typist].apply(id, query: query, kind: kind, at: time, totals: &totals)
+        case let .discard(id):
+            totals.discards += 1
+            tracks[typist].decide(id, applied: false, totals: &totals)
+        case let .display(kind, query):
+            tracks[typist].display(kind, query, at: time, blink: blinkThreshold, totals: &totals)
+        case let .writeBack(reentries, runaway, brokeComposition):
+            totals.writeBackChanges += 1
+            totals.writeBackReentries += Int64(reentries)
+            if runaway { totals.writeBackRunaways += 1 }
+            if brokeComposition { totals.compositionBreaks += 1 }
+        case let .timerLateness(lateness):
+            totals.timerLateness.record(lateness)
+        }
+    }
+
+    /// Closes every open settle at `time` (after the runner drained all outstanding work) and
+    /// counts work that never finished as wasted. Call once, before `metrics()`.
+    public mutating func finish(at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        for index in tracks.indices {
+            tracks[index].finish(at: time, totals: &totals)
+        }
+    }
+
+    /// Process-level load figures a live runner measures (CPU seconds, peak RSS, allocator bytes).
+    public mutating func recordProcess(cpuNs: Int64, peakRSSBytes: Int64, allocatedBytes: Int64) {
+        totals.cpuNs += cpuNs
+        totals.peakRSS = max(totals.peakRSS, peakRSSBytes)
+        totals.allocatedBytes += allocatedBytes
+    }
+
+    /// Every metric under the names documented in `MetricName`.
+    public func metrics() -> MetricSet {
+        totals.metricSet()
+    }
+}
+
+/// A debounce wait or a request: a unit of work that can become obsolete.
+struct Unit: Sendable {
+    var isWait: Bool
+    var id: UInt64
+    var query: QueryKey
+    var start: Int64
+    /// The first input change after `start` that made `query` differ from the field's query.
+    var obsoleteAt: Int64 = -1
+    var cancelAt: Int64 = -1
+    var stopped = false
+    /// Completed, and the field no longer asked for `query` at that moment.
+    var staleAtCompletion = false
+    var completed = false
+    /// Applied as results or empty (a useful answer); `decided` once applied or discarded.
+    var applied = false
+    var decided = false
+    var backendDone = false
+    var serviceNs: Int64 = 0
+    var items: Int64 = 0
+    var clientNs: Int64 = 0
+
+    init(isWait: Bool, id: UInt64, query: QueryKey, start: Int64) {
+        self.isWait = isWait
+        self.id = id
+        self.query = query
+        self.start = start
+    }
+}
+
+/// One typist's state between records.
+struct Track: Sendable {
+    let expectsBackend: Bool
+    var field: QueryKey?
+    var started = false
+    var ended = false
+    var endedAt: Int64 = -1
+    var displayKind = DisplayKind.idle
+    var displayQuery: QueryKey?
+    var displaySince: Int64 = 0
+    var displayChangedOnce = false
+    var mismatchFrom: Int64 = -1
+    var lastKeystroke: Int64 = -1
+    var burstOpen = false
+    var freshSince: Int64 = -1
+    var burstRequests: Int64 = 0
+    var burstDisplayChanges: Int64 = 0
+    var burstBlinks: Int64 = 0
+    var burstCommits: [QueryKey] = []
+    var maxApplied: UInt64 = 0
+    var hasApplied = false
+    var falseApplyAt: Int64 = -1
+    var units: [Unit] = []
+    var openRequests: Int64 = 0
+
+    /// Whether the screen answers `field`: its results (or its confirmed emptiness), or idle when
+    /// the field is below the minimum length.
+    var isFresh: Bool {
+        guard let field else { return displayKind == .idle }
+        return (displayKind == .results || displayKind == .empty) && displayQuery == field
+    }
+
+    var showsAnswerForOtherQuery: Bool {
+        (displayKind == .results || displayKind == .empty) && displayQuery != field
+    }
+
+    mutating func accrueMismatch(at time: Int64, totals: inout Totals) {
+        if mismatchFrom >= 0 { totals.mismatchNs += time - mismatchFrom }
+        mismatchFrom = (!ended && showsAnswerForOtherQuery) ? time : -1
+    }
+
+    mutating func keystroke(_ query: QueryKey?, at time: Int64, settle: Int64, totals: inout Totals) {
+        totals.keystrokes += 1
+        if !started {
+            started = true
+            displaySince = time
+            totals.sessionStartSum += time
+        }
+        if burstOpen, time - lastKeystroke >= settle {
+            closeSettle(totals: &totals)
+        }
+        if !burstOpen {
+            burstOpen = true
+            burstRequests = 0
+            burstDisplayChanges = 0
+            burstBlinks = 0
+            burstCommits.removeAll(keepingCapacity: true)
+        }
+        lastKeystroke = time
+        if query != field {
+            field = query
+            for index in units.indices where units[index].obsoleteAt < 0 && units[index].query != query {
+                units[index].obsoleteAt = time
+            }
+        }
+        accrueMismatch(at: time, totals: &totals)
+        freshSince = isFresh ? time : -1
+    }
+
+    /// The session is over: mismatch time stops accruing (nobody is looking any more), but
+    /// late responses still count for the final screen and time to fresh results.
+    mutating func sessionEnd(at time: Int64, totals: inout Totals) {
+        guard !ended else { return }
+        if mismatchFrom >= 0 { totals.mismatchNs += time - mismatchFrom }
+        mismatchFrom = -1
+        ended = true
+        endedAt = time
+    }
+
+    mutating func commit(_ query: QueryKey, cached: Bool, totals: inout Totals) {
+        totals.commits += 1
+        if cached { totals.cachedCommits += 1 }
+        if burstOpen, !burstCommits.contains(query) {
+            burstCommits.append(query)
+        }
+    }
+
+    mutating func unitStarted(_ unit: Unit, totals: inout Totals) {
+        if unit.isWait {
+            totals.waits += 1
+        } else {
+            totals.requestsStarted += 1
+            if burstOpen { burstRequests += 1 }
+            openRequests += 1
+            totals.inFlight.record(openRequests)
+            if openRequests > totals.maxInFlight { totals.maxInFlight = openRequests }
+        }
+        units.append(unit)
+    }
+
+    func unitIndex(_ id: UInt64, wait: Bool) -> Int? {
+        units.firstIndex { $0.id == id && $0.isWait == wait }
+    }
+
+    mutating func waitFired(_ id: UInt64) {
+        if let index = unitIndex(id, wait: true) { units.remove(at: index) }
+    }
+
+    mutating func cancelRequested(_ id: UInt64, wait: Bool, at time: Int64, totals: inout Totals) {
+        guard let index = unitIndex(id, wait: wait), units[index].cancelAt < 0 else { return }
+        units[index].cancelAt = time
+        if units[index].obsoleteAt >= 0 {
+            totals.signalLatency.record(time - units[index].obsoleteAt)
+        } else {
+            totals.cancelsWhileCurrent += 1
+        }
+        if wait {
+            totals.taskChurn += 1
+            units.remove(at: index)
+        } else {
+            totals.requestsCancelled += 1
+        }
+    }
+
+    mutating func workStopped(_ id: UInt64, reason: StopReason, at time: Int64, totals: inout Totals) {
+        guard let index = unitIndex(id, wait: false), !units[index].stopped else { return }
+        openRequests -= 1
+        var unit = units[index]
+        unit.stopped = true
+        unit.clientNs = time - unit.start
+        totals.clientNs += unit.clientNs
+        if unit.cancelAt >= 0 {
+            totals.stopLatencyClient.record(time - unit.cancelAt)
+        }
+        switch reason {
+        case .completed:
+            totals.requestsCompleted += 1
+            totals.requestLatency.record(time - unit.start)
+            unit.completed = true
+            unit.staleAtCompletion = unit.query != field
+        case .cancelledObserved: totals.cancelsObserved += 1
+        case .discarded: totals.requestsAbandoned += 1
+        case .serverError: totals.serverErrors += 1
+        case .timeout: totals.timeouts += 1
+        case .transport: totals.transportErrors += 1
+        }
+        if reason != .completed { unit.decided = true }
+        units[index] = unit
+        finalizeIfDone(index, totals: &totals)
+    }
+
+    mutating func backendStopped(_ id: UInt64, work: BackendWork, at time: Int64, totals: inout Totals) {
+        guard let index = unitIndex(id, wait: false), !units[index].backendDone else { return }
+        units[index].backendDone = true
+        units[index].serviceNs = work.serviceNs
+        units[index].items = work.itemsScanned
+        totals.serviceNs += work.serviceNs
+        totals.itemsScanned += work.itemsScanned
+        totals.queueTime.record(work.queueNs)
+        totals.serviceTime.record(work.serviceNs)
+        if units[index].cancelAt >= 0 {
+            totals.stopLatencyBackend.record(time - units[index].cancelAt)
+        }
+        finalizeIfDone(index, totals: &totals)
+    }
+
+    /// Judges a request once the client stopped, the strategy decided, and the backend reported.
+    mutating func finalizeIfDone(_ index: Int, totals: inout Totals) {
+        let unit = units[index]
+        if unit.stopped, unit.decided, unit.backendDone || !expectsBackend {
+            finalize(index, totals: &totals)
+        }
+    }
+
+    mutating func apply(_ id: UInt64, query: QueryKey, kind: DisplayKind, at time: Int64, totals: inout Totals) {
+        totals.applies += 1
+        if hasApplied, id < maxApplied { totals.outOfOrderApplies += 1 }
+        if !hasApplied || id > maxApplied { maxApplied = id }
+        hasApplied = true
+        let unitIndex = unitIndex(id, wait: false)
+        if kind == .empty || kind == .error {
+            let cancelled = unitIndex.map { units[$0].cancelAt >= 0 } ?? false
+            if cancelled || query != field { falseApplyAt = time }
+        }
+        decide(id, applied: kind == .results || kind == .empty, totals: &totals)
+    }
+
+    mutating func decide(_ id: UInt64, applied: Bool, totals: inout Totals) {
+        guard let index = unitIndex(id, wait: false), !units[index].decided else { return }
+        units[index].decided = true
+        units[index].applied = applied
+        finalizeIfDone(index, totals: &totals)
+    }
+
+    /// Counts the unit's work as useful or wasted and forgets it.
+    mutating func finalize(_ index: Int, totals: inout Totals) {
+        let unit = units.remove(at: index)
+        guard !unit.isWait else { return }
+        if !(unit.completed && unit.applied && !unit.staleAtCompletion) {
+            totals.wastedRequests += 1
+            totals.wastedServiceNs += unit.serviceNs
+            totals.wastedItems += unit.items
+            totals.wastedClientNs += unit.clientNs
+        }
+    }
+
+    mutating func display(_ kind: DisplayKind, _ query: QueryKey?, at time: Int64, blink: Int64, totals: inout Totals) {
+        guard kind != displayKind || query != displayQuery else { return }
+        totals.displayChanges += 1
+        if burstOpen {
+            burstDisplayChanges += 1
+            if displayChangedOnce, time - displaySince < blink {
+                burstBlinks += 1
+                totals.blinks += 1
+            }
+        }
+        displayChangedOnce = true
+        displayKind = kind
+        displayQuery = query
+        displaySince = time
+        if kind == .empty || kind == .error, burstOpen {
+            if query != field || falseApplyAt == time { totals.falseEmpties += 1 }
+        }
+        accrueMismatch(at: time, totals: &totals)
+        if isFresh {
+            if freshSince < 0, burstOpen { freshSince = time }
+        } else {
+            freshSince = -1
+        }
+    }
+
+    mutating func closeSettle(totals: inout Totals) {
+        burstOpen = false
+        totals.settles += 1
+        totals.fanOutPerSettle.record(burstRequests)
+        totals.displayChangesPerSettle.record(burstDisplayChanges)
+        totals.blinksPerSettle.record(burstBlinks)
+        totals.distinctCommits += Int64(burstCommits.count)
+        if !isFresh { totals.staleSettles += 1 }
+        if freshSince >= 0 {
+            totals.timeToFresh.record(freshSince - lastKeystroke)
+        } else {
+            totals.neverFresh += 1
+        }
+    }
+
+    mutating func finish(at time: Int64, totals: inout Totals) {
+        let end = ended ? endedAt : time
+        if mismatchFrom >= 0 {
+            totals.mismatchNs += end - mismatchFrom
+            mismatchFrom = -1
+        }
+        if started { totals.sessionEndSum += end }
+        if burstOpen { closeSettle(totals: &totals) }
+        while !units.isEmpty {
+            if !units[0].isWait, !units[0].stopped { totals.unfinishedRequests += 1 }
+            finalize(0, totals: &totals)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+/// What a search is for: the normalized text, the scope and the tokens (STRATEGIES.md).
+///
+/// Two requests answer the same question exactly when their identities are equal, so every
+/// "is this result still current?" check in Typestorm compares identities, never raw text.
+public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
+    public var text: String
+    /// The search scope (`nil`: all scopes).
+    public var scope: String?
+    public var tokens: [String]
+
+    public init(text: String, scope: String? = nil, tokens: [String] = []) {
+        self.text = text
+        self.scope = scope
+        self.tokens = tokens
+    }
+
+    public var description: String {
+        var parts = "\"\(text)\""
+        if let scope { parts += " in \(scope)" }
+        if !tokens.isEmpty { parts += " [" + tokens.joined(separator: ",") + "]" }
+        return parts
+    }
+}
+
+/// Turns what the field holds into the text a strategy searches for.
+///
+/// The two knobs every preset shares: trimming and the minimum length (in characters, as
+/// `String.count` counts them, which is what the seed's `query.count >= 2` does).
+public struct QueryNormalizer: Hashable, Sendable {
+    public var trims: Bool
+    public var minimumLength: Int
+
+    public init(trims: Bool, minimumLength: Int) {
+        self.trims = trims
+        self.minimumLength = minimumLength
+    }
+
+    /// The text after trimming (when on). Returns the same string, without copying, when there is
+    /// nothing to trim.
+    ///
+    /// - Complexity: O(1) when the ends are not whitespace, else O(n).
+    @inlinable
+    public func normalize(_ text: String) -> String {
+        trims ? Self.trimmed(text) : text
+    }
+
+    /// Whether `text` (already normalized) is long enough to search for.
+    @inlinable
+    public func isSearchable(_ text: String) -> Bool {
+        if minimumLength <= 0 { return true }
+        let bytes = text.utf8.count
+        if bytes < minimumLength { return false }
+        if bytes >= minimumLength * 4 { return true }
+        return text.count >= minimumLength
+    }
+
+    /// The identity to search for, or `nil` when the text is too short.
+    @inlinable
+    public func identity(text: String, scope: String?, tokens: [String]) -> QueryIdentity? {
+        let normalized = normalize(text)
+        guard isSearchable(normalized) else { return nil }
+        return QueryIdentity(text: normalized, scope: scope, tokens: tokens)
+    }
+
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` without Foundation: Unicode White_Space
+    /// at both ends.
+    @inlinable
+    public static func trimmed(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last else { return text }
+        if first > 0x20, first < 0x80, last > 0x20, last < 0x80 { return text }
+        let scalars = text.unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        if start == scalars.startIndex, scalars.index(after: end) == scalars.endIndex { return text }
+        return String(scalars[start...end])
+    }
+}
+
+/// The search field's raw input: exactly what the text binding, scope picker and token field hold.
+public struct FieldInput: Hashable, Sendable {
+    public var text: String = ""
+    public var scope: String? = nil
+    public var tokens: [String] = []
+
+    public init(text: String = "", scope: String? = nil, tokens: [String] = []) {
+        self.text = text
+        self.scope = scope
+        self.tokens = tokens
+    }
+}

@@ -1,0 +1,154 @@
+/// Emits a `display` effect only when what the screen shows changes.
+struct DisplayTracker: Hashable, Sendable {
+    private(set) var shown: DisplayState = .idle
+
+    mutating func show(_ state: DisplayState, into effects: inout [SearchEffect]) {
+        guard state != shown else { return }
+        shown = state
+        effects.append(.display(state))
+    }
+}
+
+/// Hands out request and timer numbers, each increasing from 1.
+struct IDSource: Hashable, Sendable {
+    private var lastRequest: RequestID = 0
+    private var lastTimer: TimerID = 0
+
+    mutating func request() -> RequestID {
+        lastRequest += 1
+        return lastRequest
+    }
+
+    mutating func timer() -> TimerID {
+        lastTimer += 1
+        return lastTimer
+    }
+}
+
+/// Requests whose results will still be written when they come back, with their queries.
+///
+/// A few entries at most in practice (the presets that never cancel hold one per keystroke of a
+/// burst), so a flat array with linear search beats hashing and allocates only while growing.
+struct RequestBook: Hashable, Sendable {
+    private var entries: [(id: RequestID, query: QueryIdentity)] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func insert(_ id: RequestID, _ query: QueryIdentity) {
+        entries.append((id, query))
+    }
+
+    /// Removes `id` and returns its query, or `nil` when it is not in the book.
+    mutating func remove(_ id: RequestID) -> QueryIdentity? {
+        guard let index = entries.firstIndex(where: { $0.id == id }) else { return nil }
+        return entries.remove(at: index).query
+    }
+
+    func contains(_ id: RequestID) -> Bool {
+        entries.contains { $0.id == id }
+    }
+
+    static func == (a: RequestBook, b: RequestBook) -> Bool {
+        a.entries.elementsEqual(b.entries) { $0.id == $1.id && $0.query == $1.query }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for entry in entries { hasher.combine(entry.id) }
+    }
+}
+
+/// What the screen's result area holds: the seed's `results` and `committedQuery` rolled into one.
+enum ShownContent: Hashable, Sendable {
+    case nothing
+    case results(QueryIdentity, request: RequestID, count: Int)
+    case error(QueryIdentity)
+
+    var display: DisplayState {
+        switch self {
+        case .nothing: .idle
+        case let .results(query, request, count): count == 0 ? .empty(query) : .results(query, request: request)
+        case let .error(query): .error(query)
+        }
+    }
+
+    static func answer(_ query: QueryIdentity, _ request: RequestID, _ summary: ResultSummary) -> ShownContent {
+        .results(query, request: request, count: summary.count)
+    }
+}
+
+extension ResultSummary {
+    var applyKind: ApplyKind { count == 0 ? .empty : .results }
+}
+
+/// The client-side LRU cache of identity → results (seed 003: "prefetching and caching data").
+///
+/// Small capacities (tens of entries) are the point of a client cache, so entries live in a flat
+/// array ordered from least to most recently used.
+///
+/// - Complexity: O(capacity) per lookup.
+struct ClientCache: Hashable, Sendable {
+    let capacity: Int
+    private var entries: [Entry] = []
+
+    struct Entry: Hashable, Sendable {
+        var query: QueryIdentity
+        var request: RequestID
+        var summary: ResultSummary
+    }
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    mutating func lookup(_ query: QueryIdentity) -> Entry? {
+        guard capacity > 0, let index = entries.lastIndex(where: { $0.query == query }) else { return nil }
+        let entry = entries.remove(at: index)
+        entries.append(entry)
+        return entry
+    }
+
+    mutating func insert(_ query: QueryIdentity, request: RequestID, summary: ResultSummary) {
+        guard capacity > 0 else { return }
+        if let index = entries.firstIndex(where: { $0.query == query }) { entries.remove(at: index) }
+        if entries.count >= capacity { entries.removeFirst() }
+        entries.append(Entry(query: query, request: request, summary: summary))
+    }
+}
+
+/// Whether a key press leaves an IME composition open, as far as the field can tell.
+public enum Composition {
+    /// A Hangul jamo key (compatibility jamo U+3131–U+318E or conjoining jamo U+1100–U+11FF)
+    /// leaves the syllable being composed open; a write-back now commits or mangles it.
+    public static func isComposing(key: String) -> Bool {
+        guard let scalar = key.unicodeScalars.first, key.unicodeScalars.count == 1 else { return false }
+        return (0x3131...0x318E).contains(scalar.value) || (0x1100...0x11FF).contains(scalar.value)
+    }
+}
+
+/// A text field as far as a write-back needs one: what it reports after the app sets its text.
+///
+/// While an IME composition is open, the input method re-inserts its marked text after a
+/// programmatic set, so the binding changes straight back to what the user had: the change
+/// handler sees a new value every time and seed 001's loop runs until something stops it.
+public struct TextFieldModel: Hashable, Sendable {
+    public private(set) var text: String
+    public var composing: Bool
+
+    public init(text: String = "", composing: Bool = false) {
+        self.text = text
+        self.composing = composing
+    }
+
+    /// The user's edit.
+    public mutating func userEdit(_ newText: String, composing: Bool) {
+        text = newText
+        self.composing = composing
+    }
+
+    /// The app sets the text; returns what the binding reports afterwards.
+    public mutating func programmaticSet(_ newText: String) -> String {
+        if composing { return text }
+        text = newText
+        return newText
+    }
+}

@@ -1,2 +1,0 @@
-/// The SearchField module. See ../shared/DESIGN.md for what it owns.
-public enum SearchFieldModule {}

@@ -1,0 +1,125 @@
+/// A search field's logic as a pure state machine: events in, effects out.
+///
+/// A strategy owns no clock, thread or socket. Runners (virtual time, live in-process, live HTTP)
+/// call `handle` with the event and the time it happened, execute the effects and pass them to
+/// the recorder, so a number measured in virtual time and one measured over HTTP come from the
+/// same logic.
+public protocol SearchFieldStrategy: Sendable {
+    /// The knobs this instance runs with.
+    var configuration: SearchFieldConfiguration { get }
+
+    /// Handles one event that happened at `time` (nanoseconds on the runner's clock) and appends
+    /// the resulting effects to `effects`, in the order they happen.
+    ///
+    /// `effects` is the runner's reusable buffer: appending, never clearing, keeps the hot path
+    /// free of allocations.
+    mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect])
+}
+
+/// What restarts a strategy's wait and request.
+public enum RestartKey: String, Hashable, Sendable {
+    /// The full query identity (text, scope, tokens): the correct choice.
+    case identity
+    /// The text alone (`.task(id: searchText)`, seed 002's draft that does not follow a changed
+    /// identity): scope and token changes keep showing results of the old identity.
+    case text
+}
+
+/// The shared knobs (STRATEGIES.md). Presets are named points in this space.
+public struct SearchFieldConfiguration: Hashable, Sendable {
+    /// Debounce wait in nanoseconds (0: none). Also the throttle interval for `throttle`.
+    public var debounce: Int64
+    /// Trimming and minimum length.
+    public var normalizer: QueryNormalizer
+    /// After this long without an answer, show the stalled indicator (`nil`: never).
+    public var stalledDelay: Int64?
+    /// Client LRU cache of identity → results (0: off). Presets whose seed has no cache ignore it.
+    public var cacheCapacity: Int
+    public var restartKey: RestartKey
+    /// Wrap the strategy in seed 001's write-back normalization.
+    public var writeBack: Bool
+    /// Stop a write-back loop after this many re-entries of the change handler.
+    public var writeBackBound: Int
+
+    public init(
+        debounce: Int64 = 300_000_000, normalizer: QueryNormalizer = QueryNormalizer(trims: true, minimumLength: 2),
+        stalledDelay: Int64? = nil, cacheCapacity: Int = 0, restartKey: RestartKey = .identity,
+        writeBack: Bool = false, writeBackBound: Int = 16
+    ) {
+        self.debounce = debounce
+        self.normalizer = normalizer
+        self.stalledDelay = stalledDelay
+        self.cacheCapacity = cacheCapacity
+        self.restartKey = restartKey
+        self.writeBack = writeBack
+        self.writeBackBound = writeBackBound
+    }
+
+    /// The query a settled field should show results for, against which the recorder measures
+    /// staleness: always trimmed, the full identity, `nil` below this strategy's minimum length.
+    public func expectedQuery(for input: FieldInput) -> QueryIdentity? {
+        QueryNormalizer(trims: true, minimumLength: normalizer.minimumLength)
+            .identity(text: input.text, scope: input.scope, tokens: input.tokens)
+    }
+}
+
+/// The named strategies of STRATEGIES.md.
+public enum Preset: String, CaseIterable, Sendable {
+    case naive
+    case manualCancel = "manual-cancel"
+    case splitStateSeed = "split-state-seed"
+    case splitState = "split-state"
+    case sequenceGuard = "sequence-guard"
+    case debounceSwitch = "debounce-switch"
+    case throttle
+    case submitOnly = "submit-only"
+    case localFilter = "local-filter"
+
+    /// The knobs as the modelled code has them.
+    public var defaultConfiguration: SearchFieldConfiguration {
+        let raw = QueryNormalizer(trims: false, minimumLength: 0)
+        switch self {
+        case .naive:
+            return SearchFieldConfiguration(debounce: 0, normalizer: raw, restartKey: .text)
+        case .manualCancel:
+            return SearchFieldConfiguration(debounce: 300_000_000, normalizer: raw, restartKey: .text)
+        case .splitStateSeed:
+            return SearchFieldConfiguration(debounce: 300_000_000, restartKey: .text)
+        case .splitState:
+            return SearchFieldConfiguration(debounce: 300_000_000, stalledDelay: 200_000_000)
+        case .sequenceGuard:
+            return SearchFieldConfiguration(debounce: 0, normalizer: raw, stalledDelay: 200_000_000)
+        case .debounceSwitch:
+            return SearchFieldConfiguration(debounce: 300_000_000, normalizer: raw)
+        case .throttle:
+            return SearchFieldConfiguration(debounce: 300_000_000, normalizer: raw)
+        case .submitOnly:
+            return SearchFieldConfiguration(debounce: 0, normalizer: QueryNormalizer(trims: true, minimumLength: 1))
+        case .localFilter:
+            return SearchFieldConfiguration(debounce: 0, normalizer: raw)
+        }
+    }
+
+    /// A fresh strategy with `configuration` (the preset's defaults when `nil`), wrapped in the
+    /// write-back variant when the configuration asks for it.
+    public func make(_ configuration: SearchFieldConfiguration? = nil) -> any SearchFieldStrategy {
+        let configuration = configuration ?? defaultConfiguration
+        let base: any SearchFieldStrategy = switch self {
+        case .naive: NaiveField(configuration: configuration)
+        case .manualCancel: ManualCancelField(configuration: configuration)
+        case .splitStateSeed: SplitStateSeedField(configuration: configuration)
+        case .splitState: SplitStateField(configuration: configuration)
+        case .sequenceGuard: SequenceGuardField(configuration: configuration)
+        case .debounceSwitch: DebounceSwitchField(configuration: configuration)
+        case .throttle: ThrottleField(configuration: configuration)
+        case .submitOnly: SubmitOnlyField(configuration: configuration)
+        case .localFilter: LocalFilterField(configuration: configuration)
+        }
+        guard configuration.writeBack else { return base }
+        return Self.wrapInWriteBack(base)
+    }
+
+    private static func wrapInWriteBack<Base: SearchFieldStrategy>(_ base: Base) -> any SearchFieldStrategy {
+        WriteBackField(base: base)
+    }
+}

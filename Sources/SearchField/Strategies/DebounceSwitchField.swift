@@ -1,0 +1,92 @@
+/// `debounce-switch` — the reactive pipeline:
+///
+/// ```js
+/// input$.pipe(debounceTime(300), distinctUntilChanged(), switchMap(q => search(q)))
+/// ```
+/// ```swift
+/// $query.debounce(for: .milliseconds(300), scheduler: RunLoop.main)
+///     .removeDuplicates().map(search).switchToLatest()
+/// ```
+///
+/// The in-flight request is cancelled only when the debounce emits the next query, so an
+/// obsolete but in-order result can still arrive and show during the next wait. No loading
+/// state: results are replaced when new ones arrive; an error is caught and shown.
+public struct DebounceSwitchField: SearchFieldStrategy {
+    public let configuration: SearchFieldConfiguration
+    private var input = FieldInput()
+    private var wait: (timer: TimerID, query: QueryIdentity)?
+    private var lastEmitted: QueryIdentity?
+    private var inFlight: (id: RequestID, query: QueryIdentity)?
+    private var shown = ShownContent.nothing
+    private var cache: ClientCache
+    private var display = DisplayTracker()
+    private var ids = IDSource()
+
+    public init(configuration: SearchFieldConfiguration = Preset.debounceSwitch.defaultConfiguration) {
+        self.configuration = configuration
+        cache = ClientCache(capacity: configuration.cacheCapacity)
+    }
+
+    public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
+        switch event {
+        case let .textChanged(text, _), let .fieldTextSet(text):
+            guard text != input.text else { return }
+            input.text = text
+            inputChanged(into: &effects)
+        case let .scopeChanged(scope):
+            guard scope != input.scope else { return }
+            input.scope = scope
+            inputChanged(into: &effects)
+        case let .tokensChanged(tokens):
+            guard tokens != input.tokens else { return }
+            input.tokens = tokens
+            inputChanged(into: &effects)
+        case .submitted:
+            return
+        case let .timerFired(timer):
+            guard let wait, wait.timer == timer else { return }
+            self.wait = nil
+            guard wait.query != lastEmitted else { return }
+            lastEmitted = wait.query
+            if let inFlight { effects.append(.cancelRequest(inFlight.id)) }
+            inFlight = nil
+            if let hit = cache.lookup(wait.query) {
+                effects.append(.commit(wait.query, cached: true))
+                shown = .answer(wait.query, hit.request, hit.summary)
+            } else {
+                let id = ids.request()
+                effects.append(.commit(wait.query, cached: false))
+                effects.append(.sendRequest(id, wait.query))
+                inFlight = (id, wait.query)
+            }
+        case let .responseArrived(id, summary):
+            guard let inFlight, inFlight.id == id else {
+                effects.append(.discard(id))
+                return
+            }
+            self.inFlight = nil
+            shown = .answer(inFlight.query, id, summary)
+            cache.insert(inFlight.query, request: id, summary: summary)
+            effects.append(.apply(id, inFlight.query, summary.applyKind))
+        case let .requestFailed(id, reason):
+            guard let inFlight, inFlight.id == id else { return }
+            self.inFlight = nil
+            if reason != .cancelled {
+                shown = .error(inFlight.query)
+                effects.append(.apply(id, inFlight.query, .error))
+            }
+        }
+        display.show(shown.display, into: &effects)
+    }
+
+    /// `debounceTime`: every value restarts the wait; values below the minimum are filtered out
+    /// before it.
+    private mutating func inputChanged(into effects: inout [SearchEffect]) {
+        if let wait { effects.append(.cancelTimer(wait.timer)) }
+        wait = nil
+        guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return }
+        let timer = ids.timer()
+        effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .debounce(query)))
+        wait = (timer, query)
+    }
+}

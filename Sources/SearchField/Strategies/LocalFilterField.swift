@@ -1,0 +1,64 @@
+/// `local-filter` — Apple's "Performing a search operation", filtering in memory on every change:
+///
+/// ```swift
+/// func filteredProducts(products: [Product], searchText: String, tokens: [FruitToken]) -> [Product] {
+///     guard !searchText.isEmpty || !tokens.isEmpty else { return products }
+///     return products.filter { product in
+///         product.name.lowercased().contains(searchText.lowercased()) ||
+///         tokens.map({ $0.rawValue }).contains(product.name.lowercased())
+///     }
+/// }
+/// ```
+///
+/// No network: each change runs the filter synchronously on the UI thread (`runLocally`), so the
+/// cost is UI-thread time per keystroke, which grows with the catalog and delays the next
+/// keystroke. Empty text shows every product.
+public struct LocalFilterField: SearchFieldStrategy {
+    public let configuration: SearchFieldConfiguration
+    private var input = FieldInput()
+    private var running = RequestBook()
+    private var lastQuery: QueryIdentity?
+    private var shown = ShownContent.nothing
+    private var display = DisplayTracker()
+    private var ids = IDSource()
+
+    public init(configuration: SearchFieldConfiguration = Preset.localFilter.defaultConfiguration) {
+        self.configuration = configuration
+    }
+
+    public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
+        switch event {
+        case let .textChanged(text, _), let .fieldTextSet(text):
+            guard text != input.text else { return }
+            input.text = text
+            filter(into: &effects)
+        case let .scopeChanged(scope):
+            guard scope != input.scope else { return }
+            input.scope = scope
+            filter(into: &effects)
+        case let .tokensChanged(tokens):
+            guard tokens != input.tokens else { return }
+            input.tokens = tokens
+            filter(into: &effects)
+        case .submitted, .timerFired:
+            return
+        case let .responseArrived(id, summary):
+            guard let query = running.remove(id) else { return }
+            shown = .answer(query, id, summary)
+            effects.append(.apply(id, query, summary.applyKind))
+        case let .requestFailed(id, _):
+            _ = running.remove(id)
+        }
+        display.show(shown.display, into: &effects)
+    }
+
+    private mutating func filter(into effects: inout [SearchEffect]) {
+        guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens),
+              query != lastQuery else { return }
+        lastQuery = query
+        let id = ids.request()
+        running.insert(id, query)
+        effects.append(.commit(query, cached: false))
+        effects.append(.runLocally(id, query))
+    }
+}

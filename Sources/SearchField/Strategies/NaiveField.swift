@@ -1,0 +1,60 @@
+/// `naive` — seed 000's first listing, one value for everything:
+///
+/// ```swift
+/// .onChange(of: searchText) { _, newValue in
+///     Task {
+///         isLoading = true
+///         results = try await ProductAPI.search(keyword: newValue)
+///         isLoading = false
+///     }
+/// }
+/// ```
+///
+/// Every text change, the empty text included, starts an unstructured task; nothing is cancelled;
+/// every response is written when it arrives, so a slow old response overwrites newer results,
+/// and a finishing old task turns the spinner off while a newer one still runs. A failure throws
+/// out of the task past `isLoading = false`, so the spinner stays on. Keyed on the text only:
+/// scope and token changes start nothing.
+public struct NaiveField: SearchFieldStrategy {
+    public let configuration: SearchFieldConfiguration
+    private var input = FieldInput()
+    /// Tasks still awaiting `ProductAPI.search`.
+    private var running = RequestBook()
+    private var isLoading = false
+    /// The last assigned `results`.
+    private var results = ShownContent.nothing
+    private var display = DisplayTracker()
+    private var ids = IDSource()
+
+    public init(configuration: SearchFieldConfiguration = Preset.naive.defaultConfiguration) {
+        self.configuration = configuration
+    }
+
+    public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
+        switch event {
+        case let .textChanged(text, _), let .fieldTextSet(text):
+            guard text != input.text else { return }
+            input.text = text
+            guard let query = configuration.normalizer.identity(text: text, scope: input.scope, tokens: input.tokens) else { return }
+            let id = ids.request()
+            running.insert(id, query)
+            effects.append(.commit(query, cached: false))
+            effects.append(.sendRequest(id, query))
+            isLoading = true
+        case let .scopeChanged(scope):
+            input.scope = scope
+        case let .tokensChanged(tokens):
+            input.tokens = tokens
+        case .submitted, .timerFired:
+            return
+        case let .responseArrived(id, summary):
+            guard let query = running.remove(id) else { return }
+            results = .answer(query, id, summary)
+            effects.append(.apply(id, query, summary.applyKind))
+            isLoading = false
+        case let .requestFailed(id, _):
+            _ = running.remove(id)
+        }
+        display.show(isLoading ? .loading : results.display, into: &effects)
+    }
+}

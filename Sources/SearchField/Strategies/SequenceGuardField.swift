@@ -1,0 +1,126 @@
+/// `sequence-guard` — Algolia InstantSearch's model: a request per keystroke, none cancelled, and
+/// a response older than the last one applied is dropped:
+///
+/// ```js
+/// helper.on('change', () => helper.search());   // every state change searches
+/// // in the helper: if (queryId < lastResponseQueryId) return; // stale, drop it
+/// // status becomes 'stalled' after stalledSearchDelay (200 ms) without an answer
+/// ```
+///
+/// No stale overwrite ever, but every keystroke costs a request and the intermediate results
+/// flash by as they come in. Previous results stay on screen, with the stalled indicator when
+/// the newest request is slow.
+public struct SequenceGuardField: SearchFieldStrategy {
+    public let configuration: SearchFieldConfiguration
+    private var input = FieldInput()
+    /// Queries of the requests that may still be applied.
+    private var inFlight = RequestBook()
+    private var latestSent: RequestID = 0
+    private var lastApplied: RequestID = 0
+    private var stalledTimer: TimerID?
+    private var stalled = false
+    private var shown = ShownContent.nothing
+    private var lastQuery: QueryIdentity?
+    private var cache: ClientCache
+    private var display = DisplayTracker()
+    private var ids = IDSource()
+
+    public init(configuration: SearchFieldConfiguration = Preset.sequenceGuard.defaultConfiguration) {
+        self.configuration = configuration
+        cache = ClientCache(capacity: configuration.cacheCapacity)
+    }
+
+    public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
+        switch event {
+        case let .textChanged(text, _), let .fieldTextSet(text):
+            guard text != input.text else { return }
+            input.text = text
+            inputChanged(into: &effects)
+        case let .scopeChanged(scope):
+            guard scope != input.scope else { return }
+            input.scope = scope
+            inputChanged(into: &effects)
+        case let .tokensChanged(tokens):
+            guard tokens != input.tokens else { return }
+            input.tokens = tokens
+            inputChanged(into: &effects)
+        case .submitted:
+            return
+        case let .timerFired(timer):
+            guard timer == stalledTimer else { return }
+            stalledTimer = nil
+            stalled = true
+        case let .responseArrived(id, summary):
+            guard let query = inFlight.remove(id), id > lastApplied else {
+                effects.append(.discard(id))
+                return
+            }
+            lastApplied = id
+            shown = .answer(query, id, summary)
+            cache.insert(query, request: id, summary: summary)
+            effects.append(.apply(id, query, summary.applyKind))
+            if id == latestSent { settle(into: &effects) }
+        case let .requestFailed(id, reason):
+            guard let query = inFlight.remove(id), id > lastApplied else { return }
+            if reason != .cancelled, id == latestSent {
+                lastApplied = id
+                shown = .error(query)
+                effects.append(.apply(id, query, .error))
+                settle(into: &effects)
+            }
+        }
+        render(into: &effects)
+    }
+
+    private mutating func inputChanged(into effects: inout [SearchEffect]) {
+        let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens)
+        guard query != lastQuery else { return }
+        lastQuery = query
+        guard let query else {
+            lastApplied = latestSent
+            shown = .nothing
+            settle(into: &effects)
+            return
+        }
+        if let hit = cache.lookup(query) {
+            let id = ids.request()
+            latestSent = id
+            lastApplied = id
+            effects.append(.commit(query, cached: true))
+            shown = .answer(query, hit.request, hit.summary)
+            settle(into: &effects)
+            return
+        }
+        let id = ids.request()
+        latestSent = id
+        inFlight.insert(id, query)
+        effects.append(.commit(query, cached: false))
+        effects.append(.sendRequest(id, query))
+        if let timer = stalledTimer { effects.append(.cancelTimer(timer)) }
+        stalledTimer = nil
+        if let delay = configuration.stalledDelay {
+            let timer = ids.timer()
+            effects.append(.scheduleTimer(timer, delay: delay, purpose: .stalled))
+            stalledTimer = timer
+        }
+    }
+
+    /// The newest request is answered: no more stalled indicator.
+    private mutating func settle(into effects: inout [SearchEffect]) {
+        if let timer = stalledTimer { effects.append(.cancelTimer(timer)) }
+        stalledTimer = nil
+        stalled = false
+    }
+
+    private mutating func render(into effects: inout [SearchEffect]) {
+        let waiting = latestSent > lastApplied
+        let state: DisplayState = if stalled && waiting {
+            .stalled
+        } else if shown == .nothing && waiting {
+            .loading
+        } else {
+            shown.display
+        }
+        display.show(state, into: &effects)
+    }
+}

@@ -1,0 +1,184 @@
+/// `split-state` — seed 000's rules done right, with seeds 001 and 002 applied:
+///
+/// ```swift
+/// @State private var searchText = ""          // raw input, never written back (seed 001)
+/// @State private var committedQuery: Query?    // what the results on screen answer
+/// .task(id: Query(searchText, scope, tokens)) { // the full identity restarts it (seed 002)
+///     guard let query = normalize(searchText) /* trim, count >= 2 */ else { showIdle(); return }
+///     guard query != committedQuery else { return }
+///     do { try await Task.sleep(for: .milliseconds(300)) } catch { return }
+///     let response = try? await search(query) // stalled indicator after 200 ms
+///     guard !Task.isCancelled else { return }  // cancellation is never an error
+///     committedQuery = query; results = response // commit on success
+/// }
+/// ```
+///
+/// Previous results stay visible while the next ones load; idle, loading, stalled, results,
+/// empty and error are distinct; a response is applied only if it answers the request the field
+/// is waiting for. Submitting skips the rest of the wait. With `restartKey: .text` it becomes
+/// seed 002's identity-blind variant; with a cache, a committed identity seen before is shown
+/// at once.
+public struct SplitStateField: SearchFieldStrategy {
+    public let configuration: SearchFieldConfiguration
+    private var input = FieldInput()
+    private var phase = Phase.idle
+    /// The identity whose answer is on screen (committed on success).
+    private var shown = ShownContent.nothing
+    private var stalled = false
+    private var cache: ClientCache
+    private var display = DisplayTracker()
+    private var ids = IDSource()
+
+    /// What the field is doing about its current identity.
+    private enum Phase: Hashable, Sendable {
+        /// Nothing to do: the screen answers the current identity, or the text is too short.
+        case idle
+        /// The restartable debounce wait before searching for the query.
+        case waiting(TimerID, QueryIdentity)
+        /// The request is in flight; the stalled timer shows the indicator if it is slow.
+        case loading(RequestID, QueryIdentity, stalledTimer: TimerID?)
+    }
+
+    public init(configuration: SearchFieldConfiguration = Preset.splitState.defaultConfiguration) {
+        self.configuration = configuration
+        cache = ClientCache(capacity: configuration.cacheCapacity)
+    }
+
+    public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
+        switch event {
+        case let .textChanged(text, _), let .fieldTextSet(text):
+            guard text != input.text else { return }
+            input.text = text
+            inputChanged(into: &effects)
+        case let .scopeChanged(scope):
+            guard scope != input.scope else { return }
+            input.scope = scope
+            if configuration.restartKey == .identity { inputChanged(into: &effects) }
+        case let .tokensChanged(tokens):
+            guard tokens != input.tokens else { return }
+            input.tokens = tokens
+            if configuration.restartKey == .identity { inputChanged(into: &effects) }
+        case .submitted:
+            guard case let .waiting(timer, query) = phase else { return }
+            effects.append(.cancelTimer(timer))
+            search(query, into: &effects)
+        case let .timerFired(timer):
+            switch phase {
+            case let .waiting(current, query) where current == timer:
+                search(query, into: &effects)
+            case let .loading(_, _, stalledTimer) where stalledTimer == timer:
+                stalled = true
+            default:
+                return
+            }
+        case let .responseArrived(id, summary):
+            guard case let .loading(current, query, stalledTimer) = phase, current == id else {
+                effects.append(.discard(id))
+                return
+            }
+            if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
+            shown = .answer(query, id, summary)
+            cache.insert(query, request: id, summary: summary)
+            effects.append(.apply(id, query, summary.applyKind))
+            phase = .idle
+        case let .requestFailed(id, reason):
+            guard case let .loading(current, query, stalledTimer) = phase, current == id else { return }
+            if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
+            if reason != .cancelled {
+                shown = .error(query)
+                effects.append(.apply(id, query, .error))
+            }
+            phase = .idle
+        }
+        render(into: &effects)
+    }
+
+    /// The identity of the wait or request in progress, else of what the screen answers.
+    private var target: QueryIdentity? {
+        switch phase {
+        case let .waiting(_, query), let .loading(_, query, _): query
+        case .idle: shown.answeredQuery
+        }
+    }
+
+    private mutating func inputChanged(into effects: inout [SearchEffect]) {
+        var query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens)
+        if configuration.restartKey == .text, let target, let text = query?.text, text == target.text {
+            query = target
+        }
+        guard query != target || (query == nil && shown != .nothing) else { return }
+        cancelPhase(into: &effects)
+        guard let query else {
+            shown = .nothing
+            return
+        }
+        if query == shown.answeredQuery { return }
+        if let hit = cache.lookup(query) {
+            effects.append(.commit(query, cached: true))
+            shown = .answer(query, hit.request, hit.summary)
+            return
+        }
+        let timer = ids.timer()
+        effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .debounce(query)))
+        phase = .waiting(timer, query)
+    }
+
+    private mutating func cancelPhase(into effects: inout [SearchEffect]) {
+        switch phase {
+        case let .waiting(timer, _):
+            effects.append(.cancelTimer(timer))
+        case let .loading(request, _, stalledTimer):
+            effects.append(.cancelRequest(request))
+            if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
+        case .idle:
+            break
+        }
+        phase = .idle
+        stalled = false
+    }
+
+    private mutating func search(_ query: QueryIdentity, into effects: inout [SearchEffect]) {
+        if let hit = cache.lookup(query) {
+            effects.append(.commit(query, cached: true))
+            shown = .answer(query, hit.request, hit.summary)
+            phase = .idle
+            return
+        }
+        let id = ids.request()
+        effects.append(.commit(query, cached: false))
+        effects.append(.sendRequest(id, query))
+        var stalledTimer: TimerID?
+        if let delay = configuration.stalledDelay {
+            let timer = ids.timer()
+            effects.append(.scheduleTimer(timer, delay: delay, purpose: .stalled))
+            stalledTimer = timer
+        }
+        phase = .loading(id, query, stalledTimer: stalledTimer)
+    }
+
+    private mutating func render(into effects: inout [SearchEffect]) {
+        let state: DisplayState
+        if case .loading = phase, stalled || shown == .nothing {
+            state = stalled ? .stalled : .loading
+        } else {
+            state = shown.display
+        }
+        display.show(state, into: &effects)
+    }
+}
+
+extension ShownContent {
+    var query: QueryIdentity? {
+        switch self {
+        case .nothing: nil
+        case let .results(query, _, _), let .error(query): query
+        }
+    }
+
+    /// The identity whose results (or backend-confirmed emptiness) are on screen; an error does
+    /// not answer a query, so typing it again retries.
+    var answeredQuery: QueryIdentity? {
+        if case let .results(query, _, _) = self { return query }
+        return nil
+    }
+}

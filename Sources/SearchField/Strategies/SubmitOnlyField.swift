@@ -1,0 +1,71 @@
+/// `submit-only` — Apple's "Performing a search operation": "you can also wait until someone
+/// submits the query before performing the search":
+///
+/// ```swift
+/// .searchable(text: $model.searchText, tokens: $model.tokens) { … }
+/// .onSubmit(of: .search) { model.search() }
+/// ```
+///
+/// One request per submit, none while typing; the results of the last submitted query stay on
+/// screen (so the text and the results disagree until the next Return). A new submit cancels the
+/// one in flight.
+public struct SubmitOnlyField: SearchFieldStrategy {
+    public let configuration: SearchFieldConfiguration
+    private var input = FieldInput()
+    private var inFlight: (id: RequestID, query: QueryIdentity)?
+    private var shown = ShownContent.nothing
+    private var cache: ClientCache
+    private var display = DisplayTracker()
+    private var ids = IDSource()
+
+    public init(configuration: SearchFieldConfiguration = Preset.submitOnly.defaultConfiguration) {
+        self.configuration = configuration
+        cache = ClientCache(capacity: configuration.cacheCapacity)
+    }
+
+    public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
+        switch event {
+        case let .textChanged(text, _), let .fieldTextSet(text):
+            input.text = text
+            return
+        case let .scopeChanged(scope):
+            input.scope = scope
+            return
+        case let .tokensChanged(tokens):
+            input.tokens = tokens
+            return
+        case .timerFired:
+            return
+        case .submitted:
+            guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return }
+            if let inFlight { effects.append(.cancelRequest(inFlight.id)) }
+            inFlight = nil
+            if let hit = cache.lookup(query) {
+                effects.append(.commit(query, cached: true))
+                shown = .answer(query, hit.request, hit.summary)
+            } else {
+                let id = ids.request()
+                effects.append(.commit(query, cached: false))
+                effects.append(.sendRequest(id, query))
+                inFlight = (id, query)
+            }
+        case let .responseArrived(id, summary):
+            guard let inFlight, inFlight.id == id else {
+                effects.append(.discard(id))
+                return
+            }
+            self.inFlight = nil
+            shown = .answer(inFlight.query, id, summary)
+            cache.insert(inFlight.query, request: id, summary: summary)
+            effects.append(.apply(id, inFlight.query, summary.applyKind))
+        case let .requestFailed(id, reason):
+            guard let inFlight, inFlight.id == id else { return }
+            self.inFlight = nil
+            if reason != .cancelled {
+                shown = .error(inFlight.query)
+                effects.append(.apply(id, inFlight.query, .error))
+            }
+        }
+        display.show(inFlight != nil ? .loading : shown.display, into: &effects)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Typists
+
+/// How cancellation reaches the backend (STRATEGIES.md, "Reading the seed code faithfully").
+public enum CancellationMode: Hashable, Sendable, CustomStringConvertible {
+    /// The client's awaited call throws at once; the server stops after the request's one-way
+    /// trip plus `delay` (its cancellation check interval).
+    case honoured(delay: Int64)
+    /// The client's call throws at once, but the server never hears of it and finishes the work
+    /// (a server that ignores disconnects).
+    case clientOnly
+    /// Nobody notices: the call completes normally and the strategy gets the response.
+    case ignored
+
+    public var description: String {
+        switch self {
+        case let .honoured(delay): "honoured after \(Double(delay) / 1e6)ms"
+        case .clientOnly: "client-only"
+        case .ignored: "ignored"
+        }
+    }
+}
+
+/// Service time from the work a query costs: items scanned at a calibrated rate.
+///
+/// `calibrate(itemsPerSecond:)` takes a rate measured on the real filter engine for the
+/// catalog at hand, so virtual runs cost what real ones would.
+public struct CostModel: Hashable, Sendable {
+    public var catalogItems: Int64
+    public var nanosPerItem: Double
+    /// Per-request overhead (parsing, serialization).
+    public var fixedNs: Int64
+    /// Spread around the computed cost (σ of a log-normal factor).
+    public var jitter: Double
+
+    public init(catalogItems: Int64, nanosPerItem: Double, fixedNs: Int64 = 200_000, jitter: Double = 0.15) {
+        self.catalogItems = catalogItems
+        self.nanosPerItem = nanosPerItem
+        self.fixedNs = fixedNs
+        self.jitter = jitter
+    }
+
+    /// Sets the scan rate from a measurement.
+    public mutating func calibrate(itemsPerSecond: Double) {
+        precondition(itemsPerSecond > 0)
+        nanosPerItem = 1e9 / itemsPerSecond
+    }
+
+    /// Items a query scans: the whole catalog for short queries; a trigram-indexed engine
+    /// narrows longer ones to candidates (halving per extra character, at least 1%).
+    public func itemsScanned(queryLength: Int) -> Int64 {
+        guard queryLength >= 3 else { return catalogItems }
+        let shift = min(queryLength - 2, 7)
+        return max(catalogItems >> Int64(shift), catalogItems / 100)
+    }
+}
+
+/// Where the service time of a request comes from.
+public enum ServiceModel: Hashable, Sendable {
+    case distribution(Distribution)
+    case cost(CostModel)
+}
+
+/// The modelled network and server, shared by the typists of one server cell.
+///
+/// Typists are grouped into cells of `typistsPerServer`; each cell has its own server with
+/// `workers` workers and a FIFO queue. Cells never share anything, which is what lets a run be
+/// split into segments on cell boundaries and merged back exactly.
+public struct BackendModel: Hashable, Sendable {
+    /// Round trip; each direction takes half.
+    public var roundTrip: Distribution
+    public var workers: Int
+    public var typistsPerServer: Int
+    public var service: ServiceModel
+    /// The slow tail: with this probability a request's service time is multiplied by `factor`.
+    public var slowTailProbability: Double
+    public var slowTailFactor: Double
+    /// Share of requests the server answers with an error.
+    public var errorRate: Double
+    /// Share of requests lost in transport (the client sees a transport error after the round
+    /// trip).
+    public var transportErrorRate: Double
+    /// The client gives up after this long (`nil`: never).
+    public var timeout: Int64?
+    public var cancellation: CancellationMode
+    /// Catalog size and per-item cost of `local-filter`'s in-memory filter on the UI thread.
+    public var localCatalogItems: Int64
+    public var localNanosPerItem: Double
+    /// Fixed response times by query text (`replay --latency "sw=900ms,*=100ms"`): when set for a
+    /// text, that request takes exactly this long end to end, with no network or queue.
+    public var scripted: [String: Int64]
+    /// Scripted time for texts not in `scripted` (`*=`), else the model applies.
+    public var scriptedDefault: Int64?
+
+    public init(
+        roundTrip: Distribution = .logNormal(median: 40_000_000, sigma: 0.3), workers: Int = 8,
+        typistsPerServer: Int = 100, service: ServiceModel = .distribution(.logNormal(median: 20_000_000, sigma: 0.5)),
+        slowTailProbability: Double = 0.01, slowTailFactor: Double = 20, errorRate: Double = 0.002,
+        transportErrorRate: Double = 0, timeout: Int64? = 10_000_000_000,
+        cancellation: CancellationMode = .honoured(delay: 5_000_000),
+        localCatalogItems: Int64 = 10_000, localNanosPerItem: Double = 150,
+        scripted: [String: Int64] = [:], scriptedDefault: Int64? = nil
+    ) {
+        self.roundTrip = roundTrip
+        self.workers = workers
+        self.typistsPerServer = typistsPerServer
+        self.service = service
+        self.slowTailProbability = slowTailProbability
+        self.slowTailFactor = slowTailFactor
+        self.errorRate = errorRate
+        self.transportErrorRate = transportErrorRate
+        self.timeout = timeout
+        self.cancellation = cancellation
+        self.localCatalogItems = localCatalogItems
+        self.localNanosPerItem = localNanosPerItem
+        self.scripted = scripted
+        self.scriptedDefault = scriptedDefault
+    }
+
+    /// A backend that answers every request after exactly the scripted time, never fails and
+    /// never queues: for replaying a trace against known latencies.
+    public static func scripted(_ times: [String: Int64], default defaultTime: Int64, cancellation: CancellationMode = .honoured(delay: 0)) -> BackendModel {
+        BackendModel(roundTrip: .constant(0), workers: 1 << 20, service: .distribution(.constant(defaultTime)),
+                     slowTailProbability: 0, errorRate: 0, timeout: nil, cancellation: cancellation,
+                     scripted: times, scriptedDefault: defaultTime)
+    }
+
+    /// The scripted end-to-end time for `text`, if any.
+    func scriptedTime(for text: String) -> Int64? {
+        if scripted.isEmpty { return scriptedDefault }
+        return scripted[text] ?? scriptedDefault
+    }
+
+    /// Service time and items scanned for one request.
+    func serviceTime(queryLength: Int, _ rng: inout SeededGenerator) -> (ns: Int64, items: Int64) {
+        var ns: Int64
+        var items: Int64 = 0
+        switch service {
+        case let .distribution(distribution):
+            ns = distribution.sample(&rng)
+        case let .cost(model):
+            items = model.itemsScanned(queryLength: queryLength)
+            let base = Double(model.fixedNs) + Double(items) * model.nanosPerItem
+            ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.standardNormal()) : 1))
+        }
+        if rng.chance(slowTailProbability) {
+            ns = Int64(Double(ns) * slowTailFactor)
+        }
+        return (max(ns, 0), items)
+    }
+
+    /// How many results the catalog has for a query: deterministic in the text, fewer for longer
+    /// queries, and none for about one long query in twenty (a genuine "no results").
+    static func resultCount(text: String, catalogItems: Int64) -> Int {
+        let length = text.utf8.count
+        let hash = stableHash(text)
+        if length >= 4, hash % 20 == 0 { return 0 }
+        let shift = min(length * 2, 40)
+        return Int(max(catalogItems >> Int64(shift), Int64(1 + hash % 7)))
+    }
+}

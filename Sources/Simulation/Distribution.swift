@@ -1,0 +1,75 @@
+import Foundation
+import Typists
+
+/// A duration distribution in nanoseconds: what the network and server models draw from.
+public enum Distribution: Hashable, Sendable, CustomStringConvertible {
+    case constant(Int64)
+    /// Log-normal with this median and shape (σ of the underlying normal): the usual shape of
+    /// network and service latencies, with a long right tail for larger σ.
+    case logNormal(median: Int64, sigma: Double)
+    /// Uniform in `low...high`.
+    case uniform(Int64, Int64)
+
+    public func sample(_ rng: inout SeededGenerator) -> Int64 {
+        switch self {
+        case let .constant(value):
+            return value
+        case let .logNormal(median, sigma):
+            guard sigma > 0 else { return median }
+            return Int64((Double(median) * exp(sigma * rng.standardNormal())).rounded())
+        case let .uniform(low, high):
+            guard high > low else { return low }
+            return low + Int64(rng.next() % UInt64(high - low + 1))
+        }
+    }
+
+    /// The median (for reports and defaults).
+    public var median: Int64 {
+        switch self {
+        case let .constant(value): value
+        case let .logNormal(median, _): median
+        case let .uniform(low, high): (low + high) / 2
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .constant(value): "\(Double(value) / 1e6)ms"
+        case let .logNormal(median, sigma): "lognormal(median \(Double(median) / 1e6)ms, σ \(sigma))"
+        case let .uniform(low, high): "uniform(\(Double(low) / 1e6)–\(Double(high) / 1e6)ms)"
+        }
+    }
+}
+
+extension SeededGenerator {
+    /// A standard normal deviate (Box–Muller, one of the pair).
+    mutating func standardNormal() -> Double {
+        let u1 = max(nextUnit(), 0x1p-53)
+        let u2 = nextUnit()
+        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+    }
+
+    /// True with probability `p`.
+    mutating func chance(_ p: Double) -> Bool {
+        p > 0 && nextUnit() < p
+    }
+}
+
+/// FNV-1a over bytes: a hash that is the same in every process (Swift's `Hasher` is seeded per
+/// process, so it cannot decide anything that must replay identically).
+func stableHash(_ text: String, into seed: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
+    var hash = seed
+    for byte in text.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01B3
+    }
+    return hash
+}
+
+/// Mixes numbers into one well-spread 64-bit value (SplitMix64's finalizer).
+func mix(_ a: UInt64, _ b: UInt64, _ c: UInt64 = 0) -> UInt64 {
+    var z = a &+ b &* 0x9E37_79B9_7F4A_7C15 &+ c &* 0xC2B2_AE3D_27D4_EB4F
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+}

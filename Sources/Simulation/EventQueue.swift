@@ -1,0 +1,83 @@
+/// What the virtual-time runner has to do next.
+struct ScheduledEvent: Sendable {
+    /// Virtual time in nanoseconds.
+    var time: Int64
+    /// Insertion order: events at the same time run in the order they were scheduled, which
+    /// makes every run deterministic.
+    var sequence: UInt64
+    var typist: Int32
+    var kind: Kind
+    /// A timer id, or a request handle with its generation (`handle | generation << 32`).
+    var payload: UInt64
+
+    enum Kind: UInt8, Sendable {
+        /// The typist's next `TypingEvent` is due.
+        case typing
+        case timer
+        /// The request reaches the server.
+        case serverArrive
+        /// A worker finishes the request.
+        case serviceDone
+        /// The server notices the cancellation.
+        case cancelArrive
+        /// The response (or error) reaches the client.
+        case responseArrive
+        /// The client's awaited call throws after the client cancelled.
+        case clientCancelled
+        case timeout
+        /// A `runLocally` filter finished on the typist's UI thread.
+        case localDone
+    }
+
+    func precedes(_ other: ScheduledEvent) -> Bool {
+        time != other.time ? time < other.time : sequence < other.sequence
+    }
+}
+
+/// A binary min-heap of events ordered by (time, sequence).
+///
+/// - Complexity: O(log n) push and pop, no allocation once the storage has grown.
+struct EventQueue: Sendable {
+    var heap: [ScheduledEvent] = []
+    var nextSequence: UInt64 = 0
+
+    init(capacity: Int = 0) {
+        heap.reserveCapacity(capacity)
+    }
+
+    var count: Int { heap.count }
+    var isEmpty: Bool { heap.isEmpty }
+
+    mutating func push(_ time: Int64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64 = 0) {
+        let event = ScheduledEvent(time: time, sequence: nextSequence, typist: typist, kind: kind, payload: payload)
+        nextSequence &+= 1
+        heap.append(event)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) >> 1
+            guard event.precedes(heap[parent]) else { break }
+            heap[child] = heap[parent]
+            child = parent
+        }
+        heap[child] = event
+    }
+
+    mutating func pop() -> ScheduledEvent? {
+        guard let last = heap.popLast() else { return nil }
+        guard !heap.isEmpty else { return last }
+        let top = heap[0]
+        let count = heap.count
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < count else { break }
+            let right = left + 1
+            let child = right < count && heap[right].precedes(heap[left]) ? right : left
+            guard heap[child].precedes(last) else { break }
+            heap[parent] = heap[child]
+            parent = child
+        }
+        heap[parent] = last
+        return top
+    }
+}

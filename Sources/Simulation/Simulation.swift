@@ -1,0 +1,133 @@
+import Measurement
+import SearchField
+import Typists
+
+/// A strategy to run: a preset, its knobs, and the name it is reported under.
+public struct StrategySpec: Hashable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var preset: Preset
+    public var configuration: SearchFieldConfiguration
+
+    public init(name: String? = nil, preset: Preset, configuration: SearchFieldConfiguration? = nil) {
+        self.name = name ?? preset.rawValue
+        self.preset = preset
+        self.configuration = configuration ?? preset.defaultConfiguration
+    }
+
+    /// `split-state`, or a preset with variants: `+write-back` (seed 001), `+text-keyed` (seed
+    /// 002's identity-blind restart), `+cache` (a 32-entry client LRU cache).
+    public static func parse(_ text: String) -> StrategySpec? {
+        let parts = text.split(separator: "+").map(String.init)
+        guard let first = parts.first, let preset = Preset(rawValue: first) else { return nil }
+        var configuration = preset.defaultConfiguration
+        for variant in parts.dropFirst() {
+            switch variant {
+            case "write-back": configuration.writeBack = true
+            case "text-keyed": configuration.restartKey = .text
+            case "cache": configuration.cacheCapacity = 32
+            default: return nil
+            }
+        }
+        return StrategySpec(name: text, preset: preset, configuration: configuration)
+    }
+
+    public static let variants = ["write-back", "text-keyed", "cache"]
+
+    public var description: String { name }
+}
+
+/// Everything a virtual-time run depends on. Same scenario, same seed: same bytes out.
+public struct SimulationScenario: Sendable {
+    public var name: String
+    public var typists: Int
+    public var seed: UInt64
+    public var strategies: [StrategySpec]
+    public var backend: BackendModel
+    public var typing: SimpleTypingModel
+    public var settleInterval: Int64
+
+    public init(
+        name: String = "simulate", typists: Int, seed: UInt64, strategies: [StrategySpec] = Preset.allCases.map { StrategySpec(preset: $0) },
+        backend: BackendModel = BackendModel(), typing: SimpleTypingModel = SimpleTypingModel(), settleInterval: Int64 = 1_000_000_000
+    ) {
+        self.name = name
+        self.typists = typists
+        self.seed = seed
+        self.strategies = strategies
+        self.backend = backend
+        self.typing = typing
+        self.settleInterval = settleInterval
+    }
+
+    /// A canonical text of every input, hashed into the run record so that records of different
+    /// scenarios never merge.
+    public var canonicalDescription: String {
+        let b = backend
+        let scripted = b.scripted.keys.sorted().map { "\($0)=\(b.scripted[$0]!)" }.joined(separator: ",")
+        let strategies = strategies.map { "\($0.name):\($0.preset.rawValue):\($0.configuration)" }.joined(separator: ";")
+        return [
+            "name=\(name)", "typists=\(typists)", "seed=\(seed)", "strategies=\(strategies)",
+            "rtt=\(b.roundTrip)", "workers=\(b.workers)", "cell=\(b.typistsPerServer)", "service=\(b.service)",
+            "tail=\(b.slowTailProbability)x\(b.slowTailFactor)", "errors=\(b.errorRate),\(b.transportErrorRate)",
+            "timeout=\(String(describing: b.timeout))", "cancel=\(b.cancellation)",
+            "local=\(b.localCatalogItems)x\(b.localNanosPerItem)", "scripted=\(scripted);\(String(describing: b.scriptedDefault))",
+            "typing=\(typing)", "settle=\(settleInterval)",
+        ].joined(separator: "\n")
+    }
+
+    public var hash: String {
+        let value = stableHash(canonicalDescription)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// Runs scenarios in virtual time.
+public enum Simulation {
+    /// The global typist indices of segment `index`/`count`: whole server cells, split as evenly
+    /// as cells allow, so that the segments' records merge into exactly the unsharded record.
+    public static func typistRange(of segment: Segment, typists: Int, typistsPerServer: Int) -> Range<Int> {
+        let perCell = max(1, typistsPerServer)
+        let cellCount = (typists + perCell - 1) / perCell
+        let firstCell = cellCount * segment.index / segment.count
+        let endCell = cellCount * (segment.index + 1) / segment.count
+        return min(typists, firstCell * perCell)..<min(typists, endCell * perCell)
+    }
+
+    /// Runs every strategy of the scenario over the typists of `segment`.
+    public static func run(
+        _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
+        progress: ((String) -> Void)? = nil
+    ) -> RunRecord {
+        let range = typistRange(of: segment, typists: scenario.typists, typistsPerServer: scenario.backend.typistsPerServer)
+        var record = RunRecord(metadata: RunMetadata(
+            toolVersion: toolVersion, scenarioName: scenario.name, scenarioHash: scenario.hash,
+            seed: scenario.seed, runner: "virtual", segments: [segment]))
+        for spec in scenario.strategies {
+            progress?(spec.name)
+            let recorder = runStrategy(spec.preset.make(spec.configuration), scenario: scenario, typists: range)
+            try? record.add(MetricGroup(name: spec.name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
+        }
+        return record
+    }
+
+    /// Runs one strategy over the simple-model typists `typists` (global indices).
+    public static func runStrategy<Strategy: SearchFieldStrategy>(
+        _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
+    ) -> Recorder {
+        let sessions = typists.map { scenario.typing.session(seed: scenario.seed, typist: UInt64($0)) }
+        var runner = VirtualRunner(strategy: prototype, sessions: sessions, globalIndices: Array(typists),
+                                   backend: scenario.backend, seed: scenario.seed, settleInterval: scenario.settleInterval)
+        return runner.run()
+    }
+
+    /// Replays one trace through one strategy; `observer` sees the timeline.
+    public static func replay<Strategy: SearchFieldStrategy>(
+        _ events: [TypingEvent], strategy: Strategy, backend: BackendModel, seed: UInt64,
+        settleInterval: Int64 = 1_000_000_000, observer: ((Int64, TimelineEntry) -> Void)? = nil
+    ) -> Recorder {
+        var runner = VirtualRunner(strategy: strategy, sessions: [TraceSession(events: events)], backend: backend, seed: seed,
+                                   settleInterval: settleInterval)
+        return runner.run(observer: observer.map { observe in { time, _, entry in observe(time, entry) } })
+    }
+}

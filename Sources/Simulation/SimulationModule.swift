@@ -1,2 +1,0 @@
-/// The Simulation module. See ../shared/DESIGN.md for what it owns.
-public enum SimulationModule {}

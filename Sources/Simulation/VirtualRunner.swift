@@ -1,0 +1,232 @@
+import Measurement
+import SearchField
+import Typists
+
+/// One line of a replay timeline: what a typist did, what the strategy was told, what it asked
+/// for, and what the modelled backend did.
+public enum TimelineEntry: Sendable {
+    case typing(TypingEvent.Action)
+    case event(SearchEvent)
+    case effect(SearchEffect)
+    case backend(String)
+}
+
+/// The deterministic discrete-event runner: typists, strategies and a modelled backend in
+/// virtual time.
+///
+/// Events wait in a priority queue ordered by (time, insertion sequence), so the same inputs and
+/// seed always replay the same way. Every random draw comes from a generator derived from
+/// (seed, global typist index, request id), never from the order in which typists happen to
+/// run, and server cells never share state: a run split on cell boundaries and merged equals
+/// the whole run.
+///
+/// Generic over the strategy and session types so that the hot loop is specialized: no
+/// existential dispatch per event.
+public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSession> {
+    public let backend: BackendModel
+    public let seed: UInt64
+    public internal(set) var recorder: Recorder
+    var slots: [Slot]
+    var requests: [SimRequest] = []
+    var freeHandles: [Int32] = []
+    var cells: [ServerCell]
+    var queue: EventQueue
+    var effectBuffer: [SearchEffect] = []
+    var now: Int64 = 0
+    var observer: ((Int64, Int, TimelineEntry) -> Void)?
+
+    /// One typist: its session, its strategy, and what the runner tracks for it.
+    struct Slot {
+        var session: Session
+        var strategy: Strategy
+        var pending: TypingEvent?
+        var input = FieldInput()
+        var field = TextFieldModel()
+        var timers: [(id: TimerID, debounce: Bool)] = []
+        var requests: [(id: RequestID, handle: Int32)] = []
+        var uiBusyUntil: Int64 = 0
+        let cell: Int32
+        let globalIndex: UInt64
+        var ended = false
+    }
+
+    /// - Parameters:
+    ///   - sessions: the typists, in order of `globalIndices`.
+    ///   - globalIndices: each typist's index in the whole population (its random streams and
+    ///     server cell derive from it); defaults to `0..<sessions.count`.
+    public init(
+        strategy prototype: Strategy, sessions: [Session], globalIndices: [Int]? = nil, backend: BackendModel,
+        seed: UInt64, settleInterval: Int64 = 1_000_000_000
+    ) {
+        let indices = globalIndices ?? Array(sessions.indices)
+        precondition(indices.count == sessions.count, "one global index per session")
+        self.backend = backend
+        self.seed = seed
+        recorder = Recorder(typists: sessions.count, expectsBackend: true, settleInterval: settleInterval)
+        let perCell = max(1, backend.typistsPerServer)
+        let firstCell = (indices.min() ?? 0) / perCell
+        let lastCell = (indices.max() ?? 0) / perCell
+        cells = Array(repeating: ServerCell(), count: lastCell - firstCell + 1)
+        slots = zip(sessions, indices).map { session, index in
+            Slot(session: session, strategy: prototype, cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
+        }
+        queue = EventQueue(capacity: sessions.count * 4)
+    }
+
+    /// Runs every typist to the end and all outstanding work to completion; returns the recorder
+    /// (finished).
+    ///
+    /// `observer` sees every typing action, event, effect and backend step, for `replay`.
+    public mutating func run(observer: ((Int64, Int, TimelineEntry) -> Void)? = nil) -> Recorder {
+        self.observer = observer
+        for typist in slots.indices { scheduleNextTyping(typist) }
+        while let event = queue.pop() {
+            now = event.time
+            let typist = Int(event.typist)
+            switch event.kind {
+            case .typing: typing(typist)
+            case .timer: timerFired(typist, TimerID(event.payload))
+            default: requestEvent(event)
+            }
+        }
+        recorder.finish(at: now)
+        self.observer = nil
+        return recorder
+    }
+
+    /// Keystrokes processed so far (for throughput figures).
+    public var lastEventTime: Int64 { now }
+
+    // MARK: Typing
+
+    private mutating func scheduleNextTyping(_ typist: Int) {
+        if let next = slots[typist].session.next() {
+            slots[typist].pending = next
+            queue.push(max(next.at, now), .typing, typist: Int32(typist))
+        } else if !slots[typist].ended {
+            slots[typist].ended = true
+            recorder.record(.sessionEnd, typist: typist, at: now)
+        }
+    }
+
+    private mutating func typing(_ typist: Int) {
+        guard let typed = slots[typist].pending else { return }
+        if slots[typist].uiBusyUntil > now {
+            queue.push(slots[typist].uiBusyUntil, .typing, typist: Int32(typist))
+            return
+        }
+        slots[typist].pending = nil
+        observer?(now, typist, .typing(typed.action))
+        switch typed.action {
+        case let .edit(key, text):
+            let composing = Composition.isComposing(key: key)
+            slots[typist].field.userEdit(text, composing: composing)
+            slots[typist].input.text = text
+            recordInput(typist, text: text)
+            deliver(typist, .textChanged(text, composing: composing))
+        case let .scope(scope):
+            slots[typist].input.scope = scope
+            recordInput(typist, text: slots[typist].input.text)
+            deliver(typist, .scopeChanged(scope))
+        case let .tokens(tokens):
+            slots[typist].input.tokens = tokens
+            recordInput(typist, text: slots[typist].input.text)
+            deliver(typist, .tokensChanged(tokens))
+        case .submit:
+            recorder.record(.submit, typist: typist, at: now)
+            deliver(typist, .submitted)
+        case .end:
+            slots[typist].ended = true
+            recorder.record(.sessionEnd, typist: typist, at: now)
+            return
+        }
+        scheduleNextTyping(typist)
+    }
+
+    private mutating func recordInput(_ typist: Int, text: String) {
+        let query = slots[typist].strategy.configuration.expectedQuery(for: slots[typist].input).map(QueryKey.init)
+        recorder.record(.keystroke(text: text, query: query), typist: typist, at: now)
+    }
+
+    private mutating func timerFired(_ typist: Int, _ id: TimerID) {
+        guard let index = slots[typist].timers.firstIndex(where: { $0.id == id }) else { return }
+        let timer = slots[typist].timers.remove(at: index)
+        if timer.debounce { recorder.record(.waitFired(id: id, lateness: 0), typist: typist, at: now) }
+        deliver(typist, .timerFired(id))
+    }
+
+    // MARK: Strategy
+
+    mutating func deliver(_ typist: Int, _ event: SearchEvent) {
+        var effects = effectBuffer
+        effectBuffer = []
+        effects.removeAll(keepingCapacity: true)
+        observer?(now, typist, .event(event))
+        slots[typist].strategy.handle(event, at: now, into: &effects)
+        for effect in effects {
+            observer?(now, typist, .effect(effect))
+            perform(effect, typist: typist)
+        }
+        effectBuffer = effects
+    }
+
+    private mutating func perform(_ effect: SearchEffect, typist: Int) {
+        switch effect {
+        case let .scheduleTimer(id, delay, purpose):
+            var debounce = false
+            if case let .debounce(query) = purpose {
+                debounce = true
+                recorder.record(.waitStarted(id: id, query: QueryKey(query)), typist: typist, at: now)
+            }
+            slots[typist].timers.append((id, debounce))
+            queue.push(now + delay, .timer, typist: Int32(typist), payload: id)
+        case let .cancelTimer(id):
+            guard let index = slots[typist].timers.firstIndex(where: { $0.id == id }) else { return }
+            if slots[typist].timers.remove(at: index).debounce {
+                recorder.record(.cancelRequested(id: id, wait: true), typist: typist, at: now)
+            }
+        case let .sendRequest(id, query):
+            send(id, query, typist: typist, local: false)
+        case let .runLocally(id, query):
+            send(id, query, typist: typist, local: true)
+        case let .cancelRequest(id):
+            cancel(id, typist: typist)
+        case let .display(state):
+            let (kind, query) = Self.displayRecord(state)
+            recorder.record(.display(kind, query: query), typist: typist, at: now)
+        case let .setFieldText(text):
+            let reported = slots[typist].field.programmaticSet(text)
+            deliver(typist, .fieldTextSet(reported))
+        case let .commit(query, cached):
+            recorder.record(.commit(QueryKey(query), cached: cached), typist: typist, at: now)
+        case let .apply(id, query, kind):
+            let displayKind: DisplayKind = switch kind {
+            case .results: .results
+            case .empty: .empty
+            case .error: .error
+            }
+            recorder.record(.apply(id: id, query: QueryKey(query), kind: displayKind), typist: typist, at: now)
+        case let .discard(id):
+            recorder.record(.discard(id: id), typist: typist, at: now)
+        case let .writeBack(reentries, runaway, broke):
+            recorder.record(.writeBack(reentries: reentries, runaway: runaway, brokeComposition: broke), typist: typist, at: now)
+        }
+    }
+
+    static func displayRecord(_ state: DisplayState) -> (DisplayKind, QueryKey?) {
+        switch state {
+        case .idle: (.idle, nil)
+        case .loading: (.loading, nil)
+        case .stalled: (.stalled, nil)
+        case let .results(query, _): (.results, QueryKey(query))
+        case let .empty(query): (.empty, QueryKey(query))
+        case let .error(query): (.error, QueryKey(query))
+        }
+    }
+}
+
+extension QueryKey {
+    init(_ identity: QueryIdentity) {
+        self.init(text: identity.text, scope: identity.scope, tokens: identity.tokens)
+    }
+}

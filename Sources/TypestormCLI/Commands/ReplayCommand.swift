@@ -1,0 +1,260 @@
+import Foundation
+import Measurement
+import SearchField
+import Simulation
+import Typists
+
+/// `typestorm replay`: one keystroke trace through one strategy, shown as a timeline, then its
+/// metrics. How a user debugs a strategy.
+enum ReplayCommand {
+    static let command = Command(
+        name: "replay",
+        abstract: "Replay a keystroke trace through one strategy and show the timeline and metrics.",
+        discussion: """
+        The trace is JSON Lines, one object per line with 't_ms' (milliseconds, non-decreasing) and one of:
+          {"t_ms": 0, "key": "s", "text": "s"}      the field's whole text after a key
+          {"t_ms": 900, "scope": "shoes"}           a scope change (null: all scopes)
+          {"t_ms": 950, "tokens": ["red"]}          the active tokens
+          {"t_ms": 990, "submit": true}             Return
+          {"t_ms": 5000, "end": true}               the typist leaves the field
+
+        --latency scripts the backend: '120ms' answers every request after 120 ms, 'sw=900ms,*=100ms'
+        sets times per query text ('*' for the rest). Without it, the modelled backend answers
+        (network, queueing, log-normal service time).
+        """,
+        options: [
+            .value("trace", "FILE", help: "The keystroke trace (JSON Lines)."),
+            .value("strategy", "NAME", help: "A preset, optionally with +write-back, +text-keyed or +cache.", default: "split-state"),
+            .value("latency", "SPEC", help: "Scripted response times: '100ms' or 'sw=900ms,*=100ms'."),
+            .value("cancel", "MODE", help: "How cancellation reaches the server: honoured, client-only, ignored.", default: "honoured"),
+            .value("cancel-delay", "DURATION", help: "With --cancel honoured: how long the server takes to notice.", default: "0ms"),
+            .value("debounce", "DURATION", help: "Override the strategy's debounce (or throttle) interval."),
+            .value("min-length", "N", help: "Override the minimum query length."),
+            .value("stalled", "DURATION", help: "Override the stalled-indicator delay."),
+            .value("cache", "N", help: "Client LRU cache entries (0: off)."),
+            .value("seed", "S", help: "Seed for the modelled backend.", default: "1"),
+            .json,
+        ],
+        run: run
+    )
+
+    static func run(_ invocation: Invocation) async throws -> Int32 {
+        let arguments = invocation.arguments
+        guard let path = arguments.value("trace") else { throw UsageError.missingValue(option: "trace", valueName: "FILE") }
+        let strategyName = arguments.value("strategy") ?? "split-state"
+        var spec = try SimulateCommand.parseStrategies(strategyName)[0]
+        if let debounce = try arguments.durationNanos("debounce") { spec.configuration.debounce = debounce }
+        if let minimum = try arguments.int("min-length", in: 0...1000) { spec.configuration.normalizer.minimumLength = minimum }
+        if let stalled = try arguments.durationNanos("stalled") { spec.configuration.stalledDelay = stalled }
+        if let cache = try arguments.int("cache", in: 0...100_000) { spec.configuration.cacheCapacity = cache }
+        let cancellation = try parseCancellation(arguments)
+        var backend = BackendModel(typistsPerServer: 1, cancellation: cancellation)
+        if let latency = arguments.value("latency") {
+            let (scripted, fallback) = try parseLatency(latency)
+            backend = .scripted(scripted, default: fallback ?? 100_000_000, cancellation: cancellation)
+            if fallback == nil { backend.scriptedDefault = nil }
+        }
+        let events: [TypingEvent]
+        do {
+            events = try MinimalTraceReader.read(contentsOf: path)
+        } catch let error as MinimalTraceReader.ParseError {
+            throw ToolError("bad trace: \(error)", exitCode: error.line == 0 ? ExitCode.noInput : ExitCode.dataError)
+        }
+        guard !events.isEmpty else { throw ToolError("bad trace: \(path) holds no events", exitCode: ExitCode.dataError) }
+
+        var lines: [TimelineLine] = []
+        let seed = try arguments.uint64("seed", default: 1)
+        let metrics = replay(events, spec: spec, backend: backend, seed: seed) { time, entry in
+            if let line = TimelineLine(time: time, entry: entry) { lines.append(line) }
+        }
+        let console = invocation.console
+        if arguments.flag("json") {
+            let output = ReplayOutput(trace: path, strategy: spec.name, backend: SimulateCommand.describe(backend),
+                                      timeline: lines, metrics: MetricsJSON(metrics))
+            console.out(try encodeJSON(output) + "\n")
+            return ExitCode.success
+        }
+        console.out("Replaying \(path) through \(spec.name)\n")
+        console.out("Backend: \(SimulateCommand.describe(backend))\n\n")
+        console.out(renderTimeline(lines))
+        console.out("\n" + renderMetrics(metrics))
+        return ExitCode.success
+    }
+
+    private static func replay(
+        _ events: [TypingEvent], spec: StrategySpec, backend: BackendModel, seed: UInt64,
+        observer: @escaping (Int64, TimelineEntry) -> Void
+    ) -> MetricSet {
+        func open<S: SearchFieldStrategy>(_ strategy: S) -> MetricSet {
+            Simulation.replay(events, strategy: strategy, backend: backend, seed: seed, observer: observer).metrics()
+        }
+        return open(spec.preset.make(spec.configuration))
+    }
+
+    static func parseCancellation(_ arguments: ParsedArguments) throws -> CancellationMode {
+        switch try arguments.choice("cancel", among: ["honoured", "client-only", "ignored"], default: "honoured") {
+        case "client-only": return .clientOnly
+        case "ignored": return .ignored
+        default: return .honoured(delay: try arguments.durationNanos("cancel-delay", default: 0)!)
+        }
+    }
+
+    /// `120ms`, or `sw=900ms,*=100ms`.
+    static func parseLatency(_ text: String) throws -> (scripted: [String: Int64], fallback: Int64?) {
+        func duration(_ value: Substring) throws -> Int64 {
+            guard let nanos = ParsedArguments.parseDurationNanos(String(value)), nanos >= 0 else {
+                throw UsageError.invalidValue(option: "latency", value: text, expected: "durations such as 120ms, or 'sw=900ms,*=100ms'")
+            }
+            return nanos
+        }
+        guard text.contains("=") else { return ([:], try duration(Substring(text))) }
+        var scripted: [String: Int64] = [:]
+        var fallback: Int64?
+        for part in text.split(separator: ",") {
+            guard let equals = part.lastIndex(of: "=") else {
+                throw UsageError.invalidValue(option: "latency", value: text, expected: "TEXT=DURATION pairs, e.g. 'sw=900ms,*=100ms'")
+            }
+            let key = part[..<equals]
+            let value = try duration(part[part.index(after: equals)...])
+            if key == "*" { fallback = value } else { scripted[String(key)] = value }
+        }
+        return (scripted, fallback)
+    }
+
+    // MARK: Rendering
+
+    static func renderTimeline(_ lines: [TimelineLine]) -> String {
+        var output = ""
+        var lastTime: Double = -1
+        for line in lines {
+            let stamp = line.tMs == lastTime ? "" : String(format: "%.1f ms", line.tMs)
+            lastTime = line.tMs
+            let pad = String(repeating: " ", count: max(0, 10 - stamp.count))
+            output += pad + stamp + "  " + line.symbol + " " + line.text + "\n"
+        }
+        return output
+    }
+
+    static func renderMetrics(_ metrics: MetricSet) -> String {
+        typealias N = MetricName
+        let derived = DerivedMetrics(metrics)
+        func c(_ name: String) -> Int64 { metrics.counter(name) }
+        func h(_ name: String) -> String {
+            guard let histogram = metrics.histograms[name], !histogram.isEmpty else { return "–" }
+            if histogram.totalCount == 1 { return SimulateCommand.millis(histogram.max) }
+            return "p50 \(SimulateCommand.millis(histogram.percentile(50)!)), max \(SimulateCommand.millis(histogram.max)) (\(histogram.totalCount))"
+        }
+        let settles = c(N.settles)
+        let rows: [[String]] = [
+            ["keystrokes", "\(c(N.keystrokes))", "settles", "\(settles)"],
+            ["requests", "\(c(N.requestsStarted))", "per settle / keystroke",
+             "\(SimulateCommand.number(derived.requestsPerSettle)) / \(SimulateCommand.number(derived.requestsPerKeystroke))"],
+            ["task churn", "\(c(N.taskChurn))", "cached commits", "\(c(N.cachedCommits)) of \(c(N.commits))"],
+            ["out-of-order applies", "\(c(N.outOfOrderApplies))", "stale final screens", "\(c(N.staleSettles)) of \(settles)"],
+            ["mismatch time", SimulateCommand.millis(c(N.mismatchNs)), "share of session", SimulateCommand.share(derived.mismatchShare)],
+            ["time to fresh results", h(N.timeToFresh), "never fresh", "\(c(N.neverFresh)) of \(settles)"],
+            ["cancel signal latency", h(N.signalLatency), "cancels requested", "\(c(N.requestsCancelled))"],
+            ["cancel stop (client)", h(N.stopLatencyClient), "cancel stop (backend)", h(N.stopLatencyBackend)],
+            ["wasted server time", SimulateCommand.millis(c(N.wastedServiceNs)), "share", SimulateCommand.share(derived.wastedServiceShare)],
+            ["display changes", "\(c(N.displayChanges))", "blinks / false empties", "\(c(N.blinks)) / \(c(N.falseEmpties))"],
+            ["request latency", h(N.requestLatency), "errors (server/timeout/transport)",
+             "\(c(N.serverErrors))/\(c(N.timeouts))/\(c(N.transportErrors))"],
+        ] + (c(N.writeBackChanges) > 0 ? [[
+            "write-back re-entries", "\(c(N.writeBackReentries))", "runaways / broken compositions",
+            "\(c(N.writeBackRunaways)) / \(c(N.compositionBreaks))",
+        ]] : [])
+        var widths = [0, 0, 0, 0]
+        for row in rows { for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) } }
+        var output = "Metrics\n"
+        for row in rows {
+            output += "  " + row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0) + "  "
+                + String(repeating: " ", count: widths[1] - row[1].count) + row[1] + "    "
+                + row[2].padding(toLength: widths[2], withPad: " ", startingAt: 0) + "  " + row[3] + "\n"
+        }
+        return output
+    }
+}
+
+/// One line of the replay timeline, as printed and as `--json` gives it.
+struct TimelineLine: Codable {
+    /// Milliseconds of virtual time.
+    var tMs: Double
+    /// `key`, `event`, `effect`, `screen` or `backend`.
+    var kind: String
+    var text: String
+
+    enum CodingKeys: String, CodingKey {
+        case tMs = "t_ms", kind, text
+    }
+
+    var symbol: String {
+        switch kind {
+        case "key": "⌨"
+        case "event": "⇠"
+        case "screen": "▣"
+        case "backend": "·"
+        default: "→"
+        }
+    }
+
+    init?(time: Int64, entry: TimelineEntry) {
+        tMs = Double(time) / 1e6
+        switch entry {
+        case let .typing(action):
+            kind = "key"
+            switch action {
+            case let .edit(key, text): self.text = "'\(key)'  field \"\(text)\""
+            case let .scope(scope): self.text = "scope \(scope ?? "all")"
+            case let .tokens(tokens): self.text = "tokens [\(tokens.joined(separator: ", "))]"
+            case .submit: self.text = "Return"
+            case .end: self.text = "leaves the field"
+            }
+        case let .event(event):
+            kind = "event"
+            switch event {
+            case .textChanged, .scopeChanged, .tokensChanged, .submitted:
+                return nil
+            case let .timerFired(id): text = "timer #\(id) fired"
+            case let .responseArrived(id, summary): text = "response #\(id): \(summary.count) result\(summary.count == 1 ? "" : "s")"
+            case let .requestFailed(id, reason): text = "request #\(id) failed: \(reason.rawValue)"
+            case let .fieldTextSet(text): self.text = "field now reports \"\(text)\""
+            }
+        case let .effect(effect):
+            kind = "effect"
+            switch effect {
+            case let .scheduleTimer(id, delay, purpose):
+                let why = switch purpose {
+                case let .debounce(query): "debounce for \(query)"
+                case .stalled: "stalled indicator"
+                case .throttle: "throttle window"
+                }
+                text = "start timer #\(id), \(SimulateCommand.millis(delay)) (\(why))"
+            case let .cancelTimer(id): text = "cancel timer #\(id)"
+            case let .sendRequest(id, query): text = "send #\(id) \(query)"
+            case let .runLocally(id, query): text = "filter #\(id) \(query) on the UI thread"
+            case let .cancelRequest(id): text = "cancel #\(id)"
+            case let .display(state):
+                kind = "screen"
+                text = "\(state)"
+            case let .setFieldText(text): self.text = "write \"\(text)\" back into the field"
+            case let .commit(query, cached): text = "commit \(query)" + (cached ? " (from the cache)" : "")
+            case let .apply(id, query, kind): text = "apply #\(id) for \(query) as \(kind.rawValue)"
+            case let .discard(id): text = "drop the response of #\(id)"
+            case let .writeBack(reentries, runaway, broke):
+                text = "write-back: \(reentries) re-entr\(reentries == 1 ? "y" : "ies")" + (runaway ? ", runaway stopped" : "")
+                    + (broke ? ", composition broken" : "")
+            }
+        case let .backend(note):
+            kind = "backend"
+            text = note
+        }
+    }
+}
+
+struct ReplayOutput: Codable {
+    var trace: String
+    var strategy: String
+    var backend: String
+    var timeline: [TimelineLine]
+    var metrics: MetricsJSON
+}

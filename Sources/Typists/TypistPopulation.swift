@@ -1,0 +1,42 @@
+/// The factory that runners use: typist `index` of a run, from (config, queries, seed) only.
+///
+/// Nothing depends on which other typists were drawn or in what order, so a driver may hand
+/// typists 0..<500 to one worker and 500..<1000 to another, on any machine, and the keys typed
+/// are the same as in one process.
+public struct TypistPopulation: Sendable {
+    public let config: TypistConfig
+    public let queries: QueryPool
+    public let seed: UInt64
+    /// Languages typists can be drawn in: those with a share and a query list.
+    public let languages: [TypingLanguage]
+
+    public init(config: TypistConfig = TypistConfig(), queries: QueryPool, seed: UInt64) throws {
+        let wanted = TypingLanguage.allCases.filter { (config.languageShares[$0] ?? 0) > 0 }
+        guard !wanted.isEmpty else { throw QueryPoolError.invalid("no language has a positive share") }
+        let missing = wanted.filter { queries.pools[$0] == nil }
+        guard missing.isEmpty else {
+            throw QueryPoolError.invalid("no queries for \(missing.map(\.rawValue).joined(separator: ", ")), which the language shares ask for")
+        }
+        guard DeviceClass.allCases.contains(where: { (config.deviceShares[$0] ?? 0) > 0 }) else {
+            throw QueryPoolError.invalid("no device class has a positive share")
+        }
+        self.config = config
+        self.queries = queries
+        self.seed = seed
+        self.languages = wanted
+    }
+
+    /// Who typist `index` is.
+    public func profile(forTypist index: Int) -> TypistProfile {
+        var rng = SeededGenerator(seed: seed, stream: UInt64(truncatingIfNeeded: index) &* 2)
+        return TypistProfile.draw(index: index, config: config, languages: languages, rng: &rng)
+    }
+
+    /// The events typist `index` types, generated lazily (allocation-light: buffers are reused
+    /// between queries, and a String is made only when an event is handed out).
+    public func session(forTypist index: Int) -> GeneratedSession {
+        let profile = profile(forTypist: index)
+        let rng = SeededGenerator(seed: seed, stream: UInt64(truncatingIfNeeded: index) &* 2 &+ 1)
+        return GeneratedSession(profile: profile, config: config, pool: queries.pools[profile.language]!, rng: rng)
+    }
+}

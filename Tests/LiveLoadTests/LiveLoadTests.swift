@@ -1,0 +1,224 @@
+import Dispatch
+import Foundation
+import Platform
+import SearchServer
+import Synchronization
+import Testing
+@testable import LiveLoad
+
+@Suite("URL templates and count paths")
+struct TemplateTests {
+    @Test func rendersAndPercentEncodes() throws {
+        let template = try URLTemplate("http://127.0.0.1:7700/search?q={query}&scope={scope}&t={tokens}&n={limit}&o={offset}")
+        #expect(template.render(query: "red & blue #1", scope: "가구", tokens: ["a b", "c"], limit: 5, offset: 10)
+            == "http://127.0.0.1:7700/search?q=red%20%26%20blue%20%231&scope=%EA%B0%80%EA%B5%AC&t=a%20b%2Cc&n=5&o=10")
+        #expect(template.render(query: "x") == "http://127.0.0.1:7700/search?q=x&scope=&t=&n=20&o=0")
+    }
+
+    @Test(arguments: [
+        ("ftp://host/{query}", "must start with http"),
+        ("http://host/search?q={query", "without a closing"),
+        ("http://host/search?q={qurey}", "unknown placeholder {qurey}"),
+        ("http://host/search?q=x}", "without an opening"),
+        ("http://host/search", "no {query} placeholder"),
+    ])
+    func rejectsBadTemplates(template: String, phrase: String) {
+        do {
+            _ = try URLTemplate(template)
+            Issue.record("accepted \(template)")
+        } catch {
+            #expect(error.description.contains(phrase), "\(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ("total", #"{"items":[{"total":9}],"total":42}"#, 42),
+        ("hits.total.value", #"{"took":3,"hits":{"total":{"value":1234,"relation":"eq"},"hits":[]}}"#, 1234),
+        ("items.#", #"{"items":[{"a":"x]"},[1,2],"s\"}"], "total": 7}"#, 3),
+        ("items.#", #"{"items":[]}"#, 0),
+        ("results.1.count", #"{"results":[{"count":1},{"count":2.0e1}]}"#, 20),
+    ])
+    func extractsCounts(path: String, json: String, expected: Int) throws {
+        #expect(try JSONCountPath(path).extract(from: Array(json.utf8)) == expected)
+    }
+
+    @Test func missingOrWrongTypesGiveNil() throws {
+        #expect(try JSONCountPath("total").extract(from: Array(#"{"count":3}"#.utf8)) == nil)
+        #expect(try JSONCountPath("items.#").extract(from: Array(#"{"items":{"a":1}}"#.utf8)) == nil)
+        #expect(try JSONCountPath("total").extract(from: Array("not json".utf8)) == nil)
+        #expect(throws: JSONCountPath.ParseError.self) { try JSONCountPath("a..b") }
+        #expect(throws: JSONCountPath.ParseError.self) { try JSONCountPath("a.#.b") }
+    }
+}
+
+/// Collects completions delivered on the client's thread.
+final class Completions: Sendable {
+    let all = Mutex<[HTTPCompletion]>([])
+    let arrived = DispatchSemaphore(value: 0)
+
+    func record(_ completion: HTTPCompletion) {
+        all.withLock { $0.append(completion) }
+        arrived.signal()
+    }
+
+    func wait(count: Int, seconds: Double = 10) -> Bool {
+        for _ in 0..<count where arrived.wait(timeout: .now() + seconds) != .success { return false }
+        return true
+    }
+
+    var list: [HTTPCompletion] { all.withLock { $0 } }
+}
+
+/// Blocks in `search` until cancelled (or 10 s), polling `isCancelled` like a scan.
+final class BlockingBackend: SearchBackend {
+    let started = DispatchSemaphore(value: 0)
+
+    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+        started.signal()
+        let deadline = MonotonicClock.now() + 10_000_000_000
+        var scanned = 0
+        while MonotonicClock.now() < deadline {
+            scanned += 1
+            if isCancelled() { throw SearchCancelled(itemsScanned: scanned) }
+        }
+        return BackendResult(items: [], total: 0, path: "blocking", itemsScanned: scanned)
+    }
+}
+
+private func serverConfiguration() -> SearchServerConfiguration {
+    var configuration = SearchServerConfiguration()
+    configuration.port = 0
+    configuration.drainTimeoutSeconds = 2
+    return configuration
+}
+
+@Suite("HTTPLoadClient against the search server")
+struct HTTPLoadClientTests {
+    @Test func manyConcurrentRequestsCompleteWithParsedCounts() async throws {
+        let backend = SubstringBackend.synthetic(count: 2_000)
+        let queries = ["red", "lamp", "blue chair", "wireless", "zzz", "1", "mini tent", "steel"]
+        let expected = try queries.map { try backend.search(SearchQuery(query: $0), isCancelled: { false }).total }
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
+            let target = try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL)
+            let completions = Completions()
+            let configuration = target.clientConfiguration(maxConnections: 16)
+            try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
+                let count = 400
+                for i in 0..<count {
+                    client.submit(id: UInt64(i), url: target.url(query: queries[i % queries.count]))
+                }
+                #expect(completions.wait(count: count))
+                let results = completions.list
+                #expect(results.count == count)
+                #expect(Set(results.map(\.id)).count == count)
+                for completion in results {
+                    guard case .response(let status, let bytes, let total, let body) = completion.outcome else {
+                        Issue.record("request \(completion.id): \(completion.outcome)")
+                        continue
+                    }
+                    #expect(status == 200)
+                    #expect(bytes > 0)
+                    #expect(body == nil)
+                    #expect(total == expected[Int(completion.id) % queries.count])
+                    #expect(completion.finishedNanos >= completion.startedNanos)
+                    #expect(completion.latencyNanos >= completion.finishedNanos - completion.startedNanos)
+                }
+                #expect(client.outstanding == 0)
+            }
+            // Connections were reused: far fewer than requests, at most the client's limit.
+            let metrics = server.metrics
+            #expect(metrics.count(endpoint: "search", status: 200) == 400)
+            #expect(metrics.connectionsAccepted >= 1)
+            #expect(metrics.connectionsAccepted <= 16)
+        }
+    }
+
+    @Test func abortCancelsTheTransferAndTheServerStopsScanning() async throws {
+        let backend = BlockingBackend()
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
+            let completions = Completions()
+            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+                client.submit(id: 7, url: server.baseURL + "/search?q=slow")
+                #expect(backend.started.wait(timeout: .now() + 5) == .success)
+                client.abort(id: 7)
+                #expect(completions.wait(count: 1))
+                let completion = try #require(completions.list.first)
+                guard case .cancelled(_, let stopNanos) = completion.outcome else {
+                    Issue.record("expected cancelled, got \(completion.outcome)")
+                    return
+                }
+                #expect(stopNanos < 1_000_000_000)
+                client.abort(id: 7)  // already completed: ignored
+            }
+            let deadline = Date().addingTimeInterval(5)
+            while server.metrics.cancelled == 0, Date() < deadline { await Task.yield() }
+            #expect(server.metrics.cancelled == 1)
+            #expect(server.metrics.wastedItems > 0)
+        }
+    }
+
+    @Test func perRequestTimeoutFires() async throws {
+        let backend = BlockingBackend()
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
+            let completions = Completions()
+            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+                client.submit(id: 1, url: server.baseURL + "/search?q=slow", timeoutNanos: 150_000_000)
+                #expect(completions.wait(count: 1))
+                let completion = try #require(completions.list.first)
+                #expect(completion.outcome == .timedOut)
+                #expect(completion.finishedNanos - completion.startedNanos >= 150_000_000)
+            }
+        }
+    }
+
+    @Test func futureRequestsWaitForTheirIntendedTimeAndLatencyCountsFromIt() async throws {
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: SubstringBackend(names: ["a"])) { server in
+            let completions = Completions()
+            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+                let now = MonotonicClock.now()
+                client.submit(id: 1, url: server.baseURL + "/search?q=a", intendedNanos: now + 40_000_000)
+                client.submit(id: 2, url: server.baseURL + "/search?q=a", intendedNanos: now + 60_000_000)
+                client.submit(id: 3, url: server.baseURL + "/search?q=a", intendedNanos: now + 50_000_000)
+                client.abort(id: 2)
+                // A request intended in the past: its lateness is schedule lag, counted in latency.
+                client.submit(id: 4, url: server.baseURL + "/search?q=a", intendedNanos: now - 30_000_000)
+                #expect(completions.wait(count: 4))
+                let byID = Dictionary(uniqueKeysWithValues: completions.list.map { ($0.id, $0) })
+                let first = try #require(byID[1])
+                #expect(first.startedNanos >= now + 40_000_000)
+                #expect(first.scheduleLagNanos < 40_000_000)
+                if case .cancelled = byID[2]?.outcome {} else { Issue.record("id 2 should be cancelled before sending") }
+                #expect(try #require(byID[3]).startedNanos >= now + 50_000_000)
+                let late = try #require(byID[4])
+                #expect(late.scheduleLagNanos >= 30_000_000)
+                #expect(late.latencyNanos >= 30_000_000)
+                #expect(completions.list.map(\.id).firstIndex(of: 1)! < completions.list.map(\.id).firstIndex(of: 3)!)
+            }
+        }
+    }
+
+    @Test func refusedConnectionsFailWithCurlsReason() async throws {
+        // Bind a port, then free it, so nothing listens there.
+        let port = try await SearchServer.withServer(configuration: serverConfiguration(), backend: SubstringBackend(names: ["a"])) { $0.port }
+        let (client, stream) = try HTTPLoadClient.makeStreaming()
+        client.submit(id: 1, url: "http://127.0.0.1:\(port)/search?q=a")
+        var iterator = stream.makeAsyncIterator()
+        let completion = try #require(await iterator.next())
+        guard case .failed(let reason) = completion.outcome else {
+            Issue.record("expected failure, got \(completion.outcome)")
+            return
+        }
+        #expect(reason.lowercased().contains("connect"))
+        client.shutdown()
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func shutdownCancelsWhatIsOutstanding() async throws {
+        let completions = Completions()
+        let client = try HTTPLoadClient(onCompletion: completions.record)
+        client.submit(id: 1, url: "http://127.0.0.1:9/never", intendedNanos: MonotonicClock.now() + 60_000_000_000)
+        client.shutdown()
+        #expect(completions.list.count == 1)
+        if case .cancelled = completions.list.first?.outcome {} else { Issue.record("expected cancelled") }
+    }
+}
