@@ -51,6 +51,18 @@ struct DriverTests {
         #expect(single.record.group(named: "probe", labels: ["runner": "probe", "pace": "fast"])?.metrics.counter("typists") == 57)
     }
 
+    @Test func virtualTimeShardsMergeToTheSingleProcessRun() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let json = virtualScenarioJSON(typists: 120)
+        let single = await Driver(try driverConfiguration(json, in: directory, workers: 1, executable: executable)).run()
+        let sharded = await Driver(try driverConfiguration(json, in: directory, workers: 4, executable: executable)).run()
+        #expect(single.record.problems == [] && sharded.record.problems == [])
+        #expect(single.record.groups.map(\.name) == ["naive", "split-state"])
+        #expect(single.record.groups == sharded.record.groups)
+        #expect(single.record.groups.allSatisfy { $0.metrics.counter("keystrokes") > 0 && $0.labels == ["runner": "virtual"] })
+    }
+
     @Test func workerKilledMidRunIsNamedAndItsLastSnapshotKept() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -91,3 +91,20 @@ func driverConfiguration(
         workerCommand: workerCommand, logDirectory: directory.file("logs"), toolVersion: "test", handleSignals: false,
         progressIntervalNanos: 100_000_000, onEvent: onEvent)
 }
+
+/// A small virtual-time scenario (Simulation's runner) for driver tests (JSON text).
+func virtualScenarioJSON(typists: Int = 120, seed: Int = 5) -> String {
+    """
+    {
+      "name": "virtual-test",
+      "seed": \(seed),
+      "duration": "60s",
+      "catalog": { "generate": { "items": 100 } },
+      "population": { "typists": \(typists), "session": { "queries": 1 } },
+      "strategies": [ { "preset": "naive" }, { "preset": "split-state", "debounce": "250ms" } ],
+      "runners": [ { "kind": "virtual" } ],
+      "backend": { "typistsPerServer": 10, "cancellation": "client-only", "errorRate": 0.01 },
+      "driver": { "snapshotInterval": "100ms", "hangTimeout": "20s" }
+    }
+    """
+}
