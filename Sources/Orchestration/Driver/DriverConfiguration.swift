@@ -118,8 +118,8 @@ public struct DriverOutcome: Sendable {
     public var interruptedBy: Int32?
     public var startedWallClockNanos: Int64
     public var endedWallClockNanos: Int64
-    /// Driver CPU time (user + system) during the run, and snapshots processed: the driver's
-    /// overhead per snapshot.
+    /// CPU time of the driver's loop thread during the run, and snapshots processed: the
+    /// driver's overhead per snapshot.
     public var driverCPUNanos: Int64
     public var snapshotsReceived: Int
 
