@@ -118,13 +118,16 @@ limited.durationNanos = 5_000_000_000
 let overhead = try await measure(limited, workers: 4)
 let perSnapshotMicros = Double(overhead.driverCPUNanos) / Double(max(1, overhead.snapshots)) / 1e3
 
-let httpNote = EmbeddedServerFactory.isAvailable ? "not measured by this build" : "skipped: the embedded server is not in this build"
+let httpNote = WorkloadRegistry.isAvailable(.httpEmbedded(serverThreads: 2))
+    ? "not measured by this build" : "skipped: the http-embedded runner is not in this build"
 let cores = ProcessInfo.processInfo.activeProcessorCount
+// Other processes on the machine change every figure here: report the load next to them.
+let loadAverage = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
 let ratio = median(ratios)
 
 if json {
     let object: [String: Any] = [
-        "workload": workloadName, "typists": typists, "runs": runs, "cores": cores,
+        "workload": workloadName, "typists": typists, "runs": runs, "cores": cores, "loadAverage": loadAverage,
         "keystrokesPerSecond1": median(one), "keystrokesPerSecond4": median(four), "ratio4to1": ratio, "ratioFloor": 1.6,
         "ratioPass": ratio >= 1.6,
         "driverCPUMicrosPerSnapshot": perSnapshotMicros, "snapshots": overhead.snapshots,
@@ -133,7 +136,7 @@ if json {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
     print(String(decoding: data, as: UTF8.self))
 } else {
-    print("driver benchmark — \(cores) cores, workload \(workloadName), \(typists) typists, median of \(runs)")
+    print("driver benchmark — \(cores) cores (load average \(loadAverage)), workload \(workloadName), \(typists) typists, median of \(runs)")
     print(String(format: "  1 worker : %12.0f keystrokes/s", median(one)))
     print(String(format: "  4 workers: %12.0f keystrokes/s", median(four)))
     print(String(format: "  ratio 4:1: %.2f× (floor 1.6×) %@", ratio, ratio >= 1.6 ? "ok" : "BELOW FLOOR"))
