@@ -105,13 +105,37 @@ public enum Simulation {
             seed: scenario.seed, runner: "virtual", segments: [segment]))
         for spec in scenario.strategies {
             progress?(spec.name)
-            let recorder = runStrategy(spec.preset.make(spec.configuration), scenario: scenario, typists: range)
+            let recorder = runStrategy(spec, scenario: scenario, typists: range)
             try? record.add(MetricGroup(name: spec.name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
         }
         return record
     }
 
     /// Runs one strategy over the simple-model typists `typists` (global indices).
+    ///
+    /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
+    /// specialized for each one instead of going through witness tables per event.
+    public static func runStrategy(_ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>) -> Recorder {
+        let configuration = spec.configuration
+        func run<Base: SearchFieldStrategy>(_ base: Base) -> Recorder {
+            configuration.writeBack
+                ? runStrategy(WriteBackField(base: base), scenario: scenario, typists: typists)
+                : runStrategy(base, scenario: scenario, typists: typists)
+        }
+        switch spec.preset {
+        case .naive: return run(NaiveField(configuration: configuration))
+        case .manualCancel: return run(ManualCancelField(configuration: configuration))
+        case .splitStateSeed: return run(SplitStateSeedField(configuration: configuration))
+        case .splitState: return run(SplitStateField(configuration: configuration))
+        case .sequenceGuard: return run(SequenceGuardField(configuration: configuration))
+        case .debounceSwitch: return run(DebounceSwitchField(configuration: configuration))
+        case .throttle: return run(ThrottleField(configuration: configuration))
+        case .submitOnly: return run(SubmitOnlyField(configuration: configuration))
+        case .localFilter: return run(LocalFilterField(configuration: configuration))
+        }
+    }
+
+    /// Runs one strategy value over the simple-model typists `typists` (global indices).
     public static func runStrategy<Strategy: SearchFieldStrategy>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
     ) -> Recorder {

@@ -26,7 +26,14 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     public let backend: BackendModel
     public let seed: UInt64
     public internal(set) var recorder: Recorder
+    /// Per typist, in parallel arrays so that the hot path mutates each in place and never
+    /// copies a typist's whole state.
+    var strategies: [Strategy]
+    var sessions: [Session]
     var slots: [Slot]
+    /// The normalization the recorder measures staleness against (the strategy's minimum length,
+    /// always trimmed, full identity).
+    let expected: QueryNormalizer
     var requests: [SimRequest] = []
     var freeHandles: [Int32] = []
     var cells: [ServerCell]
@@ -35,10 +42,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     var now: Int64 = 0
     var observer: ((Int64, Int, TimelineEntry) -> Void)?
 
-    /// One typist: its session, its strategy, and what the runner tracks for it.
+    /// What the runner tracks for one typist.
     struct Slot {
-        var session: Session
-        var strategy: Strategy
         var pending: TypingEvent?
         var input = FieldInput()
         var field = TextFieldModel()
@@ -67,9 +72,12 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         let firstCell = (indices.min() ?? 0) / perCell
         let lastCell = (indices.max() ?? 0) / perCell
         cells = Array(repeating: ServerCell(), count: lastCell - firstCell + 1)
-        slots = zip(sessions, indices).map { session, index in
-            Slot(session: session, strategy: prototype, cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
+        self.sessions = sessions
+        strategies = Array(repeating: prototype, count: sessions.count)
+        slots = indices.map { index in
+            Slot(cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
         }
+        expected = QueryNormalizer(trims: true, minimumLength: prototype.configuration.normalizer.minimumLength)
         queue = EventQueue(capacity: sessions.count * 4)
     }
 
@@ -100,7 +108,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     // MARK: Typing
 
     private mutating func scheduleNextTyping(_ typist: Int) {
-        if let next = slots[typist].session.next() {
+        if let next = sessions[typist].next() {
             slots[typist].pending = next
             queue.push(max(next.at, now), .typing, typist: Int32(typist))
         } else if !slots[typist].ended {
@@ -144,7 +152,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     }
 
     private mutating func recordInput(_ typist: Int, text: String) {
-        let query = slots[typist].strategy.configuration.expectedQuery(for: slots[typist].input).map(QueryKey.init)
+        let input = slots[typist].input
+        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map(QueryKey.init)
         recorder.record(.keystroke(text: text, query: query), typist: typist, at: now)
     }
 
@@ -162,7 +171,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         effectBuffer = []
         effects.removeAll(keepingCapacity: true)
         observer?(now, typist, .event(event))
-        slots[typist].strategy.handle(event, at: now, into: &effects)
+        strategies[typist].handle(event, at: now, into: &effects)
         for effect in effects {
             observer?(now, typist, .effect(effect))
             perform(effect, typist: typist)
