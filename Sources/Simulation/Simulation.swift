@@ -139,7 +139,7 @@ public enum Simulation {
     public static func runStrategy<Strategy: SearchFieldStrategy>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
     ) -> Recorder {
-        let sessions = typists.map { scenario.typing.session(seed: scenario.seed, typist: UInt64($0)) }
+        let sessions = scenario.typing.sessions(seed: scenario.seed, typists: typists)
         var runner = VirtualRunner(strategy: prototype, sessions: sessions, globalIndices: Array(typists),
                                    backend: scenario.backend, seed: scenario.seed, settleInterval: scenario.settleInterval)
         return runner.run()
