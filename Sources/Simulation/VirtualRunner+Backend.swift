@@ -58,7 +58,6 @@ extension VirtualRunner {
     }
 
     mutating func send(_ id: RequestID, _ query: QueryIdentity, typist: Int, local: Bool) {
-        recorder.record(.requestStart(id: id, query: QueryKey(query), lag: 0), typist: typist, at: now)
         let handle = allocate()
         let cell = slots[typist].cell
         let globalIndex = slots[typist].globalIndex
@@ -123,7 +122,7 @@ extension VirtualRunner {
 
     mutating func cancel(_ id: RequestID, typist: Int) {
         guard let entry = slots[typist].requests.first(where: { $0.id == id }) else { return }
-        recorder.record(.cancelRequested(id: id, wait: false), typist: typist, at: now)
+        recorder.record(.cancelRequest(id), typist: typist, at: now)
         let handle = entry.handle
         let request = requests[Int(handle)]
         guard !request.local, !request.clientDone else { return }

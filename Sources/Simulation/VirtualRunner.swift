@@ -200,60 +200,28 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     private mutating func perform(_ effect: SearchEffect, typist: Int) {
         switch effect {
         case let .scheduleTimer(id, delay, purpose):
+            recorder.record(effect, typist: typist, at: now)
             var debounce = false
-            if case let .debounce(query) = purpose {
-                debounce = true
-                recorder.record(.waitStarted(id: id, query: QueryKey(query)), typist: typist, at: now)
-            }
+            if case .debounce = purpose { debounce = true }
             slots[typist].timers.append((id, debounce))
             queue.push(now + delay, .timer, typist: Int32(typist), payload: id)
         case let .cancelTimer(id):
             guard let index = slots[typist].timers.firstIndex(where: { $0.id == id }) else { return }
-            if slots[typist].timers.remove(at: index).debounce {
-                recorder.record(.cancelRequested(id: id, wait: true), typist: typist, at: now)
-            }
+            let debounce = slots[typist].timers.remove(at: index).debounce
+            recorder.record(effect, isDebounceWait: debounce, typist: typist, at: now)
         case let .sendRequest(id, query):
+            recorder.record(effect, typist: typist, at: now)
             send(id, query, typist: typist, local: false)
         case let .runLocally(id, query):
+            recorder.record(effect, typist: typist, at: now)
             send(id, query, typist: typist, local: true)
         case let .cancelRequest(id):
             cancel(id, typist: typist)
-        case let .display(state):
-            let (kind, query) = Self.displayRecord(state)
-            recorder.record(.display(kind, query: query), typist: typist, at: now)
         case let .setFieldText(text):
             let reported = slots[typist].field.programmaticSet(text)
             deliver(typist, .fieldTextSet(reported))
-        case let .commit(query, cached):
-            recorder.record(.commit(QueryKey(query), cached: cached), typist: typist, at: now)
-        case let .apply(id, query, kind):
-            let displayKind: DisplayKind = switch kind {
-            case .results: .results
-            case .empty: .empty
-            case .error: .error
-            }
-            recorder.record(.apply(id: id, query: QueryKey(query), kind: displayKind), typist: typist, at: now)
-        case let .discard(id):
-            recorder.record(.discard(id: id), typist: typist, at: now)
-        case let .writeBack(reentries, runaway, broke):
-            recorder.record(.writeBack(reentries: reentries, runaway: runaway, brokeComposition: broke), typist: typist, at: now)
+        case .display, .commit, .apply, .discard, .writeBack:
+            recorder.record(effect, typist: typist, at: now)
         }
-    }
-
-    static func displayRecord(_ state: DisplayState) -> (DisplayKind, QueryKey?) {
-        switch state {
-        case .idle: (.idle, nil)
-        case .loading: (.loading, nil)
-        case .stalled: (.stalled, nil)
-        case let .results(query, _): (.results, QueryKey(query))
-        case let .empty(query): (.empty, QueryKey(query))
-        case let .error(query): (.error, QueryKey(query))
-        }
-    }
-}
-
-extension QueryKey {
-    init(_ identity: QueryIdentity) {
-        self.init(text: identity.text, scope: identity.scope, tokens: identity.tokens)
     }
 }
