@@ -61,6 +61,8 @@ struct Result: Codable {
     var medianKeystrokesPerSecond: Double
     /// Keystrokes per second of this thread's CPU time (median run): the per-core figure.
     var keystrokesPerCPUSecond: Double
+    /// Queue events (typing, timers, network and server steps) per CPU second.
+    var eventsPerCPUSecond: Double
     var bytesPerTypist: Int64
     /// Keeps the results alive so the optimizer cannot drop the work.
     var checksum: Int64
@@ -69,19 +71,22 @@ struct Result: Codable {
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 func measure(_ preset: Preset) -> Result {
     let scenario = SimulationScenario(typists: options.typists, seed: 42, strategies: [StrategySpec(preset: preset)])
-    func once(_ typists: Int) -> (seconds: Double, cpu: Double, recorder: Recorder, rss: Int64) {
+    func once(_ typists: Int) -> (seconds: Double, cpu: Double, recorder: Recorder, events: Int, rss: Int64) {
         let before = residentBytes()
         let clock = ContinuousClock()
         var recorder: Recorder?
+        var events = 0
         var rss: Int64 = 0
         let cpuStart = threadCPUSeconds()
         let elapsed = clock.measure {
-            recorder = Simulation.runStrategy(StrategySpec(preset: preset), scenario: scenario, typists: 0..<typists)
+            let run = Simulation.runStrategyCounting(StrategySpec(preset: preset), scenario: scenario, typists: 0..<typists)
+            recorder = run.recorder
+            events = run.events
             rss = residentBytes() - before
         }
         let cpu = threadCPUSeconds() - cpuStart
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (seconds, cpu, recorder!, rss)
+        return (seconds, cpu, recorder!, events, rss)
     }
     _ = once(max(1, options.typists / 10))
     var times: [Double] = []
@@ -96,7 +101,7 @@ func measure(_ preset: Preset) -> Result {
         cpuTimes.append(run.cpu)
         let metrics = run.recorder.metrics()
         keystrokes = metrics.counter(MetricName.keystrokes)
-        events = keystrokes + metrics.counter(MetricName.requestsStarted) * 3 + metrics.counter(MetricName.debounceWaits)
+        events = Int64(run.events)
         rss = max(rss, run.rss)
         checksum &+= metrics.counter(MetricName.mismatchNs)
     }
@@ -107,7 +112,8 @@ func measure(_ preset: Preset) -> Result {
     return Result(preset: preset.rawValue, typists: options.typists, keystrokes: keystrokes, events: events,
                   bestSeconds: best, medianSeconds: median, keystrokesPerSecond: Double(keystrokes) / best,
                   medianKeystrokesPerSecond: Double(keystrokes) / median,
-                  keystrokesPerCPUSecond: Double(keystrokes) / cpuMedian, bytesPerTypist: rss / Int64(options.typists), checksum: checksum)
+                  keystrokesPerCPUSecond: Double(keystrokes) / cpuMedian,
+                  eventsPerCPUSecond: Double(events) / cpuMedian, bytesPerTypist: rss / Int64(options.typists), checksum: checksum)
 }
 
 var results: [Result] = []
@@ -120,11 +126,11 @@ if options.json {
     print(String(decoding: try encoder.encode(results), as: UTF8.self))
 } else {
     print("Simulator benchmark: \(options.typists) typists, \(options.runs) timed runs after a warm-up, one core, recorder on")
-    print("preset".padding(toLength: 18, withPad: " ", startingAt: 0) + "keystrokes   best keys/s  median keys/s  keys/CPU-s   bytes/typist")
+    print("preset".padding(toLength: 18, withPad: " ", startingAt: 0) + "keystrokes   best keys/s  median keys/s  keys/CPU-s  events/CPU-s  bytes/typist")
     for result in results {
         let row = result.preset.padding(toLength: 18, withPad: " ", startingAt: 0)
-            + String(format: "%10lld  %12.0f  %13.0f  %10.0f  %13lld", result.keystrokes, result.keystrokesPerSecond,
-                     result.medianKeystrokesPerSecond, result.keystrokesPerCPUSecond, result.bytesPerTypist)
+            + String(format: "%10lld  %12.0f  %13.0f  %10.0f  %12.0f  %12lld", result.keystrokes, result.keystrokesPerSecond,
+                     result.medianKeystrokesPerSecond, result.keystrokesPerCPUSecond, result.eventsPerCPUSecond, result.bytesPerTypist)
         print(row)
     }
 }

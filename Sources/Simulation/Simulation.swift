@@ -116,11 +116,18 @@ public enum Simulation {
     /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
     /// specialized for each one instead of going through witness tables per event.
     public static func runStrategy(_ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>) -> Recorder {
+        runStrategyCounting(spec, scenario: scenario, typists: typists).recorder
+    }
+
+    /// `runStrategy`, also returning how many events the runner processed (for benchmarks).
+    public static func runStrategyCounting(
+        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>
+    ) -> (recorder: Recorder, events: Int) {
         let configuration = spec.configuration
-        func run<Base: SearchFieldStrategy>(_ base: Base) -> Recorder {
+        func run<Base: SearchFieldStrategy>(_ base: Base) -> (recorder: Recorder, events: Int) {
             configuration.writeBack
-                ? runStrategy(WriteBackField(base: base), scenario: scenario, typists: typists)
-                : runStrategy(base, scenario: scenario, typists: typists)
+                ? runCounting(WriteBackField(base: base), scenario: scenario, typists: typists)
+                : runCounting(base, scenario: scenario, typists: typists)
         }
         switch spec.preset {
         case .naive: return run(NaiveField(configuration: configuration))
@@ -139,10 +146,17 @@ public enum Simulation {
     public static func runStrategy<Strategy: SearchFieldStrategy>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
     ) -> Recorder {
+        runCounting(prototype, scenario: scenario, typists: typists).recorder
+    }
+
+    static func runCounting<Strategy: SearchFieldStrategy>(
+        _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
+    ) -> (recorder: Recorder, events: Int) {
         let sessions = scenario.typing.sessions(seed: scenario.seed, typists: typists)
         var runner = VirtualRunner(strategy: prototype, sessions: sessions, globalIndices: Array(typists),
                                    backend: scenario.backend, seed: scenario.seed, settleInterval: scenario.settleInterval)
-        return runner.run()
+        let recorder = runner.run()
+        return (recorder, runner.eventsProcessed)
     }
 
     /// Replays one trace through one strategy; `observer` sees the timeline.

@@ -40,6 +40,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     var queue: EventQueue
     var effectBuffer: [SearchEffect] = []
     var now: Int64 = 0
+    /// Events taken off the queue so far (typing, timers, network and server steps).
+    public internal(set) var eventsProcessed = 0
     var observer: ((Int64, Int, TimelineEntry) -> Void)?
 
     /// What the runner tracks for one typist.
@@ -110,6 +112,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         for typist in typists { scheduleNextTyping(typist) }
         while let event = queue.pop() {
             now = event.time
+            eventsProcessed += 1
             let typist = Int(event.typist)
             switch event.kind {
             case .typing: typing(typist)
