@@ -88,6 +88,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "SimulatorBenchmark",
+            dependencies: ["Simulation", "SearchField", "Measurement", "Typists"],
+            path: "Benchmarks/SimulatorBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
