@@ -16,6 +16,9 @@ struct Options {
     var allHitsRuns = 15
     /// At or above this size the reference runs on a 1M prefix and is scaled (it takes seconds).
     var referenceSampleAbove = 1_000_000
+    /// Only the queries with these labels or texts (empty: all).
+    var only: [String] = []
+    var skipReference = false
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -33,6 +36,8 @@ struct Options {
                     return n
                 }
             case "--json": options.jsonPath = value()
+            case "--only": options.only = value().split(separator: ",").map(String.init)
+            case "--no-reference": options.skipReference = true
             case "--seed":
                 guard let seed = UInt64(value()) else { fail("--seed needs a non-negative integer") }
                 options.seed = seed
@@ -42,10 +47,12 @@ struct Options {
                 options.firstPageRuns = runs * 20 + 1
             case "-h", "--help":
                 print("""
-                USAGE: FilterBenchmark [--sizes 100k,1M,10M] [--json FILE] [--seed S] [--runs N]
+                USAGE: FilterBenchmark [--sizes 100k,1M,10M] [--json FILE] [--seed S] [--runs N] [--only Q,…] [--no-reference]
                   --sizes  catalog sizes to generate and time (default 100k,1M,10M)
                   --json   also write the results as JSON to FILE
                   --runs   timed runs per all-hits measurement (first page: 20× as many)
+                  --only   only these queries (labels such as "2 chars" or query texts)
+                  --no-reference  skip the reference filter (quick runs; no speedups then)
                 """)
                 exit(0)
             default: fail("unknown option '\(arguments[i])'; see --help")
@@ -84,7 +91,7 @@ struct Query: Codable {
     var text: String
 }
 
-let queries = [
+let allQueries = [
     Query(label: "2 chars", text: "ca"),
     Query(label: "4 chars", text: "lamp"),
     Query(label: "8 chars", text: "backpack"),
@@ -165,6 +172,7 @@ func time(runs: Int, prepare: () -> Void = {}, _ body: () -> SearchResponse) -> 
 }
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let queries = options.only.isEmpty ? allQueries : allQueries.filter { options.only.contains($0.label) || options.only.contains($0.text) }
 let cores = ProcessInfoCPU.activeCount
 log("measuring memory read bandwidth (512 MiB, 1 and 2 threads)…")
 let bandwidth1 = Bandwidth.measure(threads: 1)
@@ -198,7 +206,9 @@ for size in options.sizes {
     let sampled = size > options.referenceSampleAbove
     var referenceMs: [String: Double] = [:]
     var referenceHits: [String: Int] = [:]
-    if sampled {
+    if options.skipReference {
+        // No reference times: speedups stay empty.
+    } else if sampled {
         let prefixSize = options.referenceSampleAbove
         if referencePrefixCatalog == nil || referencePrefixCatalog!.count != prefixSize {
             referencePrefixCatalog = CatalogGenerator(seed: options.seed).makeCatalog(count: prefixSize)

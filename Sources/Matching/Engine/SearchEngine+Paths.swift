@@ -49,8 +49,8 @@ extension SearchEngine {
     static let scanBytesPerNanosecond = (one: 4.0, all: 7.0)
     /// Cost the planner assumes per candidate verified (index, refine), in nanoseconds.
     static let verifyNanoseconds = 25.0
-    /// Cost per posting decoded without verification, in nanoseconds.
-    static let decodeNanoseconds = 3.0
+    /// Cost per posting decoded (varint, sequential), in nanoseconds.
+    static let decodeNanoseconds = 1.5
 
     func choosePath(_ plan: Plan, forcing: ForcedPath?) -> Choice {
         let pattern = plan.pattern
@@ -96,8 +96,13 @@ extension SearchEngine {
             ?? (smallestDropped < Int.max ? Double(smallestDropped) : n / 20)
         let scanCost: Double
         if let need = plan.need {
-            let fraction = min(1, Double(max(need, 1)) / max(estimatedHits, 1))
-            scanCost = bytes * fraction / Self.scanBytesPerNanosecond.one
+            // The first round reads `firstPageBytes` on one core; later rounds, four times
+            // larger each, run on all cores.
+            let expected = bytes * min(1, Double(max(need, 1)) / max(estimatedHits, 1))
+            let first = Double(tuning.firstPageBytes)
+            scanCost = expected <= first
+                ? expected / Self.scanBytesPerNanosecond.one
+                : first / Self.scanBytesPerNanosecond.one + min(bytes, max(expected, 4 * first)) / Self.scanBytesPerNanosecond.all
         } else {
             scanCost = bytes / Self.scanBytesPerNanosecond.all
         }
@@ -106,7 +111,11 @@ extension SearchEngine {
             let decoded = plan.need.map { min(Double(exact.count), Double($0) * n / max(estimatedHits, 1)) } ?? Double(exact.count)
             indexCost = decoded * Self.decodeNanoseconds
         } else if let first = buckets.first {
-            indexCost = Double(first.count) * Self.verifyNanoseconds
+            // Decoding the intersected lists, then verifying every candidate (all hits) or
+            // about `need` of them (first page).
+            let decoded = buckets.prefix(4).reduce(0.0) { $0 + Double($1.count) }
+            let verified = plan.need.map { min(Double(first.count), Double($0) * Double(first.count) / max(estimatedHits, 1)) } ?? Double(first.count)
+            indexCost = decoded * Self.decodeNanoseconds + verified * Self.verifyNanoseconds
         }
         let refineCost = cached.map { Double($0.ranks.count) * Self.verifyNanoseconds } ?? .infinity
         if let cached, refineCost <= indexCost, refineCost <= scanCost { return .refine(cached) }
