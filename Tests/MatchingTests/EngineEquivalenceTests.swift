@@ -99,7 +99,7 @@ struct EngineEquivalenceTests {
     }
 
     @Test func generatedCatalogAgrees() {
-        let catalog = CatalogGenerator(seed: 9).makeCatalog(count: 3000)
+        let catalog = CatalogGenerator(seed: 9).makeCatalog(count: 1500)
         let engine = SearchEngine(catalog: catalog, tuning: SearchEngine.Tuning(firstPageBytes: 4096, parallelMinimumBytes: 0, parts: 2))
         let reference = ReferenceFilter(catalog: catalog)
         for query in ["co", "Mug", "coffee grinder", "커피", "텀블러", "保温杯", "咖啡", "pro", "zzq", "500ml", "a"] {

@@ -76,7 +76,7 @@ struct SearchEngineTests {
     }
 
     @Test func plannerUsesTheIndexForRareQueriesAndTheScanForCommonOnes() {
-        let catalog = CatalogGenerator(seed: 4).makeCatalog(count: 20_000)
+        let catalog = CatalogGenerator(seed: 4).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
         let rare = engine.search(SearchRequest(query: "grinder 2l", needsTotal: true))
         #expect(rare.path == .index)
@@ -87,7 +87,7 @@ struct SearchEngineTests {
     }
 
     @Test func cancelledFlagStopsTheScan() {
-        let catalog = CatalogGenerator(seed: 5).makeCatalog(count: 20_000)
+        let catalog = CatalogGenerator(seed: 5).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
         let flag = SearchCancellationFlag()
         flag.cancel()
@@ -101,7 +101,7 @@ struct SearchEngineTests {
     }
 
     @Test func cancelledTaskStopsTheScan() async {
-        let catalog = CatalogGenerator(seed: 6).makeCatalog(count: 20_000)
+        let catalog = CatalogGenerator(seed: 6).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
