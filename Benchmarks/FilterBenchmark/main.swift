@@ -127,6 +127,9 @@ struct Measurement: Codable {
     /// Reference time over this time (how many times faster than the reference).
     var speedupOverReference: Double?
     var referenceSampled: Bool
+    /// Same page (and total, when given) as the reference; nil where the reference ran on a
+    /// sample.
+    var agreesWithReference: Bool?
 }
 
 struct SizeResult: Codable {
@@ -219,6 +222,7 @@ for size in options.sizes {
     let sampled = size > options.referenceSampleAbove
     var referenceMs: [String: Double] = [:]
     var referenceHits: [String: Int] = [:]
+    var referenceItems: [String: [Int]] = [:]
     if options.skipReference {
         // No reference times: speedups stay empty.
     } else if sampled {
@@ -244,6 +248,7 @@ for size in options.sizes {
             let t = time(runs: runs) { reference.search(SearchRequest(query: query.text, limit: 50, needsTotal: true)) }
             referenceMs[query.text] = t.p50
             referenceHits[query.text] = t.last.total
+            referenceItems[query.text] = t.last.items
             if size == options.referenceSampleAbove { referenceOnPrefix[query.text] = t.p50 }
         }
     }
@@ -259,7 +264,8 @@ for size in options.sizes {
             itemsPerSecond: Double(r.itemsScanned) / (t.p50 / 1e3), gigabytesPerSecond: Double(bytes) / (t.p50 / 1e3) / 1e9,
             floorRatio: bytes > 0 ? t.p50 / (Double(bytes) / floorBandwidth * 1e3) : nil,
             speedupOverReference: method == "reference" ? nil : ref.map { $0 / t.p50 },
-            referenceSampled: sampled
+            referenceSampled: sampled,
+            agreesWithReference: referenceItems[query.text].map { $0 == r.items && (r.total == nil || r.total == referenceHits[query.text]) }
         ))
     }
     for query in queries {
@@ -269,7 +275,7 @@ for size in options.sizes {
                 query: query.label, queryText: query.text, method: "reference", mode: "all-hits", path: "reference",
                 runs: 1, p50Ms: ms, minMs: ms, hits: referenceHits[query.text], itemsScanned: size, bytesScanned: catalog.nameByteCount,
                 itemsPerSecond: Double(size) / (ms / 1e3), gigabytesPerSecond: Double(catalog.nameByteCount) / (ms / 1e3) / 1e9,
-                floorRatio: nil, speedupOverReference: nil, referenceSampled: sampled
+                floorRatio: nil, speedupOverReference: nil, referenceSampled: sampled, agreesWithReference: nil
             ))
         }
         let scale = max(1, size / 1_000_000)
@@ -350,6 +356,13 @@ for s in sizeResults {
     }
     out += "  " + line(header) + "\n  " + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
     for row in rows { out += "  " + line(row) + "\n" }
+}
+let checked = sizeResults.flatMap(\.measurements).compactMap(\.agreesWithReference)
+if !checked.isEmpty {
+    let wrong = checked.filter { !$0 }.count
+    out += wrong == 0
+        ? "\nEvery engine answer checked against the reference was equal (\(checked.count) measurements: same page, same total).\n"
+        : "\nWRONG: \(wrong) of \(checked.count) engine answers differ from the reference.\n"
 }
 if !floors.isEmpty {
     out += "\nFloors (issue 2):\n"

@@ -95,12 +95,12 @@ struct EngineEquivalenceTests {
 
     @Test("random catalogs, scans split into parts", arguments: [4, 5] as [UInt64])
     func splitScans(seed: UInt64) throws {
-        try Self.check(seed: seed, count: 200, tuning: SearchEngine.Tuning(firstPageBytes: 64, parallelMinimumBytes: 0, parts: 3))
+        try Self.check(seed: seed, count: 200, tuning: SearchEngine.Tuning(firstPageBytes: 64, parallelMinimumBytes: 0, parts: 3, parallelVerifyMinimum: 1))
     }
 
     @Test func generatedCatalogAgrees() {
         let catalog = CatalogGenerator(seed: 9).makeCatalog(count: 1500)
-        let engine = SearchEngine(catalog: catalog, tuning: SearchEngine.Tuning(firstPageBytes: 4096, parallelMinimumBytes: 0, parts: 2))
+        let engine = SearchEngine(catalog: catalog, tuning: SearchEngine.Tuning(firstPageBytes: 4096, parallelMinimumBytes: 0, parts: 2, parallelVerifyMinimum: 16))
         let reference = ReferenceFilter(catalog: catalog)
         for query in ["co", "Mug", "coffee grinder", "커피", "텀블러", "保温杯", "咖啡", "pro", "zzq", "500ml", "a"] {
             for needsTotal in [false, true] {

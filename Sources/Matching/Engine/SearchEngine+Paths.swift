@@ -290,6 +290,12 @@ extension SearchEngine {
 
     /// Checks each candidate's folded name for the pattern, in order.
     func verify(_ candidates: [UInt32], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
+        // All hits of many candidates: each check is mostly a cache miss into the store, so
+        // the candidates are split across the cores; the first page stays sequential and stops
+        // early.
+        if plan.need == nil, candidates.count >= tuning.parallelVerifyMinimum, tuning.parts > 1 {
+            return verifyParallel(candidates, plan, &collector, cancellation)
+        }
         var checked = 0, bytes = 0
         let done: Bool? = store.bytes.withUnsafeBufferPointer { all in
             store.starts.withUnsafeBufferPointer { starts in
@@ -309,6 +315,50 @@ extension SearchEngine {
         }
         guard let done else { return (checked, bytes, true) }
         if done { collector.finish() }
+        return (checked, bytes, false)
+    }
+
+    private func verifyParallel(_ candidates: [UInt32], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
+        let parts = tuning.parts
+        let signal = StopSignal(cancellation)
+        let results = PartResults<(hits: [UInt32], checked: Int, bytes: Int, cancelled: Bool)>(count: parts)
+        let store = store
+        let pattern = plan.pattern
+        let scope = plan.scope
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let lo = candidates.count * part / parts, hi = candidates.count * (part + 1) / parts
+            var hits: [UInt32] = []
+            var checked = 0, bytes = 0, cancelled = false
+            store.bytes.withUnsafeBufferPointer { all in
+                store.starts.withUnsafeBufferPointer { starts in
+                    pattern.withUnsafeBufferPointer { pattern in
+                        for k in lo..<hi {
+                            if checked & 4095 == 4095, signal.shouldStop() {
+                                cancelled = true
+                                return
+                            }
+                            let rank = Int(candidates[k])
+                            if let scope, !scope.contains(rank) { continue }
+                            checked += 1
+                            let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
+                            bytes += to - from
+                            if Self.contains(UnsafeBufferPointer(rebasing: all[from..<to]), pattern) { hits.append(UInt32(rank)) }
+                        }
+                    }
+                }
+            }
+            results.set(part, (hits, checked, bytes, cancelled))
+        }
+        var checked = 0, bytes = 0, cancelled = false
+        for part in 0..<parts {
+            let result = results.take(part)
+            checked += result.checked
+            bytes += result.bytes
+            cancelled = cancelled || result.cancelled
+            if !cancelled { for rank in result.hits { _ = collector.add(Int(rank)) } }
+        }
+        if cancelled { return (checked, bytes, true) }
+        collector.finish()
         return (checked, bytes, false)
     }
 

@@ -35,11 +35,14 @@ public final class SearchEngine: Sendable {
         public var parallelMinimumBytes: Int
         /// How many parts a parallel scan is split into (default: one per core).
         public var parts: Int
+        /// From this many candidates on, an all-hits index or refine verifies on all cores.
+        public var parallelVerifyMinimum: Int
 
-        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int = ProcessInfoCPU.activeCount) {
+        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int = ProcessInfoCPU.activeCount, parallelVerifyMinimum: Int = 2048) {
             self.firstPageBytes = firstPageBytes
             self.parallelMinimumBytes = parallelMinimumBytes
             self.parts = max(1, parts)
+            self.parallelVerifyMinimum = max(1, parallelVerifyMinimum)
         }
     }
 
