@@ -40,7 +40,9 @@ struct EngineEquivalenceTests {
 
     static func randomQueries(_ catalog: Catalog, seed: UInt64, count: Int) -> [String] {
         var random = CatalogRandom(seed: seed ^ 0xABCD)
-        var queries = ["", " ", "\t \u{3000}", String(repeating: "abc", count: 40), "zzzz-not-there", "한", "中", "😀", "\u{301}"]
+        // Longer than every name: the longest name with more appended, and plain repetition.
+        let longest = catalog.indices.map { catalog.name(at: $0) }.max { $0.utf8.count < $1.utf8.count } ?? ""
+        var queries = ["", " ", "\t \u{3000}", longest + "a", String(repeating: "ab", count: longest.utf8.count), "zzzz-not-there", "한", "中", "😀", "\u{301}"]
         while queries.count < count {
             switch random.below(3) {
             case 0:
