@@ -20,8 +20,8 @@ struct FieldEditor {
 
     init(pinyinInField: Bool) {
         self.pinyinInField = pinyinInField
-        committed.reserveCapacity(128)
-        pinyin.reserveCapacity(64)
+        committed.reserveCapacity(96)
+        pinyin.reserveCapacity(32)
     }
 
     /// Identifies the editor's state relative to a tracking start.
@@ -128,9 +128,10 @@ struct FieldEditor {
     }
 
     /// The field's text as UTF-8, appended to `bytes`.
+    @inline(__always)
     func render(appendingTo bytes: inout [UInt8]) {
-        bytes.append(contentsOf: committed)
-        hangul.appendPreedit(to: &bytes)
+        committed.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+        if !hangul.isEmpty { hangul.appendPreedit(to: &bytes) }
         guard pinyinInField, !pinyin.isEmpty else { return }
         for index in pinyin.indices {
             bytes.append(pinyin[index])
