@@ -7,7 +7,7 @@ import Typists
 /// runners consume) and through `nextRaw()` (bytes, no allocation), per language; then the same
 /// on every core at once to show that generation scales (typists share no mutable state).
 ///
-/// Usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--json]
+/// Usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--json]
 /// Run in release: `swift run -c release TypistBenchmark`.
 
 struct Options {
@@ -15,6 +15,7 @@ struct Options {
     var typists = 20_000
     var runs = 5
     var json = false
+    var only: TypingLanguage?
 
     init(_ arguments: [String]) {
         var i = 0
@@ -24,8 +25,9 @@ struct Options {
             case "--typists" where i + 1 < arguments.count: typists = Int(arguments[i + 1]) ?? typists; i += 1
             case "--runs" where i + 1 < arguments.count: runs = Int(arguments[i + 1]) ?? runs; i += 1
             case "--json": json = true
+            case "--only" where i + 1 < arguments.count: only = TypingLanguage(rawValue: arguments[i + 1]); i += 1
             default:
-                FileHandle.standardError.write(Data("usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--json]\n".utf8))
+                FileHandle.standardError.write(Data("usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--json]\n".utf8))
                 exit(64)
             }
             i += 1
@@ -134,7 +136,7 @@ struct Row {
 
 var rows: [Row] = []
 var mixed: TypistPopulation?
-for language in TypingLanguage.allCases + [nil] {
+for language in options.only.map({ [$0] }) ?? (TypingLanguage.allCases + [nil]) {
     var config = TypistConfig()
     config.languageShares = language.map { [$0: 1] } ?? [.en: 0.6, .ko: 0.2, .zh: 0.2]
     let population = try! TypistPopulation(config: config, queries: pool, seed: 1)
@@ -152,7 +154,7 @@ for language in TypingLanguage.allCases + [nil] {
 
 // Every core at once: each thread takes its own shard of typists.
 let cores = ProcessInfo.processInfo.activeProcessorCount
-let population = mixed!
+let population = mixed ?? (try! TypistPopulation(config: TypistConfig(), queries: pool, seed: 1))
 let perThread = options.typists
 let totalKeys = Mutex(0)
 let processStart = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
