@@ -5,10 +5,10 @@ extension GeneratedSession {
     /// Return; then whether the session goes on.
     mutating func produceQuery() {
         if queriesDone == 0 {
-            now += millis(rng.nextLogNormal(median: settings.config.focusDelayMedianMillis, sigma: 0.5))
+            now += millis(pause(median: settings.config.focusDelayMedianMillis, .sigma05))
             planNewQuery()
         } else {
-            now += millis(rng.nextLogNormal(median: settings.config.readingPauseMedianMillis, sigma: 0.7))
+            now += millis(pause(median: settings.config.readingPauseMedianMillis, .sigma07))
             editor.flush()
             if !editor.committed.isEmpty && rng.nextBool(settings.config.refineShare) {
                 planRefinement()
@@ -16,7 +16,7 @@ extension GeneratedSession {
                 if !editor.committed.isEmpty {
                     editor.reset(to: EmptyCollection())
                     emitEdit(TypingKey.clear)
-                    now += millis(rng.nextLogNormal(median: 400, sigma: 0.4))
+                    now += millis(pause(median: 400, .sigma04))
                 }
                 planNewQuery()
             }
@@ -24,12 +24,12 @@ extension GeneratedSession {
         typeQuery()
         queriesDone += 1
         if rng.nextBool(settings.config.submitRate) {
-            now += millis(rng.nextLogNormal(median: settings.config.submitPauseMedianMillis, sigma: 0.5))
+            now += millis(pause(median: settings.config.submitPauseMedianMillis, .sigma05))
             editor.flush()
             emit(.submit, key: 0)
         }
         if queriesDone >= settings.config.maxQueriesPerSession || !rng.nextBool(settings.config.followUpRate) {
-            now += millis(rng.nextLogNormal(median: 2000, sigma: 0.6))
+            now += millis(pause(median: 2000, .sigma06))
             editor.flush()
             emit(.end, key: 0)
             finished = true
@@ -112,9 +112,9 @@ extension GeneratedSession {
             session.keys.append(.character(UInt32(UInt8(ascii: " ")), wordStart: false))
             atWordStart = true
         }
-        func beginKey(_ session: GeneratedSession) -> Bool {
+        func beginKey(_ session: GeneratedSession, at index: Int? = nil) -> Bool {
             let starts = atWordStart
-            if starts { wordFirstKey = session.keys.count }
+            if starts { wordFirstKey = index ?? session.keys.count }
             atWordStart = false
             return starts
         }
@@ -168,13 +168,16 @@ extension GeneratedSession {
                     }
                 }
                 let full = mode == 0 || (mode == 1 && positionInSegment == 0)
-                let count = full ? Int(unit.pinyinCount) : 1
-                var first = beginKey(self)
-                for letter in 0..<count {
-                    let byte = phrase.pinyin[Int(unit.pinyinOffset) + letter]
-                    keys.append(.pinyinLetter(byte, wordStart: first, syllableEnd: letter == count - 1))
-                    first = false
+                let firstLetter = keys.count
+                let letters = Int(unit.pinyinOffset)
+                if full {
+                    keys.append(contentsOf: phrase.pinyinKeys[letters..<(letters + Int(unit.pinyinCount))])
+                } else {
+                    var initial = phrase.pinyinKeys[letters]
+                    initial.flags |= PlanKey.syllableEnd
+                    keys.append(initial)
                 }
+                if beginKey(self, at: firstLetter) { keys[firstLetter].flags |= PlanKey.wordStart }
                 positionInSegment += 1
                 if unit.endsSegment {
                     keys.append(.pick(byteOffset: segmentStart, byteCount: offset + Int(unit.byteCount) - segmentStart))
@@ -196,7 +199,7 @@ extension GeneratedSession {
         marks.append(editor.mark)
         forgetPreviousKey()
         if rng.nextBool(device.pasteRate) {
-            now += millis(rng.nextLogNormal(median: 900, sigma: 0.5))
+            now += millis(pause(median: 900, .sigma05))
             resetField(toTargetPrefix: target.count)
             emitEdit(TypingKey.paste)
             return
@@ -218,13 +221,13 @@ extension GeneratedSession {
         while i < n {
             if i == scopeAt {
                 scopeAt = -1
-                now += millis(rng.nextLogNormal(median: 1000, sigma: 0.5))
+                now += millis(pause(median: 1000, .sigma05))
                 changeScopeOrTokens()
                 forgetPreviousKey()
             }
             if i == clearAt {
                 clearAt = -1
-                now += millis(rng.nextLogNormal(median: 800, sigma: 0.5))
+                now += millis(pause(median: 800, .sigma05))
                 editor.reset(to: baseBytes)
                 emitEdit(TypingKey.clear)
                 marks.removeAll(keepingCapacity: true)
@@ -236,7 +239,7 @@ extension GeneratedSession {
                 continue
             }
             if i == acceptAt {
-                now += millis(rng.nextLogNormal(median: settings.config.suggestionLookMedianMillis, sigma: 0.5) + keyInterval(keys[i]))
+                now += millis(pause(median: settings.config.suggestionLookMedianMillis, .sigma05) + keyInterval(keys[i]))
                 resetField(toTargetPrefix: target.count)
                 emitEdit(TypingKey.acceptSuggestion)
                 return
@@ -253,7 +256,7 @@ extension GeneratedSession {
                 if clean {
                     let word = words[predictWord]
                     let last = word.endKey >= n
-                    now += millis(rng.nextLogNormal(median: settings.config.suggestionLookMedianMillis, sigma: 0.5))
+                    now += millis(pause(median: settings.config.suggestionLookMedianMillis, .sigma05))
                     resetField(toTargetPrefix: last ? word.byteEnd : word.byteEnd + 1)
                     emitEdit(TypingKey.acceptSuggestion)
                     let resume = last ? n : word.endKey + 1
@@ -266,13 +269,13 @@ extension GeneratedSession {
                 }
             }
             var interval = key.kind == .pick
-                ? rng.nextLogNormal(median: settings.config.candidatePickMedianMillis, sigma: 0.4)
+                ? pause(median: settings.config.candidatePickMedianMillis, .sigma04)
                 : keyInterval(key)
             if rng.nextBool(settings.config.hesitationRate) {
-                interval += rng.nextLogNormal(median: settings.config.hesitationMedianMillis, sigma: 0.6)
+                interval += pause(median: settings.config.hesitationMedianMillis, .sigma06)
             }
             if key.isWordStart && i > 0 && rng.nextBool(settings.config.suggestionLookRate) {
-                interval += rng.nextLogNormal(median: settings.config.suggestionLookMedianMillis, sigma: 0.5)
+                interval += pause(median: settings.config.suggestionLookMedianMillis, .sigma05)
             }
             now += millis(interval)
             if rng.nextBool(profile.slipRate), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
@@ -370,6 +373,13 @@ extension GeneratedSession {
             }
         }
         return ms * sampler.sample(&rng)
+    }
+
+    /// A log-normal pause with this median, from the population's tables (no `exp` per draw).
+    @inline(__always)
+    mutating func pause(median: Double, _ shape: PopulationSettings.PauseShape) -> Double {
+        let table = settings.pauses[shape.rawValue]
+        return median * table.unitMedian * table.sampler.sample(&rng)
     }
 
     /// The next key follows no key on the layout (after a pause, a backspace, a paste).

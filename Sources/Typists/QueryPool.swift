@@ -78,6 +78,9 @@ final class Phrase: Sendable {
     let pinyin: [UInt8]
     /// English and Korean: the keys of the whole phrase.
     let plan: PhrasePlan
+    /// Chinese: a key for every letter of `pinyin`, the last of each reading marked as the
+    /// end of a syllable.
+    let pinyinKeys: [PlanKey]
 
     var wordCount: Int { wordEnds.count }
 
@@ -88,6 +91,11 @@ final class Phrase: Sendable {
         self.units = units
         self.pinyin = pinyin
         self.plan = language == .zh ? .empty : PhrasePlan(bytes: bytes, language: language)
+        var pinyinKeys = pinyin.map { PlanKey.pinyinLetter($0, wordStart: false, syllableEnd: false) }
+        for unit in units where unit.pinyinCount > 0 {
+            pinyinKeys[Int(unit.pinyinOffset) + Int(unit.pinyinCount) - 1].flags |= PlanKey.syllableEnd
+        }
+        self.pinyinKeys = pinyinKeys
     }
 }
 

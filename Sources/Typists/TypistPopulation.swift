@@ -1,3 +1,5 @@
+import Foundation
+
 /// The factory that runners use: typist `index` of a run, from (config, queries, seed) only.
 ///
 /// Nothing depends on which other typists were drawn or in what order, so a driver may hand
@@ -54,6 +56,13 @@ final class PopulationSettings: Sendable {
     let devices: [(DeviceClass, Double)]
     let languages: [(TypingLanguage, Double)]
     let samplers: (desktop: IntervalShape.Sampler, mobile: IntervalShape.Sampler)
+    /// Log-normal pauses by σ: a unit-mean sampler and the factor that makes its median 1.
+    let pauses: [(sampler: IntervalShape.Sampler, unitMedian: Double)]
+
+    /// The σ of the log of each kind of pause (TYPING.md: focus 0.5, hesitation 0.6, …).
+    enum PauseShape: Int {
+        case sigma04, sigma05, sigma06, sigma07
+    }
 
     init(config: TypistConfig, pools: [TypingLanguage: LanguagePool], languages: [TypingLanguage]) {
         self.config = config
@@ -62,6 +71,9 @@ final class PopulationSettings: Sendable {
         self.languages = languages.map { ($0, max(config.languageShares[$0] ?? 0, 0)) }
         samplers = (IntervalShape.Sampler(config.intervalShape ?? .logNormal(sigma: config.desktop.ikiSigma)),
                     IntervalShape.Sampler(config.intervalShape ?? .logNormal(sigma: config.mobile.ikiSigma)))
+        pauses = [0.4, 0.5, 0.6, 0.7].map { sigma in
+            (IntervalShape.Sampler(.logNormal(sigma: sigma)), Foundation.exp(sigma * sigma / 2))
+        }
     }
 
     func pool(_ language: TypingLanguage) -> LanguagePool {
