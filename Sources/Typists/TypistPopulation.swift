@@ -16,6 +16,8 @@ public struct TypistPopulation: Sendable {
     let settings: PopulationSettings
 
     public init(config: TypistConfig = TypistConfig(), queries: QueryPool, seed: UInt64) throws {
+        let problems = config.problems()
+        guard problems.isEmpty else { throw QueryPoolError.invalid("typist config: " + problems.joined(separator: "; ")) }
         let wanted = TypingLanguage.allCases.filter { (config.languageShares[$0] ?? 0) > 0 }
         guard !wanted.isEmpty else { throw QueryPoolError.invalid("no language has a positive share") }
         let missing = wanted.filter { queries.pools[$0] == nil }
