@@ -7,7 +7,7 @@ import Typists
 /// runners consume) and through `nextRaw()` (bytes, no allocation), per language; then the same
 /// on every core at once to show that generation scales (typists share no mutable state).
 ///
-/// Usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--json]
+/// Usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--long-sessions] [--json]
 /// Run in release: `swift run -c release TypistBenchmark`.
 
 struct Options {
@@ -16,6 +16,8 @@ struct Options {
     var runs = 5
     var json = false
     var only: TypingLanguage?
+    /// Sessions of up to 20 queries (follow-up rate 0.95), to separate per-session from per-key cost.
+    var longSessions = false
 
     init(_ arguments: [String]) {
         var i = 0
@@ -25,9 +27,10 @@ struct Options {
             case "--typists" where i + 1 < arguments.count: typists = Int(arguments[i + 1]) ?? typists; i += 1
             case "--runs" where i + 1 < arguments.count: runs = Int(arguments[i + 1]) ?? runs; i += 1
             case "--json": json = true
+            case "--long-sessions": longSessions = true
             case "--only" where i + 1 < arguments.count: only = TypingLanguage(rawValue: arguments[i + 1]); i += 1
             default:
-                FileHandle.standardError.write(Data("usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--json]\n".utf8))
+                FileHandle.standardError.write(Data("usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--long-sessions] [--json]\n".utf8))
                 exit(64)
             }
             i += 1
@@ -139,6 +142,10 @@ var mixed: TypistPopulation?
 for language in options.only.map({ [$0] }) ?? (TypingLanguage.allCases + [nil]) {
     var config = TypistConfig()
     config.languageShares = language.map { [$0: 1] } ?? [.en: 0.6, .ko: 0.2, .zh: 0.2]
+    if options.longSessions {
+        config.followUpRate = 0.95
+        config.maxQueriesPerSession = 20
+    }
     let population = try! TypistPopulation(config: config, queries: pool, seed: 1)
     if language == nil { mixed = population }
     let label = language?.rawValue ?? "mixed"
