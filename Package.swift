@@ -95,6 +95,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "TypistBenchmark",
+            dependencies: ["Typists"],
+            path: "Benchmarks/TypistBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
