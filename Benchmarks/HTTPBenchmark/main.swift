@@ -81,7 +81,7 @@ func serve() async throws {
     configuration.maxConnections = 4096
     configuration.queueCapacity = 8192
     let server = SearchServer(configuration: configuration, backend: backend)
-    let signals = TerminationSignals { _ in server.shutdownGracefully() }
+    let signals = try TerminationSignals { _ in server.shutdownGracefully() }
     defer { signals.cancel() }
     try await server.run { port in
         let line = "{\"port\":\(port),\"items\":\(items),\"backend\":\"\(option("backend", "canned"))\",\"allocator\":\"\(Allocator.current.rawValue)\"}\n"

@@ -29,6 +29,8 @@ int cshims_jemalloc_is_active(void) {
 #include <curl/curl.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -88,6 +90,34 @@ int cshims_jemalloc_serves_malloc(void) {
     int rc = mallctl("thread.allocated", &after, &size, NULL, 0);
     free(probe);
     return rc == 0 && after >= before + (1 << 20);
+}
+
+static volatile sig_atomic_t cshims_signal_fd = -1;
+
+static void cshims_signal_handler(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    int fd = cshims_signal_fd;
+    if (fd >= 0) (void)write(fd, &byte, 1);
+    errno = saved;
+}
+
+int cshims_signal_forward_to_fd(int signo, int fd) {
+    cshims_signal_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = cshims_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signo, &action, NULL);
+}
+
+int cshims_signal_restore_default(int signo) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signo, &action, NULL);
 }
 
 int cshims_curl_easy_setopt_long(void *easy, int option, long value) {

@@ -214,6 +214,20 @@ struct SearchServerTests {
         }
     }
 
+    @Test func configuredLatencyAndSlowTailAddUp() async throws {
+        var slow = configuration()
+        slow.faults.latency = .fixed(nanos: 20_000_000)
+        slow.faults.slowTailProbability = 1
+        slow.faults.slowTailNanos = 10_000_000
+        try await SearchServer.withServer(configuration: slow, backend: catalog) { server in
+            let response = try fetch(server.port, "/search?q=lamp")
+            #expect(response.status == 200)
+            let timing = try #require(response.json["timing"] as? [String: Any])
+            #expect(timing["injectedDelayMicros"] as? Int == 30_000)
+            #expect((timing["serviceMicros"] as? Int ?? 0) >= 30_000)
+        }
+    }
+
     @Test func gracefulShutdownDrainsInFlightSearches() async throws {
         let gate = GateBackend()
         let server = SearchServer(configuration: configuration(), backend: gate)
@@ -258,6 +272,21 @@ struct RequestParserTests {
 
     @Test func jsonStringsAreEscaped() {
         #expect(JSONText.string("a\"b\\c\nd\u{1}é") == "\"a\\\"b\\\\c\\nd\\u0001é\"")
+    }
+
+    @Test func faultSamplingIsSeededAndHonoursRates() {
+        var faults = FaultInjection()
+        faults.latency = .exponential(meanNanos: 1_000_000)
+        faults.errorRate = 0.25
+        faults.seed = 42
+        let first = FaultSampler(faults), second = FaultSampler(faults)
+        let a = (0..<2000).map { _ in first.decide(RequestFaults()) }
+        let b = (0..<2000).map { _ in second.decide(RequestFaults()) }
+        #expect(a.map(\.delayNanos) == b.map(\.delayNanos))
+        let errorShare = Double(a.filter(\.fail).count) / 2000
+        #expect(errorShare > 0.2 && errorShare < 0.3)
+        let meanDelay = Double(a.map(\.delayNanos).reduce(0, +)) / 2000
+        #expect(meanDelay > 850_000 && meanDelay < 1_150_000)
     }
 
     @Test func latencyDistributionsParse() throws {

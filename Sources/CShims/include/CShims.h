@@ -58,6 +58,14 @@ int cshims_socket_peer_closed(int fd);
 /// threads freeing memory at the same moment. 1 yes, 0 no.
 int cshims_jemalloc_serves_malloc(void);
 
+/// Installs a handler for `signo` that writes the signal number as one byte to `fd` (a
+/// non-blocking pipe), the async-signal-safe way to hand a signal to a normal thread. One `fd`
+/// for all signals installed this way. Returns 0 or -1 with errno.
+int cshims_signal_forward_to_fd(int signo, int fd);
+
+/// Restores the default action of `signo`. Returns 0 or -1 with errno.
+int cshims_signal_restore_default(int signo);
+
 int cshims_curl_easy_setopt_long(void *easy, int option, long value);
 int cshims_curl_easy_setopt_pointer(void *easy, int option, void *value);
 int cshims_curl_multi_setopt_long(void *multi, int option, long value);
