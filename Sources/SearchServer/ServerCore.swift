@@ -314,6 +314,9 @@ final class ServerCore: @unchecked Sendable {
             let finished = MonotonicClock.now()
             let serviceNanos = finished &- started
             metrics.recordSearch(queueNanos: queueNanos, serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
+            if fd >= 0, cshims_socket_peer_closed(fd) != 0 {
+                metrics.recordCompletedAfterDisconnect(serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
+            }
             let body = JSONText.searchResponse(
                 query, result: result, queueNanos: queueNanos, serviceNanos: serviceNanos, injectedDelayNanos: decision.delayNanos)
             let timing = JSONText.serverTiming(queueNanos: queueNanos, serviceNanos: serviceNanos)

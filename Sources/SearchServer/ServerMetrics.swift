@@ -32,7 +32,7 @@ struct PrometheusHistogram: Sendable {
 }
 
 /// A point-in-time copy of the server's counters, for tests, benchmarks and run records.
-public struct ServerMetricsSnapshot: Sendable, Equatable {
+public struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
     /// Responses by endpoint (`search`, `healthz`, `metrics`, `other`) and HTTP status.
     public var responses: [String: [Int: UInt64]] = [:]
     public var inFlight = 0
@@ -42,7 +42,10 @@ public struct ServerMetricsSnapshot: Sendable, Equatable {
     public var queueDepth = 0
     /// Searches whose client went away, noticed by the server and stopped.
     public var cancelled: UInt64 = 0
-    /// Service time spent on cancelled searches, seconds.
+    /// Searches that finished after their client had gone (too short to notice mid-scan): the
+    /// whole search was wasted, and is counted in `wastedSeconds`/`wastedItems` too.
+    public var completedAfterDisconnect: UInt64 = 0
+    /// Service time spent on searches whose client went away, seconds.
     public var wastedSeconds = 0.0
     /// Items examined by cancelled searches.
     public var wastedItems: UInt64 = 0
@@ -60,7 +63,7 @@ public struct ServerMetricsSnapshot: Sendable, Equatable {
 }
 
 /// How one cancelled search was noticed and stopped (monotonic nanoseconds).
-public struct CancellationRecord: Sendable, Equatable {
+public struct CancellationRecord: Sendable, Equatable, Codable {
     /// The last check that still saw the client connected.
     public var lastOpenCheckNanos: UInt64
     /// The check that saw it closed.
@@ -83,6 +86,7 @@ final class ServerMetrics: Sendable {
         var cancelStop = PrometheusHistogram()
         var cancelNotice = PrometheusHistogram()
         var cancelled: UInt64 = 0
+        var completedAfterDisconnect: UInt64 = 0
         var wastedSeconds = 0.0
         var wastedItems: UInt64 = 0
         var itemsScanned: UInt64 = 0
@@ -126,6 +130,14 @@ final class ServerMetrics: Sendable {
         }
     }
 
+    func recordCompletedAfterDisconnect(serviceNanos: UInt64, itemsScanned: Int) {
+        state.withLock { s in
+            s.completedAfterDisconnect += 1
+            s.wastedSeconds += Double(serviceNanos) / 1e9
+            s.wastedItems += UInt64(itemsScanned)
+        }
+    }
+
     func recordOverload() { state.withLock { $0.overload += 1 } }
     func recordInjectedError() { state.withLock { $0.injectedErrors += 1 } }
 
@@ -138,6 +150,7 @@ final class ServerMetrics: Sendable {
                 connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
                 queueDepth: queueDepth,
                 cancelled: s.cancelled,
+                completedAfterDisconnect: s.completedAfterDisconnect,
                 wastedSeconds: s.wastedSeconds,
                 wastedItems: s.wastedItems,
                 itemsScanned: s.itemsScanned,
@@ -168,6 +181,7 @@ final class ServerMetrics: Sendable {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
             }
             counter("typestorm_search_cancelled_total", "Searches stopped because the client disconnected.", "\(s.cancelled)")
+            counter("typestorm_search_completed_after_disconnect_total", "Searches that finished after their client had disconnected.", "\(s.completedAfterDisconnect)")
             counter("typestorm_search_wasted_seconds_total", "Service time spent on searches whose client disconnected.", "\(s.wastedSeconds)")
             counter("typestorm_search_wasted_items_total", "Items examined by searches whose client disconnected.", "\(s.wastedItems)")
             counter("typestorm_search_items_scanned_total", "Items examined by all searches.", "\(s.itemsScanned)")

@@ -1,4 +1,5 @@
 import Synchronization
+import Dispatch
 import Foundation
 import Testing
 @testable import SearchServer
@@ -136,6 +137,20 @@ struct SearchServerTests {
             #expect(record.stopNanos < 1_000_000_000)
             #expect(record.noticedNanos >= record.lastOpenCheckNanos)
             #expect(server.prometheusText.contains("typestorm_search_cancelled_total 1"))
+        }
+    }
+
+    @Test func aSearchThatIgnoresCancellationIsStillCountedAsWasted() async throws {
+        let backend = DeafBackend()
+        try await SearchServer.withServer(configuration: configuration(), backend: backend) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=deaf")
+            #expect(backend.started.wait(seconds: 5))
+            connection.close()
+            backend.release.signal()
+            #expect(await eventually { server.metrics.completedAfterDisconnect == 1 })
+            #expect(server.metrics.cancelled == 0)
+            #expect(server.metrics.wastedItems == 7)
         }
     }
 
@@ -308,4 +323,16 @@ struct RequestParserTests {
 
 final class PortBox: Sendable {
     let value = Mutex<UInt16?>(nil)
+}
+
+/// Never looks at `isCancelled`: the server can only find out afterwards.
+final class DeafBackend: SearchBackend {
+    let started = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+        started.signal()
+        _ = release.wait(timeout: .now() + 10)
+        return BackendResult(items: [], total: 0, path: "deaf", itemsScanned: 7)
+    }
 }
