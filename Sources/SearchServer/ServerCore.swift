@@ -154,7 +154,11 @@ final class ServerCore: @unchecked Sendable {
         await waitForIdle(until: deadline)
         if metrics.inFlight.load(ordering: .relaxed) > 0 || pool.busy > 0 {
             abandon.store(true, ordering: .relaxed)
-            await waitForIdle(until: MonotonicClock.now() + 2_000_000_000)
+            // No deadline for the workers: a worker resumes its suspended connection when it
+            // returns, and doing that after MHD_stop_daemon freed the connection would be a
+            // use-after-free. Backends must honour `isCancelled`, so this ends promptly.
+            while pool.busy > 0 { try? await Task.sleep(for: .milliseconds(1)) }
+            await waitForIdle(until: MonotonicClock.now() + 1_000_000_000)
         }
         MHD_stop_daemon(daemon)
         if listenFD >= 0 { Glibc.close(listenFD) }

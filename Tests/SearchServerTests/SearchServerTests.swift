@@ -243,6 +243,19 @@ struct SearchServerTests {
         }
     }
 
+    @Test func searchesStillRunningAtTheDrainDeadlineAreCancelled() async throws {
+        let gate = GateBackend()
+        let connection = try await SearchServer.withServer(configuration: configuration { $0.drainTimeoutSeconds = 0.2 }, backend: gate) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=forever")
+            #expect(gate.started.wait(seconds: 5))
+            return connection
+        }
+        let observed = gate.observedCancellation.load(ordering: .relaxed)
+        #expect(observed)
+        #expect(connection.waitForClose())
+    }
+
     @Test func gracefulShutdownDrainsInFlightSearches() async throws {
         let gate = GateBackend()
         let server = SearchServer(configuration: configuration(), backend: gate)
