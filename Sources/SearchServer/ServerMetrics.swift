@@ -54,8 +54,7 @@ public struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
     /// Requests refused for overload (503 with Retry-After).
     public var overloadRejections: UInt64 = 0
     public var injectedErrors: UInt64 = 0
-    /// Per cancelled search: upper bound on time to notice (since the last check that still saw
-    /// the peer open) and time to stop (notice to the worker being free), nanoseconds.
+    /// The latest cancelled searches (up to 4,096): when each was noticed and stopped.
     public var recentCancellations: [CancellationRecord] = []
 
     public func count(endpoint: String, status: Int) -> UInt64 { responses[endpoint]?[status] ?? 0 }
@@ -64,16 +63,13 @@ public struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
 
 /// How one cancelled search was noticed and stopped (monotonic nanoseconds).
 public struct CancellationRecord: Sendable, Equatable, Codable {
-    /// The last check that still saw the client connected.
-    public var lastOpenCheckNanos: UInt64
-    /// The check that saw it closed.
+    /// When the server learnt the client was gone (the epoll hang-up event, or the drain deadline).
     public var noticedNanos: UInt64
-    /// When the worker was done with the request (backend returned, connection resumed).
+    /// When the worker was done with the request (the backend returned).
     public var stoppedNanos: UInt64
     public var itemsScanned: Int
 
-    public var noticeBoundNanos: UInt64 { noticedNanos - lastOpenCheckNanos }
-    public var stopNanos: UInt64 { stoppedNanos - noticedNanos }
+    public var stopNanos: UInt64 { stoppedNanos > noticedNanos ? stoppedNanos - noticedNanos : 0 }
 }
 
 /// The search server's counters and histograms, rendered for `GET /metrics`.
@@ -84,7 +80,6 @@ final class ServerMetrics: Sendable {
         var queue = PrometheusHistogram()
         var service = PrometheusHistogram()
         var cancelStop = PrometheusHistogram()
-        var cancelNotice = PrometheusHistogram()
         var cancelled: UInt64 = 0
         var completedAfterDisconnect: UInt64 = 0
         var wastedSeconds = 0.0
@@ -124,7 +119,6 @@ final class ServerMetrics: Sendable {
             s.wastedItems += UInt64(record.itemsScanned)
             s.itemsScanned += UInt64(record.itemsScanned)
             s.cancelStop.record(seconds: Double(record.stopNanos) / 1e9)
-            s.cancelNotice.record(seconds: Double(record.noticeBoundNanos) / 1e9)
             if s.recent.count >= Self.recentCapacity { s.recent.removeFirst(s.recent.count / 2) }
             s.recent.append(record)
         }
@@ -175,8 +169,7 @@ final class ServerMetrics: Sendable {
             s.latency.render(name: "typestorm_search_latency_seconds", help: "Search request latency, accept to response queued.", into: &out)
             s.queue.render(name: "typestorm_search_queue_seconds", help: "Time a search waited for a worker.", into: &out)
             s.service.render(name: "typestorm_search_service_seconds", help: "Time a worker spent on a search, injected delay included.", into: &out)
-            s.cancelNotice.render(name: "typestorm_search_cancel_notice_bound_seconds", help: "Upper bound on time to notice a client disconnect (interval between the last two peer checks).", into: &out)
-            s.cancelStop.render(name: "typestorm_search_cancel_stop_seconds", help: "Time from noticing a disconnect to the worker being free.", into: &out)
+            s.cancelStop.render(name: "typestorm_search_cancel_stop_seconds", help: "Time from the server noticing a client disconnect (epoll hang-up) to the search stopping.", into: &out)
             func counter(_ name: String, _ help: String, _ value: String) {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
             }

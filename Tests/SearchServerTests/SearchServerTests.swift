@@ -135,7 +135,7 @@ struct SearchServerTests {
             #expect(metrics.wastedSeconds > 0)
             let record = try #require(metrics.recentCancellations.first)
             #expect(record.stopNanos < 1_000_000_000)
-            #expect(record.noticedNanos >= record.lastOpenCheckNanos)
+            #expect(record.noticedNanos <= record.stoppedNanos)
             #expect(server.prometheusText.contains("typestorm_search_cancelled_total 1"))
         }
     }
