@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform", "SearchServer"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
