@@ -99,11 +99,8 @@ let package = Package(
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
-<<<<<<< HEAD
         .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform"], swiftSettings: swiftSettings),
-=======
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
->>>>>>> reports
     ],
     swiftLanguageModes: [.v6]
 )
