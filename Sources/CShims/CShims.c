@@ -24,7 +24,6 @@ int cshims_jemalloc_is_active(void) {
     return rc == 0 && allocated_after >= allocated_before + (1 << 20);
 }
 
-<<<<<<< HEAD
 /* ---- Live section (branch `live`): libmicrohttpd and libcurl. ---- */
 
 #include <curl/curl.h>
@@ -120,7 +119,6 @@ int64_t cshims_curl_easy_info_off_t(void *easy, int info) {
     if (curl_easy_getinfo((CURL *)easy, (CURLINFO)info, &value) != CURLE_OK) return -1;
     return (int64_t)value;
 }
-=======
 /* ---- Process control (driver branch: Sources/Platform/Process) ---- */
 
 #ifdef __linux__
@@ -153,4 +151,3 @@ int cshims_set_parent_death_signal(int signal) {
     return -1;
 }
 #endif
->>>>>>> driver

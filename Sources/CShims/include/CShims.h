@@ -14,7 +14,6 @@ int cshims_jemalloc_read_size(const char *name, size_t *value);
 /// Whether jemalloc is the allocator that serves this process's malloc.
 int cshims_jemalloc_is_active(void);
 
-<<<<<<< HEAD
 /* ---- Live section (branch `live`): libmicrohttpd and libcurl entry points that are variadic
    or behind macros; everything Swift cannot call directly. ---- */
 
@@ -69,7 +68,6 @@ long cshims_curl_easy_response_code(void *easy);
 /// A `curl_off_t` info of an easy handle (e.g. `CURLINFO_STARTTRANSFER_TIME_T`, microseconds);
 /// -1 if curl does not know it.
 int64_t cshims_curl_easy_info_off_t(void *easy, int info);
-=======
 /* ---- Process control (driver branch: Sources/Platform/Process) ---- */
 
 /// Linux `prctl(PR_SET_PDEATHSIG, signal)`: the kernel sends `signal` to the calling process
@@ -79,6 +77,5 @@ int cshims_set_parent_death_signal(int signal);
 /// `pipe2(fds, O_CLOEXEC [| O_NONBLOCK])` (glibc declares it only under _GNU_SOURCE).
 /// Returns 0 or -1 with errno set.
 int cshims_pipe_cloexec(int fds[2], int nonblocking);
->>>>>>> driver
 
 #endif
