@@ -4,7 +4,7 @@ import Orchestration
 import Reporting
 import SearchField
 import Simulation
-// The simulator's backend model; the scenario's is `Orchestration.BackendModel`.
+// The simulator's backend model; the scenario's is `Orchestration.ScenarioBackend`.
 import struct Simulation.BackendModel
 import Typists
 
@@ -204,7 +204,7 @@ enum SweepCommand {
     }
 
     /// `--strategy NAME`, else the first debounce-switch, else the first strategy.
-    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> Orchestration.StrategySpec {
+    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> Orchestration.ScenarioStrategy {
         if let name {
             guard let spec = scenario.strategies.first(where: { $0.name == name }) else {
                 throw UsageError.invalidValue(option: "strategy", value: name, expected: "one of the scenario's strategies: \(scenario.strategies.map(\.name).joined(separator: ", "))")
@@ -216,7 +216,7 @@ enum SweepCommand {
 
     /// The strategy's configuration with the scenario's knobs (the grid sets debounce and
     /// minimum length on top).
-    static func configuration(for spec: Orchestration.StrategySpec, preset: Preset) -> SearchFieldConfiguration {
+    static func configuration(for spec: Orchestration.ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
         var configuration = preset.defaultConfiguration
         if let trim = spec.trim { configuration.normalizer.trims = trim }
         if let delay = spec.stalledDelayNanos { configuration.stalledDelay = delay }
@@ -228,7 +228,7 @@ enum SweepCommand {
     /// The scenario's backend as the simulator's model: log-normal service time with the
     /// scenario's median and p99 (σ = ln(p99 / median) / 2.326), log-normal round trip (σ 0.3), and
     /// "ignored" cancellation as a server that keeps working after the client gave up.
-    static func virtualBackend(_ backend: Orchestration.BackendModel) -> BackendModel {
+    static func virtualBackend(_ backend: Orchestration.ScenarioBackend) -> BackendModel {
         let median = max(1, backend.serviceMedianNanos)
         let sigma = backend.serviceP99Nanos > median ? log(Double(backend.serviceP99Nanos) / Double(median)) / 2.326 : 0
         return BackendModel(
