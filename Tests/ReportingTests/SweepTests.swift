@@ -39,6 +39,17 @@ struct SweepTests {
         #expect(fallback.sentence.hasPrefix("No grid point meets the budget of 1.50"))
     }
 
+    @Test func aFrontWithoutAKneeChoosesTheFastestAndSaysWhy() throws {
+        // Requests fall slowly first, then fast: every point lies above the chord, no knee.
+        let concave: [SweepPoint] = [(0, 100.0, 8.0), (100, 200, 7.8), (200, 300, 7.0), (300, 400, 5.0), (400, 500, 1.0)].map {
+            SweepPoint(debounceMs: $0.0, minLength: 1, fanOut: $0.2, wastedShare: nil, ttfrP50: nil, ttfrP95: $0.1 * 1e6)
+        }
+        let recommendation = try #require(SweepAnalysis(points: concave).recommendation(population: ""))
+        #expect(recommendation.point.debounceMs == 0)
+        #expect(recommendation.sentence.contains("the Pareto front has no knee"))
+        #expect(recommendation.sentence.hasSuffix("give --budget to trade speed for fewer requests."))
+    }
+
     @Test func shortFrontsChooseTheFastestPoint() {
         let two = Array(Self.curve.prefix(2))
         #expect(SweepAnalysis.kneeIndex(SweepAnalysis.paretoFront(two)) == 0)

@@ -58,13 +58,19 @@ public struct SweepAnalysis: Sendable {
     }
 
     /// The knee of a front sorted by p95 TTFR: index of the point with the largest
-    /// 1 − x − y in normalised coordinates; the fastest point when the front is too short or flat.
+    /// 1 − x − y in normalised coordinates; the fastest point when the front is too short, flat,
+    /// or bends the other way (no point strictly below the chord between its ends).
     public static func kneeIndex(_ front: [SweepPoint]) -> Int? {
+        knee(front)?.index
+    }
+
+    /// The knee's index and whether the front has one (some point strictly below the chord).
+    static func knee(_ front: [SweepPoint]) -> (index: Int, bends: Bool)? {
         guard !front.isEmpty else { return nil }
-        guard front.count >= 3 else { return 0 }
+        guard front.count >= 3 else { return (0, false) }
         let times = front.map { $0.ttfrP95! }, costs = front.map(\.fanOut)
         let timeSpan = times.max()! - times.min()!, costSpan = costs.max()! - costs.min()!
-        guard timeSpan > 0, costSpan > 0 else { return 0 }
+        guard timeSpan > 0, costSpan > 0 else { return (0, false) }
         var best = 0, bestScore = -Double.infinity
         for index in front.indices {
             let x = (times[index] - times.min()!) / timeSpan
@@ -75,7 +81,7 @@ public struct SweepAnalysis: Sendable {
                 bestScore = score
             }
         }
-        return best
+        return bestScore > 1e-9 ? (best, true) : (0, false)
     }
 
     public func recommendation(population: String) -> Recommendation? {
@@ -85,16 +91,18 @@ public struct SweepAnalysis: Sendable {
         switch rule {
         case .knee:
             let front = Self.paretoFront(mine)
-            guard let index = Self.kneeIndex(front) else { return nil }
+            guard let (index, bends) = Self.knee(front) else { return nil }
             let point = front[index]
-            var sentence = "Recommended\(who): \(point.gridDescription), the knee of the trade-off between p95 time to fresh results (\(ValueFormat.duration(nanos: point.ttfrP95!))) and requests per search (\(ValueFormat.significant(point.fanOut)))"
-            if index > 0 && index < front.count - 1 {
+            var sentence: String
+            if !bends {
+                let why = front.count < 3
+                    ? "the Pareto front has only \(front.count) \(front.count == 1 ? "point" : "points")"
+                    : "the Pareto front has no knee (no setting lies below the straight line from the fastest to the cheapest, so each step costs about as much waiting as it saves requests)"
+                sentence = "Recommended\(who): \(point.gridDescription), the fastest setting (p95 time to fresh results \(ValueFormat.duration(nanos: point.ttfrP95!)), \(ValueFormat.significant(point.fanOut)) requests per search), because \(why); give --budget to trade speed for fewer requests."
+            } else {
+                sentence = "Recommended\(who): \(point.gridDescription), the knee of the trade-off between p95 time to fresh results (\(ValueFormat.duration(nanos: point.ttfrP95!))) and requests per search (\(ValueFormat.significant(point.fanOut)))"
                 let faster = front[index - 1], cheaper = front[index + 1]
                 sentence += ": the next faster setting on the Pareto front saves \(ValueFormat.duration(nanos: point.ttfrP95! - faster.ttfrP95!)) for \(ValueFormat.significant(faster.fanOut - point.fanOut)) more requests per search, while the next cheaper one saves only \(ValueFormat.significant(point.fanOut - cheaper.fanOut)) requests for \(ValueFormat.duration(nanos: cheaper.ttfrP95! - point.ttfrP95!)) more waiting."
-            } else if front.count < 3 {
-                sentence += " (the Pareto front has only \(front.count) \(front.count == 1 ? "point" : "points"), so the fastest is chosen)."
-            } else {
-                sentence += " (the front has no bend, so the fastest is chosen)."
             }
             return Recommendation(population: population, point: point, rule: rule, satisfied: true, sentence: sentence)
         case let .budget(limit):

@@ -1,6 +1,12 @@
 import Foundation
 import Measurement
+import Orchestration
 import Reporting
+import SearchField
+import Simulation
+// The simulator's backend model; the scenario's is `Orchestration.ScenarioBackend`.
+import struct Simulation.BackendModel
+import Typists
 
 /// `typestorm sweep`: a debounce × min-length grid, its trade-off curves and a recommendation.
 enum SweepCommand {
@@ -8,9 +14,10 @@ enum SweepCommand {
         name: "sweep",
         abstract: "Sweep debounce interval and minimum query length; plot the trade-offs and recommend an interval.",
         discussion: """
-        Runs SCENARIO once per grid point (virtual time), then plots requests per search and wasted
-        work against p50/p95 time to fresh results, and stale overwrites against the interval, per
-        typist population. The recommendation is the knee of the Pareto front of p95 time to fresh
+        Runs one strategy of SCENARIO once per grid point in virtual time, for each typist
+        population of the scenario's mix (device × language, typed by the Typists models against
+        the scenario's modelled backend), then plots requests per search and wasted work against
+        p50/p95 time to fresh results, and stale overwrites against the interval, per population. The recommendation is the knee of the Pareto front of p95 time to fresh
         results against requests per search, or, with --budget, the smallest interval whose
         requests per search stay within the budget. With --record, analyses a stored sweep record
         (groups labelled debounceMs, minLength, population) instead of running the grid.
@@ -20,6 +27,9 @@ enum SweepCommand {
             .value("debounce", "MS-RANGE", help: "Debounce intervals in milliseconds.", default: "0:600:25"),
             .value("min-length", "RANGE", help: "Minimum query lengths.", default: "1"),
             .value("budget", "REQUESTS", help: "Requests per search allowed; recommends the smallest interval within it."),
+            .value("strategy", "NAME", help: "The scenario strategy to sweep (default: debounce-switch if present, else the first)."),
+            .value("typists", "N", help: "Typists per population (default: the scenario's share of its typists, at least 50)."),
+            .value("queries", "DIR", help: "Query lists for the typists.", default: "Datasets/queries"),
             .value("record", "FILE", help: "Analyse a stored sweep record instead of running the grid."),
             .value("out", "DIR", help: "Write sweep.html, sweep.json and one SVG per plot into DIR."),
             .json,
@@ -65,7 +75,7 @@ enum SweepCommand {
         if let file = arguments.value("record") {
             record = try ReportingCLI.load(file).record
         } else if let scenario = arguments.positional(0) {
-            record = try runGrid(scenario: scenario, grid: grid, console: invocation.console)
+            record = try await runGrid(scenarioPath: scenario, grid: grid, arguments: arguments, console: invocation.console)
         } else {
             throw UsageError.invalid("give a scenario to sweep, or --record FILE to analyse a stored sweep")
         }
@@ -90,21 +100,141 @@ enum SweepCommand {
                                            to: (directory as NSString).appendingPathComponent(chart.name + ".svg"))
                 }
             }
+            if arguments.value("record") == nil {
+                try ReportingCLI.write(String(decoding: try record.encoded(), as: UTF8.self), to: (directory as NSString).appendingPathComponent("sweep-record.json"))
+            }
             invocation.console.err("wrote \(directory)/sweep.html\n")
         }
         invocation.console.out(arguments.flag("json") ? try report.json() : report.terminalTable())
         return report.analysis.recommendations.allSatisfy(\.satisfied) ? ExitCode.success : ExitCode.failure
     }
 
-    /// Runs every grid point of `scenario` in virtual time and returns one record whose groups
+    /// Runs every grid point of the scenario in virtual time and returns one record whose groups
     /// are labelled with their grid coordinates (`ReportMetrics.labelDebounce`, `labelMinLength`,
-    /// `labelPopulation`).
+    /// `labelPopulation`), the format `--record` reads back.
     ///
-    /// The virtual-time runner and the scenario reader are not on main yet; until they are, this
-    /// says so instead of pretending. The call to add is described in docs/reports.md.
-    static func runGrid(scenario: String, grid: Grid, console: Console) throws -> RunRecord {
-        throw ToolError(
-            "running a sweep grid needs the virtual-time runner, which this build does not include yet; analyse a stored sweep with --record FILE",
-            exitCode: ExitCode.software)
+    /// Grid points run concurrently (one task per point, at most one per core); each is
+    /// deterministic, and results are collected by index, so the record does not depend on the
+    /// scheduling.
+    static func runGrid(scenarioPath: String, grid: Grid, arguments: ParsedArguments, console: Console) async throws -> RunRecord {
+        guard let data = FileManager.default.contents(atPath: scenarioPath) else {
+            throw ToolError("\(scenarioPath): cannot be read", exitCode: ExitCode.noInput)
+        }
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioReader.read(bytes: Array(data), file: scenarioPath)
+        } catch {
+            throw ToolError(error.description, exitCode: ExitCode.dataError)
+        }
+        let spec = try chooseStrategy(scenario, name: arguments.value("strategy"))
+        guard let preset = Preset(rawValue: spec.preset) else {
+            throw ToolError("\(scenarioPath): strategy '\(spec.name)' has preset '\(spec.preset)', which this build cannot simulate", exitCode: ExitCode.dataError)
+        }
+        let backend = virtualBackend(scenario.backend)
+        let queriesDirectory = arguments.value("queries") ?? "Datasets/queries"
+        let typistsOverride = try arguments.int("typists", default: nil, in: 1...1_000_000)
+
+        // One population per mix entry, each typed by the Typists models for its device and language.
+        var populations: [(label: String, sessions: [GeneratedSession])] = []
+        for entry in scenario.population.mix {
+            guard let device = DeviceClass(rawValue: entry.device.rawValue), let language = TypingLanguage(rawValue: entry.language.rawValue) else {
+                throw ToolError("\(scenarioPath): population \(entry.device.rawValue)-\(entry.language.rawValue) has no typing model", exitCode: ExitCode.dataError)
+            }
+            var config = TypistConfig()
+            config.deviceShares = [device: 1]
+            config.languageShares = [language: 1]
+            config.maxQueriesPerSession = max(1, scenario.population.queriesPerSession)
+            let count = typistsOverride ?? max(50, Int((entry.share * Double(scenario.population.typists)).rounded()))
+            let population: TypistPopulation
+            do {
+                let pool = try QueryPool.load(directory: queriesDirectory, languages: [language])
+                population = try TypistPopulation(config: config, queries: pool, seed: scenario.seed)
+            } catch let error as QueryPoolError {
+                throw ToolError("\(error) (run from the repository root, or give --queries DIR)", exitCode: ExitCode.noInput)
+            }
+            populations.append(("\(device.rawValue)-\(language.rawValue)", (0..<count).map(population.session(forTypist:))))
+        }
+
+        let jobs = populations.indices.flatMap { population in grid.points.map { (population, $0.debounceMs, $0.minLength) } }
+        console.err("sweeping \(spec.name) over \(grid.points.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
+        let seed = scenario.seed
+        let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var results = [MetricSet?](repeating: nil, count: jobs.count)
+        var finished = 0
+        try await withThrowingTaskGroup(of: (Int, MetricSet).self) { group in
+            var next = 0
+            func launch() {
+                let index = next, job = jobs[index]
+                let sessions = populations[job.0].sessions
+                var configuration = configuration(for: spec, preset: preset)
+                configuration.debounce = Int64(job.1) * 1_000_000
+                configuration.normalizer.minimumLength = job.2
+                let strategy = preset.make(configuration)
+                group.addTask { (index, simulate(strategy, sessions: sessions, backend: backend, seed: seed)) }
+                next += 1
+            }
+            while next < min(parallelism, jobs.count) { launch() }
+            while let (index, metrics) = try await group.next() {
+                results[index] = metrics
+                finished += 1
+                if console.isInteractive || finished % max(1, jobs.count / 10) == 0 || finished == jobs.count {
+                    console.err("  \(finished)/\(jobs.count) grid runs done\n")
+                }
+                if next < jobs.count { launch() }
+            }
+        }
+
+        var record = RunRecord(metadata: RunMetadata(
+            toolVersion: VersionCommand.version, scenarioName: scenario.name, scenarioHash: scenario.hash, seed: seed,
+            runner: "virtual", segments: [Segment(index: 0, count: 1)]))
+        for (index, job) in jobs.enumerated() {
+            let labels = [
+                "runner": "virtual", ReportMetrics.labelPopulation: populations[job.0].label,
+                ReportMetrics.labelDebounce: String(job.1), ReportMetrics.labelMinLength: String(job.2),
+            ]
+            try record.add(MetricGroup(name: spec.name, labels: labels, metrics: results[index]!))
+        }
+        return record
+    }
+
+    /// One virtual-time run; generic so the runner is specialised for the strategy's type.
+    static func simulate<S: SearchFieldStrategy>(_ strategy: S, sessions: [GeneratedSession], backend: BackendModel, seed: UInt64) -> MetricSet {
+        var runner = VirtualRunner(strategy: strategy, sessions: sessions, backend: backend, seed: seed)
+        return runner.run().metrics()
+    }
+
+    /// `--strategy NAME`, else the first debounce-switch, else the first strategy.
+    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> Orchestration.ScenarioStrategy {
+        if let name {
+            guard let spec = scenario.strategies.first(where: { $0.name == name }) else {
+                throw UsageError.invalidValue(option: "strategy", value: name, expected: "one of the scenario's strategies: \(scenario.strategies.map(\.name).joined(separator: ", "))")
+            }
+            return spec
+        }
+        return scenario.strategies.first { $0.preset == Preset.debounceSwitch.rawValue } ?? scenario.strategies[0]
+    }
+
+    /// The strategy's configuration with the scenario's knobs (the grid sets debounce and
+    /// minimum length on top).
+    static func configuration(for spec: Orchestration.ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
+        var configuration = preset.defaultConfiguration
+        if let trim = spec.trim { configuration.normalizer.trims = trim }
+        if let delay = spec.stalledDelayNanos { configuration.stalledDelay = delay }
+        if let size = spec.cacheSize { configuration.cacheCapacity = size }
+        if let writeBack = spec.writeBack { configuration.writeBack = writeBack }
+        return configuration
+    }
+
+    /// The scenario's backend as the simulator's model: log-normal service time with the
+    /// scenario's median and p99 (σ = ln(p99 / median) / 2.326), log-normal round trip (σ 0.3), and
+    /// "ignored" cancellation as a server that keeps working after the client gave up.
+    static func virtualBackend(_ backend: Orchestration.ScenarioBackend) -> BackendModel {
+        let median = max(1, backend.serviceMedianNanos)
+        let sigma = backend.serviceP99Nanos > median ? log(Double(backend.serviceP99Nanos) / Double(median)) / 2.326 : 0
+        return BackendModel(
+            roundTrip: .logNormal(median: backend.networkRoundTripNanos, sigma: 0.3), workers: backend.workers,
+            service: .distribution(.logNormal(median: median, sigma: sigma)), slowTailProbability: 0,
+            errorRate: backend.errorRate, timeout: backend.timeoutNanos,
+            cancellation: backend.cancellation == .honoured ? .honoured(delay: 5_000_000) : .clientOnly)
     }
 }
