@@ -124,6 +124,7 @@ public enum RunSession {
                     var group = server.metricsGroup()
                     // The server runs in this process: its CPU is the process's minus the driver's.
                     group.metrics.add("server_cpu_ns", max(0, processCPUNanos() - cpuBefore - outcome.driverCPUNanos))
+                    group.metrics.add("workers_cpu_ns", outcome.workersCPUNanos)
                     try? outcome.record.add(group)
                     return outcome
                 }
@@ -182,6 +183,13 @@ public enum RunSession {
         var text = "\(record.metadata.scenarioName) (hash \(record.metadata.scenarioHash), seed \(record.metadata.seed)), "
         text += "\(outcome.workers.count) worker(s), \(String(format: "%.1f", seconds)) s\(record.partial ? " — PARTIAL" : "")\n\n"
         text += RunSummary.table(record)
+        if let server = record.group(named: "server", labels: ["runner": "http-embedded"])?.metrics {
+            let serverCPU = Double(server.counter("server_cpu_ns")), workersCPU = Double(server.counter("workers_cpu_ns"))
+            let share = serverCPU + workersCPU > 0 ? serverCPU / (serverCPU + workersCPU) * 100 : 0
+            text += String(format: "\nembedded server: %lld requests (%lld ok, %lld cancelled, %lld refused), CPU %.2f s = %.0f%% of server + workers\n",
+                           server.counter("server_requests"), server.counter("server_ok"), server.counter("server_cancelled"),
+                           server.counter("server_overload_rejections"), serverCPU / 1e9, share)
+        }
         if !thresholds.isEmpty {
             text += "\nthresholds:\n" + thresholds.map { "  \($0.passed ? "ok  " : "FAIL") \($0.message)\n" }.joined()
         }

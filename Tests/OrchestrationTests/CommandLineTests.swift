@@ -88,6 +88,40 @@ struct CommandLineTests {
         #expect(twice == .exited(65))
     }
 
+    @Test func liveRunnersInProcessAndOverHTTPToTheEmbeddedServer() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let scenario = directory.write("live.json", """
+        { "name": "live-test", "seed": 3, "duration": "2s",
+          "catalog": { "generate": { "items": 2000 } },
+          "population": { "typists": 10, "session": { "queries": 1 } },
+          "strategies": [ { "preset": "naive" }, { "preset": "split-state" } ],
+          "runners": [ { "kind": "in-process" }, { "kind": "http-embedded", "serverThreads": 1 } ],
+          "backend": { "workers": 1 },
+          "driver": { "snapshotInterval": "200ms", "hangTimeout": "60s", "drain": "2s" } }
+        """)
+        let out = directory.file("run")
+        let (status, _) = try typestorm(["run", scenario, "--workers", "2", "--out", out, "--quiet"], in: directory)
+        #expect(status == .exited(0))
+        let record = try RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: "\(out)/record.json")))
+        #expect(record.problems == [])
+        var httpRequests: Int64 = 0
+        for runner in ["in-process", "http-embedded"] {
+            for strategy in ["naive", "split-state"] {
+                let group = try #require(record.group(named: strategy, labels: ["runner": runner]), "no \(strategy) group for \(runner)")
+                #expect(group.metrics.counter("keystrokes") > 0)
+                #expect(group.metrics.counter("requests_started") > 0)
+                if runner == "http-embedded" { httpRequests += group.metrics.counter("requests_started") }
+            }
+        }
+        let server = try #require(record.group(named: "server", labels: ["runner": "http-embedded"]))
+        #expect(server.metrics.counter("server_requests") > 0)
+        #expect(server.metrics.counter("server_requests") <= httpRequests)
+        #expect(server.metrics.counter("workers_cpu_ns") > 0)
+        let summary = try String(contentsOfFile: "\(out)/summary.txt", encoding: .utf8)
+        #expect(summary.contains("embedded server: "))
+    }
+
     @Test func invalidScenarioFailsWithThePathAndExit65() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -90,6 +90,7 @@ struct DriverLoop {
         if configuration.handleSignals { trap = try? SignalTrap() }
         defer { trap?.cancel() }
         let cpuStart = Self.threadCPUNanos()
+        let childrenStart = Self.childrenCPUNanos()
         startedAt = MonotonicNanos.now()
         let startedWall = MonotonicNanos.wallClock()
         spawnAll()
@@ -111,7 +112,9 @@ struct DriverLoop {
             reportProgress(now)
         }
         let cpu = Self.threadCPUNanos() - cpuStart
-        return outcome(startedWall: startedWall, endedWall: MonotonicNanos.wallClock(), cpu: cpu)
+        var result = outcome(startedWall: startedWall, endedWall: MonotonicNanos.wallClock(), cpu: cpu)
+        result.workersCPUNanos = Self.childrenCPUNanos() - childrenStart
+        return result
     }
 
     // MARK: Spawning
@@ -467,6 +470,14 @@ struct DriverLoop {
         return DriverOutcome(record: record, workers: reports, interruptedBy: interruptedBy,
                              startedWallClockNanos: startedWall, endedWallClockNanos: endedWall,
                              driverCPUNanos: cpu, snapshotsReceived: snapshotsReceived)
+    }
+
+    /// CPU time of every reaped child of this process (user + system).
+    static func childrenCPUNanos() -> Int64 {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        func nanos(_ t: timeval) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_usec) * 1_000 }
+        return nanos(usage.ru_utime) + nanos(usage.ru_stime)
     }
 
     /// CPU time of the calling thread: the whole driver loop runs on one thread, so this is the

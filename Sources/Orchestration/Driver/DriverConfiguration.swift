@@ -93,7 +93,9 @@ public struct DriverProgress: Sendable {
 public enum ProgressMetrics {
     public static let keystrokes = "keystrokes"
     public static let requests = "requests_started"
-    public static let errors = ["errors_server", "errors_timeout", "errors_transport"]
+    public static let errors = ["errors_server", "errors_timeout", "errors_transport", liveErrors]
+    /// A live runner's running error count, published until its recorder's metrics arrive.
+    public static let liveErrors = "live_errors"
     public static let ttfr = "ttfr_ns"
 }
 
@@ -122,6 +124,8 @@ public struct DriverOutcome: Sendable {
     /// driver's overhead per snapshot.
     public var driverCPUNanos: Int64
     public var snapshotsReceived: Int
+    /// CPU time (user + system) of the reaped workers, from `getrusage(RUSAGE_CHILDREN)`.
+    public var workersCPUNanos: Int64 = 0
 
     public var isPartial: Bool { record.partial }
 }

@@ -15,17 +15,12 @@ public enum EmbeddedServerFactory {
     /// Whether this build can build a search backend for the server.
     public static var isAvailable: Bool { backendAvailable }
 
-    /// The backend that serves the scenario's catalog: the filter engine over the catalog.
-    ///
-    /// Not wired yet: SearchServer on main ships only a test double (`SubstringBackend`), and an
-    /// engine-backed `SearchBackend` (Matching's `SearchEngine` behind the server's
-    /// `search(_:isCancelled:)`) belongs with the live runners. Set `backendAvailable` and build
-    /// it here when it lands.
-    static func makeBackend(for scenario: Scenario, baseDirectory: String) throws(WorkloadUnavailable) -> any SearchBackend {
-        throw WorkloadUnavailable(runner: "http-embedded", reason: "no engine-backed search backend for the embedded server in this build yet")
+    /// The backend that serves the scenario's catalog: the filter engine over it.
+    static func makeBackend(for scenario: Scenario, baseDirectory: String) throws -> any SearchBackend {
+        EngineBackend(catalog: try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory))
     }
 
-    static let backendAvailable = false
+    static let backendAvailable = true
 
     public static func withServer<Result: Sendable>(
         for scenario: Scenario, baseDirectory: String, threads: Int,

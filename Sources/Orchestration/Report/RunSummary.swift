@@ -21,13 +21,14 @@ public enum RunSummary {
         ("lag p99", "probe.lag.p99"),
     ]
 
-    /// An aligned table per strategy, with the record's problems under it.
+    /// An aligned table per strategy (the embedded server's own group is summarized apart).
     public static func table(_ record: RunRecord) -> String {
+        let groups = record.groups.filter { $0.name != "server" }
         let columns = headline.filter { column in
-            record.groups.contains { MetricExpression(column.metric).value(in: $0.metrics) != nil }
+            groups.contains { MetricExpression(column.metric).value(in: $0.metrics) != nil }
         }
         var rows: [[String]] = [["strategy", "runner"] + columns.map(\.title)]
-        for group in record.groups {
+        for group in groups {
             let others = group.labels.keys.filter { $0 != "runner" }.sorted().map { "\($0)=\(group.labels[$0]!)" }
             let runner = ([group.labels["runner"] ?? "-"] + others).joined(separator: " ")
             var row = [group.name, runner]

@@ -93,9 +93,11 @@ public enum WorkloadRegistry {
         case .virtual:
             return VirtualWorkload()
         case .inProcess:
-            throw WorkloadUnavailable(runner: runner.kind, reason: "the in-process live runner is not wired into this build yet")
-        case .httpEmbedded, .httpURL:
-            throw WorkloadUnavailable(runner: runner.kind, reason: "the HTTP live runner is not wired into this build yet")
+            return LiveWorkload(target: .inProcess)
+        case .httpEmbedded:
+            return LiveWorkload(target: .embeddedServer)
+        case let .httpURL(template):
+            return LiveWorkload(target: .url(template))
         }
     }
 
