@@ -6,6 +6,7 @@ import Platform
 import SearchField
 import Simulation
 import Synchronization
+import Typists
 
 /// The live runners: every strategy in real time over the segment's typists, against the filter
 /// engine in this process (`in-process`) or an HTTP server (`http-embedded`, `http-url`), through
@@ -55,7 +56,10 @@ struct LiveWorkload: PhaseWorkload {
         let simulation = VirtualWorkload.simulationScenario(scenario)
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         let typists = context.typists.map { index in
-            LiveTypist(arrivalNanos: arrivals.offsets[index], session: simulation.typing.session(seed: scenario.seed, typist: UInt64(index)))
+            let arrival = arrivals.offsets[index]
+            return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
+                base: simulation.typing.session(seed: scenario.seed, typist: UInt64(index)),
+                limit: scenario.durationNanos - arrival))
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
         let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
@@ -113,4 +117,30 @@ private final class Flag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// A session cut at the phase's end: the typist leaves the field at `limit` (its own time), so a
+/// typist asleep until a key after the deadline does not hold the phase open.
+struct DeadlineSession<Base: TypistSession & Sendable>: TypistSession, Sendable {
+    var base: Base
+    let limit: Int64
+    private var ended = false
+
+    init(base: Base, limit: Int64) {
+        self.base = base
+        self.limit = limit
+    }
+
+    mutating func next() -> TypingEvent? {
+        guard !ended else { return nil }
+        guard let event = base.next() else {
+            ended = true
+            return nil
+        }
+        if event.at >= limit {
+            ended = true
+            return TypingEvent(at: max(0, limit), action: .end)
+        }
+        return event
+    }
 }
