@@ -24,7 +24,7 @@ func option(_ name: String) -> String? {
 let json = arguments.contains("--json")
 let typists = Int(option("typists") ?? "") ?? 400_000
 let runs = Int(option("runs") ?? "") ?? 3
-/// `--overhead-only`: skip the scale-out runs (the overhead figure alone takes ~6 s).
+/// `--overhead-only`: skip the scale-out runs (overhead and HTTP only).
 let overheadOnly = arguments.contains("--overhead-only")
 
 let executable: String = {
@@ -64,6 +64,7 @@ struct Measured {
     var driverCPUNanos: Int64
     var snapshots: Int
     var partial: Bool
+    var workersCPUNanos: Int64
 }
 
 let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("typestorm-driver-bench-\(getpid())")
@@ -91,7 +92,7 @@ func measure(_ scenario: Scenario, workers: Int) async throws -> Measured {
     let keystrokes = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter("keystrokes") }
     let seconds = Double((phaseEnd.withLock { $0 } ?? 0) - (phaseStart.withLock { $0 } ?? 0)) / 1e9
     return Measured(keystrokes: keystrokes, phaseSeconds: seconds, driverCPUNanos: outcome.driverCPUNanos,
-                    snapshots: outcome.snapshotsReceived, partial: outcome.isPartial)
+                    snapshots: outcome.snapshotsReceived, partial: outcome.isPartial, workersCPUNanos: outcome.workersCPUNanos)
 }
 
 func median(_ values: [Double]) -> Double { values.isEmpty ? .nan : values.sorted()[values.count / 2] }
@@ -100,7 +101,7 @@ let scaleScenario = try scenario(typists: typists, runner: fastRunner, snapshot:
 if !overheadOnly {
     _ = try await measure(try scenario(typists: typists / 10, runner: fastRunner, snapshot: "500ms"), workers: 2) // warm-up
 }
-var one: [Double] = [], four: [Double] = [], ratios: [Double] = []
+var one: [Double] = [], four: [Double] = [], ratios: [Double] = [], efficiencies: [Double] = []
 for _ in 0..<(overheadOnly ? 0 : runs) {
     let a = try await measure(scaleScenario, workers: 1)
     let b = try await measure(scaleScenario, workers: 4)
@@ -112,6 +113,8 @@ for _ in 0..<(overheadOnly ? 0 : runs) {
     one.append(rateOne)
     four.append(rateFour)
     ratios.append(rateFour / rateOne)
+    // CPU the workers spent for the same keys: independent of what else the machine runs.
+    efficiencies.append(Double(a.workersCPUNanos) / Double(max(1, b.workersCPUNanos)))
 }
 
 // Overhead: real-time probe, 4 workers, a snapshot every 20 ms each.
@@ -121,18 +124,67 @@ limited.durationNanos = 5_000_000_000
 let overhead = try await measure(limited, workers: 4)
 let perSnapshotMicros = Double(overhead.driverCPUNanos) / Double(max(1, overhead.snapshots)) / 1e3
 
-let httpNote = WorkloadRegistry.isAvailable(.httpEmbedded(serverThreads: 2))
-    ? "not measured by this build" : "skipped: the http-embedded runner is not in this build"
+// HTTP: 4 workers against the embedded server (the engine over a generated catalog).
+struct HTTPMeasured {
+    var requestsPerSecond: Double
+    var serverCPUShare: Double
+    var serverCPUSeconds: Double
+    var workersCPUSeconds: Double
+    var partial: Bool
+}
+func measureHTTP() async throws -> HTTPMeasured? {
+    guard WorkloadRegistry.isAvailable(.httpEmbedded(serverThreads: 2)) else { return nil }
+    let http = try ScenarioReader.read(json: """
+    {
+      "name": "driver-benchmark-http", "seed": 7, "duration": "10s",
+      "catalog": { "generate": { "items": 100000 } },
+      "population": { "typists": 400, "arrival": { "kind": "ramp", "over": "2s" }, "session": { "queries": 4 } },
+      "strategies": [ { "preset": "naive" }, { "preset": "sequence-guard" } ],
+      "runners": [ { "kind": "http-embedded", "serverThreads": 2 } ],
+      "driver": { "hangTimeout": "60s", "drain": "3s" }
+    }
+    """)
+    let file = directory.appendingPathComponent("http.json").path
+    try Data(http.canonicalJSON.prettyCanonical.utf8).write(to: URL(fileURLWithPath: file))
+    let phaseStart = Mutex<Int64>(0)
+    return try await EmbeddedServerFactory.withServer(for: http, baseDirectory: directory.path, threads: 2) { server in
+        var cpu = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)
+        let processBefore = Int64(cpu.tv_sec) * 1_000_000_000 + Int64(cpu.tv_nsec)
+        let configuration = DriverConfiguration(
+            scenario: http, scenarioFile: file, baseDirectory: directory.path, workers: 4, executable: executable,
+            toolVersion: "bench", serverURL: server.baseURL, handleSignals: false,
+            onEvent: { event in
+                if case .phaseStarted = event { phaseStart.withLock { $0 = MonotonicNanos.now() + 100_000_000 } }
+            })
+        let outcome = await Driver(configuration).run()
+        let seconds = Double(MonotonicNanos.now() - phaseStart.withLock { $0 }) / 1e9
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)
+        let serverCPU = Double(Int64(cpu.tv_sec) * 1_000_000_000 + Int64(cpu.tv_nsec) - processBefore - outcome.driverCPUNanos)
+        let workersCPU = Double(outcome.workersCPUNanos)
+        let requests = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter("requests_started") }
+        return HTTPMeasured(requestsPerSecond: Double(requests) / seconds, serverCPUShare: serverCPU / (serverCPU + workersCPU),
+                            serverCPUSeconds: serverCPU / 1e9, workersCPUSeconds: workersCPU / 1e9, partial: outcome.isPartial)
+    }
+}
+let httpResult = try await measureHTTP()
+let httpNote = httpResult.map {
+    String(format: "%.0f requests/s, server CPU %.2f s = %.0f%% of server + workers (workers %.2f s)%@",
+           $0.requestsPerSecond, $0.serverCPUSeconds, $0.serverCPUShare * 100, $0.workersCPUSeconds, $0.partial ? " PARTIAL" : "")
+} ?? "skipped: the http-embedded runner is not in this build"
 let cores = ProcessInfo.processInfo.activeProcessorCount
 // Other processes on the machine change every figure here: report the load next to them.
 let loadAverage = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
 let ratio = median(ratios)
+let efficiency = median(efficiencies)
+// What 4 workers reach on this machine's cores when nothing else competes for them.
+let projected = Double(min(4, cores)) * efficiency
 
 if json {
     let object: [String: Any] = [
         "workload": workloadName, "typists": typists, "runs": runs, "cores": cores, "loadAverage": loadAverage,
         "keystrokesPerSecond1": median(one), "keystrokesPerSecond4": median(four), "ratio4to1": ratio, "ratioFloor": 1.6,
-        "ratioPass": overheadOnly ? NSNull() : (ratio >= 1.6) as Any,
+        "cpuEfficiency4": efficiency, "projectedRatioOnIdleCores": projected, "ratioPass": overheadOnly ? NSNull() : (ratio >= 1.6) as Any,
         "driverCPUMicrosPerSnapshot": perSnapshotMicros, "snapshots": overhead.snapshots,
         "http": httpNote
     ]
@@ -144,6 +196,8 @@ if json {
         print(String(format: "  1 worker : %12.0f keystrokes/s", median(one)))
         print(String(format: "  4 workers: %12.0f keystrokes/s", median(four)))
         print(String(format: "  ratio 4:1: %.2f× (floor 1.6×) %@", ratio, ratio >= 1.6 ? "ok" : "BELOW FLOOR"))
+        print(String(format: "  worker CPU for the same keys, 1 vs 4 workers: %.2f (1.00 = no sharding overhead); on %d idle cores 4 workers would reach %.2f×",
+                     efficiency, cores, projected))
     }
     print(String(format: "  driver CPU per snapshot: %.1f µs (%d snapshots from 4 workers at 20 ms)", perSnapshotMicros, overhead.snapshots))
     print("  HTTP, 4 workers: \(httpNote)")
