@@ -75,7 +75,7 @@ extension VirtualRunner {
         request.items = 0
         request.scripted = false
         request.timeoutScheduled = false
-        slots[typist].requests.append((id, handle))
+        slots[typist].requests.append(LiveRequest(id: id, handle: handle))
         if let scripted = backend.scriptedTime(for: query.text) {
             request.scripted = true
             request.oneWay = 0
