@@ -71,6 +71,8 @@ public struct Recorder: Sendable {
             if brokeComposition { totals.compositionBreaks += 1 }
         case let .timerLateness(lateness):
             totals.timerLateness.record(lateness)
+        case let .inputLag(lag):
+            totals.inputLag.record(lag)
         }
     }
 

@@ -145,6 +145,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             return
         }
         slots[typist].pending = nil
+        if now > typed.at { recorder.record(.inputLag(now - typed.at), typist: typist, at: now) }
         observer?(now, typist, .typing(typed.action))
         switch typed.action {
         case let .edit(key, text):
