@@ -102,6 +102,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "LiveBenchmark",
+            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists", "CJemalloc"],
+            path: "Benchmarks/LiveBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
