@@ -17,7 +17,7 @@ final class Transfer {
     var bodyBytes = 0
     let keepBody: Bool
 
-    init?(keepBody: Bool, useEnvironmentProxy: Bool) {
+    init?(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.keepBody = keepBody
@@ -27,6 +27,9 @@ final class Transfer {
         cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_PRIVATE), me)
         cshims_curl_easy_setopt_long(easy, option(CURLOPT_NOSIGNAL), 1)
         cshims_curl_easy_setopt_long(easy, option(CURLOPT_TCP_NODELAY), 1)
+        if let headers {
+            cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_HTTPHEADER), UnsafeMutableRawPointer(headers))
+        }
         if !useEnvironmentProxy {
             // An empty proxy string disables proxies, environment variables included.
             _ = "".withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_PROXY), UnsafeMutableRawPointer(mutating: $0)) }
@@ -85,11 +88,16 @@ final class CurlLoop: @unchecked Sendable {
     private var scheduled: [UInt64: Submission] = [:]
     private var due = TimeHeap()
     private var spare: [Transfer] = []
+    /// The extra request headers, shared by every easy handle; freed after the last handle.
+    private let headerList: UnsafeMutablePointer<curl_slist>?
 
     init?(configuration: HTTPLoadClient.Configuration, onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) {
         guard let multi = curl_multi_init() else { return nil }
         self.multi = multi
         self.configuration = configuration
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in configuration.headers { list = curl_slist_append(list, header) }
+        headerList = list
         self.onCompletion = onCompletion
         let connections = max(1, configuration.maxConnections)
         cshims_curl_multi_setopt_long(multi, multiOption(CURLMOPT_MAX_TOTAL_CONNECTIONS), connections)
@@ -162,6 +170,7 @@ final class CurlLoop: @unchecked Sendable {
         for id in Array(active.keys) + Array(scheduled.keys) { abort(id: id, requestedNanos: now) }
         spare.removeAll()
         curl_multi_cleanup(multi)
+        if let headerList { curl_slist_free_all(headerList) }
         onFinish.withLock { $0 }?()
         finished.signal()
     }
@@ -173,7 +182,7 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         guard let transfer = spare.popLast() ?? Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil,
-                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy) else {
+                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList) else {
             deliver(HTTPCompletion(id: submission.id, outcome: .failed("curl_easy_init failed"),
                                    intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
             return
