@@ -97,6 +97,7 @@ int cshims_signal_forward_to_fd(int signo, int fd);
 /// Restores the default action of `signo`. Returns 0 or -1 with errno.
 int cshims_signal_restore_default(int signo);
 
+/// `curl_easy_setopt` / `curl_multi_setopt`, which are variadic; they return the CURLcode/CURLMcode.
 int cshims_curl_easy_setopt_long(void *easy, int option, long value);
 int cshims_curl_easy_setopt_pointer(void *easy, int option, void *value);
 int cshims_curl_multi_setopt_long(void *multi, int option, long value);
