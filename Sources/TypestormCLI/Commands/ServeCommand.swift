@@ -24,6 +24,7 @@ enum ServeCommand {
             .value("port", "PORT", help: "TCP port; 0 picks a free one.", default: "7700"),
             .value("workers", "N", help: "Threads running searches (the backend's capacity).", default: "2"),
             .value("io-threads", "N", help: "Network I/O threads.", default: "2"),
+            .flag("search-on-io-threads", help: "Run searches on the I/O threads, not the worker pool (for microsecond searches)."),
             .value("queue", "N", help: "Searches that may wait for a worker before 503.", default: "1024"),
             .value("max-connections", "N", help: "Open connections before requests get 503 with Retry-After.", default: "1024"),
             .value("timeout", "SECONDS", help: "Disconnect idle or slow clients after this long.", default: "10"),
@@ -51,6 +52,7 @@ enum ServeCommand {
         configuration.port = UInt16(try arguments.int("port", default: 7700, in: 0...65535))
         configuration.workers = try arguments.int("workers", default: 2, in: 1...1024)
         configuration.ioThreads = try arguments.int("io-threads", default: 2, in: 1...64)
+        configuration.searchOnIOThreads = arguments.flag("search-on-io-threads")
         configuration.queueCapacity = try arguments.int("queue", default: 1024, in: 1...1_000_000)
         configuration.maxConnections = try arguments.int("max-connections", default: 1024, in: 1...100_000)
         configuration.connectionTimeoutSeconds = try arguments.int("timeout", default: 10, in: 1...3600)
