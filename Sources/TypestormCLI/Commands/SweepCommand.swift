@@ -197,10 +197,17 @@ enum SweepCommand {
         return record
     }
 
+    /// Histograms a sweep keeps: the trade-off curves need only these, and a dense latency
+    /// histogram is a few hundred kilobytes in memory, times hundreds of grid runs.
+    static let keptHistograms: Set<String> = [ReportMetrics.ttfr, ReportMetrics.fanOutPerSettle]
+
     /// One virtual-time run; generic so the runner is specialised for the strategy's type.
+    /// Returns every counter and maximum, and the histograms in `keptHistograms`.
     static func simulate<S: SearchFieldStrategy>(_ strategy: S, sessions: [GeneratedSession], backend: BackendModel, seed: UInt64) -> MetricSet {
         var runner = VirtualRunner(strategy: strategy, sessions: sessions, backend: backend, seed: seed)
-        return runner.run().metrics()
+        var metrics = runner.run().metrics()
+        metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
+        return metrics
     }
 
     /// `--strategy NAME`, else the first debounce-switch, else the first strategy.
