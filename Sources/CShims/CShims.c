@@ -29,6 +29,9 @@ int cshims_jemalloc_is_active(void) {
 #include <curl/curl.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -88,6 +91,68 @@ int cshims_jemalloc_serves_malloc(void) {
     int rc = mallctl("thread.allocated", &after, &size, NULL, 0);
     free(probe);
     return rc == 0 && after >= before + (1 << 20);
+}
+
+int cshims_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int cshims_epoll_watch_hangup(int epfd, int fd, uint64_t token) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    event.events = EPOLLRDHUP | EPOLLHUP | EPOLLERR | EPOLLONESHOT;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int cshims_epoll_watch_readable(int epfd, int fd, uint64_t token) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    event.events = EPOLLIN;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int cshims_epoll_unwatch(int epfd, int fd) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event);
+}
+
+int cshims_epoll_wait_tokens(int epfd, uint64_t *tokens, int capacity, int timeout_ms) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epfd, events, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) tokens[i] = events[i].data.u64;
+    return count;
+}
+
+static volatile sig_atomic_t cshims_signal_fd = -1;
+
+static void cshims_signal_handler(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    int fd = cshims_signal_fd;
+    if (fd >= 0) (void)write(fd, &byte, 1);
+    errno = saved;
+}
+
+int cshims_signal_forward_to_fd(int signo, int fd) {
+    cshims_signal_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = cshims_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signo, &action, NULL);
+}
+
+int cshims_signal_restore_default(int signo) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signo, &action, NULL);
 }
 
 int cshims_curl_easy_setopt_long(void *easy, int option, long value) {

@@ -101,6 +101,11 @@ public struct CatalogBuilder: Sendable {
         catalog.scopeIDs.reserveCapacity(count)
         catalog.tokenOffsets.reserveCapacity(count + 1)
         catalog.popularities.reserveCapacity(count)
+        if checksDuplicates {
+            var slots = idSlots.count
+            while slots < count * 2 { slots *= 2 }
+            if slots > idSlots.count { resizeIDSlots(to: slots) }
+        }
     }
 
     /// Appends `product`; returns the index of the earlier product with the same id instead if
@@ -190,7 +195,11 @@ public struct CatalogBuilder: Sendable {
     }
 
     private mutating func growIDSlots() {
-        var slots = [Int32](repeating: -1, count: idSlots.count * 2)
+        resizeIDSlots(to: idSlots.count * 2)
+    }
+
+    private mutating func resizeIDSlots(to size: Int) {
+        var slots = [Int32](repeating: -1, count: size)
         let mask = slots.count - 1
         catalog.idBytes.withUnsafeBufferPointer { bytes in
             for row in 0..<catalog.count {

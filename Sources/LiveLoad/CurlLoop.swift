@@ -17,7 +17,7 @@ final class Transfer {
     var bodyBytes = 0
     let keepBody: Bool
 
-    init?(keepBody: Bool) {
+    init?(keepBody: Bool, useEnvironmentProxy: Bool) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.keepBody = keepBody
@@ -27,6 +27,10 @@ final class Transfer {
         cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_PRIVATE), me)
         cshims_curl_easy_setopt_long(easy, option(CURLOPT_NOSIGNAL), 1)
         cshims_curl_easy_setopt_long(easy, option(CURLOPT_TCP_NODELAY), 1)
+        if !useEnvironmentProxy {
+            // An empty proxy string disables proxies, environment variables included.
+            _ = "".withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_PROXY), UnsafeMutableRawPointer(mutating: $0)) }
+        }
     }
 
     deinit {
@@ -168,7 +172,8 @@ final class CurlLoop: @unchecked Sendable {
                                    intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
             return
         }
-        guard let transfer = spare.popLast() ?? Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil) else {
+        guard let transfer = spare.popLast() ?? Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil,
+                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy) else {
             deliver(HTTPCompletion(id: submission.id, outcome: .failed("curl_easy_init failed"),
                                    intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
             return

@@ -26,13 +26,17 @@ public final class HTTPLoadClient: Sendable {
         public var countPath: JSONCountPath?
         /// Keep response bodies in completions (tests, debugging); off for load runs.
         public var keepBodies = false
+        /// Honour `http_proxy`/`no_proxy` from the environment. Off by default: a load generator
+        /// aims at the endpoint itself, and libcurl would read the environment on every transfer.
+        public var useEnvironmentProxy = false
 
         public init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
-                    countPath: JSONCountPath? = nil, keepBodies: Bool = false) {
+                    countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false) {
             self.maxConnections = maxConnections
             self.defaultTimeoutNanos = defaultTimeoutNanos
             self.countPath = countPath
             self.keepBodies = keepBodies
+            self.useEnvironmentProxy = useEnvironmentProxy
         }
     }
 

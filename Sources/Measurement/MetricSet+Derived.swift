@@ -48,6 +48,48 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
         completedPerSecond = ratio(c(N.requestsCompleted), seconds)
         writeBackReentriesPerChange = ratio(c(N.writeBackReentries), c(N.writeBackChanges))
     }
+
+    /// snake_case like the metric names; a value without a denominator is `null`, never left out.
+    enum CodingKeys: String, CodingKey {
+        case requestsPerSettle = "requests_per_settle"
+        case requestsPerKeystroke = "requests_per_keystroke"
+        case requestsPerDistinctQuery = "requests_per_distinct_query"
+        case taskChurnPerSettle = "task_churn_per_settle"
+        case cacheHitRate = "cache_hit_rate"
+        case outOfOrderApplies = "out_of_order_applies"
+        case staleSettleShare = "stale_settle_share"
+        case mismatchShare = "mismatch_share"
+        case neverFreshShare = "never_fresh_share"
+        case wastedServiceShare = "wasted_service_share"
+        case wastedClientShare = "wasted_client_share"
+        case falseEmptiesPerSettle = "false_empties_per_settle"
+        case blinksPerSettle = "blinks_per_settle"
+        case displayChangesPerSettle = "display_changes_per_settle"
+        case offeredPerSecond = "offered_per_second"
+        case completedPerSecond = "completed_per_second"
+        case writeBackReentriesPerChange = "writeback_reentries_per_change"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(requestsPerSettle, forKey: .requestsPerSettle)
+        try container.encode(requestsPerKeystroke, forKey: .requestsPerKeystroke)
+        try container.encode(requestsPerDistinctQuery, forKey: .requestsPerDistinctQuery)
+        try container.encode(taskChurnPerSettle, forKey: .taskChurnPerSettle)
+        try container.encode(cacheHitRate, forKey: .cacheHitRate)
+        try container.encode(outOfOrderApplies, forKey: .outOfOrderApplies)
+        try container.encode(staleSettleShare, forKey: .staleSettleShare)
+        try container.encode(mismatchShare, forKey: .mismatchShare)
+        try container.encode(neverFreshShare, forKey: .neverFreshShare)
+        try container.encode(wastedServiceShare, forKey: .wastedServiceShare)
+        try container.encode(wastedClientShare, forKey: .wastedClientShare)
+        try container.encode(falseEmptiesPerSettle, forKey: .falseEmptiesPerSettle)
+        try container.encode(blinksPerSettle, forKey: .blinksPerSettle)
+        try container.encode(displayChangesPerSettle, forKey: .displayChangesPerSettle)
+        try container.encode(offeredPerSecond, forKey: .offeredPerSecond)
+        try container.encode(completedPerSecond, forKey: .completedPerSecond)
+        try container.encode(writeBackReentriesPerChange, forKey: .writeBackReentriesPerChange)
+    }
 }
 
 /// The numbers a report shows for one histogram.
@@ -68,5 +110,21 @@ public struct HistogramSummary: Sendable, Equatable, Codable {
         p99 = histogram.percentile(99)
         p999 = histogram.percentile(99.9)
         max = histogram.isEmpty ? nil : histogram.max
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case count, mean, p50, p90, p99, p999, max
+    }
+
+    /// Every key always present; `null` for an empty histogram.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(count, forKey: .count)
+        try container.encode(mean, forKey: .mean)
+        try container.encode(p50, forKey: .p50)
+        try container.encode(p90, forKey: .p90)
+        try container.encode(p99, forKey: .p99)
+        try container.encode(p999, forKey: .p999)
+        try container.encode(max, forKey: .max)
     }
 }

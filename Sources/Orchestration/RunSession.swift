@@ -90,33 +90,43 @@ public enum RunSession {
         }
 
         let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
-        var server: (any EmbeddedServer)?
-        if scenario.runners.contains(where: { if case .httpEmbedded = $0 { return true } else { return false } }) {
-            do {
-                server = try await EmbeddedServerFactory.start(for: scenario, baseDirectory: baseDirectory)
-            } catch {
-                try? fm.removeItem(at: temporary)
-                throw Failure(message: error.description, exitCode: ExitCode.cannotRun)
-            }
-        }
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
         let extra = request.onEvent
-        let configuration = DriverConfiguration(
+        func configuration(serverURL: String?) -> DriverConfiguration {
+            DriverConfiguration(
             scenario: scenario, scenarioFile: scenarioFile.path, baseDirectory: baseDirectory,
             workers: request.workers ?? scenario.processes, executable: request.executable,
             logDirectory: temporary.appendingPathComponent("workers").path, toolVersion: request.toolVersion,
             gitCommit: HostInfo.gitCommit(near: baseDirectory) ?? HostInfo.gitCommit(near: fm.currentDirectoryPath),
-            serverURL: server?.baseURL, handleSignals: request.handleSignals,
+            serverURL: serverURL, handleSignals: request.handleSignals,
             onEvent: { event in
                 renderer.handle(event)
                 extra?(event)
             })
-        var outcome = await Driver(configuration).run()
-        renderer.finish()
-        if let server {
-            let serverGroup = await server.stop()
-            try? outcome.record.add(serverGroup)
         }
+        let serverThreads = scenario.runners.compactMap { runner -> Int? in
+            if case let .httpEmbedded(threads) = runner { return threads } else { return nil }
+        }.max()
+        var outcome: DriverOutcome
+        if let serverThreads {
+            do {
+                outcome = try await EmbeddedServerFactory.withServer(for: scenario, baseDirectory: baseDirectory, threads: serverThreads) { server in
+                    let cpuBefore = processCPUNanos()
+                    var outcome = await Driver(configuration(serverURL: server.baseURL)).run()
+                    var group = server.metricsGroup()
+                    // The server runs in this process: its CPU is the process's minus the driver's.
+                    group.metrics.add("server_cpu_ns", max(0, processCPUNanos() - cpuBefore - outcome.driverCPUNanos))
+                    try? outcome.record.add(group)
+                    return outcome
+                }
+            } catch {
+                try? fm.removeItem(at: temporary)
+                throw Failure(message: "cannot start the embedded search server: \(error)", exitCode: ExitCode.cannotRun)
+            }
+        } else {
+            outcome = await Driver(configuration(serverURL: nil)).run()
+        }
+        renderer.finish()
 
         if outcome.workers.allSatisfy({ $0.pid == 0 }) {
             try? fm.removeItem(at: temporary)
@@ -143,6 +153,12 @@ public enum RunSession {
             exitCode = ExitCode.success
         }
         return Result(outcome: outcome, runDirectory: final, thresholds: thresholds, exitCode: exitCode, summary: summary)
+    }
+
+    static func processCPUNanos() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 
     static func defaultDirectory(for scenario: Scenario) -> String {

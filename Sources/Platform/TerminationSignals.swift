@@ -1,35 +1,57 @@
-import Dispatch
+import CShims
+import Foundation
 import Glibc
+import Synchronization
 
-/// SIGINT and SIGTERM turned into a callback, for graceful shutdown.
+/// SIGINT and SIGTERM turned into a callback on a thread of their own, for graceful shutdown.
 ///
-/// The default action (die at once) is replaced by a dispatch source, so a server can stop
-/// accepting, drain in-flight requests and exit cleanly; a second signal falls through to the
-/// default action for a user who really wants out.
+/// The C handler only writes the signal number to a pipe (async-signal-safe); a reader thread
+/// calls `handler`. (Dispatch signal sources were tried first: on Linux they read a `signalfd`
+/// and miss signals the kernel delivers to threads that do not block them.) After the first
+/// signal its default action is restored, so a second one ends the process for a user who really
+/// wants out. One instance at a time per process (the C handler has one pipe).
 public final class TerminationSignals: Sendable {
-    // Invariant: the sources are created in init and only cancelled in `cancel()`; Dispatch
-    // sources are thread-safe.
-    private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
+    private let pipe: SystemPipe
+    private let reader = DispatchSemaphore(value: 0)
+    private let cancelled = Mutex(false)
 
-    public init(queue: DispatchQueue = DispatchQueue(label: "typestorm.signals"), _ handler: @escaping @Sendable (Int32) -> Void) {
-        var made: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                signal(number, SIG_DFL)
-                handler(number)
+    public init(_ handler: @escaping @Sendable (Int32) -> Void) throws(SystemError) {
+        pipe = try SystemPipe()
+        let readFD = pipe.readEnd.rawValue
+        let writeFD = pipe.writeEnd.rawValue
+        _ = fcntl(writeFD, F_SETFL, fcntl(writeFD, F_GETFL) | O_NONBLOCK)
+        let done = reader
+        let thread = Thread {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readFD, &byte, 1)
+                if count == 1 {
+                    cshims_signal_restore_default(Int32(byte))
+                    handler(Int32(byte))
+                } else if count == 0 || errno != EINTR {
+                    break
+                }
             }
-            source.resume()
-            made.append(source)
+            done.signal()
         }
-        sources = made
+        thread.name = "typestorm-signals"
+        thread.start()
+        for number in [SIGINT, SIGTERM] {
+            _ = try Syscall.call("sigaction") { cshims_signal_forward_to_fd(number, writeFD) }
+        }
     }
 
-    /// Restores the default actions.
+    /// Restores the default actions and stops the reader thread. Idempotent.
     public func cancel() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        let first = cancelled.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        cshims_signal_restore_default(SIGINT)
+        cshims_signal_restore_default(SIGTERM)
+        try? pipe.writeEnd.close()
+        reader.wait()
+        try? pipe.readEnd.close()
     }
 }

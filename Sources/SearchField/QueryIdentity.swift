@@ -51,6 +51,7 @@ public struct QueryNormalizer: Hashable, Sendable {
         let bytes = text.utf8.count
         if bytes < minimumLength { return false }
         if bytes >= minimumLength * 4 { return true }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return true }
         return text.count >= minimumLength
     }
 

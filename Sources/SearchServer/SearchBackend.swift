@@ -64,7 +64,8 @@ public struct SearchCancelled: Error, Sendable, Equatable {
 /// The server calls `search` on one of its worker threads (never on the cooperative pool), so an
 /// implementation may block and spin the CPU. It must call `isCancelled` often enough that a
 /// disconnected client stops the work within a millisecond or so (every ~1,000 items on a scan;
-/// the call is cheap: a flag load, and a rate-limited `recv(MSG_PEEK)` on the client's socket)
+/// the call is an atomic load: a watcher thread sets the flag when epoll reports the client's
+/// hang-up)
 /// and, once it returns `true`, throw `SearchCancelled` with the items examined so far.
 /// Any other error becomes a 500 with the error's description.
 public protocol SearchBackend: Sendable {

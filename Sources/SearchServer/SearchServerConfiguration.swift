@@ -26,7 +26,8 @@ public struct SearchServerConfiguration: Sendable {
     public var retryAfterSeconds = 1
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.
     public var drainTimeoutSeconds = 10.0
-    /// Minimum interval between two `recv(MSG_PEEK)` checks of a searching client's socket.
+    /// Minimum interval between two `recv(MSG_PEEK)` checks of a searching client's socket, when
+    /// the socket could not be watched with epoll (the normal path needs no polling).
     public var peerCheckIntervalNanos: UInt64 = 100_000
     public var limits = RequestLimits()
     public var faults = FaultInjection()

@@ -44,35 +44,18 @@ struct PreparedResponse: Sendable {
     var headers: [(String, String)] = []
 }
 
-/// Polls a searching client's socket for a close, at most once per interval.
+/// Polls a searching client's socket for a close, at most once per interval: the fallback when
+/// the socket could not be added to the `DisconnectWatcher`'s epoll set.
 struct PeerChecker {
     let fd: Int32
     let interval: UInt64
     var lastCheck: UInt64 = 0
-    var lastOpen: UInt64
-    var noticed: UInt64?
 
-    init(fd: Int32, interval: UInt64, openSince: UInt64) {
-        self.fd = fd
-        self.interval = interval
-        lastOpen = openSince
-    }
-
-    mutating func isCancelled(core: ServerCore) -> Bool {
-        if noticed != nil { return true }
+    mutating func peerClosed() -> Bool {
         let now = MonotonicClock.now()
-        if core.abandon.load(ordering: .relaxed) {
-            noticed = now
-            return true
-        }
         if now &- lastCheck < interval { return false }
         lastCheck = now
-        if fd >= 0, cshims_socket_peer_closed(fd) != 0 {
-            noticed = now
-            return true
-        }
-        lastOpen = now
-        return false
+        return fd >= 0 && cshims_socket_peer_closed(fd) != 0
     }
 }
 
@@ -87,6 +70,7 @@ final class ServerCore: @unchecked Sendable {
     let metrics = ServerMetrics()
     let pool: WorkerPool
     let faults: FaultSampler
+    let watcher: DisconnectWatcher
     let draining = Atomic<Bool>(false)
     /// Set when the drain deadline passed: in-flight searches see themselves cancelled.
     let abandon = Atomic<Bool>(false)
@@ -99,8 +83,13 @@ final class ServerCore: @unchecked Sendable {
         self.backend = backend
         pool = WorkerPool(threads: max(1, configuration.workers), capacity: max(1, configuration.queueCapacity), name: "search-worker")
         faults = FaultSampler(configuration.faults)
+        do { watcher = try DisconnectWatcher() } catch {
+            pool.shutdown()
+            throw SearchServerError(description: "cannot start the disconnect watcher: \(error)")
+        }
         guard let address = SearchServerConfiguration.ipv4Address(configuration.host) else {
             pool.shutdown()
+            watcher.stop()
             throw SearchServerError(description: "--host \(configuration.host) is not an IPv4 address (e.g. 127.0.0.1 or 0.0.0.0)")
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -126,6 +115,7 @@ final class ServerCore: @unchecked Sendable {
         guard let daemon = cshims_mhd_start(&options) else {
             let code = errno
             pool.shutdown()
+            watcher.stop()
             throw SearchServerError(
                 description: "cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(code))); is the port in use?")
         }
@@ -154,11 +144,16 @@ final class ServerCore: @unchecked Sendable {
         await waitForIdle(until: deadline)
         if metrics.inFlight.load(ordering: .relaxed) > 0 || pool.busy > 0 {
             abandon.store(true, ordering: .relaxed)
-            await waitForIdle(until: MonotonicClock.now() + 2_000_000_000)
+            // No deadline for the workers: a worker resumes its suspended connection when it
+            // returns, and doing that after MHD_stop_daemon freed the connection would be a
+            // use-after-free. Backends must honour `isCancelled`, so this ends promptly.
+            while pool.busy > 0 { try? await Task.sleep(for: .milliseconds(1)) }
+            await waitForIdle(until: MonotonicClock.now() + 1_000_000_000)
         }
         MHD_stop_daemon(daemon)
         if listenFD >= 0 { Glibc.close(listenFD) }
         pool.shutdown()
+        watcher.stop()
     }
 
     private func waitForIdle(until deadline: UInt64) async {
@@ -283,13 +278,21 @@ final class ServerCore: @unchecked Sendable {
     private func runSearch(_ context: RequestContext, query: SearchQuery, requestFaults: RequestFaults, fd: Int32) {
         let started = MonotonicClock.now()
         let queueNanos = started &- context.enqueuedNanos
-        var checker = PeerChecker(fd: fd, interval: configuration.peerCheckIntervalNanos, openSince: context.enqueuedNanos)
+        let flag = CancellationFlag()
+        let token = fd >= 0 ? watcher.watch(fd: fd, flag: flag) : nil
+        // Unwatched before the caller resumes the connection: libmicrohttpd may close the fd then.
+        defer { if let token { watcher.unwatch(fd: fd, token: token) } }
+        var fallback = token == nil ? PeerChecker(fd: fd, interval: configuration.peerCheckIntervalNanos) : nil
+        func isCancelled() -> Bool {
+            if flag.isCancelled { return true }
+            if abandon.load(ordering: .relaxed) || fallback?.peerClosed() == true { flag.cancel() }
+            return flag.isCancelled
+        }
         let decision = faults.decide(requestFaults)
         defer { context.stage = .finished }
         func cancelled(itemsScanned: Int) {
             let stopped = MonotonicClock.now()
-            let record = CancellationRecord(
-                lastOpenCheckNanos: checker.lastOpen, noticedNanos: checker.noticed ?? stopped, stoppedNanos: stopped, itemsScanned: itemsScanned)
+            let record = CancellationRecord(noticedNanos: flag.noticedNanos ?? stopped, stoppedNanos: stopped, itemsScanned: itemsScanned)
             metrics.recordCancellation(record, serviceNanos: stopped &- started)
             metrics.recordResponse(endpoint: "search", status: 499, latencyNanos: nil)
             context.dropConnection = true
@@ -297,7 +300,7 @@ final class ServerCore: @unchecked Sendable {
         if decision.delayNanos > 0 {
             let until = started + decision.delayNanos
             while true {
-                if checker.isCancelled(core: self) { return cancelled(itemsScanned: 0) }
+                if isCancelled() { return cancelled(itemsScanned: 0) }
                 let now = MonotonicClock.now()
                 if now >= until { break }
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(min(until - now, 1_000_000)))
@@ -310,10 +313,13 @@ final class ServerCore: @unchecked Sendable {
             return
         }
         do {
-            let result = try backend.search(query, isCancelled: { checker.isCancelled(core: self) })
+            let result = try backend.search(query, isCancelled: isCancelled)
             let finished = MonotonicClock.now()
             let serviceNanos = finished &- started
             metrics.recordSearch(queueNanos: queueNanos, serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
+            if flag.isCancelled || (fd >= 0 && cshims_socket_peer_closed(fd) != 0) {
+                metrics.recordCompletedAfterDisconnect(serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
+            }
             let body = JSONText.searchResponse(
                 query, result: result, queueNanos: queueNanos, serviceNanos: serviceNanos, injectedDelayNanos: decision.delayNanos)
             let timing = JSONText.serverTiming(queueNanos: queueNanos, serviceNanos: serviceNanos)

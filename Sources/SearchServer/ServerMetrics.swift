@@ -32,7 +32,7 @@ struct PrometheusHistogram: Sendable {
 }
 
 /// A point-in-time copy of the server's counters, for tests, benchmarks and run records.
-public struct ServerMetricsSnapshot: Sendable, Equatable {
+public struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
     /// Responses by endpoint (`search`, `healthz`, `metrics`, `other`) and HTTP status.
     public var responses: [String: [Int: UInt64]] = [:]
     public var inFlight = 0
@@ -42,7 +42,10 @@ public struct ServerMetricsSnapshot: Sendable, Equatable {
     public var queueDepth = 0
     /// Searches whose client went away, noticed by the server and stopped.
     public var cancelled: UInt64 = 0
-    /// Service time spent on cancelled searches, seconds.
+    /// Searches that finished after their client had gone (too short to notice mid-scan): the
+    /// whole search was wasted, and is counted in `wastedSeconds`/`wastedItems` too.
+    public var completedAfterDisconnect: UInt64 = 0
+    /// Service time spent on searches whose client went away, seconds.
     public var wastedSeconds = 0.0
     /// Items examined by cancelled searches.
     public var wastedItems: UInt64 = 0
@@ -51,8 +54,7 @@ public struct ServerMetricsSnapshot: Sendable, Equatable {
     /// Requests refused for overload (503 with Retry-After).
     public var overloadRejections: UInt64 = 0
     public var injectedErrors: UInt64 = 0
-    /// Per cancelled search: upper bound on time to notice (since the last check that still saw
-    /// the peer open) and time to stop (notice to the worker being free), nanoseconds.
+    /// The latest cancelled searches (up to 4,096): when each was noticed and stopped.
     public var recentCancellations: [CancellationRecord] = []
 
     public func count(endpoint: String, status: Int) -> UInt64 { responses[endpoint]?[status] ?? 0 }
@@ -60,17 +62,14 @@ public struct ServerMetricsSnapshot: Sendable, Equatable {
 }
 
 /// How one cancelled search was noticed and stopped (monotonic nanoseconds).
-public struct CancellationRecord: Sendable, Equatable {
-    /// The last check that still saw the client connected.
-    public var lastOpenCheckNanos: UInt64
-    /// The check that saw it closed.
+public struct CancellationRecord: Sendable, Equatable, Codable {
+    /// When the server learnt the client was gone (the epoll hang-up event, or the drain deadline).
     public var noticedNanos: UInt64
-    /// When the worker was done with the request (backend returned, connection resumed).
+    /// When the worker was done with the request (the backend returned).
     public var stoppedNanos: UInt64
     public var itemsScanned: Int
 
-    public var noticeBoundNanos: UInt64 { noticedNanos - lastOpenCheckNanos }
-    public var stopNanos: UInt64 { stoppedNanos - noticedNanos }
+    public var stopNanos: UInt64 { stoppedNanos > noticedNanos ? stoppedNanos - noticedNanos : 0 }
 }
 
 /// The search server's counters and histograms, rendered for `GET /metrics`.
@@ -81,8 +80,8 @@ final class ServerMetrics: Sendable {
         var queue = PrometheusHistogram()
         var service = PrometheusHistogram()
         var cancelStop = PrometheusHistogram()
-        var cancelNotice = PrometheusHistogram()
         var cancelled: UInt64 = 0
+        var completedAfterDisconnect: UInt64 = 0
         var wastedSeconds = 0.0
         var wastedItems: UInt64 = 0
         var itemsScanned: UInt64 = 0
@@ -120,9 +119,16 @@ final class ServerMetrics: Sendable {
             s.wastedItems += UInt64(record.itemsScanned)
             s.itemsScanned += UInt64(record.itemsScanned)
             s.cancelStop.record(seconds: Double(record.stopNanos) / 1e9)
-            s.cancelNotice.record(seconds: Double(record.noticeBoundNanos) / 1e9)
             if s.recent.count >= Self.recentCapacity { s.recent.removeFirst(s.recent.count / 2) }
             s.recent.append(record)
+        }
+    }
+
+    func recordCompletedAfterDisconnect(serviceNanos: UInt64, itemsScanned: Int) {
+        state.withLock { s in
+            s.completedAfterDisconnect += 1
+            s.wastedSeconds += Double(serviceNanos) / 1e9
+            s.wastedItems += UInt64(itemsScanned)
         }
     }
 
@@ -138,6 +144,7 @@ final class ServerMetrics: Sendable {
                 connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
                 queueDepth: queueDepth,
                 cancelled: s.cancelled,
+                completedAfterDisconnect: s.completedAfterDisconnect,
                 wastedSeconds: s.wastedSeconds,
                 wastedItems: s.wastedItems,
                 itemsScanned: s.itemsScanned,
@@ -162,12 +169,12 @@ final class ServerMetrics: Sendable {
             s.latency.render(name: "typestorm_search_latency_seconds", help: "Search request latency, accept to response queued.", into: &out)
             s.queue.render(name: "typestorm_search_queue_seconds", help: "Time a search waited for a worker.", into: &out)
             s.service.render(name: "typestorm_search_service_seconds", help: "Time a worker spent on a search, injected delay included.", into: &out)
-            s.cancelNotice.render(name: "typestorm_search_cancel_notice_bound_seconds", help: "Upper bound on time to notice a client disconnect (interval between the last two peer checks).", into: &out)
-            s.cancelStop.render(name: "typestorm_search_cancel_stop_seconds", help: "Time from noticing a disconnect to the worker being free.", into: &out)
+            s.cancelStop.render(name: "typestorm_search_cancel_stop_seconds", help: "Time from the server noticing a client disconnect (epoll hang-up) to the search stopping.", into: &out)
             func counter(_ name: String, _ help: String, _ value: String) {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
             }
             counter("typestorm_search_cancelled_total", "Searches stopped because the client disconnected.", "\(s.cancelled)")
+            counter("typestorm_search_completed_after_disconnect_total", "Searches that finished after their client had disconnected.", "\(s.completedAfterDisconnect)")
             counter("typestorm_search_wasted_seconds_total", "Service time spent on searches whose client disconnected.", "\(s.wastedSeconds)")
             counter("typestorm_search_wasted_items_total", "Items examined by searches whose client disconnected.", "\(s.wastedItems)")
             counter("typestorm_search_items_scanned_total", "Items examined by all searches.", "\(s.itemsScanned)")

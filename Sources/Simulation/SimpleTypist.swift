@@ -55,85 +55,113 @@ public struct SimpleTypingModel: Hashable, Sendable {
 
     /// The session of typist `index` under `seed`.
     public func session(seed: UInt64, typist index: UInt64) -> SimpleTypist {
-        SimpleTypist(model: self, rng: SeededGenerator(seed: seed, stream: index))
+        SimpleTypist(model: SharedModel(self), rng: SeededGenerator(seed: seed, stream: index))
+    }
+
+    /// Sessions of many typists sharing one copy of the model.
+    public func sessions(seed: UInt64, typists: Range<Int>) -> [SimpleTypist] {
+        let shared = SharedModel(self)
+        return typists.map { SimpleTypist(model: shared, rng: SeededGenerator(seed: seed, stream: UInt64($0))) }
     }
 }
 
-/// One typist of the simple model. Plans one query at a time into a small buffer, so memory
-/// per typist stays at one query's events.
-public struct SimpleTypist: TypistSession, Sendable {
+/// The model and its vocabulary as scalars, shared by every typist of a run (immutable, hence
+/// `Sendable`), so a typist carries one reference instead of a copy of the word lists.
+final class SharedModel: Sendable {
     let model: SimpleTypingModel
+    let words: [[Unicode.Scalar]]
+
+    init(_ model: SimpleTypingModel) {
+        self.model = model
+        words = model.vocabulary.map { Array($0.unicodeScalars) }
+    }
+}
+
+/// One typist of the simple model. Produces one event per call from a handful of fields, so a
+/// typist costs a few dozen bytes and no allocation per keystroke beyond its text.
+public struct SimpleTypist: TypistSession, Sendable {
+    let shared: SharedModel
     var rng: SeededGenerator
     var clock: Int64 = 0
     var text = ""
+    var word = 0
+    var position = 0
     var queriesLeft: Int
-    var started = false
-    var ended = false
-    var planned: [TypingEvent] = []
-    var nextIndex = 0
+    var step = Step.notStarted
 
-    init(model: SimpleTypingModel, rng: SeededGenerator) {
-        self.model = model
+    /// Where the typist is in its session.
+    enum Step: UInt8, Sendable {
+        case notStarted, newQuery, maybeScope, typing, backspace, afterQuery, settle, ended
+    }
+
+    init(model: SharedModel, rng: SeededGenerator) {
+        shared = model
         self.rng = rng
-        queriesLeft = model.queriesPerSession
+        queriesLeft = model.model.queriesPerSession
     }
 
     public mutating func next() -> TypingEvent? {
-        if nextIndex < planned.count {
-            nextIndex += 1
-            return planned[nextIndex - 1]
-        }
-        guard plan() else { return nil }
-        return next()
-    }
-
-    /// Plans the next query (or the end of the session).
-    private mutating func plan() -> Bool {
-        planned.removeAll(keepingCapacity: true)
-        nextIndex = 0
-        guard !ended else { return false }
-        if !started {
-            started = true
-            clock = model.startSpread.sample(&rng)
-        } else {
-            clock += model.settlePause.sample(&rng)
-        }
-        guard queriesLeft > 0 else {
-            ended = true
-            planned.append(TypingEvent(at: clock, action: .end))
-            return true
-        }
-        queriesLeft -= 1
-        if !text.isEmpty {
-            text = ""
-            planned.append(TypingEvent(at: clock, action: .edit(key: "⎋", text: "")))
-        }
-        if !model.scopes.isEmpty, rng.chance(model.scopeChangeProbability) {
-            clock += model.interKey.sample(&rng)
-            let scope = model.scopes[Int(rng.next() % UInt64(model.scopes.count))]
-            planned.append(TypingEvent(at: clock, action: .scope(scope)))
-        }
-        let words = model.vocabulary
-        let target = words[Int(rng.next() % UInt64(words.count))]
-        for character in target {
-            clock += model.interKey.sample(&rng)
-            if rng.chance(model.pauseProbability) { clock += model.pause.sample(&rng) }
-            if character != " ", rng.chance(model.typoProbability) {
-                let typo = Character(Unicode.Scalar(UInt8(97 + rng.next() % 26)))
-                text.append(typo)
-                planned.append(TypingEvent(at: clock, action: .edit(key: String(typo), text: text)))
-                clock += model.interKey.sample(&rng) * 2
-                text.removeLast()
-                planned.append(TypingEvent(at: clock, action: .edit(key: "⌫", text: text)))
+        let model = shared.model
+        while true {
+            switch step {
+            case .notStarted:
+                clock = model.startSpread.sample(&rng)
+                step = .newQuery
+            case .newQuery:
+                guard queriesLeft > 0 else {
+                    step = .ended
+                    return TypingEvent(at: clock, action: .end)
+                }
+                queriesLeft -= 1
+                word = Int(rng.next() % UInt64(shared.words.count))
+                position = 0
+                step = .maybeScope
+                if !text.isEmpty {
+                    text = ""
+                    return TypingEvent(at: clock, action: .edit(key: "⎋", text: ""))
+                }
+            case .maybeScope:
+                step = .typing
+                if !model.scopes.isEmpty, rng.chance(model.scopeChangeProbability) {
+                    clock += model.interKey.sample(&rng)
+                    let scope = model.scopes[Int(rng.next() % UInt64(model.scopes.count))]
+                    return TypingEvent(at: clock, action: .scope(scope))
+                }
+            case .typing:
+                let scalars = shared.words[word]
+                guard position < scalars.count else {
+                    step = .afterQuery
+                    continue
+                }
                 clock += model.interKey.sample(&rng)
+                if rng.chance(model.pauseProbability) { clock += model.pause.sample(&rng) }
+                let scalar = scalars[position]
+                if scalar != " ", rng.chance(model.typoProbability) {
+                    let typo = Unicode.Scalar(UInt8(97 + rng.next() % 26))
+                    text.unicodeScalars.append(typo)
+                    step = .backspace
+                    return TypingEvent(at: clock, action: .edit(key: String(typo), text: text))
+                }
+                position += 1
+                text.unicodeScalars.append(scalar)
+                return TypingEvent(at: clock, action: .edit(key: String(scalar), text: text))
+            case .backspace:
+                clock += model.interKey.sample(&rng) * 2
+                text.unicodeScalars.removeLast()
+                step = .typing
+                return TypingEvent(at: clock, action: .edit(key: "⌫", text: text))
+            case .afterQuery:
+                step = .settle
+                if rng.chance(model.submitProbability) {
+                    clock += model.interKey.sample(&rng)
+                    return TypingEvent(at: clock, action: .submit)
+                }
+            case .settle:
+                clock += model.settlePause.sample(&rng)
+                step = .newQuery
+            case .ended:
+                return nil
             }
-            text.append(character)
-            planned.append(TypingEvent(at: clock, action: .edit(key: String(character), text: text)))
         }
-        if rng.chance(model.submitProbability) {
-            clock += model.interKey.sample(&rng)
-            planned.append(TypingEvent(at: clock, action: .submit))
-        }
-        return true
     }
 }

@@ -105,20 +105,58 @@ public enum Simulation {
             seed: scenario.seed, runner: "virtual", segments: [segment]))
         for spec in scenario.strategies {
             progress?(spec.name)
-            let recorder = runStrategy(spec.preset.make(spec.configuration), scenario: scenario, typists: range)
+            let recorder = runStrategy(spec, scenario: scenario, typists: range)
             try? record.add(MetricGroup(name: spec.name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
         }
         return record
     }
 
     /// Runs one strategy over the simple-model typists `typists` (global indices).
+    ///
+    /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
+    /// specialized for each one instead of going through witness tables per event.
+    public static func runStrategy(_ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>) -> Recorder {
+        runStrategyCounting(spec, scenario: scenario, typists: typists).recorder
+    }
+
+    /// `runStrategy`, also returning how many events the runner processed (for benchmarks).
+    public static func runStrategyCounting(
+        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>
+    ) -> (recorder: Recorder, events: Int) {
+        let configuration = spec.configuration
+        func run<Base: SearchFieldStrategy>(_ base: Base) -> (recorder: Recorder, events: Int) {
+            configuration.writeBack
+                ? runCounting(WriteBackField(base: base), scenario: scenario, typists: typists)
+                : runCounting(base, scenario: scenario, typists: typists)
+        }
+        switch spec.preset {
+        case .naive: return run(NaiveField(configuration: configuration))
+        case .manualCancel: return run(ManualCancelField(configuration: configuration))
+        case .splitStateSeed: return run(SplitStateSeedField(configuration: configuration))
+        case .splitState: return run(SplitStateField(configuration: configuration))
+        case .sequenceGuard: return run(SequenceGuardField(configuration: configuration))
+        case .debounceSwitch: return run(DebounceSwitchField(configuration: configuration))
+        case .throttle: return run(ThrottleField(configuration: configuration))
+        case .submitOnly: return run(SubmitOnlyField(configuration: configuration))
+        case .localFilter: return run(LocalFilterField(configuration: configuration))
+        }
+    }
+
+    /// Runs one strategy value over the simple-model typists `typists` (global indices).
     public static func runStrategy<Strategy: SearchFieldStrategy>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
     ) -> Recorder {
-        let sessions = typists.map { scenario.typing.session(seed: scenario.seed, typist: UInt64($0)) }
+        runCounting(prototype, scenario: scenario, typists: typists).recorder
+    }
+
+    static func runCounting<Strategy: SearchFieldStrategy>(
+        _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
+    ) -> (recorder: Recorder, events: Int) {
+        let sessions = scenario.typing.sessions(seed: scenario.seed, typists: typists)
         var runner = VirtualRunner(strategy: prototype, sessions: sessions, globalIndices: Array(typists),
                                    backend: scenario.backend, seed: scenario.seed, settleInterval: scenario.settleInterval)
-        return runner.run()
+        let recorder = runner.run()
+        return (recorder, runner.eventsProcessed)
     }
 
     /// Replays one trace through one strategy; `observer` sees the timeline.

@@ -27,6 +27,8 @@ struct SimRequest {
     var server = ServerState.travelling
     var serverCancel = false
     var scripted = false
+    var sentAt: Int64 = 0
+    var timeoutScheduled = false
 }
 
 /// One server: `workers` workers and a FIFO queue of request handles.
@@ -56,22 +58,23 @@ extension VirtualRunner {
     }
 
     mutating func send(_ id: RequestID, _ query: QueryIdentity, typist: Int, local: Bool) {
-        recorder.record(.requestStart(id: id, query: QueryKey(query), lag: 0), typist: typist, at: now)
         let handle = allocate()
-        let slot = slots[typist]
+        let cell = slots[typist].cell
+        let globalIndex = slots[typist].globalIndex
         var request = requests[Int(handle)]
         request.typist = Int32(typist)
         request.id = id
         request.local = local
         request.text = query.text
-        request.cell = slot.cell
-        request.rng = SeededGenerator(seed: mix(seed, slot.globalIndex, id))
+        request.cell = cell
+        request.rng = SeededGenerator(seed: mix(seed, globalIndex, id))
         request.clientDone = false
         request.server = .travelling
         request.serverCancel = false
         request.fails = nil
         request.items = 0
         request.scripted = false
+        request.timeoutScheduled = false
         slots[typist].requests.append((id, handle))
         if let scripted = backend.scriptedTime(for: query.text) {
             request.scripted = true
@@ -100,15 +103,26 @@ extension VirtualRunner {
             queue.push(start + request.serviceNs, .localDone, typist: Int32(typist), payload: tag)
             return
         }
+        requests[Int(handle)].sentAt = now
         queue.push(now + request.oneWay, .serverArrive, typist: Int32(typist), payload: tag)
-        if let timeout = backend.timeout {
-            queue.push(now + timeout, .timeout, typist: Int32(typist), payload: tag)
+        if backend.timeout != nil, request.oneWay * 2 >= backend.timeout! {
+            scheduleTimeout(handle)
         }
+    }
+
+    /// Timeouts are scheduled only once they can matter (the request waits in a queue, or its
+    /// known finish is later than the timeout), which keeps the event heap small: a timeout
+    /// event per request would outnumber everything else.
+    mutating func scheduleTimeout(_ handle: Int32) {
+        guard let timeout = backend.timeout, !requests[Int(handle)].timeoutScheduled else { return }
+        requests[Int(handle)].timeoutScheduled = true
+        let request = requests[Int(handle)]
+        queue.push(request.sentAt + timeout, .timeout, typist: request.typist, payload: payload(handle))
     }
 
     mutating func cancel(_ id: RequestID, typist: Int) {
         guard let entry = slots[typist].requests.first(where: { $0.id == id }) else { return }
-        recorder.record(.cancelRequested(id: id, wait: false), typist: typist, at: now)
+        recorder.record(.cancelRequest(id), typist: typist, at: now)
         let handle = entry.handle
         let request = requests[Int(handle)]
         guard !request.local, !request.clientDone else { return }
@@ -197,6 +211,7 @@ extension VirtualRunner {
             startService(handle)
         } else {
             cells[cell].enqueue(handle)
+            scheduleTimeout(handle)
             let waiting = cells[cell].waiting.count - cells[cell].head
             note(request.typist, "server queues #\(request.id) (\(waiting) waiting)")
         }
@@ -213,6 +228,9 @@ extension VirtualRunner {
         request.server = .inService
         request.serviceStart = now
         requests[Int(handle)] = request
+        if let timeout = backend.timeout, now + request.serviceNs + request.oneWay > request.sentAt + timeout {
+            scheduleTimeout(handle)
+        }
         note(request.typist, "server starts #\(request.id) (service \(Self.millis(request.serviceNs)))")
         queue.push(now + request.serviceNs, .serviceDone, typist: request.typist, payload: payload(handle))
     }

@@ -26,19 +26,26 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     public let backend: BackendModel
     public let seed: UInt64
     public internal(set) var recorder: Recorder
+    /// Per typist, in parallel arrays so that the hot path mutates each in place and never
+    /// copies a typist's whole state.
+    var strategies: [Strategy]
+    var sessions: [Session]
     var slots: [Slot]
+    /// The normalization the recorder measures staleness against (the strategy's minimum length,
+    /// always trimmed, full identity).
+    let expected: QueryNormalizer
     var requests: [SimRequest] = []
     var freeHandles: [Int32] = []
     var cells: [ServerCell]
     var queue: EventQueue
     var effectBuffer: [SearchEffect] = []
     var now: Int64 = 0
+    /// Events taken off the queue so far (typing, timers, network and server steps).
+    public internal(set) var eventsProcessed = 0
     var observer: ((Int64, Int, TimelineEntry) -> Void)?
 
-    /// One typist: its session, its strategy, and what the runner tracks for it.
+    /// What the runner tracks for one typist.
     struct Slot {
-        var session: Session
-        var strategy: Strategy
         var pending: TypingEvent?
         var input = FieldInput()
         var field = TextFieldModel()
@@ -67,10 +74,13 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         let firstCell = (indices.min() ?? 0) / perCell
         let lastCell = (indices.max() ?? 0) / perCell
         cells = Array(repeating: ServerCell(), count: lastCell - firstCell + 1)
-        slots = zip(sessions, indices).map { session, index in
-            Slot(session: session, strategy: prototype, cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
+        self.sessions = sessions
+        strategies = Array(repeating: prototype, count: sessions.count)
+        slots = indices.map { index in
+            Slot(cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
         }
-        queue = EventQueue(capacity: sessions.count * 4)
+        expected = QueryNormalizer(trims: true, minimumLength: prototype.configuration.normalizer.minimumLength)
+        queue = EventQueue(capacity: min(sessions.count, perCell) * 8)
     }
 
     /// Runs every typist to the end and all outstanding work to completion; returns the recorder
@@ -79,9 +89,30 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// `observer` sees every typing action, event, effect and backend step, for `replay`.
     public mutating func run(observer: ((Int64, Int, TimelineEntry) -> Void)? = nil) -> Recorder {
         self.observer = observer
-        for typist in slots.indices { scheduleNextTyping(typist) }
+        var end: Int64 = 0
+        var first = 0
+        while first < slots.count {
+            var last = first + 1
+            while last < slots.count, slots[last].cell == slots[first].cell { last += 1 }
+            end = max(end, runCell(first..<last))
+            first = last
+        }
+        now = end
+        recorder.finish(at: end)
+        self.observer = nil
+        return recorder
+    }
+
+    /// Runs the typists of one server cell to completion and returns the time of its last event.
+    ///
+    /// Cells share nothing, so running them one after another gives exactly what running them
+    /// interleaved would; it keeps the working set (a hundred typists, a small heap) in cache.
+    private mutating func runCell(_ typists: Range<Int>) -> Int64 {
+        now = 0
+        for typist in typists { scheduleNextTyping(typist) }
         while let event = queue.pop() {
             now = event.time
+            eventsProcessed += 1
             let typist = Int(event.typist)
             switch event.kind {
             case .typing: typing(typist)
@@ -89,9 +120,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             default: requestEvent(event)
             }
         }
-        recorder.finish(at: now)
-        self.observer = nil
-        return recorder
+        return now
     }
 
     /// Keystrokes processed so far (for throughput figures).
@@ -100,7 +129,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     // MARK: Typing
 
     private mutating func scheduleNextTyping(_ typist: Int) {
-        if let next = slots[typist].session.next() {
+        if let next = sessions[typist].next() {
             slots[typist].pending = next
             queue.push(max(next.at, now), .typing, typist: Int32(typist))
         } else if !slots[typist].ended {
@@ -144,7 +173,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     }
 
     private mutating func recordInput(_ typist: Int, text: String) {
-        let query = slots[typist].strategy.configuration.expectedQuery(for: slots[typist].input).map(QueryKey.init)
+        let input = slots[typist].input
+        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map(QueryKey.init)
         recorder.record(.keystroke(text: text, query: query), typist: typist, at: now)
     }
 
@@ -160,73 +190,41 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     mutating func deliver(_ typist: Int, _ event: SearchEvent) {
         var effects = effectBuffer
         effectBuffer = []
-        effects.removeAll(keepingCapacity: true)
         observer?(now, typist, .event(event))
-        slots[typist].strategy.handle(event, at: now, into: &effects)
-        for effect in effects {
-            observer?(now, typist, .effect(effect))
-            perform(effect, typist: typist)
+        strategies[typist].handle(event, at: now, into: &effects)
+        for index in effects.indices {
+            observer?(now, typist, .effect(effects[index]))
+            perform(effects[index], typist: typist)
         }
+        while effects.popLast() != nil {}
         effectBuffer = effects
     }
 
     private mutating func perform(_ effect: SearchEffect, typist: Int) {
         switch effect {
         case let .scheduleTimer(id, delay, purpose):
+            recorder.record(effect, typist: typist, at: now)
             var debounce = false
-            if case let .debounce(query) = purpose {
-                debounce = true
-                recorder.record(.waitStarted(id: id, query: QueryKey(query)), typist: typist, at: now)
-            }
+            if case .debounce = purpose { debounce = true }
             slots[typist].timers.append((id, debounce))
             queue.push(now + delay, .timer, typist: Int32(typist), payload: id)
         case let .cancelTimer(id):
             guard let index = slots[typist].timers.firstIndex(where: { $0.id == id }) else { return }
-            if slots[typist].timers.remove(at: index).debounce {
-                recorder.record(.cancelRequested(id: id, wait: true), typist: typist, at: now)
-            }
+            let debounce = slots[typist].timers.remove(at: index).debounce
+            recorder.record(effect, isDebounceWait: debounce, typist: typist, at: now)
         case let .sendRequest(id, query):
+            recorder.record(effect, typist: typist, at: now)
             send(id, query, typist: typist, local: false)
         case let .runLocally(id, query):
+            recorder.record(effect, typist: typist, at: now)
             send(id, query, typist: typist, local: true)
         case let .cancelRequest(id):
             cancel(id, typist: typist)
-        case let .display(state):
-            let (kind, query) = Self.displayRecord(state)
-            recorder.record(.display(kind, query: query), typist: typist, at: now)
         case let .setFieldText(text):
             let reported = slots[typist].field.programmaticSet(text)
             deliver(typist, .fieldTextSet(reported))
-        case let .commit(query, cached):
-            recorder.record(.commit(QueryKey(query), cached: cached), typist: typist, at: now)
-        case let .apply(id, query, kind):
-            let displayKind: DisplayKind = switch kind {
-            case .results: .results
-            case .empty: .empty
-            case .error: .error
-            }
-            recorder.record(.apply(id: id, query: QueryKey(query), kind: displayKind), typist: typist, at: now)
-        case let .discard(id):
-            recorder.record(.discard(id: id), typist: typist, at: now)
-        case let .writeBack(reentries, runaway, broke):
-            recorder.record(.writeBack(reentries: reentries, runaway: runaway, brokeComposition: broke), typist: typist, at: now)
+        case .display, .commit, .apply, .discard, .writeBack:
+            recorder.record(effect, typist: typist, at: now)
         }
-    }
-
-    static func displayRecord(_ state: DisplayState) -> (DisplayKind, QueryKey?) {
-        switch state {
-        case .idle: (.idle, nil)
-        case .loading: (.loading, nil)
-        case .stalled: (.stalled, nil)
-        case let .results(query, _): (.results, QueryKey(query))
-        case let .empty(query): (.empty, QueryKey(query))
-        case let .error(query): (.error, QueryKey(query))
-        }
-    }
-}
-
-extension QueryKey {
-    init(_ identity: QueryIdentity) {
-        self.init(text: identity.text, scope: identity.scope, tokens: identity.tokens)
     }
 }

@@ -9,6 +9,9 @@ struct FieldEditor {
     private var pinyin: [UInt8] = []
     /// Positions in `pinyin` after which an apostrophe separates syllables.
     private var pinyinBreaks: UInt64 = 0
+    /// The pinyin as the field shows it (`ka'pai`), kept up to date key by key so rendering
+    /// is one copy.
+    private var pinyinShown: [UInt8] = []
     /// Latin mode of a Korean keyboard after the 한/영 toggle.
     private(set) var latinMode = false
     let pinyinInField: Bool
@@ -20,8 +23,7 @@ struct FieldEditor {
 
     init(pinyinInField: Bool) {
         self.pinyinInField = pinyinInField
-        committed.reserveCapacity(128)
-        pinyin.reserveCapacity(64)
+        committed.reserveCapacity(96)
     }
 
     /// Identifies the editor's state relative to a tracking start.
@@ -62,6 +64,7 @@ struct FieldEditor {
         committed.append(contentsOf: text)
         hangul = HangulComposer()
         pinyin.removeAll(keepingCapacity: true)
+        pinyinShown.removeAll(keepingCapacity: true)
         pinyinBreaks = 0
         latinMode = false
         committedLowWater = min(committedLowWater, 0)
@@ -93,8 +96,12 @@ struct FieldEditor {
             return true
         case .pinyinLetter:
             if pinyin.count < 63 {
+                if !pinyin.isEmpty && pinyinBreaks & (1 << UInt64(pinyin.count - 1)) != 0 {
+                    pinyinShown.append(UInt8(ascii: "'"))
+                }
                 if key.flags & PlanKey.syllableEnd != 0 { pinyinBreaks |= 1 << UInt64(pinyin.count) }
                 pinyin.append(UInt8(key.value))
+                pinyinShown.append(UInt8(key.value))
             }
             return pinyinInField
         case .pick:
@@ -102,6 +109,7 @@ struct FieldEditor {
             committed.append(contentsOf: UnsafeBufferPointer(rebasing: target[offset..<(offset + count)]))
             let hadVisiblePinyin = pinyinInField && !pinyin.isEmpty
             pinyin.removeAll(keepingCapacity: true)
+            pinyinShown.removeAll(keepingCapacity: true)
             pinyinBreaks = 0
             pinyinLowWater = 0
             return count > 0 || hadVisiblePinyin
@@ -118,6 +126,8 @@ struct FieldEditor {
         if hangul.backspace() { return true }
         if !pinyin.isEmpty {
             pinyin.removeLast()
+            pinyinShown.removeLast()
+            if pinyinShown.last == UInt8(ascii: "'") { pinyinShown.removeLast() }
             pinyinBreaks &= ~(1 << UInt64(pinyin.count))
             pinyinLowWater = min(pinyinLowWater, pinyin.count)
             return pinyinInField
@@ -128,16 +138,12 @@ struct FieldEditor {
     }
 
     /// The field's text as UTF-8, appended to `bytes`.
+    @inline(__always)
     func render(appendingTo bytes: inout [UInt8]) {
-        bytes.append(contentsOf: committed)
-        hangul.appendPreedit(to: &bytes)
-        guard pinyinInField, !pinyin.isEmpty else { return }
-        for index in pinyin.indices {
-            bytes.append(pinyin[index])
-            if pinyinBreaks & (1 << UInt64(index)) != 0 && index + 1 < pinyin.count {
-                bytes.append(UInt8(ascii: "'"))
-            }
-        }
+        committed.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+        if !hangul.isEmpty { hangul.appendPreedit(to: &bytes) }
+        guard pinyinInField, !pinyinShown.isEmpty else { return }
+        pinyinShown.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
     }
 
     /// Pinyin left unpicked when something else commits goes in as Latin letters, as IMEs do
@@ -146,6 +152,7 @@ struct FieldEditor {
         guard !pinyin.isEmpty else { return }
         committed.append(contentsOf: pinyin)
         pinyin.removeAll(keepingCapacity: true)
+        pinyinShown.removeAll(keepingCapacity: true)
         pinyinBreaks = 0
         pinyinLowWater = 0
     }

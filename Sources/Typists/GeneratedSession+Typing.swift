@@ -5,31 +5,31 @@ extension GeneratedSession {
     /// Return; then whether the session goes on.
     mutating func produceQuery() {
         if queriesDone == 0 {
-            now += millis(rng.nextLogNormal(median: config.focusDelayMedianMillis, sigma: 0.5))
+            now += millis(pause(median: settings.config.focusDelayMedianMillis, .sigma05))
             planNewQuery()
         } else {
-            now += millis(rng.nextLogNormal(median: config.readingPauseMedianMillis, sigma: 0.7))
+            now += millis(pause(median: settings.config.readingPauseMedianMillis, .sigma07))
             editor.flush()
-            if !editor.committed.isEmpty && rng.nextBool(config.refineShare) {
+            if !editor.committed.isEmpty && rng.nextBool(settings.config.refineShare) {
                 planRefinement()
             } else {
                 if !editor.committed.isEmpty {
                     editor.reset(to: EmptyCollection())
                     emitEdit(TypingKey.clear)
-                    now += millis(rng.nextLogNormal(median: 400, sigma: 0.4))
+                    now += millis(pause(median: 400, .sigma04))
                 }
                 planNewQuery()
             }
         }
         typeQuery()
         queriesDone += 1
-        if rng.nextBool(config.submitRate) {
-            now += millis(rng.nextLogNormal(median: config.submitPauseMedianMillis, sigma: 0.5))
+        if rng.nextBool(settings.config.submitRate) {
+            now += millis(pause(median: settings.config.submitPauseMedianMillis, .sigma05))
             editor.flush()
             emit(.submit, key: 0)
         }
-        if queriesDone >= config.maxQueriesPerSession || !rng.nextBool(config.followUpRate) {
-            now += millis(rng.nextLogNormal(median: 2000, sigma: 0.6))
+        if queriesDone >= settings.config.maxQueriesPerSession || !rng.nextBool(settings.config.followUpRate) {
+            now += millis(pause(median: 2000, .sigma06))
             editor.flush()
             emit(.end, key: 0)
             finished = true
@@ -41,7 +41,7 @@ extension GeneratedSession {
         let k = drawWordCount()
         let index = pool.draw(words: k, &rng)
         let phrase = pool.phrases[index]
-        let words = min(phrase.wordCount, k == config.wordsPerQuery.count ? phrase.wordCount : k)
+        let words = min(phrase.wordCount, k == settings.config.wordsPerQuery.count ? phrase.wordCount : k)
         lastPhrase = index
         lastPhraseWords = words
         intendedWords = words
@@ -67,7 +67,7 @@ extension GeneratedSession {
     }
 
     mutating func drawWordCount() -> Int {
-        drawIndex(config.wordsPerQuery) + 1
+        drawIndex(settings.config.wordsPerQuery) + 1
     }
 
     /// An index with probability proportional to `weights`.
@@ -99,8 +99,6 @@ extension GeneratedSession {
         if leadingSpace { target.append(UInt8(ascii: " ")) }
         let delta = target.count - startByte
         target.append(contentsOf: phrase.bytes[startByte..<endByte])
-        intendedText = String(decoding: baseBytes + target, as: UTF8.self)
-        intendedTyped = String(decoding: target, as: UTF8.self)
         queryNumber += 1
         isRefinement = !baseBytes.isEmpty
 
@@ -114,43 +112,28 @@ extension GeneratedSession {
             session.keys.append(.character(UInt32(UInt8(ascii: " ")), wordStart: false))
             atWordStart = true
         }
-        func beginKey(_ session: GeneratedSession) -> Bool {
+        func beginKey(_ session: GeneratedSession, at index: Int? = nil) -> Bool {
             let starts = atWordStart
-            if starts { wordFirstKey = session.keys.count }
+            if starts { wordFirstKey = index ?? session.keys.count }
             atWordStart = false
             return starts
         }
 
         switch pool.language {
         case .en, .ko:
-            var latin = editor.latinMode
-            var offset = 0
-            for scalar in String(decoding: target, as: UTF8.self).unicodeScalars {
-                let value = scalar.value
-                if value == 0x20 {
-                    space(offset, into: &self)
-                } else if pool.language == .ko && value >= 128 {
-                    if latin {
-                        keys.append(.toggle)
-                        latin = false
-                    }
-                    scratch.removeAll(keepingCapacity: true)
-                    _ = Hangul.appendKeys(for: value, to: &scratch)
-                    var first = beginKey(self)
-                    for jamo in scratch {
-                        keys.append(.jamo(jamo, wordStart: first))
-                        first = false
-                    }
-                } else {
-                    let isLetter = scalar.properties.isAlphabetic && value < 128
-                    if pool.language == .ko && isLetter && !latin {
-                        keys.append(.toggle)
-                        latin = true
-                    }
-                    keys.append(.character(value, wordStart: beginKey(self)))
-                }
-                offset += UTF8.width(scalar)
+            // The keys were planned once per phrase; take the words' slice of them.
+            let plan = phrase.plan
+            let startKey = fromWord == 0 ? 0 : plan.words[fromWord - 1].endKey
+            let endKey = plan.words[toWord - 1].endKey
+            if leadingSpace { keys.append(.character(0x20, wordStart: false)) }
+            let latinAtStart = fromWord == 0 ? false : plan.latinAfterWord[fromWord - 1]
+            if editor.latinMode != latinAtStart { keys.append(.toggle) }
+            let keyDelta = keys.count - startKey
+            keys.append(contentsOf: plan.keys[startKey..<endKey])
+            for word in plan.words[fromWord..<toWord] {
+                words.append(PlannedWord(firstKey: word.firstKey + keyDelta, endKey: word.endKey + keyDelta, byteEnd: word.byteEnd + delta))
             }
+            return
         case .zh:
             if leadingSpace { space(0, into: &self) }
             var index = phrase.units.firstIndex { Int($0.byteOffset) >= startByte } ?? phrase.units.count
@@ -177,21 +160,24 @@ extension GeneratedSession {
                     mode = 0
                     if length > 1 {
                         let r = rng.nextUnit()
-                        if r < config.pinyinInitialsOnly {
+                        if r < settings.config.pinyinInitialsOnly {
                             mode = 2
-                        } else if r < config.pinyinInitialsOnly + config.pinyinAbbreviateRest {
+                        } else if r < settings.config.pinyinInitialsOnly + settings.config.pinyinAbbreviateRest {
                             mode = 1
                         }
                     }
                 }
                 let full = mode == 0 || (mode == 1 && positionInSegment == 0)
-                let count = full ? Int(unit.pinyinCount) : 1
-                var first = beginKey(self)
-                for letter in 0..<count {
-                    let byte = phrase.pinyin[Int(unit.pinyinOffset) + letter]
-                    keys.append(.pinyinLetter(byte, wordStart: first, syllableEnd: letter == count - 1))
-                    first = false
+                let firstLetter = keys.count
+                let letters = Int(unit.pinyinOffset)
+                if full {
+                    keys.append(contentsOf: phrase.pinyinKeys[letters..<(letters + Int(unit.pinyinCount))])
+                } else {
+                    var initial = phrase.pinyinKeys[letters]
+                    initial.flags |= PlanKey.syllableEnd
+                    keys.append(initial)
                 }
+                if beginKey(self, at: firstLetter) { keys[firstLetter].flags |= PlanKey.wordStart }
                 positionInSegment += 1
                 if unit.endsSegment {
                     keys.append(.pick(byteOffset: segmentStart, byteCount: offset + Int(unit.byteCount) - segmentStart))
@@ -211,22 +197,22 @@ extension GeneratedSession {
         let n = keys.count
         marks.removeAll(keepingCapacity: true)
         marks.append(editor.mark)
-        prevPhysical = KeyboardLayout.none
+        forgetPreviousKey()
         if rng.nextBool(device.pasteRate) {
-            now += millis(rng.nextLogNormal(median: 900, sigma: 0.5))
+            now += millis(pause(median: 900, .sigma05))
             resetField(toTargetPrefix: target.count)
             emitEdit(TypingKey.paste)
             return
         }
         var clearAt = -1, acceptAt = -1, scopeAt = -1
-        if n >= 4 && rng.nextBool(config.clearAndRetypeRate) {
+        if n >= 4 && rng.nextBool(settings.config.clearAndRetypeRate) {
             clearAt = n / 3 + rng.nextInt(below: n - n / 3)
         }
-        if n >= 4 && rng.nextBool(config.acceptSuggestionRate) {
+        if n >= 4 && rng.nextBool(settings.config.acceptSuggestionRate) {
             let earliest = max(2, Int(0.4 * Double(n)))
             acceptAt = earliest + rng.nextInt(below: max(1, n - 1 - earliest))
         }
-        if n >= 2 && rng.nextBool(config.scopeOrTokenChangeRate) {
+        if n >= 2 && rng.nextBool(settings.config.scopeOrTokenChangeRate) {
             scopeAt = 1 + rng.nextInt(below: n - 1)
         }
         var predictAt = -1, predictWord = -1
@@ -235,25 +221,25 @@ extension GeneratedSession {
         while i < n {
             if i == scopeAt {
                 scopeAt = -1
-                now += millis(rng.nextLogNormal(median: 1000, sigma: 0.5))
+                now += millis(pause(median: 1000, .sigma05))
                 changeScopeOrTokens()
-                prevPhysical = KeyboardLayout.none
+                forgetPreviousKey()
             }
             if i == clearAt {
                 clearAt = -1
-                now += millis(rng.nextLogNormal(median: 800, sigma: 0.5))
+                now += millis(pause(median: 800, .sigma05))
                 editor.reset(to: baseBytes)
                 emitEdit(TypingKey.clear)
                 marks.removeAll(keepingCapacity: true)
                 marks.append(editor.mark)
-                prevPhysical = KeyboardLayout.none
+                forgetPreviousKey()
                 predictAt = -1
                 clean = true
                 i = 0
                 continue
             }
             if i == acceptAt {
-                now += millis(rng.nextLogNormal(median: config.suggestionLookMedianMillis, sigma: 0.5) + keyInterval(keys[i]))
+                now += millis(pause(median: settings.config.suggestionLookMedianMillis, .sigma05) + keyInterval(keys[i]))
                 resetField(toTargetPrefix: target.count)
                 emitEdit(TypingKey.acceptSuggestion)
                 return
@@ -270,26 +256,26 @@ extension GeneratedSession {
                 if clean {
                     let word = words[predictWord]
                     let last = word.endKey >= n
-                    now += millis(rng.nextLogNormal(median: config.suggestionLookMedianMillis, sigma: 0.5))
+                    now += millis(pause(median: settings.config.suggestionLookMedianMillis, .sigma05))
                     resetField(toTargetPrefix: last ? word.byteEnd : word.byteEnd + 1)
                     emitEdit(TypingKey.acceptSuggestion)
                     let resume = last ? n : word.endKey + 1
                     let unreachable = FieldEditor.Mark(committedCount: -1, pinyinCount: -1, preedit: 0, latinMode: false)
                     while marks.count < resume { marks.append(unreachable) }
                     marks.append(editor.mark)
-                    prevPhysical = KeyboardLayout.none
+                    forgetPreviousKey()
                     i = resume
                     continue
                 }
             }
             var interval = key.kind == .pick
-                ? rng.nextLogNormal(median: config.candidatePickMedianMillis, sigma: 0.4)
+                ? pause(median: settings.config.candidatePickMedianMillis, .sigma04)
                 : keyInterval(key)
-            if rng.nextBool(config.hesitationRate) {
-                interval += rng.nextLogNormal(median: config.hesitationMedianMillis, sigma: 0.6)
+            if rng.nextBool(settings.config.hesitationRate) {
+                interval += pause(median: settings.config.hesitationMedianMillis, .sigma06)
             }
-            if key.isWordStart && i > 0 && rng.nextBool(config.suggestionLookRate) {
-                interval += rng.nextLogNormal(median: config.suggestionLookMedianMillis, sigma: 0.5)
+            if key.isWordStart && i > 0 && rng.nextBool(settings.config.suggestionLookRate) {
+                interval += pause(median: settings.config.suggestionLookMedianMillis, .sigma05)
             }
             now += millis(interval)
             if rng.nextBool(profile.slipRate), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
@@ -325,8 +311,8 @@ extension GeneratedSession {
     mutating func backspaceToTrack() -> Int {
         while true {
             let changed = editor.backspace()
-            if changed || config.emitsUnchangedKeys { emitEdit(TypingKey.backspace) }
-            prevPhysical = KeyboardLayout.none
+            if changed || settings.config.emitsUnchangedKeys { emitEdit(TypingKey.backspace) }
+            forgetPreviousKey()
             if let j = marks.lastIndex(where: { editor.matches($0) }) {
                 editor.setLatinMode(marks[j].latinMode)
                 marks.removeSubrange((j + 1)...)
@@ -345,7 +331,8 @@ extension GeneratedSession {
     mutating func press(_ key: PlanKey) {
         let changed = target.withUnsafeBufferPointer { editor.apply(key, target: $0) }
         prevPhysical = key.physical
-        guard changed || config.emitsUnchangedKeys else { return }
+        prevHand = key.flags & PlanKey.handMask
+        guard changed || settings.config.emitsUnchangedKeys else { return }
         let code: UInt32
         switch key.kind {
         case .character, .pinyinLetter:
@@ -372,13 +359,12 @@ extension GeneratedSession {
             ms *= profile.firstKeyFactor
         } else {
             if let ratios = pairRatios {
-                let handCount = KeyboardLayout.hands.count
-                if Int(key.physical) < handCount && Int(prevPhysical) < handCount {
+                let hand = key.flags & PlanKey.handMask
+                if hand != 0 && prevHand != 0 {
                     if key.physical == prevPhysical {
                         ms *= ratios.same
                     } else {
-                        let a = KeyboardLayout.hands[Int(prevPhysical)], b = KeyboardLayout.hands[Int(key.physical)]
-                        ms *= a != b ? ratios.alt : (a == .left ? ratios.ll : ratios.rr)
+                        ms *= hand != prevHand ? ratios.alt : (hand == PlanKey.leftHand ? ratios.ll : ratios.rr)
                     }
                 }
             }
@@ -387,6 +373,20 @@ extension GeneratedSession {
             }
         }
         return ms * sampler.sample(&rng)
+    }
+
+    /// A log-normal pause with this median, from the population's tables (no `exp` per draw).
+    @inline(__always)
+    mutating func pause(median: Double, _ shape: PopulationSettings.PauseShape) -> Double {
+        let table = settings.pauses[shape.rawValue]
+        return median * table.unitMedian * table.sampler.sample(&rng)
+    }
+
+    /// The next key follows no key on the layout (after a pause, a backspace, a paste).
+    @inline(__always)
+    mutating func forgetPreviousKey() {
+        prevPhysical = KeyboardLayout.none
+        prevHand = 0
     }
 
     /// Set the field to the start text plus the first `count` bytes of the target.
@@ -398,13 +398,13 @@ extension GeneratedSession {
     }
 
     mutating func changeScopeOrTokens() {
-        if !config.scopes.isEmpty && (config.tokens.isEmpty || rng.nextBool(0.5)) {
-            let next: String? = scope != nil && rng.nextBool(0.3) ? nil : config.scopes[rng.nextInt(below: config.scopes.count)]
+        if !settings.config.scopes.isEmpty && (settings.config.tokens.isEmpty || rng.nextBool(0.5)) {
+            let next: String? = scope != nil && rng.nextBool(0.3) ? nil : settings.config.scopes[rng.nextInt(below: settings.config.scopes.count)]
             scope = next
             sideActions.append(.scope(next))
             emit(.scope, key: UInt32(sideActions.count - 1))
-        } else if !config.tokens.isEmpty {
-            let token = config.tokens[rng.nextInt(below: config.tokens.count)]
+        } else if !settings.config.tokens.isEmpty {
+            let token = settings.config.tokens[rng.nextInt(below: settings.config.tokens.count)]
             if let existing = tokens.firstIndex(of: token) {
                 tokens.remove(at: existing)
             } else {

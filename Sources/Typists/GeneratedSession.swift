@@ -9,7 +9,7 @@ import Foundation
 /// bytes); `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no allocation.
 public struct GeneratedSession: TypistSession, Sendable {
     public let profile: TypistProfile
-    let config: TypistConfig
+    let settings: PopulationSettings
     let device: DeviceParameters
     let pool: LanguagePool
     var rng: SeededGenerator
@@ -34,12 +34,14 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     var out: [RawTypingEvent] = []
     var outIndex = 0
-    var arena: [UInt8] = []
+    @usableFromInline var arena: [UInt8] = []
     var sideActions: [TypingEvent.Action] = []
-    var lastEmitted: RawTypingEvent?
+    @usableFromInline var lastEmitted: RawTypingEvent?
 
     var now: Int64 = 0
     var prevPhysical: UInt8 = KeyboardLayout.none
+    /// Hand bits (`PlanKey.handMask`) of the previous key, 0 if none.
+    var prevHand: UInt8 = 0
     var queriesDone = 0
     var finished = false
     var lastPhrase = -1
@@ -49,12 +51,13 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     /// The text the typist means to have in the field at the end of the current query (the
     /// field as it was, plus the intended words): what uncorrected errors are measured against.
-    public internal(set) var intendedText = ""
+    /// Made on request; generation itself never builds it.
+    public var intendedText: String { String(decoding: baseBytes + target, as: UTF8.self) }
     /// Number of words in the query being typed (the words-per-query draw, or the words added
     /// by a refinement).
     public internal(set) var intendedWords = 0
     /// The part of `intendedText` this query types (after the text already in the field).
-    public internal(set) var intendedTyped = ""
+    public var intendedTyped: String { String(decoding: target, as: UTF8.self) }
     /// Counts the queries planned so far; changes when the events of a new query begin.
     public internal(set) var queryNumber = 0
     /// The current query adds words to the previous one instead of starting afresh.
@@ -68,13 +71,13 @@ public struct GeneratedSession: TypistSession, Sendable {
         var byteEnd: Int
     }
 
-    init(profile: TypistProfile, config: TypistConfig, pool: LanguagePool, rng: SeededGenerator) {
+    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
-        self.config = config
-        self.device = config.parameters(for: profile.device)
-        self.pool = pool
+        self.settings = settings
+        self.device = settings.config.parameters(for: profile.device)
+        self.pool = settings.pool(profile.language)
         self.rng = rng
-        self.sampler = IntervalShape.Sampler(profile.intervalShape)
+        self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
         if let pair = device.keyPairMillis {
             // Normalise by the mix of pairs in running text (about half alternating) so the
             // ratios move keys around the typist's mean without changing it.
@@ -88,12 +91,13 @@ public struct GeneratedSession: TypistSession, Sendable {
         let normalisation = (1 + firstShare * (profile.firstKeyFactor - 1))
             * (1 - (1 - firstShare) * profile.rolloverRate * 0.45)
         baseIKI = profile.meanIKIMillis / profile.composingSpeedScale / normalisation
-        editor = FieldEditor(pinyinInField: config.pinyinInField)
-        keys.reserveCapacity(128)
-        target.reserveCapacity(256)
-        marks.reserveCapacity(128)
-        out.reserveCapacity(256)
-        arena.reserveCapacity(4096)
+        editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
+        // Sizes that fit a typical query and stay within the allocator's small, cached classes.
+        keys.reserveCapacity(96)
+        target.reserveCapacity(128)
+        marks.reserveCapacity(32)
+        out.reserveCapacity(40)
+        arena.reserveCapacity(1000)
     }
 
     /// The next event with its Strings made.
@@ -132,6 +136,7 @@ public struct GeneratedSession: TypistSession, Sendable {
     }
 
     /// The field's UTF-8 text after the last edit returned by `nextRaw()`.
+    @inlinable
     public func withFieldUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         guard let event = lastEmitted, event.kind == .edit else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
         return try arena.withUnsafeBufferPointer {

@@ -29,31 +29,37 @@ enum Hangul {
         return table
     }()
 
-    /// Pairs of keys that make one compound vowel or one cluster final, keyed `first << 8 | second`.
-    static let combinations: [UInt16: UInt8] = {
-        let pairs = ["ㅗㅏㅘ", "ㅗㅐㅙ", "ㅗㅣㅚ", "ㅜㅓㅝ", "ㅜㅔㅞ", "ㅜㅣㅟ", "ㅡㅣㅢ",
-                     "ㄱㅅㄳ", "ㄴㅈㄵ", "ㄴㅎㄶ", "ㄹㄱㄺ", "ㄹㅁㄻ", "ㄹㅂㄼ", "ㄹㅅㄽ", "ㄹㅌㄾ",
-                     "ㄹㅍㄿ", "ㄹㅎㅀ", "ㅂㅅㅄ"]
-        var table: [UInt16: UInt8] = [:]
-        for triple in pairs {
+    /// The compound made by two keys, indexed `first × 51 + second` (0xFF: they do not combine).
+    static let combinations: [UInt8] = {
+        let triples = ["ㅗㅏㅘ", "ㅗㅐㅙ", "ㅗㅣㅚ", "ㅜㅓㅝ", "ㅜㅔㅞ", "ㅜㅣㅟ", "ㅡㅣㅢ",
+                       "ㄱㅅㄳ", "ㄴㅈㄵ", "ㄴㅎㄶ", "ㄹㄱㄺ", "ㄹㅁㄻ", "ㄹㅂㄼ", "ㄹㅅㄽ", "ㄹㅌㄾ",
+                       "ㄹㅍㄿ", "ㄹㅎㅀ", "ㅂㅅㅄ"]
+        var table = [UInt8](repeating: 0xFF, count: 51 * 51)
+        for triple in triples {
             let j = triple.unicodeScalars.map { UInt8($0.value - compatibilityBase) }
-            table[UInt16(j[0]) << 8 | UInt16(j[1])] = j[2]
+            table[Int(j[0]) * 51 + Int(j[1])] = j[2]
         }
         return table
     }()
 
-    /// The keys that type a compound jamo (ㅘ → ㅗ ㅏ, ㄺ → ㄹ ㄱ); single jamo map to themselves.
-    static let decompositions: [UInt8: (UInt8, UInt8)] = {
-        var table: [UInt8: (UInt8, UInt8)] = [:]
-        for (key, value) in combinations { table[value] = (UInt8(key >> 8), UInt8(key & 0xFF)) }
+    /// The two keys that type a compound jamo (ㅘ → ㅗ ㅏ, ㄺ → ㄹ ㄱ), packed `first << 8 | second`,
+    /// or 0 for a jamo that is one key.
+    static let decompositions: [UInt16] = {
+        var table = [UInt16](repeating: 0, count: 51)
+        for (index, compound) in combinations.enumerated() where compound != 0xFF {
+            table[Int(compound)] = UInt16(index / 51) << 8 | UInt16(index % 51)
+        }
         return table
     }()
 
     @inline(__always)
     static func isVowel(_ jamo: UInt8) -> Bool { jamo >= vowelOffset }
 
+    @inline(__always)
     static func combine(_ first: UInt8, _ second: UInt8) -> UInt8? {
-        combinations[UInt16(first) << 8 | UInt16(second)]
+        guard first < 51 && second < 51 else { return nil }
+        let compound = combinations[Int(first) * 51 + Int(second)]
+        return compound == 0xFF ? nil : compound
     }
 
     static func scalar(ofJamo jamo: UInt8) -> UInt32 { compatibilityBase + UInt32(jamo) }
@@ -82,9 +88,10 @@ enum Hangul {
     }
 
     private static func appendSplit(_ jamo: UInt8, to keys: inout [UInt8]) {
-        if let (a, b) = decompositions[jamo] {
-            keys.append(a)
-            keys.append(b)
+        let pair = decompositions[Int(jamo)]
+        if pair != 0 {
+            keys.append(UInt8(pair >> 8))
+            keys.append(UInt8(pair & 0xFF))
         } else {
             keys.append(jamo)
         }
@@ -280,6 +287,19 @@ enum UTF8Bytes {
             bytes.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
             bytes.append(UInt8(0x80 | scalar & 0x3F))
         }
+    }
+
+    /// The scalar at `offset` of valid UTF-8 and its length in bytes.
+    @inline(__always)
+    static func decode(_ bytes: [UInt8], at offset: Int) -> (scalar: UInt32, width: Int) {
+        let b0 = UInt32(bytes[offset])
+        if b0 < 0x80 { return (b0, 1) }
+        if b0 < 0xE0 { return ((b0 & 0x1F) << 6 | UInt32(bytes[offset + 1]) & 0x3F, 2) }
+        if b0 < 0xF0 {
+            return ((b0 & 0x0F) << 12 | (UInt32(bytes[offset + 1]) & 0x3F) << 6 | UInt32(bytes[offset + 2]) & 0x3F, 3)
+        }
+        return ((b0 & 0x07) << 18 | (UInt32(bytes[offset + 1]) & 0x3F) << 12
+                | (UInt32(bytes[offset + 2]) & 0x3F) << 6 | UInt32(bytes[offset + 3]) & 0x3F, 4)
     }
 
     /// Remove the last scalar; `false` if empty.

@@ -26,7 +26,27 @@ struct PlanKey: Hashable {
     /// The pinyin letter ends a syllable (an apostrophe follows it in the preedit).
     static let syllableEnd: UInt8 = 2
 
+    /// Which hand types the key (key-pair timing): both bits clear for keys off the layout.
+    static let leftHand: UInt8 = 4
+    static let rightHand: UInt8 = 8
+    static let handMask: UInt8 = 12
+
     var isWordStart: Bool { flags & Self.wordStart != 0 }
+
+    static func handFlags(_ physical: UInt8) -> UInt8 {
+        switch KeyboardLayout.hand(physical) {
+        case .left: return leftHand
+        case .right: return rightHand
+        case .neutral: return 0
+        }
+    }
+
+    init(kind: Kind, physical: UInt8, flags: UInt8, value: UInt32) {
+        self.kind = kind
+        self.physical = physical
+        self.flags = (flags & ~Self.handMask) | Self.handFlags(physical)
+        self.value = value
+    }
 
     static func character(_ scalar: UInt32, wordStart: Bool) -> PlanKey {
         let physical = scalar < 128 ? KeyboardLayout.physical(ofASCII: UInt8(scalar)) : KeyboardLayout.none

@@ -67,7 +67,7 @@ public enum QueryPoolError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A phrase prepared for typing: its bytes, where its words end and, for Chinese, its readings.
-struct Phrase: Sendable {
+final class Phrase: Sendable {
     let text: String
     let bytes: [UInt8]
     /// Byte offset just past each word.
@@ -76,8 +76,27 @@ struct Phrase: Sendable {
     let units: [HanziUnit]
     /// Chinese only: the letters of every reading, concatenated; units point into it.
     let pinyin: [UInt8]
+    /// English and Korean: the keys of the whole phrase.
+    let plan: PhrasePlan
+    /// Chinese: a key for every letter of `pinyin`, the last of each reading marked as the
+    /// end of a syllable.
+    let pinyinKeys: [PlanKey]
 
     var wordCount: Int { wordEnds.count }
+
+    init(text: String, bytes: [UInt8], wordEnds: [Int], units: [HanziUnit], pinyin: [UInt8], language: TypingLanguage) {
+        self.text = text
+        self.bytes = bytes
+        self.wordEnds = wordEnds
+        self.units = units
+        self.pinyin = pinyin
+        self.plan = language == .zh ? .empty : PhrasePlan(bytes: bytes, language: language)
+        var pinyinKeys = pinyin.map { PlanKey.pinyinLetter($0, wordStart: false, syllableEnd: false) }
+        for unit in units where unit.pinyinCount > 0 {
+            pinyinKeys[Int(unit.pinyinOffset) + Int(unit.pinyinCount) - 1].flags |= PlanKey.syllableEnd
+        }
+        self.pinyinKeys = pinyinKeys
+    }
 }
 
 /// A character of a Chinese phrase and how a pinyin typist enters it.
@@ -93,11 +112,19 @@ struct HanziUnit: Sendable {
 }
 
 /// The phrases of one language and the tables to draw them.
-struct LanguagePool: Sendable {
+///
+/// A class, so a session holds one reference to it rather than copies of its arrays, whose
+/// shared reference counts would bounce between cores.
+final class LanguagePool: Sendable {
     let language: TypingLanguage
     let phrases: [Phrase]
     /// For k = 1, 2, …: indices of the phrases with at least k words and their cumulative weight.
-    let draws: [(indices: [Int32], cumulative: [Double])]
+    let draws: [DrawTable]
+
+    struct DrawTable: Sendable {
+        var indices: [Int32]
+        var cumulative: [Double]
+    }
 
     init(language: TypingLanguage, entries: [QueryPool.Entry], zipfExponent: Double, pinyin: PinyinDictionary) throws {
         self.language = language
@@ -115,7 +142,7 @@ struct LanguagePool: Sendable {
         }
         self.phrases = phrases
         let maxWords = phrases.map(\.wordCount).max() ?? 0
-        var draws: [(indices: [Int32], cumulative: [Double])] = []
+        var draws: [DrawTable] = []
         for k in 1...max(1, maxWords) {
             var indices: [Int32] = []
             var cumulative: [Double] = []
@@ -125,7 +152,7 @@ struct LanguagePool: Sendable {
                 indices.append(Int32(index))
                 cumulative.append(total)
             }
-            draws.append((indices, cumulative))
+            draws.append(DrawTable(indices: indices, cumulative: cumulative))
         }
         self.draws = draws
     }
@@ -153,13 +180,13 @@ struct LanguagePool: Sendable {
         }
         switch language {
         case .en:
-            return Phrase(text: text, bytes: bytes, wordEnds: wordEnds, units: [], pinyin: [])
+            return Phrase(text: text, bytes: bytes, wordEnds: wordEnds, units: [], pinyin: [], language: .en)
         case .ko:
             var scratch: [UInt8] = []
             for scalar in text.unicodeScalars where scalar.value >= 128 && !Hangul.appendKeys(for: scalar.value, to: &scratch) {
                 throw QueryPoolError.invalid("\(origin): '\(scalar)' cannot be typed on a Dubeolsik keyboard (Hangul, ASCII and spaces only)")
             }
-            return Phrase(text: text, bytes: bytes, wordEnds: wordEnds, units: [], pinyin: [])
+            return Phrase(text: text, bytes: bytes, wordEnds: wordEnds, units: [], pinyin: [], language: .ko)
         case .zh:
             return try prepareChinese(text, bytes: bytes, wordEnds: wordEnds, dictionary: pinyin, origin: origin)
         }
@@ -214,7 +241,7 @@ struct LanguagePool: Sendable {
             }
             try flushRun()
         }
-        return Phrase(text: text, bytes: bytes, wordEnds: wordEnds, units: units, pinyin: letters)
+        return Phrase(text: text, bytes: bytes, wordEnds: wordEnds, units: units, pinyin: letters, language: .zh)
     }
 
     /// Characters per candidate pick: a run of up to four is one pick; longer runs are cut

@@ -13,8 +13,8 @@ public struct RawTypingEvent: Sendable, Hashable {
     /// For edits, the key (`TypingKey`); for scope and token changes, an index into the
     /// session's pending changes.
     public var key: UInt32
-    var textStart: Int32
-    var textCount: Int32
+    @usableFromInline var textStart: Int32
+    @usableFromInline var textCount: Int32
 }
 
 /// Key codes of edits: a Unicode scalar value for a character key, or one of the named keys.
@@ -40,8 +40,15 @@ public enum TypingKey {
         case pickWithSpace: return "␣"
         case toggleHangul: return "한/영"
         default:
+            if code < 0x3200 { return names[Int(code)] }
             guard let scalar = Unicode.Scalar(code) else { return "?" }
             return String(Character(scalar))
         }
+    }
+
+    /// Names of the scalars below U+3200 (ASCII and the compatibility jamo are what typists
+    /// press), made once: every one is a small string, so copying them costs nothing.
+    private static let names: [String] = (0..<0x3200).map { code in
+        Unicode.Scalar(UInt32(code)).map { String(Character($0)) } ?? "?"
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
 
 extension SeededGenerator {
     /// `true` with probability `p`.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func nextBool(_ p: Double) -> Bool {
         nextUnit() < p
     }
@@ -21,18 +22,13 @@ extension SeededGenerator {
         range.lowerBound + (range.upperBound - range.lowerBound) * nextUnit()
     }
 
-    /// A standard normal deviate (Marsaglia's polar method; the second deviate is dropped so the
-    /// generator stays a plain value with no cached state).
+    /// A standard normal deviate, by the inverse normal CDF read from a quantile table (see
+    /// `QuantileTable`): one uniform draw, no logarithm, no rejection loop.
+    ///
+    /// - Complexity: O(1).
     @inlinable
     public mutating func nextStandardNormal() -> Double {
-        while true {
-            let u = 2 * nextUnit() - 1
-            let v = 2 * nextUnit() - 1
-            let s = u * u + v * v
-            if s > 0 && s < 1 {
-                return u * (-2 * Foundation.log(s) / s).squareRoot()
-            }
-        }
+        NormalQuantiles.table.sample(nextUnit())
     }
 
     /// A log-normal deviate with the given median and log-scale standard deviation.
@@ -58,39 +54,42 @@ public enum IntervalShape: Sendable, Hashable, Codable {
         .logLogistic(shape: Double.pi / (sigma * 3.0.squareRoot()))
     }
 
-    /// Precomputed constants for drawing unit-mean multipliers fast.
+    /// The quantile function of the unit-mean multiplier F⁻¹(u) = interval / typist's mean, as a
+    /// table shared by every typist with this shape: a draw is one uniform number and one
+    /// interpolation, with no `exp` or `log` per key.
     @usableFromInline
     struct Sampler: Sendable {
-        @usableFromInline let isLogNormal: Bool
-        /// Log-normal: σ; log-logistic: 1/β.
-        @usableFromInline let a: Double
-        /// Log-normal: −σ²/2 (so the mean is 1); log-logistic: the scale α = sin(π/β)/(π/β).
-        @usableFromInline let b: Double
+        @usableFromInline let table: QuantileTable
 
         init(_ shape: IntervalShape) {
-            switch shape {
-            case let .logNormal(sigma):
-                isLogNormal = true
-                a = sigma
-                b = -sigma * sigma / 2
-            case let .logLogistic(beta):
-                precondition(beta > 1, "a log-logistic shape must exceed 1 for its mean to exist")
-                isLogNormal = false
-                a = 1 / beta
-                let q = Double.pi / beta
-                b = Foundation.sin(q) / q
+            table = Self.cache.withLock { cache in
+                if let table = cache[shape] { return table }
+                let table = Self.build(shape)
+                cache[shape] = table
+                return table
             }
         }
 
-        /// A multiplier with mean 1.
-        @inlinable
-        func sample(_ rng: inout SeededGenerator) -> Double {
-            if isLogNormal {
-                return Foundation.exp(a * rng.nextStandardNormal() + b)
+        /// Tables by shape; a process uses a handful of shapes, so they are kept for its life.
+        private static let cache = Mutex<[IntervalShape: QuantileTable]>([:])
+
+        private static func build(_ shape: IntervalShape) -> QuantileTable {
+            var table = QuantileTable { p in
+                switch shape {
+                case let .logNormal(sigma):
+                    return Foundation.exp(sigma * QuantileTable.normalQuantile(p))
+                case let .logLogistic(beta):
+                    return Foundation.pow(p / (1 - p), 1 / beta)
+                }
             }
-            var u = rng.nextUnit()
-            if u <= 0 { u = 0x1p-53 }
-            return b * Foundation.pow(u / (1 - u), a)
+            table.scale(by: 1 / table.mean)
+            return table
+        }
+
+        /// A multiplier with mean 1.
+        @inlinable @inline(__always)
+        func sample(_ rng: inout SeededGenerator) -> Double {
+            table.sample(rng.nextUnit())
         }
     }
 }
@@ -143,5 +142,92 @@ public struct TruncatedNormal: Sendable, Hashable, Codable {
             if bounds.contains(x) { return x }
         }
         return min(max(location, bounds.lowerBound), bounds.upperBound)
+    }
+}
+
+/// The standard normal's quantile table.
+public enum NormalQuantiles {
+    nonisolated(unsafe) public static let table = QuantileTable { QuantileTable.normalQuantile($0) }
+}
+
+/// A quantile function F⁻¹(u) tabulated for fast sampling: 1024 cells over (0, 1) plus 64
+/// finer cells inside each of the two outermost cells, interpolated linearly.
+///
+/// The main table is 8 KB, small enough to stay in L1 cache while typists are generated (a
+/// 32 KB table measured 20 % of generation time in cache misses); the tail tables reach
+/// u = 1/131072 (4.3 σ for a normal) and are rarely touched. The memory is allocated once and
+/// never freed, so reading it costs no reference counting.
+public struct QuantileTable: @unchecked Sendable {
+    // @unchecked: the pointers are to memory written only in `init`/`scale` before the table
+    // is shared, and never freed.
+    public static let cells = 1024
+    public static let tailCells = 64
+
+    @usableFromInline let main: UnsafeMutablePointer<Double>
+    @usableFromInline let low: UnsafeMutablePointer<Double>
+    @usableFromInline let high: UnsafeMutablePointer<Double>
+
+    public init(_ quantile: (Double) -> Double) {
+        let n = Self.cells, t = Self.tailCells
+        main = .allocate(capacity: n)
+        low = .allocate(capacity: t)
+        high = .allocate(capacity: t)
+        for i in 0..<n { main[i] = quantile((Double(i) + 0.5) / Double(n)) }
+        for j in 0..<t {
+            let p = (Double(j) + 0.5) / Double(t) / Double(n)
+            low[j] = quantile(p)
+            high[j] = quantile(1 - p)
+        }
+    }
+
+    /// F⁻¹(u) for u in [0, 1).
+    @inlinable @inline(__always)
+    public func sample(_ u: Double) -> Double {
+        let position = u * Double(Self.cells) - 0.5
+        if position >= 0 && position < Double(Self.cells - 1) {
+            let index = Int(position)
+            let a = main[index]
+            return a + (main[index + 1] - a) * (position - Double(index))
+        }
+        return tail(u)
+    }
+
+    /// The outermost half-cells, from the finer tables.
+    @usableFromInline
+    func tail(_ u: Double) -> Double {
+        let n = Double(Self.cells), t = Self.tailCells
+        let lower = u < 0.5
+        let v = (lower ? u : 1 - u) * n * Double(t) - 0.5
+        let table = lower ? low : high
+        guard v > 0 else { return table[0] }
+        // The half-cell below main[0] spans the first half of the fine table.
+        let index = min(Int(v), t - 2)
+        return table[index] + (table[index + 1] - table[index]) * (v - Double(index))
+    }
+
+    /// The mean of the tabulated distribution (numerically, over a fine grid of u).
+    public var mean: Double {
+        let steps = 1 << 18
+        var sum = 0.0
+        for k in 0..<steps { sum += sample((Double(k) + 0.5) / Double(steps)) }
+        return sum / Double(steps)
+    }
+
+    mutating func scale(by factor: Double) {
+        for i in 0..<Self.cells { main[i] *= factor }
+        for j in 0..<Self.tailCells {
+            low[j] *= factor
+            high[j] *= factor
+        }
+    }
+
+    /// Φ⁻¹(p) by bisection on erfc (used only to build tables).
+    public static func normalQuantile(_ p: Double) -> Double {
+        var lowBound = -12.0, highBound = 12.0
+        for _ in 0..<80 {
+            let mid = (lowBound + highBound) / 2
+            if 0.5 * Foundation.erfc(-mid / 2.0.squareRoot()) < p { lowBound = mid } else { highBound = mid }
+        }
+        return (lowBound + highBound) / 2
     }
 }

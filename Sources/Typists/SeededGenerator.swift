@@ -25,7 +25,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
         self.init(seed: streamMixer.next() ^ stream)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func next() -> UInt64 {
         let result = rotateLeft(s1 &* 5, 7) &* 9
         let t = s1 << 17
@@ -39,12 +39,12 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// A uniform double in [0, 1).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }
 
-    @usableFromInline
+    @usableFromInline @inline(__always)
     func rotateLeft(_ x: UInt64, _ k: UInt64) -> UInt64 {
         (x << k) | (x >> (64 - k))
     }

@@ -14,8 +14,10 @@ public struct TypingEvent: Sendable, Hashable, Codable {
     }
 
     public enum Action: Sendable, Hashable, Codable {
-        /// A key changed the field: `key` names what was pressed (`"a"`, `"⌫"` for backspace,
-        /// `"⌘V"` for a paste, `"⎋"` for clearing the field, a candidate pick such as `"1"`), and
+        /// A key changed the field: `key` names what was pressed (`"a"`, `"ㅎ"`, `"⌫"` for
+        /// backspace, `"⌘V"` for a paste, `"⎋"` for clearing the field, `"⇥"` for accepting a
+        /// suggestion or word prediction, a pinyin candidate pick `"␣"`, `"1"` or `"2"`, the
+        /// Korean `"한/영"` toggle; see `TypingKey`), and
         /// `text` is the field's whole text after it, IME composition included: exactly what a
         /// search field's text binding sees.
         case edit(key: String, text: String)

@@ -23,9 +23,10 @@ public struct TypistProfile: Sendable, Hashable, Codable {
     /// The typist's mean interval while composing a query.
     public var composingMeanIKIMillis: Double { meanIKIMillis / composingSpeedScale }
 
-    static func draw(index: Int, config: TypistConfig, languages: [TypingLanguage], rng: inout SeededGenerator) -> TypistProfile {
-        let device = pick(DeviceClass.allCases, shares: config.deviceShares, &rng) ?? .desktop
-        let language = pick(languages, shares: config.languageShares, &rng) ?? languages.first ?? .en
+    static func draw(index: Int, settings: PopulationSettings, rng: inout SeededGenerator) -> TypistProfile {
+        let config = settings.config
+        let device = pick(settings.devices, &rng) ?? .desktop
+        let language = pick(settings.languages, &rng) ?? settings.languages.first?.0 ?? .en
         let parameters = config.parameters(for: device)
         let wpm = parameters.wpm.sample(&rng)
         let composing = rng.nextUniform(config.composingSpeedScale)
@@ -44,16 +45,15 @@ public struct TypistProfile: Sendable, Hashable, Codable {
         )
     }
 
-    /// One of `choices` with probability proportional to its share (missing shares are 0).
-    static func pick<T: Hashable>(_ choices: [T], shares: [T: Double], _ rng: inout SeededGenerator) -> T? {
-        let total = choices.reduce(0.0) { $0 + max(shares[$1] ?? 0, 0) }
+    /// One of `choices` with probability proportional to its share.
+    static func pick<T>(_ choices: [(T, Double)], _ rng: inout SeededGenerator) -> T? {
+        let total = choices.reduce(0.0) { $0 + $1.1 }
         guard total > 0 else { return nil }
         var x = rng.nextUnit() * total
-        for choice in choices {
-            let share = max(shares[choice] ?? 0, 0)
+        for (choice, share) in choices {
             if share > 0 && x < share { return choice }
             x -= share
         }
-        return choices.last { (shares[$0] ?? 0) > 0 }
+        return choices.last { $0.1 > 0 }?.0
     }
 }

@@ -32,10 +32,10 @@ struct CatalogGeneratorTests {
     }
 
     @Test func popularityFollowsZipf() {
-        let catalog = CatalogGenerator(seed: 8).makeCatalog(count: 50_000)
+        let catalog = CatalogGenerator(seed: 8).makeCatalog(count: 20_000)
         let values = catalog.indices.map { catalog.popularity(at: $0) }
         // P(popularity ≥ x) ≈ 1/x.
-        for x in [10, 100, 1000] {
+        for x in [10, 100] {
             let share = Double(values.filter { $0 >= x }.count) / Double(values.count)
             #expect(abs(share * Double(x) - 1) < 0.25, "x = \(x), share = \(share)")
         }

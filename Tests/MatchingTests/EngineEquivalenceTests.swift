@@ -40,7 +40,9 @@ struct EngineEquivalenceTests {
 
     static func randomQueries(_ catalog: Catalog, seed: UInt64, count: Int) -> [String] {
         var random = CatalogRandom(seed: seed ^ 0xABCD)
-        var queries = ["", " ", "\t \u{3000}", String(repeating: "abc", count: 40), "zzzz-not-there", "한", "中", "😀", "\u{301}"]
+        // Longer than every name: the longest name with more appended, and plain repetition.
+        let longest = catalog.indices.map { catalog.name(at: $0) }.max { $0.utf8.count < $1.utf8.count } ?? ""
+        var queries = ["", " ", "\t \u{3000}", longest + "a", String(repeating: "ab", count: longest.utf8.count), "zzzz-not-there", "한", "中", "😀", "\u{301}"]
         while queries.count < count {
             switch random.below(3) {
             case 0:
@@ -95,12 +97,12 @@ struct EngineEquivalenceTests {
 
     @Test("random catalogs, scans split into parts", arguments: [4, 5] as [UInt64])
     func splitScans(seed: UInt64) throws {
-        try Self.check(seed: seed, count: 200, tuning: SearchEngine.Tuning(firstPageBytes: 64, parallelMinimumBytes: 0, parts: 3))
+        try Self.check(seed: seed, count: 200, tuning: SearchEngine.Tuning(firstPageBytes: 64, parallelMinimumBytes: 0, parts: 3, parallelVerifyMinimum: 1))
     }
 
     @Test func generatedCatalogAgrees() {
-        let catalog = CatalogGenerator(seed: 9).makeCatalog(count: 3000)
-        let engine = SearchEngine(catalog: catalog, tuning: SearchEngine.Tuning(firstPageBytes: 4096, parallelMinimumBytes: 0, parts: 2))
+        let catalog = CatalogGenerator(seed: 9).makeCatalog(count: 1500)
+        let engine = SearchEngine(catalog: catalog, tuning: SearchEngine.Tuning(firstPageBytes: 4096, parallelMinimumBytes: 0, parts: 2, parallelVerifyMinimum: 16))
         let reference = ReferenceFilter(catalog: catalog)
         for query in ["co", "Mug", "coffee grinder", "커피", "텀블러", "保温杯", "咖啡", "pro", "zzq", "500ml", "a"] {
             for needsTotal in [false, true] {

@@ -76,7 +76,7 @@ struct SearchEngineTests {
     }
 
     @Test func plannerUsesTheIndexForRareQueriesAndTheScanForCommonOnes() {
-        let catalog = CatalogGenerator(seed: 4).makeCatalog(count: 20_000)
+        let catalog = CatalogGenerator(seed: 4).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
         let rare = engine.search(SearchRequest(query: "grinder 2l", needsTotal: true))
         #expect(rare.path == .index)
@@ -87,7 +87,7 @@ struct SearchEngineTests {
     }
 
     @Test func cancelledFlagStopsTheScan() {
-        let catalog = CatalogGenerator(seed: 5).makeCatalog(count: 20_000)
+        let catalog = CatalogGenerator(seed: 5).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
         let flag = SearchCancellationFlag()
         flag.cancel()
@@ -101,7 +101,7 @@ struct SearchEngineTests {
     }
 
     @Test func cancelledTaskStopsTheScan() async {
-        let catalog = CatalogGenerator(seed: 6).makeCatalog(count: 20_000)
+        let catalog = CatalogGenerator(seed: 6).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -109,6 +109,30 @@ struct SearchEngineTests {
         }
         let response = await task.value
         #expect(response.wasCancelled)
+    }
+
+    @Test func sparseScopesAndTokensAreListsAndGiveTheSameAnswers() throws {
+        var products = (0..<400).map { Product(id: "p\($0)", name: "item \($0 % 17) mug", scope: "common", tokens: ["often"], popularity: $0 % 5) }
+        products[7].scope = "rare"
+        products[300].scope = "rare"
+        products[11].tokens = ["Seldom"]
+        products[250].tokens = ["often", "seldom"]
+        let catalog = try Catalog(products)
+        let engine = SearchEngine(catalog: catalog)
+        #expect(engine.memoryBreakdown["token-sets"]! < 400 / 8 + 2 * 4 + 64)
+        let reference = ReferenceFilter(catalog: catalog)
+        for request in [
+            SearchRequest(query: "", scope: "rare", needsTotal: true),
+            SearchRequest(query: "mug", scope: "rare", needsTotal: true),
+            SearchRequest(query: "", tokens: ["SELDOM"], needsTotal: true),
+            SearchRequest(query: "item 3 ", tokens: ["seldom"], limit: 5, needsTotal: true),
+            SearchRequest(query: "item 1", scope: "rare", tokens: ["seldom"], needsTotal: true),
+        ] {
+            let expected = reference.search(request)
+            let got = engine.search(request)
+            #expect(got.items == expected.items, "\(request)")
+            #expect(got.total == expected.total, "\(request)")
+        }
     }
 
     @Test func referenceMatchesTheSameRule() {

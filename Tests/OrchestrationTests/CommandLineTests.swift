@@ -47,6 +47,28 @@ struct CommandLineTests {
         #expect(mergedRecord.group(named: "probe", labels: ["runner": "probe", "pace": "fast"])?.metrics.counter("typists") == 41)
     }
 
+    @Test func fourVirtualTimeWorkersFromSlurmVariablesMergeToTheSingleProcessRun() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let scenario = directory.write("v.json", virtualScenarioJSON(typists: 100, seed: 9))
+        var files: [String] = []
+        for index in 0..<4 {
+            let file = directory.file("v\(index).json")
+            let (status, _) = try typestorm(["worker", scenario, "--out", file], environment: ["SLURM_PROCID": "\(index)", "SLURM_NTASKS": "4"], in: directory)
+            #expect(status == .exited(0))
+            files.append(file)
+        }
+        let whole = directory.file("whole.json")
+        #expect(try typestorm(["worker", scenario, "--out", whole], in: directory).0 == .exited(0))
+        let merged = directory.file("merged.json")
+        #expect(try typestorm(["merge"] + files + ["--out", merged, "--json"], in: directory).0 == .exited(0))
+        let mergedRecord = try RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: merged)))
+        let wholeRecord = try RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: whole)))
+        #expect(mergedRecord.metadata.segments.count == 4)
+        #expect(!mergedRecord.groups.isEmpty)
+        #expect(mergedRecord.groups == wholeRecord.groups)
+    }
+
     @Test func indexedJobSegmentsAndAMissingOne() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -6,13 +6,13 @@ import Testing
 struct RunSummaryTests {
     static let record: RunRecord = {
         var naive = MetricSet()
-        naive.add("requests", 90)
+        naive.add("requests_started", 90)
         naive.add("settles", 30)
-        for value in [100_000_000, 200_000_000, 900_000_000] { naive.record("ttfr", Int64(value)) }
+        for value in [100_000_000, 200_000_000, 900_000_000] { naive.record("ttfr_ns", Int64(value)) }
         var split = MetricSet()
-        split.add("requests", 30)
+        split.add("requests_started", 30)
         split.add("settles", 30)
-        split.record("ttfr", 350_000_000)
+        split.record("ttfr_ns", 350_000_000)
         let metadata = RunMetadata(toolVersion: "t", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "virtual", segments: [Segment(index: 0, count: 1)])
         return RunRecord(metadata: metadata, groups: [
             MetricGroup(name: "naive", labels: ["runner": "virtual"], metrics: naive),
@@ -22,22 +22,23 @@ struct RunSummaryTests {
 
     @Test func expressionsReadCountersPercentilesAndRatios() throws {
         let naive = try #require(Self.record.group(named: "naive", labels: ["runner": "virtual"])).metrics
-        #expect(MetricExpression("requests").value(in: naive) == 90)
-        #expect(MetricExpression("requests/settles").value(in: naive) == 3)
-        #expect(MetricExpression("ttfr.count").value(in: naive) == 3)
-        #expect(MetricExpression("ttfr.max").value(in: naive) == 900_000_000)
-        let p50 = try #require(MetricExpression("ttfr.p50").value(in: naive))
+        #expect(MetricExpression("requests_started").value(in: naive) == 90)
+        #expect(MetricExpression("requests_started/settles").value(in: naive) == 3)
+        #expect(MetricExpression("ttfr_ns.count").value(in: naive) == 3)
+        #expect(MetricExpression("ttfr_ns.max").value(in: naive) == 900_000_000)
+        let p50 = try #require(MetricExpression("ttfr_ns.p50").value(in: naive))
         #expect(abs(p50 - 200_000_000) / 200_000_000 < 0.001)
         #expect(MetricExpression("flicker.p99").value(in: naive) == nil)
-        #expect(MetricExpression("requests/nothing").value(in: naive) == nil)
+        #expect(MetricExpression("requests_started+settles+missing").value(in: naive) == 120)
+        #expect(MetricExpression("requests_started/nothing").value(in: naive) == nil)
     }
 
     @Test func thresholdsPassFailAndMissingMetricsFail() {
-        let ttfr = Threshold(metric: "ttfr.p99", maximum: 500_000_000).evaluate(Self.record)
+        let ttfr = Threshold(metric: "ttfr_ns.p99", maximum: 500_000_000).evaluate(Self.record)
         #expect(ttfr.map(\.passed) == [false, true])
-        #expect(ttfr[0].message.hasPrefix("naive|runner=virtual: ttfr.p99 = "))
+        #expect(ttfr[0].message.hasPrefix("naive|runner=virtual: ttfr_ns.p99 = "))
         #expect(ttfr[0].message.hasSuffix("(required ≤ 500000000) FAILED"))
-        let onlySplit = Threshold(metric: "requests/settles", strategy: "split-state", maximum: 1).evaluate(Self.record)
+        let onlySplit = Threshold(metric: "requests_started/settles", strategy: "split-state", maximum: 1).evaluate(Self.record)
         #expect(onlySplit.map(\.passed) == [true])
         let missing = Threshold(metric: "staleApplies", maximum: 0).evaluate(Self.record)
         #expect(missing.map(\.passed) == [false, false])
@@ -57,7 +58,7 @@ struct RunSummaryTests {
     @Test func csvHasOneRowPerGroupAndAColumnPerStatistic() {
         let lines = RunSummary.csv(Self.record).split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
-        #expect(lines[0] == "strategy,runner,requests,settles,ttfr.count,ttfr.mean,ttfr.p50,ttfr.p90,ttfr.p99,ttfr.p999,ttfr.max")
+        #expect(lines[0] == "strategy,runner,requests_started,settles,ttfr_ns.count,ttfr_ns.mean,ttfr_ns.p50,ttfr_ns.p90,ttfr_ns.p99,ttfr_ns.p999,ttfr_ns.max")
         #expect(lines[2].hasPrefix("split-state,virtual,30,30,1,350000000.0,"))
     }
 }

@@ -44,9 +44,9 @@ struct ScenarioReaderTests {
         #expect(scenario.catalog == .file("catalog.jsonl"))
         #expect(scenario.population.mix == [.init(device: .desktop, language: .en, share: 1)])
         #expect(scenario.population.arrival == .allAtOnce)
-        #expect(scenario.strategies == [StrategySpec(preset: "naive")])
+        #expect(scenario.strategies == [ScenarioStrategy(preset: "naive")])
         #expect(scenario.runners == [.virtual])
-        #expect(scenario.backend == BackendModel())
+        #expect(scenario.backend == ScenarioBackend())
         #expect(scenario.driver == DriverSettings())
     }
 

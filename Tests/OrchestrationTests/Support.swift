@@ -48,10 +48,11 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
-/// A probe scenario for driver tests (JSON text).
+/// A probe scenario for driver tests (JSON text). The hang limit is generous: on a shared
+/// 2-core machine a healthy worker can be starved of CPU for seconds.
 func probeScenarioJSON(
     typists: Int = 24, duration: String = "1s", runners: String = #"[{"kind": "probe", "pace": "fast"}]"#,
-    snapshot: String = "100ms", hang: String = "5s", drain: String = "2s", seed: Int = 11
+    snapshot: String = "100ms", hang: String = "60s", drain: String = "5s", seed: Int = 11
 ) -> String {
     """
     {
@@ -90,4 +91,21 @@ func driverConfiguration(
         scenario: scenario, scenarioFile: file, baseDirectory: directory.path, workers: workers, executable: executable,
         workerCommand: workerCommand, logDirectory: directory.file("logs"), toolVersion: "test", handleSignals: false,
         progressIntervalNanos: 100_000_000, onEvent: onEvent)
+}
+
+/// A small virtual-time scenario (Simulation's runner) for driver tests (JSON text).
+func virtualScenarioJSON(typists: Int = 120, seed: Int = 5) -> String {
+    """
+    {
+      "name": "virtual-test",
+      "seed": \(seed),
+      "duration": "60s",
+      "catalog": { "generate": { "items": 100 } },
+      "population": { "typists": \(typists), "session": { "queries": 1 } },
+      "strategies": [ { "preset": "naive" }, { "preset": "split-state", "debounce": "250ms" } ],
+      "runners": [ { "kind": "virtual" } ],
+      "backend": { "typistsPerServer": 10, "cancellation": "client-only", "errorRate": 0.01 },
+      "driver": { "snapshotInterval": "100ms", "hangTimeout": "60s" }
+    }
+    """
 }

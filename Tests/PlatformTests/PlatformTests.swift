@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Glibc
 import Testing
@@ -74,5 +75,18 @@ struct ProcessSnapshotTests {
         #expect(snapshot.heap?.allocatedBytes ?? 0 > 0)
         let data = try JSONEncoder().encode(snapshot)
         #expect(try JSONDecoder().decode(ProcessSnapshot.self, from: data) == snapshot)
+    }
+}
+
+@Suite("Termination signals")
+struct TerminationSignalsTests {
+    @Test func sigtermReachesTheHandlerInsteadOfKillingTheProcess() throws {
+        let received = DispatchSemaphore(value: 0)
+        let signals = try TerminationSignals { number in
+            if number == SIGTERM { received.signal() }
+        }
+        defer { signals.cancel() }
+        kill(getpid(), SIGTERM)  // process-directed, as `kill` from a shell or a supervisor sends it
+        #expect(received.wait(timeout: .now() + 5) == .success)
     }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import Dispatch
 import Foundation
 import Testing
 @testable import SearchServer
@@ -134,8 +135,22 @@ struct SearchServerTests {
             #expect(metrics.wastedSeconds > 0)
             let record = try #require(metrics.recentCancellations.first)
             #expect(record.stopNanos < 1_000_000_000)
-            #expect(record.noticedNanos >= record.lastOpenCheckNanos)
+            #expect(record.noticedNanos <= record.stoppedNanos)
             #expect(server.prometheusText.contains("typestorm_search_cancelled_total 1"))
+        }
+    }
+
+    @Test func aSearchThatIgnoresCancellationIsStillCountedAsWasted() async throws {
+        let backend = DeafBackend()
+        try await SearchServer.withServer(configuration: configuration(), backend: backend) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=deaf")
+            #expect(backend.started.wait(seconds: 5))
+            connection.close()
+            backend.release.signal()
+            #expect(await eventually { server.metrics.completedAfterDisconnect == 1 })
+            #expect(server.metrics.cancelled == 0)
+            #expect(server.metrics.wastedItems == 7)
         }
     }
 
@@ -214,6 +229,33 @@ struct SearchServerTests {
         }
     }
 
+    @Test func configuredLatencyAndSlowTailAddUp() async throws {
+        var slow = configuration()
+        slow.faults.latency = .fixed(nanos: 20_000_000)
+        slow.faults.slowTailProbability = 1
+        slow.faults.slowTailNanos = 10_000_000
+        try await SearchServer.withServer(configuration: slow, backend: catalog) { server in
+            let response = try fetch(server.port, "/search?q=lamp")
+            #expect(response.status == 200)
+            let timing = try #require(response.json["timing"] as? [String: Any])
+            #expect(timing["injectedDelayMicros"] as? Int == 30_000)
+            #expect((timing["serviceMicros"] as? Int ?? 0) >= 30_000)
+        }
+    }
+
+    @Test func searchesStillRunningAtTheDrainDeadlineAreCancelled() async throws {
+        let gate = GateBackend()
+        let connection = try await SearchServer.withServer(configuration: configuration { $0.drainTimeoutSeconds = 0.2 }, backend: gate) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=forever")
+            #expect(gate.started.wait(seconds: 5))
+            return connection
+        }
+        let observed = gate.observedCancellation.load(ordering: .relaxed)
+        #expect(observed)
+        #expect(connection.waitForClose())
+    }
+
     @Test func gracefulShutdownDrainsInFlightSearches() async throws {
         let gate = GateBackend()
         let server = SearchServer(configuration: configuration(), backend: gate)
@@ -260,6 +302,21 @@ struct RequestParserTests {
         #expect(JSONText.string("a\"b\\c\nd\u{1}é") == "\"a\\\"b\\\\c\\nd\\u0001é\"")
     }
 
+    @Test func faultSamplingIsSeededAndHonoursRates() {
+        var faults = FaultInjection()
+        faults.latency = .exponential(meanNanos: 1_000_000)
+        faults.errorRate = 0.25
+        faults.seed = 42
+        let first = FaultSampler(faults), second = FaultSampler(faults)
+        let a = (0..<2000).map { _ in first.decide(RequestFaults()) }
+        let b = (0..<2000).map { _ in second.decide(RequestFaults()) }
+        #expect(a.map(\.delayNanos) == b.map(\.delayNanos))
+        let errorShare = Double(a.filter(\.fail).count) / 2000
+        #expect(errorShare > 0.2 && errorShare < 0.3)
+        let meanDelay = Double(a.map(\.delayNanos).reduce(0, +)) / 2000
+        #expect(meanDelay > 850_000 && meanDelay < 1_150_000)
+    }
+
     @Test func latencyDistributionsParse() throws {
         #expect(try LatencyDistribution(parsing: "exp:5ms") == .exponential(meanNanos: 5_000_000))
         #expect(try LatencyDistribution(parsing: "uniform:1ms-2ms") == .uniform(lowNanos: 1_000_000, highNanos: 2_000_000))
@@ -279,4 +336,16 @@ struct RequestParserTests {
 
 final class PortBox: Sendable {
     let value = Mutex<UInt16?>(nil)
+}
+
+/// Never looks at `isCancelled`: the server can only find out afterwards.
+final class DeafBackend: SearchBackend {
+    let started = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+        started.signal()
+        _ = release.wait(timeout: .now() + 10)
+        return BackendResult(items: [], total: 0, path: "deaf", itemsScanned: 7)
+    }
 }

@@ -21,7 +21,8 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// A blocking HTTP/1.1 connection on a raw socket, so tests can send what real clients would
 /// not (bad escapes, partial requests) and close at a chosen moment.
-final class RawConnection {
+/// `@unchecked Sendable`: each connection is used by one test at a time, in sequence.
+final class RawConnection: @unchecked Sendable {
     private(set) var fd: Int32
 
     init(port: UInt16) throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Typists
 
@@ -86,5 +87,39 @@ struct PopulationStatisticsTests {
         let stats = PopulationStatistics.measure(population, typists: 0..<2000)
         let followed = 1 - 1 / stats.queriesPerSession
         #expect((0.37...0.50).contains(followed), "share followed \(followed)")
+    }
+}
+
+@Suite("Sampling tables")
+struct SamplingTableTests {
+    @Test("the normal table has mean 0, SD 1, and the right quantiles in the tails")
+    func normal() {
+        var rng = SeededGenerator(seed: 1)
+        let draws = (0..<200_000).map { _ in rng.nextStandardNormal() }
+        let mean = draws.reduce(0, +) / Double(draws.count)
+        let sd = (draws.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(draws.count)).squareRoot()
+        #expect(abs(mean) < 0.01 && abs(sd - 1) < 0.01)
+        #expect(abs(NormalQuantiles.table.sample(0.975) - 1.959964) < 0.002)
+        #expect(abs(NormalQuantiles.table.sample(0.0001) + 3.719016) < 0.01)
+        #expect(abs(NormalQuantiles.table.sample(0.9999) - 3.719016) < 0.01)
+        let grid = stride(from: 0.0, to: 1.0, by: 1.0 / 65536).map { NormalQuantiles.table.sample($0) }
+        #expect(zip(grid, grid.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+
+    @Test("interval multipliers have mean 1 and the log spread of their shape", arguments: [IntervalShape.logNormal(sigma: 0.4), .logLogistic(matchingSigma: 0.45)])
+    func multipliers(_ shape: IntervalShape) {
+        let sampler = IntervalShape.Sampler(shape)
+        var rng = SeededGenerator(seed: 2)
+        let draws = (0..<200_000).map { _ in sampler.sample(&rng) }
+        #expect(abs(draws.reduce(0, +) / Double(draws.count) - 1) < 0.01)
+        let logs = draws.map { Foundation.log($0) }
+        let m = logs.reduce(0, +) / Double(logs.count)
+        let sd = (logs.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(logs.count)).squareRoot()
+        let expected: Double
+        switch shape {
+        case let .logNormal(sigma): expected = sigma
+        case let .logLogistic(beta): expected = Double.pi / (beta * 3.0.squareRoot())
+        }
+        #expect(abs(sd - expected) < 0.02, "log SD \(sd)")
     }
 }

@@ -64,3 +64,27 @@ struct QueryPoolTests {
         }
     }
 }
+
+@Suite("Config validation")
+struct TypistConfigValidationTests {
+    @Test("the defaults are valid")
+    func defaults() {
+        #expect(TypistConfig().problems().isEmpty)
+    }
+
+    @Test("bad knobs are named instead of trapping later")
+    func badKnobs() throws {
+        var config = TypistConfig()
+        config.composingSpeedScale = 0...0.5
+        config.intervalShape = .logLogistic(shape: 0.9)
+        config.mobile.slipRate = 1.5
+        let problems = config.problems()
+        #expect(problems.count == 3)
+        #expect(problems.contains { $0.hasPrefix("composingSpeedScale") })
+        #expect(problems.contains { $0.hasPrefix("intervalShape") })
+        #expect(problems.contains { $0.hasPrefix("mobile.slipRate") })
+        #expect(throws: QueryPoolError.self) {
+            try TypistPopulation(config: config, queries: Support.shippedPool, seed: 1)
+        }
+    }
+}

@@ -58,6 +58,30 @@ int cshims_socket_peer_closed(int fd);
 /// threads freeing memory at the same moment. 1 yes, 0 no.
 int cshims_jemalloc_serves_malloc(void);
 
+/// A close-on-exec epoll instance, or -1 with errno.
+int cshims_epoll_create(void);
+
+/// Watches `fd` on the epoll instance `epfd` for the peer closing or resetting it (one shot,
+/// EPOLLRDHUP), reporting `token`. Returns 0 or -1 with errno.
+int cshims_epoll_watch_hangup(int epfd, int fd, uint64_t token);
+
+/// Watches `fd` for readability (EPOLLIN), reporting `token`. Returns 0 or -1 with errno.
+int cshims_epoll_watch_readable(int epfd, int fd, uint64_t token);
+
+/// Stops watching `fd`. Returns 0 or -1 with errno.
+int cshims_epoll_unwatch(int epfd, int fd);
+
+/// Waits for events and stores up to `capacity` tokens; returns their count or -1 with errno.
+int cshims_epoll_wait_tokens(int epfd, uint64_t *tokens, int capacity, int timeout_ms);
+
+/// Installs a handler for `signo` that writes the signal number as one byte to `fd` (a
+/// non-blocking pipe), the async-signal-safe way to hand a signal to a normal thread. One `fd`
+/// for all signals installed this way. Returns 0 or -1 with errno.
+int cshims_signal_forward_to_fd(int signo, int fd);
+
+/// Restores the default action of `signo`. Returns 0 or -1 with errno.
+int cshims_signal_restore_default(int signo);
+
 int cshims_curl_easy_setopt_long(void *easy, int option, long value);
 int cshims_curl_easy_setopt_pointer(void *easy, int option, void *value);
 int cshims_curl_multi_setopt_long(void *multi, int option, long value);

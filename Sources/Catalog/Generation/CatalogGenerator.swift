@@ -1,7 +1,6 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Makes deterministic synthetic catalogs: mixed English, Korean and Chinese names of 20–60
@@ -27,31 +26,32 @@ public struct CatalogGenerator: Sendable {
         self.languageWeights = languageWeights
     }
 
-    /// One generated row, as bytes in the generator's scratch buffers.
-    struct Row {
-        var id: [UInt8] = []
-        var name: [UInt8] = []
-        var scope = 0
-        var tokens: [Int] = []
-        var popularity: UInt32 = 0
-        var language = 0
-    }
-
-    /// A catalog of `count` rows.
+    /// A catalog of `count` rows, generated on all cores (block by block, so the result does
+    /// not depend on the number of cores).
     ///
     /// - Parameter progress: called now and then with the number of rows made so far.
     public func makeCatalog(count: Int, progress: ((Int) -> Void)? = nil) -> Catalog {
         var builder = CatalogBuilder(checkDuplicateIDs: false)
-        builder.reserveCapacity(products: count, nameBytes: count * 40)
+        builder.reserveCapacity(products: count, nameBytes: count * 42)
         let scopeNames = vocabulary.scopes.map(\.name)
         let tokenNames = vocabulary.tokens.map(\.name)
-        forEachRow(count: count, progress: progress) { row in
-            row.id.withUnsafeBufferPointer { id in
-                row.name.withUnsafeBufferPointer { name in
-                    builder.appendGenerated(
-                        id: id, name: name, scope: scopeNames[row.scope],
-                        tokens: row.tokens.lazy.map { tokenNames[$0] }, popularity: row.popularity
-                    )
+        forEachBlock(count: count, renderTSV: false, progress: progress) { block in
+            block.ids.withUnsafeBufferPointer { ids in
+                block.names.withUnsafeBufferPointer { names in
+                    var idStart = 0, nameStart = 0, tokenStart = 0
+                    for row in 0..<block.count {
+                        let tokenEnd = block.tokenEnds[row]
+                        builder.appendGenerated(
+                            id: UnsafeBufferPointer(rebasing: ids[idStart..<block.idEnds[row]]),
+                            name: UnsafeBufferPointer(rebasing: names[nameStart..<block.nameEnds[row]]),
+                            scope: scopeNames[block.scopes[row]],
+                            tokens: block.tokens[tokenStart..<tokenEnd].lazy.map { tokenNames[$0] },
+                            popularity: block.popularities[row]
+                        )
+                        idStart = block.idEnds[row]
+                        nameStart = block.nameEnds[row]
+                        tokenStart = tokenEnd
+                    }
                 }
             }
         }
@@ -62,18 +62,13 @@ public struct CatalogGenerator: Sendable {
     ///
     /// - Throws: `CatalogError` with kind `.cannotRead` (the system's reason) if a write fails.
     public func writeTSV(count: Int, to fd: Int32, fileName: String, progress: ((Int) -> Void)? = nil) throws(CatalogError) {
-        let scopeNames = vocabulary.scopes.map { Array($0.name.utf8) }
-        let tokenNames = vocabulary.tokens.map { Array($0.name.utf8) }
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20 + 256)
-        buffer.append(contentsOf: "id\tname\tscope\ttokens\tpopularity\n".utf8)
         var failure: CatalogError? = nil
-        func flush() {
+        func write(_ bytes: [UInt8]) {
             guard failure == nil else { return }
             var written = 0
-            buffer.withUnsafeBytes { raw in
+            bytes.withUnsafeBytes { raw in
                 while written < raw.count {
-                    let n = write(fd, raw.baseAddress! + written, raw.count - written)
+                    let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
                     if n < 0 {
                         if errno == EINTR { continue }
                         failure = CatalogError(file: fileName, kind: .cannotRead("write failed: \(String(cString: strerror(errno)))"))
@@ -82,60 +77,111 @@ public struct CatalogGenerator: Sendable {
                     written += n
                 }
             }
-            buffer.removeAll(keepingCapacity: true)
         }
-        forEachRow(count: count, progress: progress) { row in
-            buffer.append(contentsOf: row.id)
-            buffer.append(0x09)
-            buffer.append(contentsOf: row.name)
-            buffer.append(0x09)
-            buffer.append(contentsOf: scopeNames[row.scope])
-            buffer.append(0x09)
-            for (k, token) in row.tokens.enumerated() {
-                if k > 0 { buffer.append(0x7C) }
-                buffer.append(contentsOf: tokenNames[token])
-            }
-            buffer.append(0x09)
-            Self.appendDecimal(UInt64(row.popularity), to: &buffer)
-            buffer.append(0x0A)
-            if buffer.count >= 1 << 20 { flush() }
-        }
-        flush()
+        write(Array("id\tname\tscope\ttokens\tpopularity\n".utf8))
+        forEachBlock(count: count, renderTSV: true, progress: progress) { block in write(block.tsv) }
         if let failure { throw failure }
     }
 
-    /// Calls `body` with rows 0..<count in order.
-    func forEachRow(count: Int, progress: ((Int) -> Void)?, _ body: (inout Row) -> Void) {
+    /// The rows of one block of `blockSize`, as flat columns (and optionally as TSV text).
+    struct Block: Sendable {
+        var ids: [UInt8] = []
+        var idEnds: [Int] = []
+        var names: [UInt8] = []
+        var nameEnds: [Int] = []
+        var scopes: [Int] = []
+        var tokenEnds: [Int] = []
+        var tokens: [Int] = []
+        var popularities: [UInt32] = []
+        var tsv: [UInt8] = []
+        var count: Int { popularities.count }
+    }
+
+    /// Generates the blocks of a `count`-row catalog on all cores, handing them to `consume`
+    /// in order.
+    func forEachBlock(count: Int, renderTSV: Bool, progress: ((Int) -> Void)?, _ consume: (Block) -> Void) {
+        let blocks = (count + Self.blockSize - 1) / Self.blockSize
+        let batch = 32
+        var next = 0
+        var reported = 0
+        while next < blocks {
+            let first = next
+            let upper = min(blocks, next + batch)
+            let slots = BlockSlots(count: upper - first)
+            let generator = self
+            DispatchQueue.concurrentPerform(iterations: upper - first) { k in
+                slots.set(k, generator.makeBlock(first + k, total: count, renderTSV: renderTSV))
+            }
+            for k in 0..<(upper - first) { consume(slots.take(k)) }
+            next = upper
+            let done = min(count, next * Self.blockSize)
+            if done - reported >= 1 << 20 || done == count {
+                progress?(done)
+                reported = done
+            }
+        }
+    }
+
+    func makeBlock(_ blockIndex: Int, total: Int, renderTSV: Bool) -> Block {
         let languages = vocabulary.languages
         let languagePicker = WeightedPicker(languageWeights)
         let scopePicker = WeightedPicker(vocabulary.scopes.map(\.weight))
         let tokenPicker = WeightedPicker(vocabulary.tokens.map(\.weight))
-        let idDigits = max(8, String(count).count)
-        var row = Row()
-        row.name.reserveCapacity(Self.maximumNameBytes)
-        var random = CatalogRandom(seed: seed, stream: 0)
-        for index in 0..<count {
-            if index % Self.blockSize == 0 {
-                random = CatalogRandom(seed: seed, stream: UInt64(index / Self.blockSize))
-                if index % (1 << 20) == 0, index > 0 { progress?(index) }
-            }
-            row.id.removeAll(keepingCapacity: true)
-            row.id.append(0x50)
-            Self.appendDecimal(UInt64(index + 1), to: &row.id, width: idDigits)
-            row.language = languagePicker.pick(&random)
-            Self.makeName(languages[row.language], into: &row.name, random: &random)
-            row.scope = scopePicker.pick(&random)
-            row.tokens.removeAll(keepingCapacity: true)
+        let scopeNames = vocabulary.scopes.map { Array($0.name.utf8) }
+        let tokenNames = vocabulary.tokens.map { Array($0.name.utf8) }
+        let idDigits = max(8, String(total).count)
+        var random = CatalogRandom(seed: seed, stream: UInt64(blockIndex))
+        var block = Block()
+        let lo = blockIndex * Self.blockSize, hi = min(total, lo + Self.blockSize)
+        block.names.reserveCapacity((hi - lo) * 42)
+        block.ids.reserveCapacity((hi - lo) * (idDigits + 1))
+        if renderTSV { block.tsv.reserveCapacity((hi - lo) * 80) }
+        var name: [UInt8] = []
+        name.reserveCapacity(Self.maximumNameBytes)
+        var rowTokens: [Int] = []
+        for index in lo..<hi {
+            let idStart = block.ids.count
+            block.ids.append(0x50)
+            Self.appendDecimal(UInt64(index + 1), to: &block.ids, width: idDigits)
+            block.idEnds.append(block.ids.count)
+            let language = languagePicker.pick(&random)
+            Self.makeName(languages[language], into: &name, random: &random)
+            block.names.append(contentsOf: name)
+            block.nameEnds.append(block.names.count)
+            let scope = scopePicker.pick(&random)
+            block.scopes.append(scope)
+            rowTokens.removeAll(keepingCapacity: true)
             let tokenCount = [0, 0, 0, 1, 1, 1, 1, 2, 2, 3][random.below(10)]
             for _ in 0..<tokenCount {
                 let token = tokenPicker.pick(&random)
-                if !row.tokens.contains(token) { row.tokens.append(token) }
+                if !rowTokens.contains(token) { rowTokens.append(token) }
             }
+            block.tokens.append(contentsOf: rowTokens)
+            block.tokenEnds.append(block.tokens.count)
             let k = UInt64(random.below(1_000_000_000)) + 1
-            row.popularity = UInt32(1_000_000_000 / k)
-            body(&row)
+            let popularity = UInt32(1_000_000_000 / k)
+            block.popularities.append(popularity)
+            if renderTSV {
+                block.tsv.append(contentsOf: block.ids[idStart...])
+                block.tsv.append(0x09)
+                block.tsv.append(contentsOf: name)
+                block.tsv.append(0x09)
+                block.tsv.append(contentsOf: scopeNames[scope])
+                block.tsv.append(0x09)
+                for (j, token) in rowTokens.enumerated() {
+                    if j > 0 { block.tsv.append(0x7C) }
+                    block.tsv.append(contentsOf: tokenNames[token])
+                }
+                block.tsv.append(0x09)
+                Self.appendDecimal(UInt64(popularity), to: &block.tsv)
+                block.tsv.append(0x0A)
+            }
         }
-        progress?(count)
+        if renderTSV {
+            // The writer needs only the text.
+            block.ids = []; block.names = []; block.tokens = []
+        }
+        return block
     }
 
     /// Builds one name of 20–60 bytes: [brand] adjectives noun [specs].
@@ -215,5 +261,31 @@ struct WeightedPicker {
         var i = 0
         while cumulative[i] <= x { i += 1 }
         return i
+    }
+}
+
+/// One slot per block of a batch generated in parallel.
+///
+/// `@unchecked Sendable`: each slot is written once by the iteration that owns it and read only
+/// after `concurrentPerform` returns, which orders the writes before the reads.
+final class BlockSlots: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<CatalogGenerator.Block?>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        _ = slots.deinitialize()
+        slots.deallocate()
+    }
+
+    func set(_ i: Int, _ block: CatalogGenerator.Block) { slots[i] = block }
+
+    func take(_ i: Int) -> CatalogGenerator.Block {
+        let block = slots[i]!
+        slots[i] = nil
+        return block
     }
 }

@@ -49,8 +49,8 @@ extension SearchEngine {
     static let scanBytesPerNanosecond = (one: 4.0, all: 7.0)
     /// Cost the planner assumes per candidate verified (index, refine), in nanoseconds.
     static let verifyNanoseconds = 25.0
-    /// Cost per posting decoded without verification, in nanoseconds.
-    static let decodeNanoseconds = 3.0
+    /// Cost per posting decoded (varint, sequential), in nanoseconds.
+    static let decodeNanoseconds = 1.5
 
     func choosePath(_ plan: Plan, forcing: ForcedPath?) -> Choice {
         let pattern = plan.pattern
@@ -96,8 +96,13 @@ extension SearchEngine {
             ?? (smallestDropped < Int.max ? Double(smallestDropped) : n / 20)
         let scanCost: Double
         if let need = plan.need {
-            let fraction = min(1, Double(max(need, 1)) / max(estimatedHits, 1))
-            scanCost = bytes * fraction / Self.scanBytesPerNanosecond.one
+            // The first round reads `firstPageBytes` on one core; later rounds, four times
+            // larger each, run on all cores.
+            let expected = bytes * min(1, Double(max(need, 1)) / max(estimatedHits, 1))
+            let first = Double(tuning.firstPageBytes)
+            scanCost = expected <= first
+                ? expected / Self.scanBytesPerNanosecond.one
+                : first / Self.scanBytesPerNanosecond.one + min(bytes, max(expected, 4 * first)) / Self.scanBytesPerNanosecond.all
         } else {
             scanCost = bytes / Self.scanBytesPerNanosecond.all
         }
@@ -106,7 +111,11 @@ extension SearchEngine {
             let decoded = plan.need.map { min(Double(exact.count), Double($0) * n / max(estimatedHits, 1)) } ?? Double(exact.count)
             indexCost = decoded * Self.decodeNanoseconds
         } else if let first = buckets.first {
-            indexCost = Double(first.count) * Self.verifyNanoseconds
+            // Decoding the intersected lists, then verifying every candidate (all hits) or
+            // about `need` of them (first page).
+            let decoded = buckets.prefix(4).reduce(0.0) { $0 + Double($1.count) }
+            let verified = plan.need.map { min(Double(first.count), Double($0) * Double(first.count) / max(estimatedHits, 1)) } ?? Double(first.count)
+            indexCost = decoded * Self.decodeNanoseconds + verified * Self.verifyNanoseconds
         }
         let refineCost = cached.map { Double($0.ranks.count) * Self.verifyNanoseconds } ?? .infinity
         if let cached, refineCost <= indexCost, refineCost <= scanCost { return .refine(cached) }
@@ -281,6 +290,12 @@ extension SearchEngine {
 
     /// Checks each candidate's folded name for the pattern, in order.
     func verify(_ candidates: [UInt32], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
+        // All hits of many candidates: each check is mostly a cache miss into the store, so
+        // the candidates are split across the cores; the first page stays sequential and stops
+        // early.
+        if plan.need == nil, candidates.count >= tuning.parallelVerifyMinimum, tuning.parts > 1 {
+            return verifyParallel(candidates, plan, &collector, cancellation)
+        }
         var checked = 0, bytes = 0
         let done: Bool? = store.bytes.withUnsafeBufferPointer { all in
             store.starts.withUnsafeBufferPointer { starts in
@@ -300,6 +315,50 @@ extension SearchEngine {
         }
         guard let done else { return (checked, bytes, true) }
         if done { collector.finish() }
+        return (checked, bytes, false)
+    }
+
+    private func verifyParallel(_ candidates: [UInt32], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
+        let parts = tuning.parts
+        let signal = StopSignal(cancellation)
+        let results = PartResults<(hits: [UInt32], checked: Int, bytes: Int, cancelled: Bool)>(count: parts)
+        let store = store
+        let pattern = plan.pattern
+        let scope = plan.scope
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let lo = candidates.count * part / parts, hi = candidates.count * (part + 1) / parts
+            var hits: [UInt32] = []
+            var checked = 0, bytes = 0, cancelled = false
+            store.bytes.withUnsafeBufferPointer { all in
+                store.starts.withUnsafeBufferPointer { starts in
+                    pattern.withUnsafeBufferPointer { pattern in
+                        for k in lo..<hi {
+                            if checked & 4095 == 4095, signal.shouldStop() {
+                                cancelled = true
+                                return
+                            }
+                            let rank = Int(candidates[k])
+                            if let scope, !scope.contains(rank) { continue }
+                            checked += 1
+                            let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
+                            bytes += to - from
+                            if Self.contains(UnsafeBufferPointer(rebasing: all[from..<to]), pattern) { hits.append(UInt32(rank)) }
+                        }
+                    }
+                }
+            }
+            results.set(part, (hits, checked, bytes, cancelled))
+        }
+        var checked = 0, bytes = 0, cancelled = false
+        for part in 0..<parts {
+            let result = results.take(part)
+            checked += result.checked
+            bytes += result.bytes
+            cancelled = cancelled || result.cancelled
+            if !cancelled { for rank in result.hits { _ = collector.add(Int(rank)) } }
+        }
+        if cancelled { return (checked, bytes, true) }
+        collector.finish()
         return (checked, bytes, false)
     }
 

@@ -19,10 +19,10 @@ public final class SearchEngine: Sendable {
     let trigrams: GramIndex
     let bigrams: GramIndex
     /// Per catalog scope id: the ranks in that scope.
-    let scopeBits: [Bitset]
+    let scopeSets: [RankSet]
     let scopeIDs: [String: Int]
     /// Per folded token: the ranks carrying it.
-    let tokenBits: [[UInt8]: Bitset]
+    let tokenSets: [[UInt8]: RankSet]
     let cache = Mutex(ResultCache())
     let tuning: Tuning
 
@@ -35,11 +35,14 @@ public final class SearchEngine: Sendable {
         public var parallelMinimumBytes: Int
         /// How many parts a parallel scan is split into (default: one per core).
         public var parts: Int
+        /// From this many candidates on, an all-hits index or refine verifies on all cores.
+        public var parallelVerifyMinimum: Int
 
-        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int = ProcessInfoCPU.activeCount) {
+        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int = ProcessInfoCPU.activeCount, parallelVerifyMinimum: Int = 2048) {
             self.firstPageBytes = firstPageBytes
             self.parallelMinimumBytes = parallelMinimumBytes
             self.parts = max(1, parts)
+            self.parallelVerifyMinimum = max(1, parallelVerifyMinimum)
         }
     }
 
@@ -59,28 +62,27 @@ public final class SearchEngine: Sendable {
         trigrams = indexes.take(0)
         bigrams = indexes.take(1)
         let n = store.count
-        var scopes = [Bitset](repeating: Bitset(count: n), count: catalog.scopes.count)
-        var foldedTokenOfID = catalog.tokens.map { TextFolding.fold($0) }
-        var tokens: [[UInt8]: Bitset] = [:]
-        var perID = [Bitset?](repeating: nil, count: catalog.tokens.count)
+        var scopeRanks = [[UInt32]](repeating: [], count: catalog.scopes.count)
+        var tokenRanks = [[UInt32]](repeating: [], count: catalog.tokens.count)
         for rank in 0..<n {
             let index = store.catalogIndex(rank: rank)
-            scopes[catalog.scopeID(at: index)].insert(rank)
-            for token in catalog.tokenIDs(at: index) {
-                if perID[Int(token)] == nil { perID[Int(token)] = Bitset(count: n) }
-                perID[Int(token)]!.insert(rank)
-            }
+            scopeRanks[catalog.scopeID(at: index)].append(UInt32(rank))
+            for token in catalog.tokenIDs(at: index) { tokenRanks[Int(token)].append(UInt32(rank)) }
         }
-        for (id, bits) in perID.enumerated() {
-            guard let bits else { continue }
-            tokens[foldedTokenOfID[id], default: Bitset(count: n)].formUnion(bits)
+        scopeSets = scopeRanks.map { RankSet($0, count: n) }
+        scopeRanks = []
+        var byFoldedToken: [[UInt8]: [UInt32]] = [:]
+        for (id, ranks) in tokenRanks.enumerated() where !ranks.isEmpty {
+            byFoldedToken[TextFolding.fold(catalog.tokens[id]), default: []].append(contentsOf: ranks)
         }
-        foldedTokenOfID = []
-        scopeBits = scopes
+        tokenRanks = []
+        tokenSets = byFoldedToken.mapValues { ranks in
+            // Tokens that fold alike are merged; their lists must be sorted again.
+            RankSet(ranks.sorted(), count: n)
+        }
         var ids: [String: Int] = [:]
         for (id, scope) in catalog.scopes.enumerated() { ids[scope] = id }
         scopeIDs = ids
-        tokenBits = tokens
     }
 
     public var count: Int { store.count }
@@ -91,8 +93,8 @@ public final class SearchEngine: Sendable {
             "folded-store": store.byteCount,
             "trigram-index": trigrams.byteCount,
             "bigram-index": bigrams.byteCount,
-            "scope-bitsets": scopeBits.reduce(0) { $0 + $1.byteCount },
-            "token-bitsets": tokenBits.values.reduce(0) { $0 + $1.byteCount },
+            "scope-sets": scopeSets.reduce(0) { $0 + $1.byteCount },
+            "token-sets": tokenSets.values.reduce(0) { $0 + $1.byteCount },
         ]
     }
 
@@ -145,7 +147,7 @@ public final class SearchEngine: Sendable {
         var unknownScope = false
         if let name = request.scope, !name.isEmpty {
             if let id = scopeIDs[name] {
-                scope = scopeBits[id]
+                scope = scopeSets[id].bitset(count: count)
                 scopeKey = id
             } else {
                 unknownScope = true
@@ -157,7 +159,7 @@ public final class SearchEngine: Sendable {
             var union = Bitset(count: count)
             tokenKey = Array(Set(request.tokens.map { TextFolding.fold($0) })).sorted { $0.lexicographicallyPrecedes($1) }
             for token in tokenKey {
-                if let bits = tokenBits[token] { union.formUnion(bits) }
+                tokenSets[token]?.add(to: &union)
             }
             if let scope { union.formIntersection(scope) }
             tokens = union

@@ -61,3 +61,47 @@ public struct Bitset: Sendable, Hashable {
     /// Bytes of storage, for memory accounting.
     public var byteCount: Int { words.count * 8 }
 }
+
+/// The members of a scope or a token: a bitset when dense, a sorted list of ranks when sparse.
+///
+/// A bitset costs N/8 bytes however few members it has, a list 4 bytes per member; the cut is
+/// where they cost the same (1/32 of the catalog), so a catalog with thousands of rare tags
+/// does not pay a bitset for each. Searches turn a list into a bitset on demand.
+enum RankSet: Sendable {
+    case bits(Bitset)
+    case ranks([UInt32])
+
+    init(_ ranks: [UInt32], count: Int) {
+        if ranks.count * 32 >= count {
+            var bits = Bitset(count: count)
+            for rank in ranks { bits.insert(Int(rank)) }
+            self = .bits(bits)
+        } else {
+            self = .ranks(ranks)
+        }
+    }
+
+    func add(to union: inout Bitset) {
+        switch self {
+        case let .bits(bits): union.formUnion(bits)
+        case let .ranks(ranks): for rank in ranks { union.insert(Int(rank)) }
+        }
+    }
+
+    func bitset(count: Int) -> Bitset {
+        switch self {
+        case let .bits(bits): return bits
+        case .ranks:
+            var bits = Bitset(count: count)
+            add(to: &bits)
+            return bits
+        }
+    }
+
+    var byteCount: Int {
+        switch self {
+        case let .bits(bits): bits.byteCount
+        case let .ranks(ranks): ranks.capacity * 4
+        }
+    }
+}

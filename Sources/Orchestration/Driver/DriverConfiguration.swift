@@ -88,12 +88,13 @@ public struct DriverProgress: Sendable {
     public var workers: [WorkerHealth]
 }
 
-/// The metric names the progress display reads from snapshots (the Recorder's names).
+/// The metric names the progress display reads from snapshots: the Recorder's names
+/// (Measurement's `MetricName`), kept as strings so the driver works with any workload.
 public enum ProgressMetrics {
     public static let keystrokes = "keystrokes"
-    public static let requests = "requests"
-    public static let errors = "errors"
-    public static let ttfr = "ttfr"
+    public static let requests = "requests_started"
+    public static let errors = ["errors_server", "errors_timeout", "errors_transport"]
+    public static let ttfr = "ttfr_ns"
 }
 
 /// One worker's part in the outcome.
@@ -117,8 +118,8 @@ public struct DriverOutcome: Sendable {
     public var interruptedBy: Int32?
     public var startedWallClockNanos: Int64
     public var endedWallClockNanos: Int64
-    /// Driver CPU time (user + system) during the run, and snapshots processed: the driver's
-    /// overhead per snapshot.
+    /// CPU time of the driver's loop thread during the run, and snapshots processed: the
+    /// driver's overhead per snapshot.
     public var driverCPUNanos: Int64
     public var snapshotsReceived: Int
 

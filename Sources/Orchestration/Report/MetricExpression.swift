@@ -2,7 +2,8 @@ import Measurement
 
 /// A metric reference as scenarios and summaries write it: a counter (`requests`), a maximum
 /// (`inflight.max` when no histogram has that name), a histogram statistic (`ttfr.p99`,
-/// `ttfr.p50`, `ttfr.p999`, `ttfr.max`, `ttfr.mean`, `ttfr.count`), or a ratio of two of those
+/// `ttfr.p50`, `ttfr.p999`, `ttfr.max`, `ttfr.mean`, `ttfr.count`), a sum of those
+/// (`errors_server+errors_timeout`, over the terms that were recorded), or a ratio of two such
 /// (`requests/settles`).
 public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
     public let text: String
@@ -18,6 +19,10 @@ public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
             let denominator = MetricExpression(String(text[text.index(after: slash)...])).value(in: metrics)
             guard let numerator, let denominator, denominator != 0 else { return nil }
             return numerator / denominator
+        }
+        if text.contains("+") {
+            let terms = text.split(separator: "+").compactMap { MetricExpression(String($0)).value(in: metrics) }
+            return terms.isEmpty ? nil : terms.reduce(0, +)
         }
         if let counter = metrics.counters[text] { return Double(counter) }
         if let maximum = metrics.maxima[text] { return Double(maximum) }

@@ -8,13 +8,15 @@ public enum RunSummary {
     public static let headline: [(title: String, metric: String)] = [
         ("typists", "typists"),
         ("keys", "keystrokes"),
-        ("requests", "requests"),
-        ("req/settle", "requests/settles"),
-        ("errors", "errors"),
-        ("stale", "staleApplies"),
-        ("TTFR p50", "ttfr.p50"),
-        ("TTFR p99", "ttfr.p99"),
-        ("wasted", "wastedServiceNanos/serviceNanos"),
+        ("requests", "requests_started"),
+        ("req/settle", "requests_started/settles"),
+        ("errors", "errors_server+errors_timeout+errors_transport"),
+        ("out-of-order", "out_of_order_applies"),
+        ("stale", "stale_settles/settles"),
+        ("false empty", "false_empties"),
+        ("TTFR p50", "ttfr_ns.p50"),
+        ("TTFR p99", "ttfr_ns.p99"),
+        ("wasted", "wasted_service_ns/service_ns_total"),
         ("IKI p50", "probe.iki.p50"),
         ("lag p99", "probe.lag.p99"),
     ]
@@ -35,7 +37,8 @@ public enum RunSummary {
                 if expression.isDuration(in: group.metrics) {
                     row.append(formatDuration(value))
                 } else if column.metric.contains("/") {
-                    row.append(column.title == "wasted" ? String(format: "%.1f%%", value * 100) : String(format: "%.2f", value))
+                    let share = column.title == "wasted" || column.title == "stale"
+                    row.append(share ? String(format: "%.1f%%", value * 100) : String(format: "%.2f", value))
                 } else {
                     row.append(formatCount(value))
                 }

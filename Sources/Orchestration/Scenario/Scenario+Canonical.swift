@@ -69,7 +69,7 @@ extension Population {
     }
 }
 
-extension StrategySpec {
+extension ScenarioStrategy {
     var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [("name", .string(name)), ("preset", .string(preset))]
         if let debounceNanos { members.append(("debounce", duration(debounceNanos))) }
@@ -93,13 +93,15 @@ extension RunnerSpec {
     }
 }
 
-extension BackendModel {
+extension ScenarioBackend {
     var json: JSONValue {
         .object([
             ("workers", .number("\(workers)")),
+            ("typistsPerServer", .number("\(typistsPerServer)")),
             ("serviceTime", .object([("median", duration(serviceMedianNanos)), ("p99", duration(serviceP99Nanos))])),
             ("networkRTT", duration(networkRoundTripNanos)),
             ("cancellation", .string(cancellation.rawValue)),
+            ("cancelDelay", duration(cancelDelayNanos)),
             ("errorRate", number(errorRate)),
             ("timeout", duration(timeoutNanos)),
         ])

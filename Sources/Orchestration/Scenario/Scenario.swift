@@ -16,17 +16,17 @@ public struct Scenario: Sendable, Equatable {
     public var processes: Int
     public var catalog: CatalogSource
     public var population: Population
-    public var strategies: [StrategySpec]
+    public var strategies: [ScenarioStrategy]
     /// Run one after another, each as a phase that all workers start together.
     public var runners: [RunnerSpec]
-    public var backend: BackendModel
+    public var backend: ScenarioBackend
     public var thresholds: [Threshold]
     public var driver: DriverSettings
 
     public init(
         name: String, description: String? = nil, seed: UInt64, durationNanos: Int64, processes: Int = 1,
-        catalog: CatalogSource, population: Population, strategies: [StrategySpec], runners: [RunnerSpec],
-        backend: BackendModel = BackendModel(), thresholds: [Threshold] = [], driver: DriverSettings = DriverSettings()
+        catalog: CatalogSource, population: Population, strategies: [ScenarioStrategy], runners: [RunnerSpec],
+        backend: ScenarioBackend = ScenarioBackend(), thresholds: [Threshold] = [], driver: DriverSettings = DriverSettings()
     ) {
         self.name = name
         self.description = description
@@ -50,16 +50,16 @@ public enum CatalogSource: Sendable, Equatable {
     case generate(items: Int, seed: UInt64, languages: [LanguageShare])
 
     public struct LanguageShare: Sendable, Equatable {
-        public var language: Language
+        public var language: ScenarioLanguage
         public var share: Double
-        public init(language: Language, share: Double) {
+        public init(language: ScenarioLanguage, share: Double) {
             self.language = language
             self.share = share
         }
     }
 }
 
-public enum Language: String, Sendable, Equatable, CaseIterable {
+public enum ScenarioLanguage: String, Sendable, Equatable, CaseIterable {
     case en, ko, zh
 }
 
@@ -79,9 +79,9 @@ public struct Population: Sendable, Equatable {
 
     public struct MixEntry: Sendable, Equatable {
         public var device: Device
-        public var language: Language
+        public var language: ScenarioLanguage
         public var share: Double
-        public init(device: Device, language: Language, share: Double) {
+        public init(device: Device, language: ScenarioLanguage, share: Double) {
             self.device = device
             self.language = language
             self.share = share
@@ -124,7 +124,7 @@ public struct Population: Sendable, Equatable {
 }
 
 /// One strategy to compare: a preset from STRATEGIES.md and the knobs a scenario may turn.
-public struct StrategySpec: Sendable, Equatable {
+public struct ScenarioStrategy: Sendable, Equatable {
     public static let presets = [
         "naive", "manual-cancel", "split-state-seed", "split-state", "sequence-guard",
         "debounce-switch", "throttle", "submit-only", "local-filter",
@@ -191,26 +191,36 @@ public enum RunnerSpec: Sendable, Equatable {
 }
 
 /// The modelled backend for virtual time (ignored by live runners).
-public struct BackendModel: Sendable, Equatable {
-    /// Requests served at once; more wait in a queue.
+public struct ScenarioBackend: Sendable, Equatable {
+    /// Requests served at once per server; more wait in a queue.
     public var workers: Int
+    /// Typists sharing one modelled server (segments split on these cells in virtual time).
+    public var typistsPerServer: Int
     public var serviceMedianNanos: Int64
     public var serviceP99Nanos: Int64
     public var networkRoundTripNanos: Int64
     public var cancellation: Cancellation
+    /// With `honoured`: how long the server takes to notice a cancellation.
+    public var cancelDelayNanos: Int64
     /// Share of requests that fail with a server error.
     public var errorRate: Double
     /// Client-side timeout.
     public var timeoutNanos: Int64
 
+    /// `honoured`: the server stops after noticing; `client-only`: the client gives up but the
+    /// server finishes the work; `ignored`: nobody notices, the response is delivered.
     public enum Cancellation: String, Sendable, Equatable, CaseIterable {
-        case honoured, ignored
+        case honoured
+        case clientOnly = "client-only"
+        case ignored
     }
 
-    public init(workers: Int = 4, serviceMedianNanos: Int64 = 8_000_000, serviceP99Nanos: Int64 = 60_000_000,
-                networkRoundTripNanos: Int64 = 30_000_000, cancellation: Cancellation = .honoured,
+    public init(workers: Int = 4, typistsPerServer: Int = 100, serviceMedianNanos: Int64 = 8_000_000, serviceP99Nanos: Int64 = 60_000_000,
+                networkRoundTripNanos: Int64 = 30_000_000, cancellation: Cancellation = .honoured, cancelDelayNanos: Int64 = 5_000_000,
                 errorRate: Double = 0, timeoutNanos: Int64 = 5_000_000_000) {
         self.workers = workers
+        self.typistsPerServer = typistsPerServer
+        self.cancelDelayNanos = cancelDelayNanos
         self.serviceMedianNanos = serviceMedianNanos
         self.serviceP99Nanos = serviceP99Nanos
         self.networkRoundTripNanos = networkRoundTripNanos

@@ -61,7 +61,7 @@ private final class Context {
         let population: Population? = fields.nested("population", required: true) { self.population($0) } ?? nil
         let strategies = fields.array("strategies", required: true, nonEmpty: true) { item, path in strategy(item, at: path) }
         let runners = fields.array("runners", required: true, nonEmpty: true) { item, path in runner(item, at: path) }
-        let backend = fields.nested("backend") { backendModel($0) } ?? BackendModel()
+        let backend = fields.nested("backend") { backendModel($0) } ?? ScenarioBackend()
         let thresholds = fields.array("thresholds") { item, path in threshold(item, at: path) } ?? []
         let driver = fields.nested("driver") { driverSettings($0) } ?? DriverSettings()
 
@@ -116,7 +116,7 @@ private final class Context {
             defer { generator.finish() }
             let items = generator.int("items", required: true, in: 1...100_000_000)
             let seed = generator.uint64("seed") ?? 1
-            var languages: [CatalogSource.LanguageShare] = Language.allCases.map { .init(language: $0, share: $0 == .en ? 0.6 : 0.2) }
+            var languages: [CatalogSource.LanguageShare] = ScenarioLanguage.allCases.map { .init(language: $0, share: $0 == .en ? 0.6 : 0.2) }
             if let given = generator.nested("languages", { shares in languageShares(shares) }), let given {
                 languages = given
             }
@@ -126,7 +126,7 @@ private final class Context {
 
     func languageShares(_ fields: Fields) -> [CatalogSource.LanguageShare]? {
         var result: [CatalogSource.LanguageShare] = []
-        for language in Language.allCases {
+        for language in ScenarioLanguage.allCases {
             if let share = fields.double("\(language.rawValue)", in: 0...1) { result.append(.init(language: language, share: share)) }
         }
         fields.finish()
@@ -145,7 +145,7 @@ private final class Context {
             guard let entry = object(item, at: path) else { return nil }
             defer { entry.finish() }
             let device = entry.choice("device", Device.self) ?? .desktop
-            let language = entry.choice("language", Language.self) ?? .en
+            let language = entry.choice("language", ScenarioLanguage.self) ?? .en
             guard let share = entry.double("share", required: true, in: 0...1, exclusiveLower: true) else { return nil }
             return .init(device: device, language: language, share: share)
         }
@@ -186,10 +186,10 @@ private final class Context {
         }
     }
 
-    func strategy(_ value: JSONValue, at path: String) -> StrategySpec? {
+    func strategy(_ value: JSONValue, at path: String) -> ScenarioStrategy? {
         guard let fields = object(value, at: path) else { return nil }
         defer { fields.finish() }
-        let preset = fields.choice("preset", among: StrategySpec.presets, required: true)
+        let preset = fields.choice("preset", among: ScenarioStrategy.presets, required: true)
         let name = fields.string("name") { $0.isEmpty || $0.contains(",") ? "a non-empty label without commas" : nil }
         let debounce = fields.duration("debounce", minimum: 0)
         let minimumLength = fields.int("minLength", in: 0...1_000)
@@ -198,7 +198,7 @@ private final class Context {
         let cacheSize = fields.int("cacheSize", in: 0...10_000_000)
         let writeBack = fields.bool("writeBack")
         guard let preset else { return nil }
-        return StrategySpec(name: name, preset: preset, debounceNanos: debounce, minimumLength: minimumLength,
+        return ScenarioStrategy(name: name, preset: preset, debounceNanos: debounce, minimumLength: minimumLength,
                             trim: trim, stalledDelayNanos: stalled, cacheSize: cacheSize, writeBack: writeBack)
     }
 
@@ -222,10 +222,11 @@ private final class Context {
         }
     }
 
-    func backendModel(_ fields: Fields) -> BackendModel {
+    func backendModel(_ fields: Fields) -> ScenarioBackend {
         defer { fields.finish() }
-        var model = BackendModel()
+        var model = ScenarioBackend()
         model.workers = fields.int("workers", in: 1...100_000) ?? model.workers
+        model.typistsPerServer = fields.int("typistsPerServer", in: 1...10_000_000) ?? model.typistsPerServer
         _ = fields.nested("serviceTime") { service in
             defer { service.finish() }
             model.serviceMedianNanos = service.duration("median", minimum: 0) ?? model.serviceMedianNanos
@@ -235,7 +236,8 @@ private final class Context {
             }
         }
         model.networkRoundTripNanos = fields.duration("networkRTT", minimum: 0) ?? model.networkRoundTripNanos
-        model.cancellation = fields.choice("cancellation", BackendModel.Cancellation.self) ?? model.cancellation
+        model.cancellation = fields.choice("cancellation", ScenarioBackend.Cancellation.self) ?? model.cancellation
+        model.cancelDelayNanos = fields.duration("cancelDelay", minimum: 0) ?? model.cancelDelayNanos
         model.errorRate = fields.double("errorRate", in: 0...1) ?? model.errorRate
         model.timeoutNanos = fields.duration("timeout", minimum: 1_000_000) ?? model.timeoutNanos
         return model

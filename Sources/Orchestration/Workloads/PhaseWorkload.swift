@@ -91,7 +91,7 @@ public enum WorkloadRegistry {
         case let .probe(realTime):
             return ProbeWorkload(realTime: realTime)
         case .virtual:
-            throw WorkloadUnavailable(runner: runner.kind, reason: "the virtual-time simulator is not wired into this build yet")
+            return VirtualWorkload()
         case .inProcess:
             throw WorkloadUnavailable(runner: runner.kind, reason: "the in-process live runner is not wired into this build yet")
         case .httpEmbedded, .httpURL:

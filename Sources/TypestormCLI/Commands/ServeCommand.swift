@@ -71,7 +71,7 @@ enum ServeCommand {
         }
 
         let server = SearchServer(configuration: configuration, backend: backend)
-        let signals = TerminationSignals { _ in server.shutdownGracefully() }
+        let signals = try TerminationSignals { _ in server.shutdownGracefully() }
         defer { signals.cancel() }
         let console = invocation.console
         let json = arguments.flag("json")

@@ -1,0 +1,136 @@
+import Foundation
+import Measurement
+import SearchField
+import Simulation
+
+/// Simulated keystrokes per second per core, with the recorder on, and memory per simulated
+/// typist. The floor (issue 3): 1,000,000 keystrokes/s/core for `split-state` with 10,000
+/// typists.
+///
+/// Usage: SimulatorBenchmark [--typists N] [--runs N] [--presets a,b|all] [--json]
+/// Single-threaded: the figure is per core. Build with `-c release`.
+
+struct Options {
+    var typists = 10_000
+    var runs = 5
+    var presets: [Preset] = [.splitState]
+    var json = false
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--typists": typists = Int(iterator.next() ?? "") ?? typists
+            case "--runs": runs = max(1, Int(iterator.next() ?? "") ?? runs)
+            case "--presets":
+                let value = iterator.next() ?? ""
+                presets = value == "all" ? Preset.allCases : value.split(separator: ",").compactMap { Preset(rawValue: String($0)) }
+            case "--json": json = true
+            default:
+                FileHandle.standardError.write(Data("unknown argument '\(argument)'\n".utf8))
+                exit(64)
+            }
+        }
+    }
+}
+
+/// CPU time of the calling thread, in seconds: on a shared machine the wall clock counts other
+/// processes' time too, and "per core" means per second of one core's time.
+func threadCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+/// Resident set size in bytes, from /proc/self/statm.
+func residentBytes() -> Int64 {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int64(fields[1]) else { return 0 }
+    return pages * Int64(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+struct Result: Codable {
+    var preset: String
+    var typists: Int
+    var keystrokes: Int64
+    var events: Int64
+    var bestSeconds: Double
+    var medianSeconds: Double
+    var keystrokesPerSecond: Double
+    var medianKeystrokesPerSecond: Double
+    /// Keystrokes per second of this thread's CPU time (median run): the per-core figure.
+    var keystrokesPerCPUSecond: Double
+    /// Queue events (typing, timers, network and server steps) per CPU second.
+    var eventsPerCPUSecond: Double
+    var bytesPerTypist: Int64
+    /// Keeps the results alive so the optimizer cannot drop the work.
+    var checksum: Int64
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+func measure(_ preset: Preset) -> Result {
+    let scenario = SimulationScenario(typists: options.typists, seed: 42, strategies: [StrategySpec(preset: preset)])
+    func once(_ typists: Int) -> (seconds: Double, cpu: Double, recorder: Recorder, events: Int, rss: Int64) {
+        let before = residentBytes()
+        let clock = ContinuousClock()
+        var recorder: Recorder?
+        var events = 0
+        var rss: Int64 = 0
+        let cpuStart = threadCPUSeconds()
+        let elapsed = clock.measure {
+            let run = Simulation.runStrategyCounting(StrategySpec(preset: preset), scenario: scenario, typists: 0..<typists)
+            recorder = run.recorder
+            events = run.events
+            rss = residentBytes() - before
+        }
+        let cpu = threadCPUSeconds() - cpuStart
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (seconds, cpu, recorder!, events, rss)
+    }
+    _ = once(max(1, options.typists / 10))
+    var times: [Double] = []
+    var cpuTimes: [Double] = []
+    var keystrokes: Int64 = 0
+    var events: Int64 = 0
+    var rss: Int64 = 0
+    var checksum: Int64 = 0
+    for _ in 0..<options.runs {
+        let run = once(options.typists)
+        times.append(run.seconds)
+        cpuTimes.append(run.cpu)
+        let metrics = run.recorder.metrics()
+        keystrokes = metrics.counter(MetricName.keystrokes)
+        events = Int64(run.events)
+        rss = max(rss, run.rss)
+        checksum &+= metrics.counter(MetricName.mismatchNs)
+    }
+    times.sort()
+    cpuTimes.sort()
+    let best = times[0], median = times[times.count / 2]
+    let cpuMedian = cpuTimes[cpuTimes.count / 2]
+    return Result(preset: preset.rawValue, typists: options.typists, keystrokes: keystrokes, events: events,
+                  bestSeconds: best, medianSeconds: median, keystrokesPerSecond: Double(keystrokes) / best,
+                  medianKeystrokesPerSecond: Double(keystrokes) / median,
+                  keystrokesPerCPUSecond: Double(keystrokes) / cpuMedian,
+                  eventsPerCPUSecond: Double(events) / cpuMedian, bytesPerTypist: rss / Int64(options.typists), checksum: checksum)
+}
+
+var results: [Result] = []
+for preset in options.presets {
+    results.append(measure(preset))
+}
+if options.json {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    print(String(decoding: try encoder.encode(results), as: UTF8.self))
+} else {
+    print("Simulator benchmark: \(options.typists) typists, \(options.runs) timed runs after a warm-up, one core, recorder on")
+    print("preset".padding(toLength: 18, withPad: " ", startingAt: 0) + "keystrokes   best keys/s  median keys/s  keys/CPU-s  events/CPU-s  bytes/typist")
+    for result in results {
+        let row = result.preset.padding(toLength: 18, withPad: " ", startingAt: 0)
+            + String(format: "%10lld  %12.0f  %13.0f  %10.0f  %12.0f  %12lld", result.keystrokes, result.keystrokesPerSecond,
+                     result.medianKeystrokesPerSecond, result.keystrokesPerCPUSecond, result.eventsPerCPUSecond, result.bytesPerTypist)
+        print(row)
+    }
+}

@@ -1,0 +1,72 @@
+import Measurement
+import SearchField
+
+/// The one mapping from the search field's vocabulary to the recorder's, shared by every runner
+/// (virtual here; the live runners call the same functions), so that no runner decides on its
+/// own what an effect means for the metrics.
+extension Recorder {
+    /// Records the field's input after a typist's change (text, scope or tokens), measured
+    /// against `configuration`'s notion of the query.
+    public mutating func recordInput(_ input: FieldInput, configuration: SearchFieldConfiguration, typist: Int, at time: Int64) {
+        let query = configuration.expectedQuery(for: input).map(QueryKey.init)
+        record(.keystroke(text: input.text, query: query), typist: typist, at: time)
+    }
+
+    /// Records what an effect tells the metrics. Call it for every effect, in order, at the time
+    /// the strategy emitted it; `lag` is how much later than that the runner actually sent a
+    /// request (0 in virtual time).
+    ///
+    /// `debounceTimers` must be the runner's set of live debounce waits, so a cancelled stalled
+    /// or throttle timer is not counted as task churn; pass `isDebounceWait` from your own
+    /// bookkeeping.
+    public mutating func record(_ effect: SearchEffect, isDebounceWait: Bool = false, lag: Int64 = 0, typist: Int, at time: Int64) {
+        switch effect {
+        case let .scheduleTimer(id, _, purpose):
+            if case let .debounce(query) = purpose {
+                record(.waitStarted(id: id, query: QueryKey(query)), typist: typist, at: time)
+            }
+        case let .cancelTimer(id):
+            if isDebounceWait { record(.cancelRequested(id: id, wait: true), typist: typist, at: time) }
+        case let .sendRequest(id, query), let .runLocally(id, query):
+            record(.requestStart(id: id, query: QueryKey(query), lag: lag), typist: typist, at: time)
+        case let .cancelRequest(id):
+            record(.cancelRequested(id: id, wait: false), typist: typist, at: time)
+        case let .display(state):
+            let (kind, query) = Self.displayRecord(state)
+            record(.display(kind, query: query), typist: typist, at: time)
+        case .setFieldText:
+            break
+        case let .commit(query, cached):
+            record(.commit(QueryKey(query), cached: cached), typist: typist, at: time)
+        case let .apply(id, query, kind):
+            let displayKind: DisplayKind = switch kind {
+            case .results: .results
+            case .empty: .empty
+            case .error: .error
+            }
+            record(.apply(id: id, query: QueryKey(query), kind: displayKind), typist: typist, at: time)
+        case let .discard(id):
+            record(.discard(id: id), typist: typist, at: time)
+        case let .writeBack(reentries, runaway, broke):
+            record(.writeBack(reentries: reentries, runaway: runaway, brokeComposition: broke), typist: typist, at: time)
+        }
+    }
+
+    static func displayRecord(_ state: DisplayState) -> (DisplayKind, QueryKey?) {
+        switch state {
+        case .idle: (.idle, nil)
+        case .loading: (.loading, nil)
+        case .stalled: (.stalled, nil)
+        case let .results(query, _): (.results, QueryKey(query))
+        case let .empty(query): (.empty, QueryKey(query))
+        case let .error(query): (.error, QueryKey(query))
+        }
+    }
+}
+
+extension QueryKey {
+    /// The recorder's view of a query identity.
+    public init(_ identity: QueryIdentity) {
+        self.init(text: identity.text, scope: identity.scope, tokens: identity.tokens)
+    }
+}
