@@ -4,8 +4,6 @@ import Orchestration
 import Reporting
 import SearchField
 import Simulation
-// The simulator's backend model; the scenario's is `Orchestration.BackendModel`.
-import struct Simulation.BackendModel
 import Typists
 
 /// `typestorm sweep`: a debounce × min-length grid, its trade-off curves and a recommendation.
@@ -211,7 +209,7 @@ enum SweepCommand {
     }
 
     /// `--strategy NAME`, else the first debounce-switch, else the first strategy.
-    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> Orchestration.StrategySpec {
+    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> ScenarioStrategy {
         if let name {
             guard let spec = scenario.strategies.first(where: { $0.name == name }) else {
                 throw UsageError.invalidValue(option: "strategy", value: name, expected: "one of the scenario's strategies: \(scenario.strategies.map(\.name).joined(separator: ", "))")
@@ -223,7 +221,7 @@ enum SweepCommand {
 
     /// The strategy's configuration with the scenario's knobs (the grid sets debounce and
     /// minimum length on top).
-    static func configuration(for spec: Orchestration.StrategySpec, preset: Preset) -> SearchFieldConfiguration {
+    static func configuration(for spec: ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
         var configuration = preset.defaultConfiguration
         if let trim = spec.trim { configuration.normalizer.trims = trim }
         if let delay = spec.stalledDelayNanos { configuration.stalledDelay = delay }
@@ -232,16 +230,22 @@ enum SweepCommand {
         return configuration
     }
 
-    /// The scenario's backend as the simulator's model: log-normal service time with the
-    /// scenario's median and p99 (σ = ln(p99 / median) / 2.326), log-normal round trip (σ 0.3), and
-    /// "ignored" cancellation as a server that keeps working after the client gave up.
-    static func virtualBackend(_ backend: Orchestration.BackendModel) -> BackendModel {
-        let median = max(1, backend.serviceMedianNanos)
-        let sigma = backend.serviceP99Nanos > median ? log(Double(backend.serviceP99Nanos) / Double(median)) / 2.326 : 0
+    /// The scenario's backend as the simulator's model, mapped as the driver's virtual runner
+    /// maps it (`VirtualWorkload.simulationScenario`, internal to Orchestration): log-normal
+    /// service time through the median and the p99 (σ = ln(p99 / median) / 2.326), log-normal
+    /// round trip with σ 0.3, the scenario's cancellation mode.
+    static func virtualBackend(_ model: ScenarioBackend) -> BackendModel {
+        let sigma = model.serviceP99Nanos > model.serviceMedianNanos && model.serviceMedianNanos > 0
+            ? log(Double(model.serviceP99Nanos) / Double(model.serviceMedianNanos)) / 2.326 : 0
+        let cancellation: CancellationMode = switch model.cancellation {
+        case .honoured: .honoured(delay: model.cancelDelayNanos)
+        case .clientOnly: .clientOnly
+        case .ignored: .ignored
+        }
         return BackendModel(
-            roundTrip: .logNormal(median: backend.networkRoundTripNanos, sigma: 0.3), workers: backend.workers,
-            service: .distribution(.logNormal(median: median, sigma: sigma)), slowTailProbability: 0,
-            errorRate: backend.errorRate, timeout: backend.timeoutNanos,
-            cancellation: backend.cancellation == .honoured ? .honoured(delay: 5_000_000) : .clientOnly)
+            roundTrip: .logNormal(median: model.networkRoundTripNanos, sigma: 0.3), workers: model.workers,
+            typistsPerServer: model.typistsPerServer,
+            service: .distribution(sigma > 0 ? .logNormal(median: model.serviceMedianNanos, sigma: sigma) : .constant(model.serviceMedianNanos)),
+            errorRate: model.errorRate, timeout: model.timeoutNanos, cancellation: cancellation)
     }
 }
