@@ -43,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog", "Platform", "CCurl", "CShims"],
+            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog", "Platform", "Simulation", "CCurl", "CShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform", "SearchServer"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
