@@ -23,7 +23,7 @@ enum SweepCommand {
         """,
         options: [
             .value("debounce", "MS-RANGE", help: "Debounce intervals in milliseconds.", default: "0:600:25"),
-            .value("min-length", "RANGE", help: "Minimum query lengths.", default: "1"),
+            .value("min-length", "RANGE", help: "Minimum query lengths (default: the strategy's own)."),
             .value("budget", "REQUESTS", help: "Requests per search allowed; recommends the smallest interval within it."),
             .value("strategy", "NAME", help: "The scenario strategy to sweep (default: debounce-switch if present, else the first)."),
             .value("typists", "N", help: "Typists per population (default: the scenario's share of its typists, at least 50)."),
@@ -39,9 +39,11 @@ enum SweepCommand {
     /// The grid the command line asks for.
     struct Grid: Equatable {
         var debounceMs: [Int]
-        var minLengths: [Int]
-        var points: [(debounceMs: Int, minLength: Int)] {
-            minLengths.flatMap { length in debounceMs.map { ($0, length) } }
+        /// `nil` when not given: the strategy's own minimum length (or, with `--record`, any).
+        var minLengths: [Int]?
+
+        func points(defaultMinLength: Int) -> [(debounceMs: Int, minLength: Int)] {
+            (minLengths ?? [defaultMinLength]).flatMap { length in debounceMs.map { ($0, length) } }
         }
 
         static func == (a: Grid, b: Grid) -> Bool { a.debounceMs == b.debounceMs && a.minLengths == b.minLengths }
@@ -57,10 +59,7 @@ enum SweepCommand {
             }
         }
         let debounce = try range("debounce", "0:600:25")
-        let lengths = try range("min-length", "1")
-        guard lengths.allSatisfy({ $0 >= 1 }) else {
-            throw UsageError.invalidValue(option: "min-length", value: arguments.value("min-length") ?? "", expected: "lengths of at least 1")
-        }
+        let lengths = arguments.value("min-length") == nil ? nil : try range("min-length", "1")
         return Grid(debounceMs: debounce, minLengths: lengths)
     }
 
@@ -79,10 +78,16 @@ enum SweepCommand {
         }
 
         var points = record.sweepPoints
-        if arguments.value("record") != nil && (arguments.value("debounce") != nil || arguments.value("min-length") != nil) {
-            // Restrict a stored sweep to the grid asked for.
-            let wanted = Set(grid.points.map { "\($0.debounceMs)/\($0.minLength)" })
-            points = points.filter { wanted.contains("\($0.debounceMs)/\($0.minLength)") }
+        if arguments.value("record") != nil {
+            // Restrict a stored sweep to the ranges asked for.
+            if arguments.value("debounce") != nil {
+                let wanted = Set(grid.debounceMs)
+                points = points.filter { wanted.contains($0.debounceMs) }
+            }
+            if let lengths = grid.minLengths {
+                let wanted = Set(lengths)
+                points = points.filter { wanted.contains($0.minLength) }
+            }
         }
         guard !points.isEmpty else {
             throw ToolError("the sweep record has no grid points (groups labelled \(ReportMetrics.labelDebounce)) in the requested grid", exitCode: ExitCode.dataError)
@@ -153,8 +158,10 @@ enum SweepCommand {
             populations.append(("\(device.rawValue)-\(language.rawValue)", (0..<count).map(population.session(forTypist:))))
         }
 
-        let jobs = populations.indices.flatMap { population in grid.points.map { (population, $0.debounceMs, $0.minLength) } }
-        console.err("sweeping \(spec.name) over \(grid.points.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
+        let ownMinimum = spec.minimumLength ?? preset.defaultConfiguration.normalizer.minimumLength
+        let gridPoints = grid.points(defaultMinLength: ownMinimum)
+        let jobs = populations.indices.flatMap { population in gridPoints.map { (population, $0.debounceMs, $0.minLength) } }
+        console.err("sweeping \(spec.name) over \(gridPoints.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
         let seed = scenario.seed
         let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var results = [MetricSet?](repeating: nil, count: jobs.count)
