@@ -37,7 +37,7 @@ public struct Recorder: Sendable {
         if time > totals.runEnd { totals.runEnd = time }
         switch record {
         case let .keystroke(_, query):
-            tracks[typist].keystroke(query, at: time, settle: settleInterval, totals: &totals)
+            keystroke(query, typist: typist, at: time)
         case .submit:
             totals.submits += 1
         case .sessionEnd:
@@ -45,15 +45,14 @@ public struct Recorder: Sendable {
         case let .commit(query, cached):
             tracks[typist].commit(query, cached: cached, totals: &totals)
         case let .waitStarted(id, query):
-            tracks[typist].unitStarted(Unit(isWait: true, id: id, query: query, start: time), totals: &totals)
+            waitStarted(id: id, query: query, typist: typist, at: time)
         case let .waitFired(id, lateness):
-            totals.timerLateness.record(lateness)
-            tracks[typist].waitFired(id)
+            waitFired(id: id, lateness: lateness, typist: typist, at: time)
         case let .requestStart(id, query, lag):
             totals.scheduleLag.record(lag)
             tracks[typist].unitStarted(Unit(isWait: false, id: id, query: query, start: time), totals: &totals)
         case let .cancelRequested(id, wait):
-            tracks[typist].cancelRequested(id, wait: wait, at: time, totals: &totals)
+            cancelRequested(id: id, wait: wait, typist: typist, at: time)
         case let .workStopped(id, reason):
             tracks[typist].workStopped(id, reason: reason, at: time, totals: &totals)
         case let .backendStopped(id, work):
@@ -64,7 +63,7 @@ public struct Recorder: Sendable {
             totals.discards += 1
             tracks[typist].decide(id, applied: false, totals: &totals)
         case let .display(kind, query):
-            tracks[typist].display(kind, query, at: time, blink: blinkThreshold, totals: &totals)
+            display(kind, query: query, typist: typist, at: time)
         case let .writeBack(reentries, runaway, brokeComposition):
             totals.writeBackChanges += 1
             totals.writeBackReentries += Int64(reentries)
@@ -72,7 +71,43 @@ public struct Recorder: Sendable {
             if brokeComposition { totals.compositionBreaks += 1 }
         case let .timerLateness(lateness):
             totals.timerLateness.record(lateness)
+        case let .inputLag(lag):
+            totals.inputLag.record(lag)
         }
+    }
+
+    // The records a runner sends for nearly every keystroke, callable without building a
+    // `Record`: the same bookkeeping as `record(_:typist:at:)`, minus an enum round trip.
+
+    /// `record(.keystroke(text:query:))`.
+    public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].keystroke(query, at: time, settle: settleInterval, totals: &totals)
+    }
+
+    /// `record(.waitStarted(id:query:))`.
+    public mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].unitStarted(Unit(isWait: true, id: id, query: query, start: time), totals: &totals)
+    }
+
+    /// `record(.waitFired(id:lateness:))`.
+    public mutating func waitFired(id: UInt64, lateness: Int64, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.timerLateness.record(lateness)
+        tracks[typist].waitFired(id)
+    }
+
+    /// `record(.cancelRequested(id:wait:))`.
+    public mutating func cancelRequested(id: UInt64, wait: Bool, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].cancelRequested(id, wait: wait, at: time, totals: &totals)
+    }
+
+    /// `record(.display(_:query:))`.
+    public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].display(kind, query, at: time, blink: blinkThreshold, totals: &totals)
     }
 
     /// Closes every open settle at `time` (after the runner drained all outstanding work) and

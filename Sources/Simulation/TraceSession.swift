@@ -30,7 +30,7 @@ public enum MinimalTraceReader {
         public var line: Int
         public var message: String
 
-        public var description: String { "\(file):\(line): \(message)" }
+        public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
     }
 
     public static func read(contentsOf path: String) throws -> [TypingEvent] {

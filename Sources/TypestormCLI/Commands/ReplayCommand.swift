@@ -42,7 +42,7 @@ enum ReplayCommand {
         let arguments = invocation.arguments
         guard let path = arguments.value("trace") else { throw UsageError.missingValue(option: "trace", valueName: "FILE") }
         let strategyName = arguments.value("strategy") ?? "split-state"
-        var spec = try SimulateCommand.parseStrategies(strategyName)[0]
+        var spec = try SimulateCommand.parseStrategies(strategyName, option: "strategy")[0]
         if let debounce = try arguments.durationNanos("debounce") { spec.configuration.debounce = debounce }
         if let minimum = try arguments.int("min-length", in: 0...1000) { spec.configuration.normalizer.minimumLength = minimum }
         if let stalled = try arguments.durationNanos("stalled") { spec.configuration.stalledDelay = stalled }
