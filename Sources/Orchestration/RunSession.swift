@@ -62,6 +62,8 @@ public enum RunSession {
         /// A worker crashed, hung or sent garbage: the report holds what arrived.
         public static let partial: Int32 = 2
         public static let badScenario: Int32 = 65
+        /// The scenario's catalog file does not exist.
+        public static let noInput: Int32 = 66
         /// A runner is not available, or no worker could be started.
         public static let cannotRun: Int32 = 70
         public static let cannotWrite: Int32 = 73
@@ -75,6 +77,13 @@ public enum RunSession {
             throw Failure(message: error.description, exitCode: ExitCode.cannotRun)
         }
         let fm = FileManager.default
+        let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
+        if case let .file(path) = scenario.catalog {
+            let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardizedFileURL.path
+            guard fm.fileExists(atPath: resolved) else {
+                throw Failure(message: "\(request.scenarioPath ?? "scenario"): $.catalog.file: \(path) does not exist (looked for \(resolved))", exitCode: ExitCode.noInput)
+            }
+        }
         let final = request.outputDirectory ?? defaultDirectory(for: scenario)
         let finalURL = URL(fileURLWithPath: final).standardizedFileURL
         guard !fm.fileExists(atPath: finalURL.path) else {
@@ -89,7 +98,6 @@ public enum RunSession {
             throw Failure(message: "cannot create the run directory next to \(final): \(error.localizedDescription)", exitCode: ExitCode.cannotWrite)
         }
 
-        let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
         let extra = request.onEvent
         func configuration(serverURL: String?) -> DriverConfiguration {

@@ -37,7 +37,7 @@ struct RunSummaryTests {
         let ttfr = Threshold(metric: "ttfr_ns.p99", maximum: 500_000_000).evaluate(Self.record)
         #expect(ttfr.map(\.passed) == [false, true])
         #expect(ttfr[0].message.hasPrefix("naive|runner=virtual: ttfr_ns.p99 = "))
-        #expect(ttfr[0].message.hasSuffix("(required ≤ 500000000) FAILED"))
+        #expect(ttfr[0].message.hasSuffix("(required ≤ 500.0ms) FAILED"))
         let onlySplit = Threshold(metric: "requests_started/settles", strategy: "split-state", maximum: 1).evaluate(Self.record)
         #expect(onlySplit.map(\.passed) == [true])
         let missing = Threshold(metric: "staleApplies", maximum: 0).evaluate(Self.record)

@@ -43,6 +43,21 @@ struct WorkerProtocolTests {
         }
     }
 
+    @Test func garbageThatLooksLikeAMessageIsStillGarbage() {
+        #expect(throws: WorkerProtocol.DecodeError.notJSON(#"log: sent {"type":"snapshot"} to the driver"#)) {
+            try WorkerProtocol.decodeWorkerMessage(Array(#"log: sent {"type":"snapshot"} to the driver"#.utf8))
+        }
+        #expect(throws: WorkerProtocol.DecodeError.wrongVersion(3)) {
+            try WorkerProtocol.decodeWorkerMessage(Array(#"{"body":{"typists":1},"type":"ready","v":3}"#.utf8))
+        }
+        #expect {
+            try WorkerProtocol.decodeWorkerMessage(Array(#"{"body":"x","type":"snapshot","v":1}"#.utf8))
+        } throws: { error in
+            if case .malformed(type: "snapshot", reason: _) = error as? WorkerProtocol.DecodeError { return true }
+            return false
+        }
+    }
+
     @Test func garbageAndUnknownTypesAreNamed() {
         #expect(throws: WorkerProtocol.DecodeError.notJSON("hello from a stray print")) {
             try WorkerProtocol.decodeWorkerMessage(Array("hello from a stray print".utf8))

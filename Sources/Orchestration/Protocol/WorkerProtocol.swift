@@ -93,7 +93,10 @@ public enum WorkerProtocol {
         var body: Body
     }
 
-    private struct Body<Value: Decodable>: Decodable {
+    /// The whole message in one decode (one parse of the line, which matters for snapshots).
+    private struct Full<Value: Decodable>: Decodable {
+        var v: Int?
+        var type: String?
         var body: Value
     }
 
@@ -129,53 +132,87 @@ public enum WorkerProtocol {
         }
     }
 
-    private static func header(_ bytes: [UInt8]) throws(DecodeError) -> (Data, String) {
-        let data = Data(bytes)
-        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-            let text = String(decoding: bytes.prefix(60), as: UTF8.self)
-            throw .notJSON(text + (bytes.count > 60 ? "…" : ""))
+    /// The message type, read from the bytes without parsing the line (`"type":"…"`), so the
+    /// body is decoded in a single pass; `nil` when it is not there (then `header` explains).
+    private static func typeHint(_ bytes: [UInt8]) -> String? {
+        let marker = Array(#""type":""#.utf8)
+        guard bytes.count > marker.count else { return nil }
+        var index = bytes.count - marker.count
+        while index >= 0 {
+            if bytes[index] == marker[0], bytes[index..<index + marker.count].elementsEqual(marker) {
+                let start = index + marker.count
+                guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+                return String(decoding: bytes[start..<end], as: UTF8.self)
+            }
+            index -= 1
         }
-        guard header.v == version else { throw .wrongVersion(header.v) }
-        guard let type = header.type else { throw .unknownType(nil) }
-        return (data, type)
+        return nil
     }
 
-    private static func body<Value: Decodable>(_ type: String, _ data: Data, as: Value.Type) throws(DecodeError) -> Value {
-        do {
-            return try JSONDecoder().decode(Body<Value>.self, from: data).body
-        } catch {
-            throw .malformed(type: type, reason: "\(error)")
+    /// Why a line is not a message of this protocol, from a full look at its header.
+    private static func headerError(_ bytes: [UInt8]) -> DecodeError {
+        guard let header = try? JSONDecoder().decode(Header.self, from: Data(bytes)) else {
+            let text = String(decoding: bytes.prefix(60), as: UTF8.self)
+            return .notJSON(text + (bytes.count > 60 ? "…" : ""))
         }
+        guard header.v == version else { return .wrongVersion(header.v) }
+        return .unknownType(header.type)
+    }
+
+    private static func header(_ bytes: [UInt8]) throws(DecodeError) -> String {
+        guard let type = typeHint(bytes) else { throw headerError(bytes) }
+        return type
+    }
+
+    private static func body<Value: Decodable>(_ type: String, _ bytes: [UInt8], as: Value.Type) throws(DecodeError) -> Value {
+        let full: Full<Value>
+        do {
+            full = try JSONDecoder().decode(Full<Value>.self, from: Data(bytes))
+        } catch {
+            // Not even a header: garbage, another version, or a genuinely malformed body.
+            let headerProblem = headerError(bytes)
+            if case .unknownType = headerProblem { throw .malformed(type: type, reason: "\(error)") }
+            throw headerProblem
+        }
+        guard full.v == version else { throw .wrongVersion(full.v) }
+        guard full.type == type else { throw .unknownType(full.type) }
+        return full.body
+    }
+
+    private static func unknownOrHeader(_ bytes: [UInt8], _ type: String) -> DecodeError {
+        let problem = headerError(bytes)
+        if case .unknownType = problem { return .unknownType(type) }
+        return problem
     }
 
     public static func decodeWorkerMessage(_ bytes: [UInt8]) throws(DecodeError) -> WorkerMessage {
-        let (data, type) = try header(bytes)
+        let type = try header(bytes)
         switch type {
-        case "hello": return .hello(try body(type, data, as: Hello.self))
-        case "ready": return .ready(typists: try body(type, data, as: Ready.self).typists)
-        case "snapshot": return .snapshot(try body(type, data, as: Snapshot.self))
+        case "hello": return .hello(try body(type, bytes, as: Hello.self))
+        case "ready": return .ready(typists: try body(type, bytes, as: Ready.self).typists)
+        case "snapshot": return .snapshot(try body(type, bytes, as: Snapshot.self))
         case "phaseDone":
-            let done = try body(type, data, as: PhaseDone.self)
+            let done = try body(type, bytes, as: PhaseDone.self)
             return .phaseDone(phase: done.phase, snapshot: done.snapshot)
         case "done":
-            let record = try body(type, data, as: RunRecord.self)
+            let record = try body(type, bytes, as: RunRecord.self)
             guard record.schemaVersion == RunRecord.currentSchemaVersion else {
                 throw .malformed(type: type, reason: "run record schema \(record.schemaVersion), expected \(RunRecord.currentSchemaVersion)")
             }
             return .done(record)
-        case "error": return .error(try body(type, data, as: Failure.self).message)
-        default: throw .unknownType(type)
+        case "error": return .error(try body(type, bytes, as: Failure.self).message)
+        default: throw unknownOrHeader(bytes, type)
         }
     }
 
     public static func decodeDriverMessage(_ bytes: [UInt8]) throws(DecodeError) -> DriverMessage {
-        let (data, type) = try header(bytes)
+        let type = try header(bytes)
         switch type {
         case "start":
-            let start = try body(type, data, as: Start.self)
+            let start = try body(type, bytes, as: Start.self)
             return .start(phase: start.phase, atWallClockNanos: start.at)
-        case "stop": return .stop(reason: try body(type, data, as: Stop.self).reason)
-        default: throw .unknownType(type)
+        case "stop": return .stop(reason: try body(type, bytes, as: Stop.self).reason)
+        default: throw unknownOrHeader(bytes, type)
         }
     }
 }

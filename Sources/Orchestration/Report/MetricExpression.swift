@@ -63,16 +63,19 @@ public struct ThresholdResult: Sendable, Equatable {
     /// be made must not pass silently).
     public var value: Double?
     public var passed: Bool
+    /// The metric is a latency in nanoseconds (shown as a duration).
+    public var isDuration: Bool = false
 
     public var message: String {
-        let limits = [threshold.minimum.map { "≥ \(Self.format($0))" }, threshold.maximum.map { "≤ \(Self.format($0))" }]
+        let limits = [threshold.minimum.map { "≥ \(format($0))" }, threshold.maximum.map { "≤ \(format($0))" }]
             .compactMap { $0 }.joined(separator: " and ")
         guard let value else { return "\(group): \(threshold.metric) was not recorded (required \(limits))" }
-        return "\(group): \(threshold.metric) = \(Self.format(value)) (required \(limits))\(passed ? "" : " FAILED")"
+        return "\(group): \(threshold.metric) = \(format(value)) (required \(limits))\(passed ? "" : " FAILED")"
     }
 
-    static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : String(format: "%.4g", value)
+    func format(_ value: Double) -> String {
+        if isDuration { return RunSummary.formatDuration(value) }
+        return value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : String(format: "%.4g", value)
     }
 }
 
@@ -87,7 +90,8 @@ extension Threshold {
             let passed = value.map { value in
                 (minimum.map { value >= $0 } ?? true) && (maximum.map { value <= $0 } ?? true)
             } ?? false
-            return ThresholdResult(threshold: self, group: group.key, value: value, passed: passed)
+            return ThresholdResult(threshold: self, group: group.key, value: value, passed: passed,
+                                   isDuration: expression.isDuration(in: group.metrics))
         }
     }
 }

@@ -4,10 +4,11 @@ import Simulation
 
 /// The `virtual` runner: Simulation's discrete-event runner over the modelled backend.
 ///
-/// Runs strategy after strategy over the typists of the segment and publishes after each one,
-/// so progress and a stop request have strategy granularity. The segment is split on whole
+/// Runs strategy after strategy over the typists of the segment. The segment is split on whole
 /// server cells (`Simulation.typistRange`), not round-robin: typists of one cell share a modelled
-/// server, and only whole cells make the merged segments equal the unsharded run.
+/// server, and only whole cells make the merged segments equal the unsharded run. For the same
+/// reason each strategy runs in chunks of whole cells, merged as they finish: the result is the
+/// same as one pass, and progress and stop requests come every chunk instead of every strategy.
 ///
 /// Typists come from Simulation's simple typing model (`queries` per session from the scenario);
 /// the device/language mix and the arrival process apply to the live runners.
@@ -16,14 +17,29 @@ struct VirtualWorkload: PhaseWorkload {
         let simulation = Self.simulationScenario(context.scenario)
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
+        let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer)
         var groups: [MetricGroup] = []
         for spec in simulation.strategies {
-            if context.progress.isStopRequested { break }
-            let recorder = Simulation.runStrategy(spec.preset.make(spec.configuration), scenario: simulation, typists: range)
-            groups.append(MetricGroup(name: spec.name, labels: context.labels, metrics: recorder.metrics()))
-            context.progress.publish(groups: groups, typistsActive: 0)
+            var group = MetricGroup(name: spec.name, labels: context.labels)
+            for chunk in chunks {
+                if context.progress.isStopRequested { return groups }
+                let recorder = Simulation.runStrategy(spec.preset.make(spec.configuration), scenario: simulation, typists: chunk)
+                try group.metrics.merge(recorder.metrics())
+                context.progress.publish(groups: groups + [group], typistsActive: 0)
+            }
+            groups.append(group)
         }
         return groups
+    }
+
+    /// About 16 pieces of `range`, each a run of whole server cells.
+    static func chunks(of range: Range<Int>, typistsPerServer: Int) -> [Range<Int>] {
+        let perCell = max(1, typistsPerServer)
+        let cells = (range.count + perCell - 1) / perCell
+        let cellsPerChunk = max(1, (cells + 15) / 16)
+        return stride(from: range.lowerBound, to: range.upperBound, by: cellsPerChunk * perCell).map {
+            $0..<min(range.upperBound, $0 + cellsPerChunk * perCell)
+        }
     }
 
     /// The scenario in Simulation's terms.
