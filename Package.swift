@@ -43,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog", "Platform", "CCurl", "CShims"],
+            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog", "Platform", "Simulation", "CCurl", "CShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -74,11 +74,38 @@ let package = Package(
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "HTTPBenchmark",
+            dependencies: ["SearchServer", "LiveLoad", "Platform", "CJemalloc"],
+            path: "Benchmarks/HTTPBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "DriverBenchmark",
+            dependencies: ["Orchestration", "Measurement", "Platform"],
+            path: "Benchmarks/DriverBenchmark",
+            swiftSettings: swiftSettings
+        ),
 
         .executableTarget(
             name: "SimulatorBenchmark",
             dependencies: ["Simulation", "SearchField", "Measurement", "Typists"],
             path: "Benchmarks/SimulatorBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "TypistBenchmark",
+            dependencies: ["Typists"],
+            path: "Benchmarks/TypistBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "LiveBenchmark",
+            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists", "CJemalloc"],
+            path: "Benchmarks/LiveBenchmark",
             swiftSettings: swiftSettings
         ),
 
@@ -89,7 +116,12 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform", "SearchServer", "Simulation"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

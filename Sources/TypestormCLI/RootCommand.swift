@@ -10,6 +10,16 @@ enum RootCommand {
             VersionCommand.command,
             ReplayCommand.command,
             SimulateCommand.command,
+            CatalogCommand.command,
+            SearchCommand.command,
+            TypistsCommand.command,
+            ServeCommand.command,
+            RunCommand.command,
+            WorkerCommand.command,
+            MergeCommand.command,
+            ReportCommand.command,
+            CompareCommand.command,
+            SweepCommand.command,
         ],
         run: MainJob.run
     )

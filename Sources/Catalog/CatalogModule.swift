@@ -1,2 +1,0 @@
-/// The Catalog module. See ../shared/DESIGN.md for what it owns.
-public enum CatalogModule {}

@@ -1,0 +1,128 @@
+import CCurl
+import CShims
+import Foundation
+import Platform
+import Synchronization
+
+/// An HTTP load client on libcurl's multi interface, driven by one thread of its own.
+///
+/// Thousands of transfers run concurrently on one `curl_multi_poll` loop with connection reuse
+/// (curl's connection cache), per-request timeouts, and cancellation that aborts the transfer
+/// (closing its connection, which is how the server learns it can stop). A request may be
+/// submitted ahead of its intended time: the loop holds it and sends it when due, and every
+/// completion carries intended, start and finish times so latency excludes client-side queueing
+/// only when the client was on time (no coordinated omission).
+///
+/// Completions are delivered to `onCompletion` on the client's thread: keep it short (record and
+/// return, or submit the next request, which is cheap from there).
+public final class HTTPLoadClient: Sendable {
+    /// How the client connects and what it keeps of responses.
+    public struct Configuration: Sendable {
+        /// Upper bound on open connections (curl queues transfers beyond it).
+        public var maxConnections = 1024
+        /// Timeout of a request without its own, from when it is handed to curl.
+        public var defaultTimeoutNanos: UInt64 = 10_000_000_000
+        /// Where to read the result count in response bodies; nil to skip parsing.
+        public var countPath: JSONCountPath?
+        /// Keep response bodies in completions (tests, debugging); off for load runs.
+        public var keepBodies = false
+        /// Honour `http_proxy`/`no_proxy` from the environment. Off by default: a load generator
+        /// aims at the endpoint itself, and libcurl would read the environment on every transfer.
+        public var useEnvironmentProxy = false
+        /// Extra request headers, `Name: value` each (e.g. an API key for a user's search API).
+        public var headers: [String] = []
+
+        public init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
+                    countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false,
+                    headers: [String] = []) {
+            self.headers = headers
+            self.maxConnections = maxConnections
+            self.defaultTimeoutNanos = defaultTimeoutNanos
+            self.countPath = countPath
+            self.keepBodies = keepBodies
+            self.useEnvironmentProxy = useEnvironmentProxy
+        }
+    }
+
+    /// Why the client could not start: libcurl failed, or a header is malformed.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let loop: CurlLoop
+    private let stopped = Mutex(false)
+
+    public init(configuration: Configuration = Configuration(), onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
+        guard CurlGlobal.initialized else { throw StartError(description: "curl_global_init failed") }
+        for header in configuration.headers {
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
+                  !header.contains("\r"), !header.contains("\n") else {
+                throw StartError(description: "header '\(header)' must look like 'Name: value' on one line")
+            }
+        }
+        guard let loop = CurlLoop(configuration: configuration, onCompletion: onCompletion) else {
+            throw StartError(description: "curl_multi_init failed")
+        }
+        self.loop = loop
+        let thread = Thread { loop.run() }
+        thread.name = "typestorm-curl"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// A client whose completions arrive on an `AsyncStream` instead of a callback.
+    public static func makeStreaming(configuration: Configuration = Configuration()) throws -> (HTTPLoadClient, AsyncStream<HTTPCompletion>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: HTTPCompletion.self, bufferingPolicy: .unbounded)
+        let client = try HTTPLoadClient(configuration: configuration) { continuation.yield($0) }
+        client.loop.setOnFinish { continuation.finish() }
+        return (client, stream)
+    }
+
+    /// Sends `url` at `intendedNanos` (monotonic; now or earlier sends at once). `id` names the
+    /// request in its completion and in `abort(id:)`; ids must be unique among live requests.
+    public func submit(id: UInt64, url: String, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
+        loop.post(.submit(CurlLoop.Submission(id: id, url: url, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
+    }
+
+    /// Aborts request `id`: its completion is `.cancelled` with the stop latency. A request that
+    /// already completed is left alone.
+    public func abort(id: UInt64) {
+        loop.post(.abort(id: id, requestedNanos: MonotonicClock.now()))
+    }
+
+    /// Requests submitted and not yet completed.
+    public var outstanding: Int { loop.outstanding.load(ordering: .relaxed) }
+
+    /// Aborts everything outstanding (each reported `.cancelled`) and joins the thread. Idempotent.
+    public func shutdown() {
+        let first = stopped.withLock { s -> Bool in
+            defer { s = true }
+            return !s
+        }
+        guard first else { return }
+        loop.post(.stop)
+        // From a completion callback (the loop thread itself) the loop stops after the callback
+        // returns; waiting here would deadlock.
+        if !loop.isLoopThread { loop.finished.wait() }
+    }
+
+    /// Runs `body` with a started client and shuts it down afterwards, also when `body` throws.
+    public static func withClient<Result: Sendable>(
+        configuration: Configuration = Configuration(),
+        onCompletion: @escaping @Sendable (HTTPCompletion) -> Void,
+        _ body: (HTTPLoadClient) async throws -> Result
+    ) async throws -> Result {
+        let client = try HTTPLoadClient(configuration: configuration, onCompletion: onCompletion)
+        defer { client.shutdown() }
+        return try await body(client)
+    }
+
+    deinit {
+        shutdown()
+    }
+}
+
+/// `curl_global_init`, once per process.
+enum CurlGlobal {
+    static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+}

@@ -1,0 +1,29 @@
+/// A search endpoint as the HTTP runner aims at it: a URL template plus where the result count
+/// sits in the JSON, so the same runner drives Typestorm's own server or a user's search API.
+public struct HTTPSearchTarget: Sendable, Equatable {
+    public var template: URLTemplate
+    public var countPath: JSONCountPath?
+    /// Page size put in `{limit}`.
+    public var limit: Int
+
+    public init(template: URLTemplate, countPath: JSONCountPath?, limit: Int = 20) {
+        self.template = template
+        self.countPath = countPath
+        self.limit = limit
+    }
+
+    /// `typestorm serve` at `baseURL` (e.g. `http://127.0.0.1:7700`): all parameters, count at `total`.
+    public static func embeddedServer(baseURL: String, limit: Int = 20) throws(URLTemplate.ParseError) -> HTTPSearchTarget {
+        HTTPSearchTarget(template: try URLTemplate(baseURL + URLTemplate.embeddedServer), countPath: try! JSONCountPath("total"), limit: limit)
+    }
+
+    /// The URL of one search request.
+    public func url(query: String, scope: String? = nil, tokens: [String] = [], offset: Int = 0) -> String {
+        template.render(query: query, scope: scope, tokens: tokens, limit: limit, offset: offset)
+    }
+
+    /// A client configuration that parses this target's count.
+    public func clientConfiguration(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000) -> HTTPLoadClient.Configuration {
+        HTTPLoadClient.Configuration(maxConnections: maxConnections, defaultTimeoutNanos: defaultTimeoutNanos, countPath: countPath)
+    }
+}

@@ -1,2 +1,0 @@
-/// The LiveLoad module. See ../shared/DESIGN.md for what it owns.
-public enum LiveLoadModule {}

@@ -1,0 +1,177 @@
+import Dispatch
+import Foundation
+import Matching
+import Measurement
+import Platform
+import SearchField
+import Synchronization
+
+/// The real filter engine in this process, behind a bounded set of search threads.
+///
+/// The thread count stands for the backend's capacity: requests beyond it wait in a FIFO queue
+/// (queue time), and a cancelled request is dropped from the queue at once or, when it is
+/// already scanning, stops at the engine's next cancellation check (stop latency). Searches spin
+/// the CPU, so they run on their own threads, never on the cooperative pool that runs the
+/// typists' timers.
+public final class EngineSearchBackend: LiveSearchBackend {
+    public let reportsBackendWork = true
+
+    private final class Job: LiveSearchTicket {
+        let request: LiveSearchRequest
+        let enqueuedNanos: UInt64
+        let flag = SearchCancellationFlag()
+        let completion: @Sendable (LiveSearchOutcome) -> Void
+        let owner: EngineSearchBackend
+
+        init(request: LiveSearchRequest, enqueuedNanos: UInt64, completion: @escaping @Sendable (LiveSearchOutcome) -> Void, owner: EngineSearchBackend) {
+            self.request = request
+            self.enqueuedNanos = enqueuedNanos
+            self.completion = completion
+            self.owner = owner
+        }
+
+        func cancel() {
+            flag.cancel()
+            owner.dropIfQueued(self)
+        }
+    }
+
+    private struct State {
+        var queue: [Job] = []
+        var head = 0
+        var stopping = false
+    }
+
+    private let engine: SearchEngine
+    private let reference: ReferenceFilter
+    private let limit: Int
+    private let forcedPath: ForcedPath?
+    private let state = Mutex(State())
+    private let available = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+    private let threadCount: Int
+
+    /// - Parameters:
+    ///   - workers: searches that run at once (the backend's capacity).
+    ///   - limit: results per page, as the screen asks for them.
+    /// - Parameter forcedPath: run every search on this path instead of the planner's choice
+    ///   (benchmarks that measure one path, e.g. cancellation of full scans).
+    public convenience init(engine: SearchEngine, reference: ReferenceFilter, workers: Int, limit: Int = 50, forcedPath: ForcedPath? = nil) {
+        self.init(engine: engine, reference: reference, workers: workers, limit: limit, forcedPath: forcedPath, startSuspended: false)
+    }
+
+    /// `startSuspended`: the workers take no job until `resume()`, so tests can queue and cancel
+    /// requests deterministically.
+    init(engine: SearchEngine, reference: ReferenceFilter, workers: Int, limit: Int, forcedPath: ForcedPath? = nil, startSuspended: Bool) {
+        precondition(workers >= 1, "at least one search worker")
+        self.engine = engine
+        self.reference = reference
+        self.limit = limit
+        self.forcedPath = forcedPath
+        threadCount = workers
+        if !startSuspended {
+            for _ in 0..<workers { gate.signal() }
+        }
+        for index in 0..<workers {
+            let thread = Thread { [self] in
+                self.gate.wait()
+                self.workLoop()
+            }
+            thread.name = "typestorm-search-\(index)"
+            thread.start()
+        }
+    }
+
+    public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
+        let job = Job(request: request, enqueuedNanos: MonotonicClock.now(), completion: completion, owner: self)
+        let accepted = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.queue.append(job)
+            return true
+        }
+        if accepted {
+            available.signal()
+        } else {
+            completion(LiveSearchOutcome(result: .failed(.transport), startedNanos: job.enqueuedNanos))
+        }
+        return job
+    }
+
+    /// Removes a cancelled job that no worker has taken yet and completes it as cancelled.
+    private func dropIfQueued(_ job: Job) {
+        let removed = state.withLock { state -> Bool in
+            guard let index = state.queue[state.head...].firstIndex(where: { $0 === job }) else { return false }
+            state.queue.remove(at: index)
+            return true
+        }
+        guard removed else { return }
+        let now = MonotonicClock.now()
+        job.completion(LiveSearchOutcome(
+            result: .failed(.cancelled), startedNanos: job.enqueuedNanos,
+            backendWork: BackendWork(queueNs: Int64(now - job.enqueuedNanos), serviceNs: 0)))
+    }
+
+    private func workLoop() {
+        while true {
+            available.wait()
+            let next = state.withLock { state -> Job?? in
+                if state.head < state.queue.count {
+                    let job = state.queue[state.head]
+                    state.head += 1
+                    if state.head > 1024, state.head * 2 > state.queue.count {
+                        state.queue.removeFirst(state.head)
+                        state.head = 0
+                    }
+                    return .some(job)
+                }
+                return state.stopping ? .none : .some(nil)
+            }
+            guard let job = next else { break }
+            if let job { run(job) }
+        }
+        exited.signal()
+    }
+
+    private func run(_ job: Job) {
+        let started = MonotonicClock.now()
+        let queueNs = Int64(started - job.enqueuedNanos)
+        let request = SearchRequest(query: job.request.query.text, scope: job.request.query.scope,
+                                    tokens: job.request.query.tokens, limit: limit, needsTotal: true)
+        let response = job.request.local
+            ? reference.search(request)
+            : engine.search(request, cancellation: .flag(job.flag), forcing: forcedPath)
+        let serviceNs = Int64(MonotonicClock.since(started))
+        let work = BackendWork(queueNs: queueNs, serviceNs: serviceNs, itemsScanned: Int64(response.itemsScanned))
+        let result: LiveSearchOutcome.Result = response.wasCancelled
+            ? .failed(.cancelled)
+            : .results(count: response.total ?? response.items.count)
+        job.completion(LiveSearchOutcome(result: result, startedNanos: job.enqueuedNanos, backendWork: work))
+    }
+
+    /// Lets workers started suspended take jobs.
+    func resume() {
+        for _ in 0..<threadCount { gate.signal() }
+    }
+
+    /// Completes queued jobs as failed and stops the threads once the running searches return.
+    public func shutdown() {
+        let pending = state.withLock { state -> [Job]? in
+            guard !state.stopping else { return nil }
+            state.stopping = true
+            let pending = Array(state.queue[state.head...])
+            state.queue.removeAll()
+            state.head = 0
+            return pending
+        }
+        guard let pending else { return }
+        for job in pending {
+            job.completion(LiveSearchOutcome(result: .failed(.cancelled), startedNanos: job.enqueuedNanos))
+        }
+        for _ in 0..<threadCount {
+            gate.signal()
+            available.signal()
+        }
+        for _ in 0..<threadCount { exited.wait() }
+    }
+}

@@ -1,0 +1,85 @@
+import Measurement
+import Platform
+import SearchField
+import Synchronization
+
+/// A search endpoint over HTTP, through the libcurl multi client: Typestorm's own server or any
+/// API described by an `HTTPSearchTarget`.
+///
+/// Cancel aborts the transfer; the client reports the abort as `.failed(.cancelled)` once curl
+/// tore it down. A non-2xx answer is a server error, a timed-out transfer a timeout, anything
+/// else (refused, reset) a transport failure. The server's own work is not visible from here, so
+/// the recorder judges wasted work from the client's side; the server's `/metrics` has its side.
+public final class HTTPSearchBackend: LiveSearchBackend {
+    public let reportsBackendWork = false
+
+    private struct Pending {
+        var completion: @Sendable (LiveSearchOutcome) -> Void
+    }
+
+    private final class Ticket: LiveSearchTicket {
+        let id: UInt64
+        let client: HTTPLoadClient
+
+        init(id: UInt64, client: HTTPLoadClient) {
+            self.id = id
+            self.client = client
+        }
+
+        func cancel() { client.abort(id: id) }
+    }
+
+    private let target: HTTPSearchTarget
+    private let timeoutNanos: UInt64?
+    /// Completions waiting for their transfer, by the client's request id.
+    private final class PendingTable: Sendable {
+        let entries = Mutex<[UInt64: Pending]>([:])
+    }
+
+    private let pending = PendingTable()
+    private let client: HTTPLoadClient
+
+    /// - Parameters:
+    ///   - maxConnections: connections the client keeps open at most (reused between requests).
+    ///   - timeoutNanos: per-request timeout (`nil`: the client's default, 10 s).
+    public init(target: HTTPSearchTarget, maxConnections: Int = 1024, timeoutNanos: UInt64? = nil) throws {
+        self.target = target
+        self.timeoutNanos = timeoutNanos
+        let pending = pending
+        client = try HTTPLoadClient(configuration: target.clientConfiguration(maxConnections: maxConnections)) { completion in
+            guard let entry = pending.entries.withLock({ $0.removeValue(forKey: completion.id) }) else { return }
+            entry.completion(HTTPSearchBackend.outcome(of: completion))
+        }
+    }
+
+    public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
+        let id = UInt64(request.typist) << 32 | (request.id & 0xFFFF_FFFF)
+        pending.entries.withLock { $0[id] = Pending(completion: completion) }
+        let url = target.url(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
+        client.submit(id: id, url: url, intendedNanos: request.intendedNanos, timeoutNanos: timeoutNanos)
+        return Ticket(id: id, client: client)
+    }
+
+    public func shutdown() {
+        client.shutdown()
+    }
+
+    static func outcome(of completion: HTTPCompletion) -> LiveSearchOutcome {
+        let result: LiveSearchOutcome.Result
+        switch completion.outcome {
+        case let .response(status, _, count, _):
+            if (200..<300).contains(status) {
+                result = .results(count: count ?? 0)
+            } else {
+                result = .failed(.serverError)
+            }
+        case .cancelled:
+            result = .failed(.cancelled)
+        case .timedOut:
+            result = .failed(.timeout)
+        case .failed:
+            result = .failed(.transport)
+        }
+        return LiveSearchOutcome(result: result, startedNanos: completion.startedNanos)
+    }
+}

@@ -1,0 +1,243 @@
+import Measurement
+import Platform
+import SearchField
+import Simulation
+import Synchronization
+import Typists
+
+/// One typist of a live run: when it arrives and what it types.
+public struct LiveTypist<Session: TypistSession & Sendable>: Sendable {
+    /// Arrival, in nanoseconds after the run starts.
+    public var arrivalNanos: Int64
+    public var session: Session
+
+    public init(arrivalNanos: Int64, session: Session) {
+        self.arrivalNanos = arrivalNanos
+        self.session = session
+    }
+}
+
+/// Knobs of a live run that are not the strategy's.
+public struct LiveRunOptions: Sendable {
+    /// How long to wait, once every typist has stopped typing, for outstanding timers and
+    /// requests; what is still open then is cancelled and counted as unfinished.
+    public var drainTimeoutNanos: Int64
+    /// METRICS.md's S: a burst ends once the input stays unchanged this long.
+    public var settleIntervalNanos: Int64
+
+    public init(drainTimeoutNanos: Int64 = 10_000_000_000, settleIntervalNanos: Int64 = 1_000_000_000) {
+        self.drainTimeoutNanos = drainTimeoutNanos
+        self.settleIntervalNanos = settleIntervalNanos
+    }
+}
+
+/// Counters a live run updates as it goes, readable from any thread at any time (progress lines,
+/// the driver's snapshots). The metrics proper come from the recorder at the end.
+public final class LiveRunMonitor: Sendable {
+    public let keystrokes = Atomic<Int>(0)
+    public let requestsStarted = Atomic<Int>(0)
+    public let requestsFinished = Atomic<Int>(0)
+    public let errors = Atomic<Int>(0)
+    public let typistsActive = Atomic<Int>(0)
+    let stopRequested = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Asks the run to stop typing now; the run still drains and returns what it measured.
+    public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
+    public var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
+}
+
+/// What a live run measured.
+public struct LiveRunResult: Sendable {
+    public var metrics: MetricSet
+    /// Wall time from the run's start to the end of the drain.
+    public var elapsedNanos: Int64
+    /// Fields that still had timers or requests open when the drain timed out.
+    public var undrainedTypists: Int
+    /// The run stopped early (`LiveRunMonitor.requestStop()`).
+    public var stoppedEarly: Bool
+}
+
+/// Runs a search-field strategy in real time: every typist types at its intended times, the
+/// strategy's timers are real timers, and its requests go to a live backend (the filter engine
+/// in this process, or an HTTP server).
+///
+/// Each typist's field is an actor: the app's UI thread, so the strategy sees its events one at
+/// a time, as in an app. Every event and effect goes to the one `Recorder` through the same
+/// mapping the virtual-time runner uses, so the metrics mean the same in both.
+///
+/// Keystrokes and timers that run late because the process is saturated are recorded as timer
+/// lateness (keystrokes are timers here); request latency counts from the moment the strategy
+/// asked for the request, so a slow load generator cannot hide queueing (no coordinated
+/// omission).
+public enum LiveRunner {
+    public static func run<Session: TypistSession & Sendable>(
+        typists: [LiveTypist<Session>],
+        strategy: Preset,
+        configuration: SearchFieldConfiguration? = nil,
+        backend: any LiveSearchBackend,
+        options: LiveRunOptions = LiveRunOptions(),
+        monitor: LiveRunMonitor = LiveRunMonitor()
+    ) async -> LiveRunResult {
+        let configuration = configuration ?? strategy.defaultConfiguration
+        let shared = LiveRunShared(
+            typists: typists.count, backend: backend, configuration: configuration,
+            settleInterval: options.settleIntervalNanos, monitor: monitor)
+        let fields = typists.indices.map { LiveField(slot: $0, strategy: strategy.make(configuration), shared: shared) }
+
+        await withTaskGroup(of: Void.self) { group in
+            for (slot, typist) in typists.enumerated() {
+                let field = fields[slot]
+                group.addTask {
+                    await Self.type(typist, into: field, shared: shared)
+                }
+            }
+        }
+
+        let drained = await shared.quiet.wait(timeoutNanos: options.drainTimeoutNanos)
+        var undrained = 0
+        if !drained {
+            for field in fields where await field.abandonOutstandingWork() { undrained += 1 }
+        }
+        let (metrics, end) = shared.close()
+        return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: undrained,
+                             stoppedEarly: monitor.isStopRequested)
+    }
+
+    private static func type<Session: TypistSession & Sendable>(_ typist: LiveTypist<Session>, into field: LiveField, shared: LiveRunShared) async {
+        var session = typist.session
+        let monitor = shared.monitor
+        var active = false
+        while !monitor.isStopRequested, let event = session.next() {
+            let intended = typist.arrivalNanos + event.at
+            let wait = intended - shared.now()
+            if wait > 0 {
+                do {
+                    try await Task.sleep(for: .nanoseconds(wait))
+                } catch {
+                    break
+                }
+            }
+            if monitor.isStopRequested { break }
+            if !active {
+                active = true
+                monitor.typistsActive.add(1, ordering: .relaxed)
+            }
+            if case .end = event.action { break }
+            await field.type(event.action, intendedAt: intended)
+        }
+        await field.endSession()
+        if active { monitor.typistsActive.subtract(1, ordering: .relaxed) }
+    }
+}
+
+/// What every field of one run shares: the clock's origin, the recorder, the backend.
+final class LiveRunShared: Sendable {
+    let startNanos: UInt64
+    let backend: any LiveSearchBackend
+    let configuration: SearchFieldConfiguration
+    let monitor: LiveRunMonitor
+    let quiet: QuietLatch
+    private let recorder: Mutex<Recorder?>
+
+    init(typists: Int, backend: any LiveSearchBackend, configuration: SearchFieldConfiguration, settleInterval: Int64, monitor: LiveRunMonitor) {
+        self.backend = backend
+        self.configuration = configuration
+        self.monitor = monitor
+        quiet = QuietLatch(count: typists)
+        recorder = Mutex(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
+        startNanos = MonotonicClock.now()
+    }
+
+    /// Nanoseconds since the run started, on the monotonic clock.
+    func now() -> Int64 {
+        Int64(bitPattern: MonotonicClock.now() &- startNanos)
+    }
+
+    func nanos(atRunTime time: Int64) -> UInt64 {
+        startNanos &+ UInt64(max(0, time))
+    }
+
+    /// Runs `body` on the recorder unless the run is closed (late completions after the drain
+    /// are not recorded: the recorder already counted that work as unfinished).
+    func record(_ body: (inout Recorder) -> Void) {
+        recorder.withLock { recorder in
+            guard recorder != nil else { return }
+            body(&recorder!)
+        }
+    }
+
+    /// Finishes the recorder and returns its metrics; later records are dropped.
+    func close() -> (MetricSet, Int64) {
+        recorder.withLock { recorder in
+            let end = now()
+            guard var finished = recorder else { return (MetricSet(), end) }
+            recorder = nil
+            finished.finish(at: end)
+            return (finished.metrics(), end)
+        }
+    }
+}
+
+/// Counts fields down to quiet (session over, no timer or request open) and wakes one waiter.
+final class QuietLatch: Sendable {
+    private struct State {
+        var remaining: Int
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(remaining: count))
+    }
+
+    func arrive() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.remaining -= 1
+            guard state.remaining == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: true)
+    }
+
+    /// Waits until every field is quiet (true) or the timeout passed (false).
+    func wait(timeoutNanos: Int64) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.waitForAll() }
+            group.addTask {
+                try? await Task.sleep(for: .nanoseconds(max(0, timeoutNanos)))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            self.release()
+            return first
+        }
+    }
+
+    private func waitForAll() async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state -> Bool in
+                    if state.remaining <= 0 { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if done { continuation.resume(returning: true) }
+            }
+        } onCancel: {
+            self.release()
+        }
+    }
+
+    /// Wakes a waiter with `false` (timeout or cancellation); harmless when there is none.
+    private func release() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: false)
+    }
+}

@@ -1,0 +1,66 @@
+import Measurement
+import SearchField
+
+/// One request of one typist, as a live runner hands it to a backend.
+public struct LiveSearchRequest: Sendable {
+    /// Typist slot in the runner (0..<typists).
+    public var typist: Int
+    /// The strategy's request number (increasing per typist).
+    public var id: RequestID
+    public var query: QueryIdentity
+    /// `local-filter`: run in memory on the typist's own "UI thread", blocking it.
+    public var local: Bool
+    /// When the strategy emitted the send effect, on the monotonic clock (ns).
+    public var intendedNanos: UInt64
+
+    public init(typist: Int, id: RequestID, query: QueryIdentity, local: Bool, intendedNanos: UInt64) {
+        self.typist = typist
+        self.id = id
+        self.query = query
+        self.local = local
+        self.intendedNanos = intendedNanos
+    }
+}
+
+/// How a live request ended.
+public struct LiveSearchOutcome: Sendable {
+    public enum Result: Sendable, Equatable {
+        /// The backend answered with `count` results (0: its own "no results").
+        case results(count: Int)
+        /// The request failed; `.cancelled` means the client saw its cancellation take effect.
+        case failed(FailureReason)
+    }
+
+    public var result: Result
+    /// When the request actually left (monotonic ns); later than intended is schedule lag.
+    public var startedNanos: UInt64
+    /// What the backend spent, where the backend reports it.
+    public var backendWork: BackendWork?
+
+    public init(result: Result, startedNanos: UInt64, backendWork: BackendWork? = nil) {
+        self.result = result
+        self.startedNanos = startedNanos
+        self.backendWork = backendWork
+    }
+}
+
+/// A request in flight, which the strategy may cancel.
+public protocol LiveSearchTicket: Sendable {
+    /// Asks the backend to stop. The completion still arrives exactly once: as
+    /// `.failed(.cancelled)` when the cancellation took effect, or with the answer if the work
+    /// had already finished.
+    func cancel()
+}
+
+/// What a live runner sends searches to: the filter engine in this process, or an HTTP server.
+public protocol LiveSearchBackend: Sendable {
+    /// The backend reports queue and service time for every request (in-process), so the
+    /// recorder judges wasted work from the backend's side too.
+    var reportsBackendWork: Bool { get }
+
+    /// Starts `request`; `completion` is called exactly once, from any thread.
+    func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket
+
+    /// Called once the run is over; releases threads and connections.
+    func shutdown()
+}

@@ -1,0 +1,98 @@
+/// A URL with placeholders for the search parameters, so Typestorm can aim at any search API:
+/// `http://127.0.0.1:7700/search?q={query}&scope={scope}`.
+///
+/// Placeholders: `{query}`, `{scope}`, `{tokens}` (comma-joined), `{limit}`, `{offset}`. Values are
+/// percent-encoded (everything but RFC 3986 unreserved characters), so a query with `&`, `#`,
+/// spaces or Hangul cannot break the URL.
+public struct URLTemplate: Sendable, Equatable {
+    enum Part: Sendable, Equatable {
+        case literal(String)
+        case query, scope, tokens, limit, offset
+    }
+
+    /// A template that does not parse.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let template: String
+    let parts: [Part]
+
+    public static let embeddedServer = "/search?q={query}&scope={scope}&tokens={tokens}&limit={limit}&offset={offset}"
+
+    public init(_ template: String) throws(ParseError) {
+        self.template = template
+        guard template.hasPrefix("http://") || template.hasPrefix("https://") else {
+            throw ParseError(description: "URL template '\(template)' must start with http:// or https://")
+        }
+        var parts: [Part] = []
+        var literal = ""
+        var index = template.startIndex
+        while index < template.endIndex {
+            let character = template[index]
+            if character == "{" {
+                guard let close = template[index...].firstIndex(of: "}") else {
+                    throw ParseError(description: "URL template '\(template)': '{' without a closing '}'")
+                }
+                let name = template[template.index(after: index)..<close]
+                let part: Part
+                switch name {
+                case "query": part = .query
+                case "scope": part = .scope
+                case "tokens": part = .tokens
+                case "limit": part = .limit
+                case "offset": part = .offset
+                default:
+                    throw ParseError(description: "URL template '\(template)': unknown placeholder {\(name)}; use {query}, {scope}, {tokens}, {limit} or {offset}")
+                }
+                if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
+                parts.append(part)
+                index = template.index(after: close)
+            } else if character == "}" {
+                throw ParseError(description: "URL template '\(template)': '}' without an opening '{'")
+            } else {
+                literal.append(character)
+                index = template.index(after: index)
+            }
+        }
+        if !literal.isEmpty { parts.append(.literal(literal)) }
+        guard parts.contains(.query) else {
+            throw ParseError(description: "URL template '\(template)' has no {query} placeholder")
+        }
+        self.parts = parts
+    }
+
+    /// The URL for one search.
+    public func render(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) -> String {
+        var out = ""
+        for part in parts {
+            switch part {
+            case .literal(let text): out += text
+            case .query: Self.percentEncode(query, into: &out)
+            case .scope: Self.percentEncode(scope ?? "", into: &out)
+            case .tokens: Self.percentEncode(tokens.joined(separator: ","), into: &out)
+            case .limit: out += String(limit)
+            case .offset: out += String(offset)
+            }
+        }
+        return out
+    }
+
+    static func percentEncode(_ text: String, into out: inout String) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                bytes.append(byte)
+            default:
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            }
+        }
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+}

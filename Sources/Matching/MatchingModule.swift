@@ -1,2 +1,0 @@
-/// The Matching module. See ../shared/DESIGN.md for what it owns.
-public enum MatchingModule {}

@@ -1,0 +1,98 @@
+import Catalog
+import Dispatch
+
+/// Every product name folded once (see `TextFolding`) into one contiguous buffer, ordered by
+/// result rank, so a search is a byte scan and its hits come out already in result order.
+///
+/// Layout: name of rank 0, a 0x00 separator, name of rank 1, 0x00, …, then 64 zero bytes of
+/// padding so that 32-byte vector loads near the end stay inside the buffer. Folding drops
+/// U+0000 from names and queries, so a match can never span two names. Rank order is
+/// popularity descending, then catalog position ascending — the result order.
+public struct FoldedStore: Sendable {
+    /// The folded names, separators and padding.
+    let bytes: [UInt8]
+    /// `count + 1` entries: rank `r`'s name is `bytes[starts[r] ..< starts[r + 1] - 1]`.
+    let starts: [UInt32]
+    /// The catalog index of each rank (the inverse map is not needed per query, so not kept).
+    let rankToIndex: [UInt32]
+    /// How often each byte value occurs in the folded names (for the packed-pair choice).
+    let byteFrequency: [Int]
+
+    public var count: Int { rankToIndex.count }
+    /// Bytes of folded names plus separators (what a full scan reads).
+    public var scannedByteCount: Int { Int(starts[count]) }
+
+    static let padding = 64
+
+    /// Folds every name of `catalog`, on all cores.
+    ///
+    /// - Complexity: O(name bytes) plus O(n log n) to order by popularity.
+    public init(catalog: Catalog) {
+        let n = catalog.count
+        // Sort keys: popularity descending in the high half, catalog index ascending below.
+        var keys = [UInt64](repeating: 0, count: n)
+        for i in 0..<n {
+            keys[i] = UInt64(UInt32.max - UInt32(clamping: catalog.popularity(at: i))) << 32 | UInt64(i)
+        }
+        keys.sort()
+        let rankToIndex = keys.map { UInt32(truncatingIfNeeded: $0) }
+        keys = []
+
+        let parts = n < 50_000 ? 1 : max(1, min(16, ProcessInfoCPU.activeCount * 4))
+        let results = PartResults<([UInt8], [UInt32])>(count: parts)
+        catalog.withNameStorage { nameBytes, nameOffsets in
+            let names = SendableNames(bytes: nameBytes, offsets: nameOffsets)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let lo = n * part / parts, hi = n * (part + 1) / parts
+                var folded: [UInt8] = []
+                folded.reserveCapacity((names.offsets[hi] - names.offsets[lo]) + (hi - lo))
+                var lengths: [UInt32] = []
+                lengths.reserveCapacity(hi - lo)
+                for rank in lo..<hi {
+                    let index = Int(rankToIndex[rank])
+                    let before = folded.count
+                    TextFolding.fold(UnsafeBufferPointer(rebasing: names.bytes[names.offsets[index]..<names.offsets[index + 1]]), into: &folded)
+                    folded.append(0)
+                    lengths.append(UInt32(folded.count - before))
+                }
+                results.set(part, (folded, lengths))
+            }
+        }
+        var bytes: [UInt8] = []
+        var starts: [UInt32] = []
+        starts.reserveCapacity(n + 1)
+        var total = 0
+        for part in 0..<parts { total += results.get(part).0.count }
+        precondition(total < Int(UInt32.max), "folded names exceed 4 GiB; the store uses 32-bit offsets")
+        bytes.reserveCapacity(total + Self.padding)
+        for part in 0..<parts {
+            let (folded, lengths) = results.take(part)
+            var position = UInt32(bytes.count)
+            for length in lengths {
+                starts.append(position)
+                position += length
+            }
+            bytes.append(contentsOf: folded)
+        }
+        starts.append(UInt32(bytes.count))
+        var frequency = [Int](repeating: 0, count: 256)
+        bytes.withUnsafeBufferPointer { all in
+            for byte in all { frequency[Int(byte)] &+= 1 }
+        }
+        bytes.append(contentsOf: repeatElement(0, count: Self.padding))
+        self.bytes = bytes
+        self.starts = starts
+        self.rankToIndex = rankToIndex
+        self.byteFrequency = frequency
+    }
+
+    /// The folded name of rank `rank`, as a string (tests, display).
+    public func foldedName(rank: Int) -> String {
+        String(decoding: bytes[Int(starts[rank])..<Int(starts[rank + 1]) - 1], as: UTF8.self)
+    }
+
+    public func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
+
+    /// Bytes held (names, offsets, rank map), for memory accounting.
+    public var byteCount: Int { bytes.capacity + starts.capacity * 4 + rankToIndex.capacity * 4 }
+}

@@ -1,0 +1,69 @@
+import Measurement
+import SearchServer
+
+/// The search server a run starts for its `http-embedded` phases, as the driver sees it.
+public protocol EmbeddedServer: Sendable {
+    /// Base URL the workers' HTTP runner targets, e.g. `http://127.0.0.1:41234`.
+    var baseURL: String { get }
+    /// The server's own measurements so far, as the record's group `server`.
+    func metricsGroup() -> MetricGroup
+}
+
+/// Starts the embedded server for a scenario, scoped to the run: it serves while `body` runs
+/// (the driver and its workers) and drains when `body` returns.
+public enum EmbeddedServerFactory {
+    /// Whether this build can build a search backend for the server.
+    public static var isAvailable: Bool { backendAvailable }
+
+    /// The backend that serves the scenario's catalog: the filter engine over the catalog.
+    ///
+    /// Not wired yet: SearchServer on main ships only a test double (`SubstringBackend`), and an
+    /// engine-backed `SearchBackend` (Matching's `SearchEngine` behind the server's
+    /// `search(_:isCancelled:)`) belongs with the live runners. Set `backendAvailable` and build
+    /// it here when it lands.
+    static func makeBackend(for scenario: Scenario, baseDirectory: String) throws(WorkloadUnavailable) -> any SearchBackend {
+        throw WorkloadUnavailable(runner: "http-embedded", reason: "no engine-backed search backend for the embedded server in this build yet")
+    }
+
+    static let backendAvailable = false
+
+    public static func withServer<Result: Sendable>(
+        for scenario: Scenario, baseDirectory: String, threads: Int,
+        _ body: (any EmbeddedServer) async throws -> Result
+    ) async throws -> Result {
+        try await withServer(backend: try makeBackend(for: scenario, baseDirectory: baseDirectory), threads: threads, body)
+    }
+
+    /// Serves `backend` on 127.0.0.1 (an ephemeral port) while `body` runs.
+    public static func withServer<Result: Sendable>(
+        backend: any SearchBackend, threads: Int, _ body: (any EmbeddedServer) async throws -> Result
+    ) async throws -> Result {
+        var configuration = SearchServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.workers = threads
+        return try await SearchServer.withServer(configuration: configuration, backend: backend) { running in
+            try await body(RunningServer(running: running))
+        }
+    }
+
+    struct RunningServer: EmbeddedServer {
+        let running: RunningSearchServer
+
+        var baseURL: String { running.baseURL }
+
+        func metricsGroup() -> MetricGroup {
+            let metrics = running.metrics
+            var set = MetricSet()
+            set.add("server_requests", Int64(metrics.total(endpoint: "search")))
+            set.add("server_ok", Int64(metrics.count(endpoint: "search", status: 200)))
+            set.add("server_cancelled", Int64(metrics.cancelled))
+            set.add("server_items_scanned", Int64(metrics.itemsScanned))
+            set.add("server_wasted_items", Int64(metrics.wastedItems))
+            set.add("server_wasted_ns", Int64(metrics.wastedSeconds * 1e9))
+            set.add("server_overload_rejections", Int64(metrics.overloadRejections))
+            set.add("server_connections", Int64(metrics.connectionsAccepted))
+            return MetricGroup(name: "server", labels: ["runner": "http-embedded"], metrics: set)
+        }
+    }
+}

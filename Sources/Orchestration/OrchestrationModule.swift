@@ -1,2 +1,0 @@
-/// The Orchestration module. See ../shared/DESIGN.md for what it owns.
-public enum OrchestrationModule {}

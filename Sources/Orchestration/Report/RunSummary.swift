@@ -1,0 +1,117 @@
+import Foundation
+import Measurement
+
+/// The human and CSV views of a run record: one row per group (strategy × runner).
+public enum RunSummary {
+    /// The columns of the terminal table, in order: shown when some group recorded them.
+    /// Names follow the Recorder's metric names (METRICS.md).
+    public static let headline: [(title: String, metric: String)] = [
+        ("typists", "typists"),
+        ("keys", "keystrokes"),
+        ("requests", "requests_started"),
+        ("req/settle", "requests_started/settles"),
+        ("errors", "errors_server+errors_timeout+errors_transport"),
+        ("out-of-order", "out_of_order_applies"),
+        ("stale", "stale_settles/settles"),
+        ("false empty", "false_empties"),
+        ("TTFR p50", "ttfr_ns.p50"),
+        ("TTFR p99", "ttfr_ns.p99"),
+        ("wasted", "wasted_service_ns/service_ns_total"),
+        ("IKI p50", "probe.iki.p50"),
+        ("lag p99", "probe.lag.p99"),
+    ]
+
+    /// An aligned table per strategy, with the record's problems under it.
+    public static func table(_ record: RunRecord) -> String {
+        let columns = headline.filter { column in
+            record.groups.contains { MetricExpression(column.metric).value(in: $0.metrics) != nil }
+        }
+        var rows: [[String]] = [["strategy", "runner"] + columns.map(\.title)]
+        for group in record.groups {
+            let others = group.labels.keys.filter { $0 != "runner" }.sorted().map { "\($0)=\(group.labels[$0]!)" }
+            let runner = ([group.labels["runner"] ?? "-"] + others).joined(separator: " ")
+            var row = [group.name, runner]
+            for column in columns {
+                let expression = MetricExpression(column.metric)
+                guard let value = expression.value(in: group.metrics) else { row.append("–"); continue }
+                if expression.isDuration(in: group.metrics) {
+                    row.append(formatDuration(value))
+                } else if column.metric.contains("/") {
+                    let share = column.title == "wasted" || column.title == "stale"
+                    row.append(share ? String(format: "%.1f%%", value * 100) : String(format: "%.2f", value))
+                } else {
+                    row.append(formatCount(value))
+                }
+            }
+            rows.append(row)
+        }
+        var text = align(rows)
+        if record.groups.isEmpty { text += "(no measurements arrived)\n" }
+        return text
+    }
+
+    static func align(_ rows: [[String]]) -> String {
+        guard let header = rows.first else { return "" }
+        var widths = header.map(\.count)
+        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        var out = ""
+        for (rowIndex, row) in rows.enumerated() {
+            let cells = row.enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                return index < 2 ? cell + pad : pad + cell
+            }
+            out += cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+            if rowIndex == 0 { out += widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ") + "\n" }
+        }
+        return out
+    }
+
+    public static func formatDuration(_ nanos: Double) -> String {
+        switch nanos {
+        case ..<1_000: return String(format: "%.0fns", nanos)
+        case ..<1_000_000: return String(format: "%.1fµs", nanos / 1e3)
+        case ..<1_000_000_000: return String(format: "%.1fms", nanos / 1e6)
+        default: return String(format: "%.2fs", nanos / 1e9)
+        }
+    }
+
+    static func formatCount(_ value: Double) -> String {
+        if value != value.rounded() { return String(format: "%.2f", value) }
+        let integer = Int64(value)
+        if abs(integer) >= 10_000_000 { return String(format: "%.1fM", value / 1e6) }
+        if abs(integer) >= 100_000 { return String(format: "%.0fk", value / 1e3) }
+        return "\(integer)"
+    }
+
+    /// One CSV row per group: labels, every counter and maximum, and for every histogram its
+    /// count, mean, p50, p90, p99, p99.9 and max. Columns are the union over groups, sorted.
+    public static func csv(_ record: RunRecord) -> String {
+        let labelKeys = Set(record.groups.flatMap { $0.labels.keys }).sorted()
+        let counters = Set(record.groups.flatMap { $0.metrics.counters.keys }).sorted()
+        let maxima = Set(record.groups.flatMap { $0.metrics.maxima.keys }).sorted()
+        let histograms = Set(record.groups.flatMap { $0.metrics.histograms.keys }).sorted()
+        let statistics = ["count", "mean", "p50", "p90", "p99", "p999", "max"]
+        var header = ["strategy"] + labelKeys + counters + maxima.map { "\($0).max" }
+        for name in histograms { header += statistics.map { "\(name).\($0)" } }
+        var lines = [header.map(csvField).joined(separator: ",")]
+        for group in record.groups {
+            var row = [group.name] + labelKeys.map { group.labels[$0] ?? "" }
+            row += counters.map { group.metrics.counters[$0].map(String.init) ?? "" }
+            row += maxima.map { group.metrics.maxima[$0].map(String.init) ?? "" }
+            for name in histograms {
+                for statistic in statistics {
+                    guard group.metrics.histograms[name] != nil,
+                          let value = MetricExpression("\(name).\(statistic)").value(in: group.metrics) else { row.append(""); continue }
+                    row.append(statistic == "mean" ? String(format: "%.1f", value) : "\(Int64(value))")
+                }
+            }
+            lines.append(row.map(csvField).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Measurement
+import Platform
+
+/// `typestorm run` as a library call: check the scenario's runners, prepare the run
+/// directory, drive the workers, evaluate thresholds, write the report atomically.
+public enum RunSession {
+    public struct Request: Sendable {
+        public var scenario: Scenario
+        /// The scenario file (its directory resolves relative paths); `nil` for built-in ones.
+        public var scenarioPath: String?
+        /// Overrides `scenario.processes`.
+        public var workers: Int?
+        /// The run directory to create; default `runs/<scenario>-<UTC time>`.
+        public var outputDirectory: String?
+        /// The `typestorm` executable the workers run.
+        public var executable: String
+        public var toolVersion: String
+        public var progress: ProgressRenderer.Mode
+        public var writeProgress: @Sendable (String) -> Void
+        /// Extra hook for every driver event (tests, benchmarks).
+        public var onEvent: (@Sendable (DriverEvent) -> Void)?
+        public var handleSignals: Bool
+
+        public init(scenario: Scenario, scenarioPath: String?, workers: Int? = nil, outputDirectory: String? = nil,
+                    executable: String, toolVersion: String, progress: ProgressRenderer.Mode = .quiet,
+                    writeProgress: @escaping @Sendable (String) -> Void = { _ in },
+                    onEvent: (@Sendable (DriverEvent) -> Void)? = nil, handleSignals: Bool = true) {
+            self.scenario = scenario
+            self.scenarioPath = scenarioPath
+            self.workers = workers
+            self.outputDirectory = outputDirectory
+            self.executable = executable
+            self.toolVersion = toolVersion
+            self.progress = progress
+            self.writeProgress = writeProgress
+            self.onEvent = onEvent
+            self.handleSignals = handleSignals
+        }
+    }
+
+    public struct Result: Sendable {
+        public var outcome: DriverOutcome
+        public var runDirectory: String
+        public var thresholds: [ThresholdResult]
+        public var exitCode: Int32
+        /// The summary table and problems, as printed to a person.
+        public var summary: String
+    }
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var exitCode: Int32
+        public var description: String { message }
+    }
+
+    /// Exit codes of `typestorm run` (documented in docs/driver.md).
+    public enum ExitCode {
+        public static let success: Int32 = 0
+        /// Complete run, but a threshold failed.
+        public static let thresholdFailed: Int32 = 1
+        /// A worker crashed, hung or sent garbage: the report holds what arrived.
+        public static let partial: Int32 = 2
+        public static let badScenario: Int32 = 65
+        /// The scenario's catalog file does not exist.
+        public static let noInput: Int32 = 66
+        /// A runner is not available, or no worker could be started.
+        public static let cannotRun: Int32 = 70
+        public static let cannotWrite: Int32 = 73
+        /// Stopped by a signal: 128 + the signal (130 for SIGINT, 143 for SIGTERM).
+        public static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
+    }
+
+    public static func run(_ request: Request) async throws(Failure) -> Result {
+        let scenario = request.scenario
+        do { try WorkloadRegistry.check(scenario) } catch {
+            throw Failure(message: error.description, exitCode: ExitCode.cannotRun)
+        }
+        let fm = FileManager.default
+        let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
+        if case let .file(path) = scenario.catalog {
+            let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardizedFileURL.path
+            guard fm.fileExists(atPath: resolved) else {
+                throw Failure(message: "\(request.scenarioPath ?? "scenario"): $.catalog.file: \(path) does not exist (looked for \(resolved))", exitCode: ExitCode.noInput)
+            }
+        }
+        let final = request.outputDirectory ?? defaultDirectory(for: scenario)
+        let finalURL = URL(fileURLWithPath: final).standardizedFileURL
+        guard !fm.fileExists(atPath: finalURL.path) else {
+            throw Failure(message: "the run directory \(final) already exists; choose another with --out", exitCode: ExitCode.cannotWrite)
+        }
+        let temporary = finalURL.deletingLastPathComponent().appendingPathComponent(".\(finalURL.lastPathComponent).partial-\(getpid())")
+        let scenarioFile = temporary.appendingPathComponent("scenario.json")
+        do {
+            try fm.createDirectory(at: temporary.appendingPathComponent("workers"), withIntermediateDirectories: true)
+            try Data(scenario.canonicalJSON.prettyCanonical.utf8).write(to: scenarioFile)
+        } catch {
+            throw Failure(message: "cannot create the run directory next to \(final): \(error.localizedDescription)", exitCode: ExitCode.cannotWrite)
+        }
+
+        let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
+        let extra = request.onEvent
+        func configuration(serverURL: String?) -> DriverConfiguration {
+            DriverConfiguration(
+            scenario: scenario, scenarioFile: scenarioFile.path, baseDirectory: baseDirectory,
+            workers: request.workers ?? scenario.processes, executable: request.executable,
+            logDirectory: temporary.appendingPathComponent("workers").path, toolVersion: request.toolVersion,
+            gitCommit: HostInfo.gitCommit(near: baseDirectory) ?? HostInfo.gitCommit(near: fm.currentDirectoryPath),
+            serverURL: serverURL, handleSignals: request.handleSignals,
+            onEvent: { event in
+                renderer.handle(event)
+                extra?(event)
+            })
+        }
+        let serverThreads = scenario.runners.compactMap { runner -> Int? in
+            if case let .httpEmbedded(threads) = runner { return threads } else { return nil }
+        }.max()
+        var outcome: DriverOutcome
+        if let serverThreads {
+            do {
+                outcome = try await EmbeddedServerFactory.withServer(for: scenario, baseDirectory: baseDirectory, threads: serverThreads) { server in
+                    let cpuBefore = processCPUNanos()
+                    var outcome = await Driver(configuration(serverURL: server.baseURL)).run()
+                    var group = server.metricsGroup()
+                    // The server runs in this process: its CPU is the process's minus the driver's.
+                    group.metrics.add("server_cpu_ns", max(0, processCPUNanos() - cpuBefore - outcome.driverCPUNanos))
+                    try? outcome.record.add(group)
+                    return outcome
+                }
+            } catch {
+                try? fm.removeItem(at: temporary)
+                throw Failure(message: "cannot start the embedded search server: \(error)", exitCode: ExitCode.cannotRun)
+            }
+        } else {
+            outcome = await Driver(configuration(serverURL: nil)).run()
+        }
+        renderer.finish()
+
+        if outcome.workers.allSatisfy({ $0.pid == 0 }) {
+            try? fm.removeItem(at: temporary)
+            throw Failure(message: outcome.record.problems.first ?? "no worker could be started", exitCode: ExitCode.cannotRun)
+        }
+        let thresholds = scenario.thresholds.flatMap { $0.evaluate(outcome.record) }
+        let summary = summaryText(outcome: outcome, thresholds: thresholds, directory: final)
+        do {
+            try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
+            try Data(RunSummary.csv(outcome.record).utf8).write(to: temporary.appendingPathComponent("summary.csv"))
+            try Data(summary.utf8).write(to: temporary.appendingPathComponent("summary.txt"))
+            try fm.moveItem(at: temporary, to: finalURL)
+        } catch {
+            throw Failure(message: "cannot write the run directory \(final): \(error.localizedDescription) (partial files in \(temporary.path))", exitCode: ExitCode.cannotWrite)
+        }
+        let exitCode: Int32
+        if let signal = outcome.interruptedBy {
+            exitCode = ExitCode.interrupted(by: signal)
+        } else if outcome.isPartial {
+            exitCode = ExitCode.partial
+        } else if thresholds.contains(where: { !$0.passed }) {
+            exitCode = ExitCode.thresholdFailed
+        } else {
+            exitCode = ExitCode.success
+        }
+        return Result(outcome: outcome, runDirectory: final, thresholds: thresholds, exitCode: exitCode, summary: summary)
+    }
+
+    static func processCPUNanos() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+
+    static func defaultDirectory(for scenario: Scenario) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return "runs/\(scenario.name)-\(formatter.string(from: Date()))"
+    }
+
+    static func summaryText(outcome: DriverOutcome, thresholds: [ThresholdResult], directory: String) -> String {
+        let record = outcome.record
+        let seconds = Double(outcome.endedWallClockNanos - outcome.startedWallClockNanos) / 1e9
+        var text = "\(record.metadata.scenarioName) (hash \(record.metadata.scenarioHash), seed \(record.metadata.seed)), "
+        text += "\(outcome.workers.count) worker(s), \(String(format: "%.1f", seconds)) s\(record.partial ? " — PARTIAL" : "")\n\n"
+        text += RunSummary.table(record)
+        if !thresholds.isEmpty {
+            text += "\nthresholds:\n" + thresholds.map { "  \($0.passed ? "ok  " : "FAIL") \($0.message)\n" }.joined()
+        }
+        if !record.problems.isEmpty {
+            text += "\nproblems:\n" + record.problems.map { "  - \($0)\n" }.joined()
+        }
+        return text
+    }
+}

@@ -1,0 +1,273 @@
+/// A complete description of one benchmark run: what is searched, who types, which strategies
+/// are compared under which runners, and when the run counts as failed.
+///
+/// Read from JSON by `ScenarioReader` (which names the JSON path of every mistake); every field
+/// below is already validated and has its defaults applied. `canonicalJSON` writes it back, and
+/// `hash` is computed over that, so formatting and omitted defaults do not change the hash.
+public struct Scenario: Sendable, Equatable {
+    public static let schemaVersion = 1
+
+    public var name: String
+    public var description: String?
+    public var seed: UInt64
+    /// Length of each runner phase: wall clock for live runners, simulated time for `virtual`.
+    public var durationNanos: Int64
+    /// Worker processes when `typestorm run` is not given `--workers`.
+    public var processes: Int
+    public var catalog: CatalogSource
+    public var population: Population
+    public var strategies: [ScenarioStrategy]
+    /// Run one after another, each as a phase that all workers start together.
+    public var runners: [RunnerSpec]
+    public var backend: ScenarioBackend
+    public var thresholds: [Threshold]
+    public var driver: DriverSettings
+
+    public init(
+        name: String, description: String? = nil, seed: UInt64, durationNanos: Int64, processes: Int = 1,
+        catalog: CatalogSource, population: Population, strategies: [ScenarioStrategy], runners: [RunnerSpec],
+        backend: ScenarioBackend = ScenarioBackend(), thresholds: [Threshold] = [], driver: DriverSettings = DriverSettings()
+    ) {
+        self.name = name
+        self.description = description
+        self.seed = seed
+        self.durationNanos = durationNanos
+        self.processes = processes
+        self.catalog = catalog
+        self.population = population
+        self.strategies = strategies
+        self.runners = runners
+        self.backend = backend
+        self.thresholds = thresholds
+        self.driver = driver
+    }
+}
+
+/// Where the catalog comes from: a file, or the synthetic generator.
+public enum CatalogSource: Sendable, Equatable {
+    /// A catalog file, relative to the scenario file's directory unless absolute.
+    case file(String)
+    case generate(items: Int, seed: UInt64, languages: [LanguageShare])
+
+    public struct LanguageShare: Sendable, Equatable {
+        public var language: ScenarioLanguage
+        public var share: Double
+        public init(language: ScenarioLanguage, share: Double) {
+            self.language = language
+            self.share = share
+        }
+    }
+}
+
+public enum ScenarioLanguage: String, Sendable, Equatable, CaseIterable {
+    case en, ko, zh
+}
+
+public enum Device: String, Sendable, Equatable, CaseIterable {
+    case desktop, mobile
+}
+
+/// The typists: how many, what they type on and in, when they arrive, how long they stay.
+public struct Population: Sendable, Equatable {
+    public var typists: Int
+    public var mix: [MixEntry]
+    public var arrival: Arrival
+    /// Queries each typist searches for before leaving the field.
+    public var queriesPerSession: Int
+    /// A session is cut off after this long (`nil`: only the phase duration cuts it).
+    public var maximumSessionNanos: Int64?
+
+    public struct MixEntry: Sendable, Equatable {
+        public var device: Device
+        public var language: ScenarioLanguage
+        public var share: Double
+        public init(device: Device, language: ScenarioLanguage, share: Double) {
+            self.device = device
+            self.language = language
+            self.share = share
+        }
+    }
+
+    public enum Arrival: Sendable, Equatable {
+        case allAtOnce
+        /// Arrivals spread evenly over the first `overNanos` of the phase.
+        case ramp(overNanos: Int64)
+        /// A Poisson process with this many arrivals per second.
+        case rate(perSecond: Double)
+    }
+
+    public init(typists: Int, mix: [MixEntry], arrival: Arrival = .allAtOnce, queriesPerSession: Int = 1, maximumSessionNanos: Int64? = nil) {
+        self.typists = typists
+        self.mix = mix
+        self.arrival = arrival
+        self.queriesPerSession = queriesPerSession
+        self.maximumSessionNanos = maximumSessionNanos
+    }
+
+    /// Which typist indices segment `index` of `count` runs: round-robin, so every segment gets
+    /// early and late arrivals alike and all segments together are exactly `0..<typists`.
+    public func typistIndices(segment index: Int, of count: Int) -> StrideTo<Int> {
+        stride(from: index, to: typists, by: count)
+    }
+
+    /// The mix entry of typist `typist`: shares laid out as consecutive ranges of the index
+    /// space, so the mix does not depend on how the typists are split into segments.
+    public func mixEntry(forTypist typist: Int) -> MixEntry {
+        let position = (Double(typist) + 0.5) / Double(typists)
+        var cumulative = 0.0
+        for entry in mix {
+            cumulative += entry.share
+            if position < cumulative { return entry }
+        }
+        return mix[mix.count - 1]
+    }
+}
+
+/// One strategy to compare: a preset from STRATEGIES.md and the knobs a scenario may turn.
+public struct ScenarioStrategy: Sendable, Equatable {
+    public static let presets = [
+        "naive", "manual-cancel", "split-state-seed", "split-state", "sequence-guard",
+        "debounce-switch", "throttle", "submit-only", "local-filter",
+    ]
+
+    /// Unique label in reports (defaults to the preset).
+    public var name: String
+    public var preset: String
+    public var debounceNanos: Int64?
+    public var minimumLength: Int?
+    public var trim: Bool?
+    public var stalledDelayNanos: Int64?
+    public var cacheSize: Int?
+    /// Seed 001's write-back normalization variant.
+    public var writeBack: Bool?
+
+    public init(name: String? = nil, preset: String, debounceNanos: Int64? = nil, minimumLength: Int? = nil,
+                trim: Bool? = nil, stalledDelayNanos: Int64? = nil, cacheSize: Int? = nil, writeBack: Bool? = nil) {
+        self.name = name ?? preset
+        self.preset = preset
+        self.debounceNanos = debounceNanos
+        self.minimumLength = minimumLength
+        self.trim = trim
+        self.stalledDelayNanos = stalledDelayNanos
+        self.cacheSize = cacheSize
+        self.writeBack = writeBack
+    }
+}
+
+/// Where requests go and on which clock.
+public enum RunnerSpec: Sendable, Equatable {
+    /// Discrete-event simulation against `Scenario.backend`.
+    case virtual
+    /// Real clock, the real filter engine in each worker process.
+    case inProcess
+    /// Real clock, HTTP to the search server the driver starts.
+    case httpEmbedded(serverThreads: Int)
+    /// Real clock, HTTP to an existing endpoint; `{query}` in the template is replaced.
+    case httpURL(template: String)
+    /// The driver's own probe: typists that only type (no search), to exercise and measure the
+    /// driver, the protocol and sharding. `realTime`: keys at their intended wall-clock times.
+    case probe(realTime: Bool)
+
+    public var kind: String {
+        switch self {
+        case .virtual: return "virtual"
+        case .inProcess: return "in-process"
+        case .httpEmbedded: return "http-embedded"
+        case .httpURL: return "http-url"
+        case .probe: return "probe"
+        }
+    }
+
+    public static let kinds = ["virtual", "in-process", "http-embedded", "http-url", "probe"]
+
+    /// Whether the phase runs on the wall clock (so its duration is real time).
+    public var isLive: Bool {
+        switch self {
+        case .virtual: return false
+        case let .probe(realTime): return realTime
+        default: return true
+        }
+    }
+}
+
+/// The modelled backend for virtual time (ignored by live runners).
+public struct ScenarioBackend: Sendable, Equatable {
+    /// Requests served at once per server; more wait in a queue.
+    public var workers: Int
+    /// Typists sharing one modelled server (segments split on these cells in virtual time).
+    public var typistsPerServer: Int
+    public var serviceMedianNanos: Int64
+    public var serviceP99Nanos: Int64
+    public var networkRoundTripNanos: Int64
+    public var cancellation: Cancellation
+    /// With `honoured`: how long the server takes to notice a cancellation.
+    public var cancelDelayNanos: Int64
+    /// Share of requests that fail with a server error.
+    public var errorRate: Double
+    /// Client-side timeout.
+    public var timeoutNanos: Int64
+
+    /// `honoured`: the server stops after noticing; `client-only`: the client gives up but the
+    /// server finishes the work; `ignored`: nobody notices, the response is delivered.
+    public enum Cancellation: String, Sendable, Equatable, CaseIterable {
+        case honoured
+        case clientOnly = "client-only"
+        case ignored
+    }
+
+    public init(workers: Int = 4, typistsPerServer: Int = 100, serviceMedianNanos: Int64 = 8_000_000, serviceP99Nanos: Int64 = 60_000_000,
+                networkRoundTripNanos: Int64 = 30_000_000, cancellation: Cancellation = .honoured, cancelDelayNanos: Int64 = 5_000_000,
+                errorRate: Double = 0, timeoutNanos: Int64 = 5_000_000_000) {
+        self.workers = workers
+        self.typistsPerServer = typistsPerServer
+        self.cancelDelayNanos = cancelDelayNanos
+        self.serviceMedianNanos = serviceMedianNanos
+        self.serviceP99Nanos = serviceP99Nanos
+        self.networkRoundTripNanos = networkRoundTripNanos
+        self.cancellation = cancellation
+        self.errorRate = errorRate
+        self.timeoutNanos = timeoutNanos
+    }
+}
+
+/// A pass/fail rule on the merged record: `metric` of the groups it selects must stay within
+/// `[minimum, maximum]`.
+public struct Threshold: Sendable, Equatable {
+    /// A counter name, or a histogram name with a statistic: `ttfr.p99`, `fanout.mean`,
+    /// `requests.count`, `ttfr.max`.
+    public var metric: String
+    /// Only groups of this strategy name (`nil`: every group).
+    public var strategy: String?
+    /// Only groups of this runner kind (`nil`: every runner).
+    public var runner: String?
+    public var maximum: Double?
+    public var minimum: Double?
+
+    public init(metric: String, strategy: String? = nil, runner: String? = nil, maximum: Double? = nil, minimum: Double? = nil) {
+        self.metric = metric
+        self.strategy = strategy
+        self.runner = runner
+        self.maximum = maximum
+        self.minimum = minimum
+    }
+}
+
+/// How the driver paces and polices its workers.
+public struct DriverSettings: Sendable, Equatable {
+    /// How often a worker sends a snapshot.
+    public var snapshotIntervalNanos: Int64
+    /// A worker that sends nothing for this long is declared hung and killed.
+    public var hangTimeoutNanos: Int64
+    /// After SIGTERM, how long a worker gets before SIGKILL.
+    public var graceNanos: Int64
+    /// After a stop request, how long in-flight work may finish before workers are terminated.
+    public var drainNanos: Int64
+
+    public init(snapshotIntervalNanos: Int64 = 500_000_000, hangTimeoutNanos: Int64 = 10_000_000_000,
+                graceNanos: Int64 = 2_000_000_000, drainNanos: Int64 = 5_000_000_000) {
+        self.snapshotIntervalNanos = snapshotIntervalNanos
+        self.hangTimeoutNanos = hangTimeoutNanos
+        self.graceNanos = graceNanos
+        self.drainNanos = drainNanos
+    }
+}

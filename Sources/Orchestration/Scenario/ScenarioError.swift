@@ -1,0 +1,76 @@
+/// Everything wrong with a scenario, each with the JSON path where it was found.
+public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Issue: Sendable, Equatable, CustomStringConvertible {
+        /// JSONPath of the offending value, e.g. `$.population.mix[1].share`.
+        public var path: String
+        public var message: String
+
+        public init(path: String, message: String) {
+            self.path = path
+            self.message = message
+        }
+
+        public var description: String { "\(path): \(message)" }
+    }
+
+    /// The file the scenario came from, when it came from one.
+    public var file: String?
+    public var issues: [Issue]
+
+    public init(file: String? = nil, issues: [Issue]) {
+        self.file = file
+        self.issues = issues
+    }
+
+    public var description: String {
+        let head = file.map { "invalid scenario \($0)" } ?? "invalid scenario"
+        if issues.count == 1 { return "\(head): \(issues[0])" }
+        return "\(head) (\(issues.count) problems):\n" + issues.map { "  \($0)" }.joined(separator: "\n")
+    }
+}
+
+/// The closest candidate within a small edit distance, for "did you mean" hints.
+func closestMatch(to word: String, among candidates: [String]) -> String? {
+    func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+    let scored = candidates.map { ($0, distance(word, $0)) }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+    let limit = max(1, min(3, word.count / 3))
+    if best.1 <= limit { return best.0 }
+    return candidates.first { $0.lowercased().hasPrefix(word.lowercased()) && word.count >= 2 }
+}
+
+/// Parses durations as scenarios and flags write them: `300ms`, `1.5s`, `250us`, `2m`, `1h`, `10ns`.
+enum DurationText {
+    static func nanos(_ text: String) -> Int64? {
+        let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            let number = text.dropLast(suffix.count)
+            guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." }), let value = Double(number), value.isFinite else { return nil }
+            let nanos = value * scale
+            guard nanos < 9.2e18 else { return nil }
+            return Int64(nanos.rounded())
+        }
+        return nil
+    }
+
+    /// The shortest exact rendering: `300ms`, `2s`, `1500us`.
+    static func format(_ nanos: Int64) -> String {
+        let units: [(String, Int64)] = [("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)]
+        for (suffix, scale) in units where nanos != 0 && nanos % scale == 0 { return "\(nanos / scale)\(suffix)" }
+        return "\(nanos)ns"
+    }
+}

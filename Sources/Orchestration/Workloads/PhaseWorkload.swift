@@ -1,0 +1,118 @@
+import Measurement
+import Synchronization
+
+/// What a worker runs in one phase: its share of the typists under one runner.
+///
+/// The seam between the driver and the runners. Each runner (virtual, in-process, HTTP) is
+/// wrapped in one conforming type, registered in `WorkloadRegistry`; the worker process knows
+/// nothing else about it.
+public protocol PhaseWorkload: Sendable {
+    /// Runs the typists of `context.typists` and returns what they measured: one group per
+    /// strategy. Publishes cumulative progress through `context.progress` as it goes, and
+    /// returns early (with what it has) once `context.progress.isStopRequested`.
+    func run(_ context: PhaseContext) async throws -> [MetricGroup]
+}
+
+/// Everything a workload needs for one phase.
+public struct PhaseContext: Sendable {
+    public var scenario: Scenario
+    /// Directory that relative paths in the scenario (the catalog file) are resolved against.
+    public var baseDirectory: String
+    public var segment: Segment
+    /// Indices of the typists this worker runs (see `Population.typistIndices`).
+    public var typists: [Int]
+    public var runner: RunnerSpec
+    public var phase: Int
+    /// When the phase started, on the wall clock (for live runners' pacing).
+    public var startWallClockNanos: Int64
+    public var progress: ProgressSink
+    /// The embedded server's base URL, for `http-embedded` (set by the driver).
+    public var serverURL: String?
+
+    public init(scenario: Scenario, baseDirectory: String, segment: Segment, typists: [Int], runner: RunnerSpec,
+                phase: Int, startWallClockNanos: Int64, progress: ProgressSink, serverURL: String? = nil) {
+        self.scenario = scenario
+        self.baseDirectory = baseDirectory
+        self.segment = segment
+        self.typists = typists
+        self.runner = runner
+        self.phase = phase
+        self.startWallClockNanos = startWallClockNanos
+        self.progress = progress
+        self.serverURL = serverURL
+    }
+
+    /// The labels every group of this phase carries.
+    public var labels: [String: String] { ["runner": runner.kind] }
+}
+
+/// Where a running workload leaves its latest cumulative measurements for the worker's
+/// snapshot thread, and where the worker tells it to stop.
+public final class ProgressSink: Sendable {
+    private struct State {
+        var groups: [MetricGroup] = []
+        var typistsActive = 0
+    }
+    private let state = Mutex(State())
+    private let stopRequested = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Replaces the published measurements of the running phase.
+    public func publish(groups: [MetricGroup], typistsActive: Int) {
+        state.withLock { state in
+            state.groups = groups
+            state.typistsActive = typistsActive
+        }
+    }
+
+    public var latest: (groups: [MetricGroup], typistsActive: Int) {
+        state.withLock { ($0.groups, $0.typistsActive) }
+    }
+
+    public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
+    public var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
+}
+
+/// A runner kind this build cannot run (its module is not wired in yet, or it needs something
+/// the machine lacks).
+public struct WorkloadUnavailable: Error, Sendable, CustomStringConvertible {
+    public var runner: String
+    public var reason: String
+
+    public var description: String { "runner \"\(runner)\" is not available: \(reason)" }
+}
+
+/// The runners this build can run, by scenario runner kind.
+public enum WorkloadRegistry {
+    /// The workload for `runner`, or why there is none.
+    public static func workload(for runner: RunnerSpec) throws(WorkloadUnavailable) -> any PhaseWorkload {
+        switch runner {
+        case let .probe(realTime):
+            return ProbeWorkload(realTime: realTime)
+        case .virtual:
+            return VirtualWorkload()
+        case .inProcess:
+            throw WorkloadUnavailable(runner: runner.kind, reason: "the in-process live runner is not wired into this build yet")
+        case .httpEmbedded, .httpURL:
+            throw WorkloadUnavailable(runner: runner.kind, reason: "the HTTP live runner is not wired into this build yet")
+        }
+    }
+
+    /// Checks every runner of `scenario` (and the embedded server it needs) before any
+    /// process is spawned.
+    public static func check(_ scenario: Scenario) throws(WorkloadUnavailable) {
+        for runner in scenario.runners {
+            _ = try workload(for: runner)
+            if case .httpEmbedded = runner, !EmbeddedServerFactory.isAvailable {
+                throw WorkloadUnavailable(runner: runner.kind, reason: "the embedded search server is not wired into this build yet")
+            }
+        }
+    }
+
+    /// Whether `runner` can run in this build.
+    public static func isAvailable(_ runner: RunnerSpec) -> Bool {
+        if case .httpEmbedded = runner, !EmbeddedServerFactory.isAvailable { return false }
+        return (try? workload(for: runner)) != nil
+    }
+}

@@ -1,0 +1,85 @@
+import Measurement
+import SearchField
+import Simulation
+
+/// The `virtual` runner: Simulation's discrete-event runner over the modelled backend.
+///
+/// Runs strategy after strategy over the typists of the segment. The segment is split on whole
+/// server cells (`Simulation.typistRange`), not round-robin: typists of one cell share a modelled
+/// server, and only whole cells make the merged segments equal the unsharded run. For the same
+/// reason each strategy runs in chunks of whole cells, merged as they finish: the result is the
+/// same as one pass, and progress and stop requests come every chunk instead of every strategy.
+///
+/// Typists come from Simulation's simple typing model (`queries` per session from the scenario);
+/// the device/language mix and the arrival process apply to the live runners.
+struct VirtualWorkload: PhaseWorkload {
+    func run(_ context: PhaseContext) async throws -> [MetricGroup] {
+        let simulation = Self.simulationScenario(context.scenario)
+        let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
+                                           typistsPerServer: simulation.backend.typistsPerServer)
+        let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer)
+        var groups: [MetricGroup] = []
+        for spec in simulation.strategies {
+            var group = MetricGroup(name: spec.name, labels: context.labels)
+            for chunk in chunks {
+                if context.progress.isStopRequested { return groups }
+                let recorder = Simulation.runStrategy(spec.preset.make(spec.configuration), scenario: simulation, typists: chunk)
+                try group.metrics.merge(recorder.metrics())
+                context.progress.publish(groups: groups + [group], typistsActive: 0)
+            }
+            groups.append(group)
+        }
+        return groups
+    }
+
+    /// About 16 pieces of `range`, each a run of whole server cells.
+    static func chunks(of range: Range<Int>, typistsPerServer: Int) -> [Range<Int>] {
+        let perCell = max(1, typistsPerServer)
+        let cells = (range.count + perCell - 1) / perCell
+        let cellsPerChunk = max(1, (cells + 15) / 16)
+        return stride(from: range.lowerBound, to: range.upperBound, by: cellsPerChunk * perCell).map {
+            $0..<min(range.upperBound, $0 + cellsPerChunk * perCell)
+        }
+    }
+
+    /// The scenario in Simulation's terms.
+    static func simulationScenario(_ scenario: Scenario) -> SimulationScenario {
+        let model = scenario.backend
+        // Log-normal through the median and the p99: p99 = median · e^(2.326 σ).
+        let sigma = model.serviceP99Nanos > model.serviceMedianNanos && model.serviceMedianNanos > 0
+            ? log(Double(model.serviceP99Nanos) / Double(model.serviceMedianNanos)) / 2.326 : 0
+        let cancellation: CancellationMode = switch model.cancellation {
+        case .honoured: .honoured(delay: model.cancelDelayNanos)
+        case .clientOnly: .clientOnly
+        case .ignored: .ignored
+        }
+        let backend = BackendModel(
+            roundTrip: .logNormal(median: model.networkRoundTripNanos, sigma: 0.3), workers: model.workers,
+            typistsPerServer: model.typistsPerServer,
+            service: .distribution(sigma > 0 ? .logNormal(median: model.serviceMedianNanos, sigma: sigma) : .constant(model.serviceMedianNanos)),
+            errorRate: model.errorRate, timeout: model.timeoutNanos, cancellation: cancellation)
+        return SimulationScenario(
+            name: scenario.name, typists: scenario.population.typists, seed: scenario.seed,
+            strategies: scenario.strategies.map(simulationStrategy), backend: backend,
+            typing: SimpleTypingModel(queriesPerSession: scenario.population.queriesPerSession))
+    }
+
+    static func simulationStrategy(_ spec: ScenarioStrategy) -> StrategySpec {
+        // The reader only accepts preset names that SearchField defines.
+        let preset = Preset(rawValue: spec.preset)!
+        var configuration = preset.defaultConfiguration
+        if let debounce = spec.debounceNanos { configuration.debounce = debounce }
+        if let minimum = spec.minimumLength { configuration.normalizer.minimumLength = minimum }
+        if let trim = spec.trim { configuration.normalizer.trims = trim }
+        if let stalled = spec.stalledDelayNanos { configuration.stalledDelay = stalled }
+        if let cache = spec.cacheSize { configuration.cacheCapacity = cache }
+        if let writeBack = spec.writeBack { configuration.writeBack = writeBack }
+        return StrategySpec(name: spec.name, preset: preset, configuration: configuration)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,111 @@
+import CShims
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Which allocator serves this process's `malloc`.
+public enum AllocatorKind: String, Sendable, Codable {
+    case jemalloc
+    case system
+}
+
+/// jemalloc's view of this process's heap (METRICS.md §8), read with `mallctl`.
+///
+/// - `allocated`: bytes the program holds in live allocations;
+/// - `active`: bytes in pages holding live allocations (allocated plus fragmentation);
+/// - `resident`: bytes jemalloc keeps physically resident, metadata and cached pages included.
+public struct AllocatorStats: Sendable, Equatable, Codable {
+    public var allocator: AllocatorKind
+    public var allocatedBytes: UInt64
+    public var activeBytes: UInt64
+    public var residentBytes: UInt64
+
+    public init(allocator: AllocatorKind, allocatedBytes: UInt64, activeBytes: UInt64, residentBytes: UInt64) {
+        self.allocator = allocator
+        self.allocatedBytes = allocatedBytes
+        self.activeBytes = activeBytes
+        self.residentBytes = residentBytes
+    }
+
+    /// The current stats, or `nil` when jemalloc does not serve `malloc` (system allocator run):
+    /// its counters would then describe only jemalloc's own idle arena, not the program.
+    public static func current() -> AllocatorStats? {
+        guard Allocator.current == .jemalloc else { return nil }
+        func read(_ name: String) -> UInt64? {
+            var value = 0
+            return cshims_jemalloc_read_size(name, &value) == 0 ? UInt64(value) : nil
+        }
+        guard let allocated = read("stats.allocated"), let active = read("stats.active"),
+              let resident = read("stats.resident") else { return nil }
+        return AllocatorStats(allocator: .jemalloc, allocatedBytes: allocated, activeBytes: active, residentBytes: resident)
+    }
+}
+
+/// The allocator switch: jemalloc is linked into every executable; `TYPESTORM_ALLOCATOR=system`
+/// runs the same binary on glibc's malloc for comparison.
+///
+/// The executable lists libjemalloc before libc, so the dynamic linker binds `malloc` to
+/// jemalloc. Preloading libc (`LD_PRELOAD=libc.so.6`) moves glibc to the front of the lookup
+/// order and every `malloc`/`free` binds there instead, with no second build. The variable must
+/// be set before the process starts, so `applySelectionFromEnvironment` re-executes the process
+/// once with it; `mallctl` still resolves to jemalloc, which then reports itself inactive.
+public enum Allocator {
+    /// The environment variable that selects the allocator: `jemalloc` (default) or `system`.
+    public static let environmentVariable = "TYPESTORM_ALLOCATOR"
+    static let reexecMarker = "TYPESTORM_ALLOCATOR_REEXEC"
+
+    /// The allocator that actually serves `malloc` in this process (probed once).
+    public static let current: AllocatorKind = cshims_jemalloc_serves_malloc() != 0 ? .jemalloc : .system
+
+    /// An error in the allocator selection, e.g. an unknown value of `TYPESTORM_ALLOCATOR`.
+    public struct SelectionError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The allocator the environment asks for; throws for an unknown value.
+    public static func requested(environment: [String: String]) throws(SelectionError) -> AllocatorKind {
+        guard let raw = environment[environmentVariable], !raw.isEmpty else { return .jemalloc }
+        guard let kind = AllocatorKind(rawValue: raw.lowercased()) else {
+            throw SelectionError(description: "\(environmentVariable)=\(raw) is not an allocator; use 'jemalloc' or 'system'")
+        }
+        return kind
+    }
+
+    /// Call first thing in `main`, before any thread starts: if the system allocator is requested
+    /// and jemalloc is serving `malloc`, re-executes this program with libc preloaded. Returns
+    /// normally when nothing needs to change; throws if the selection is invalid or the re-exec
+    /// failed (the process then still runs on jemalloc).
+    public static func applySelectionFromEnvironment() throws {
+        let environment = currentEnvironment()
+        let wanted = try requested(environment: environment)
+        guard wanted == .system, current == .jemalloc else { return }
+        if environment[reexecMarker] != nil {
+            throw SelectionError(description: "\(environmentVariable)=system: preloading libc.so.6 did not replace jemalloc")
+        }
+        let preload = ["libc.so.6", environment["LD_PRELOAD"]].compactMap { $0 }.filter { !$0.isEmpty }
+        setenv("LD_PRELOAD", preload.joined(separator: " "), 1)
+        setenv(reexecMarker, "1", 1)
+        let arguments = CommandLine.arguments
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        execv("/proc/self/exe", &argv)
+        let code = errno
+        for pointer in argv { free(pointer) }
+        throw SystemError(call: "execv(/proc/self/exe)", errno: code)
+    }
+
+    static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        return result
+    }
+}

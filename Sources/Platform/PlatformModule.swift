@@ -1,2 +1,0 @@
-/// The Platform module. See ../shared/DESIGN.md for what it owns.
-public enum PlatformModule {}

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading and writing the pipes between a driver and its workers.
+public enum PipeIO {
+    /// What `poll` reported for one descriptor.
+    public struct Readiness: Sendable, Equatable {
+        public var fd: Int32
+        /// Data to read, or the other end closed (a read then returns 0).
+        public var readable: Bool
+    }
+
+    /// Waits until one of `fds` can be read or has hung up, or `timeoutMillis` passes.
+    /// Returns the descriptors that are ready (empty on timeout or an interrupting signal).
+    public static func poll(_ fds: [Int32], timeoutMillis: Int32) throws(ProcessError) -> [Readiness] {
+        var entries = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let result = entries.withUnsafeMutableBufferPointer { buffer in
+            Glibc.poll(buffer.baseAddress, nfds_t(buffer.count), timeoutMillis)
+        }
+        if result == -1 {
+            if errno == EINTR { return [] }
+            throw ProcessError(call: "poll", errno: errno)
+        }
+        return entries.compactMap { entry in
+            let ready = entry.revents & Int16(POLLIN | POLLHUP | POLLERR | POLLNVAL) != 0
+            return ready ? Readiness(fd: entry.fd, readable: true) : nil
+        }
+    }
+
+    /// Reads what is available (one `read`), up to `maximum` bytes; an empty array means end of
+    /// file. Call after `poll` said the descriptor is readable, so this does not block.
+    public static func readAvailable(_ fd: Int32, maximum: Int = 65_536) throws(ProcessError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        let count = try retryingEINTR("read") {
+            buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, maximum) }
+        }
+        buffer.removeSubrange(count...)
+        return buffer
+    }
+
+    /// Writes every byte, resuming after partial writes and signals. A reader that has gone
+    /// away gives `EPIPE` (the caller must ignore SIGPIPE, see `SignalTrap.ignoreBrokenPipes`).
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(ProcessError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try retryingEINTR("write") {
+                bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            }
+            offset += written
+        }
+    }
+}
+
+/// Splits a byte stream into lines; a line longer than `maximumLineLength` is an error, so a
+/// child that prints megabytes without a newline cannot make its reader grow without bound.
+public struct LineBuffer: Sendable {
+    public var maximumLineLength: Int
+    private var pending: [UInt8] = []
+
+    public init(maximumLineLength: Int = 64 << 20) {
+        self.maximumLineLength = maximumLineLength
+    }
+
+    public enum Failure: Error, Equatable { case lineTooLong(Int) }
+
+    /// Appends `bytes` and returns the complete lines (without the newline).
+    public mutating func append(_ bytes: [UInt8]) throws(Failure) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        var start = 0
+        var scanFrom = 0
+        pending += bytes
+        while let newline = pending[scanFrom...].firstIndex(of: 10) {
+            lines.append(Array(pending[start..<newline]))
+            start = newline + 1
+            scanFrom = start
+        }
+        pending.removeSubrange(0..<start)
+        if pending.count > maximumLineLength { throw .lineTooLong(pending.count) }
+        return lines
+    }
+
+    /// Bytes after the last newline (what a writer left unterminated when it stopped).
+    public var remainder: [UInt8] { pending }
+}

@@ -1,0 +1,42 @@
+import Glibc
+
+/// CPU time and peak memory of this process, from `getrusage(RUSAGE_SELF)`.
+///
+/// Load reports put client and server CPU seconds and peak RSS next to throughput so that a
+/// faster run that merely burned more CPU shows itself (METRICS.md §8).
+public struct ResourceUsage: Sendable, Equatable, Codable {
+    public var userCPUSeconds: Double
+    public var systemCPUSeconds: Double
+    /// Peak resident set size in bytes (the kernel reports KiB on Linux).
+    public var peakRSSBytes: UInt64
+
+    public var cpuSeconds: Double { userCPUSeconds + systemCPUSeconds }
+
+    public init(userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: UInt64) {
+        self.userCPUSeconds = userCPUSeconds
+        self.systemCPUSeconds = systemCPUSeconds
+        self.peakRSSBytes = peakRSSBytes
+    }
+
+    /// Usage of the calling process so far.
+    public static func current() throws(SystemError) -> ResourceUsage {
+        try read(RUSAGE_SELF)
+    }
+
+    /// Usage of the terminated and waited-for children of this process.
+    public static func children() throws(SystemError) -> ResourceUsage {
+        try read(RUSAGE_CHILDREN)
+    }
+
+    private static func read(_ who: __rusage_who) throws(SystemError) -> ResourceUsage {
+        var usage = rusage()
+        _ = try Syscall.call("getrusage") { getrusage(__rusage_who_t(who.rawValue), &usage) }
+        func seconds(_ value: timeval) -> Double { Double(value.tv_sec) + Double(value.tv_usec) / 1_000_000 }
+        let rssBytes = UInt64(max(0, usage.ru_maxrss)) * 1024
+        return ResourceUsage(
+            userCPUSeconds: seconds(usage.ru_utime),
+            systemCPUSeconds: seconds(usage.ru_stime),
+            peakRSSBytes: rssBytes
+        )
+    }
+}

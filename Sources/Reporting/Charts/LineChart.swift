@@ -1,0 +1,181 @@
+/// A line chart (also CDFs and trade-off curves): series of points over two axes.
+public struct LineChart: Sendable {
+    public struct Point: Sendable, Equatable {
+        public var x: Double
+        public var y: Double
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+    }
+
+    public enum Style: Sendable {
+        /// Straight segments between points.
+        case line
+        /// A step function (CDFs): horizontal, then vertical.
+        case step
+        /// Segments with a dot at each point (sweep curves).
+        case lineWithMarkers
+    }
+
+    public struct Series: Sendable {
+        public var name: String
+        public var points: [Point]
+        public var style: Style
+        /// Text next to each point (e.g. the debounce interval), or empty.
+        public var pointLabels: [String]
+
+        public init(name: String, points: [Point], style: Style = .line, pointLabels: [String] = []) {
+            self.name = name
+            self.points = points
+            self.style = style
+            self.pointLabels = pointLabels
+        }
+    }
+
+    /// A highlighted point with a caption (the recommended interval).
+    public struct Callout: Sendable {
+        public var point: Point
+        public var text: String
+        public init(point: Point, text: String) {
+            self.point = point
+            self.text = text
+        }
+    }
+
+    public var title: String
+    public var xTitle: String
+    public var yTitle: String
+    public var series: [Series]
+    public var xScale: AxisScale
+    public var yScale: AxisScale
+    public var callouts: [Callout]
+    /// What to say when there is nothing to draw.
+    public var emptyNote: String
+    public var width: Double
+    public var height: Double
+
+    /// A chart whose axes fit the data: linear or log on x, linear from `yFloor` on y (pass
+    /// `yDomain` to fix it, e.g. 0...100 for a CDF in percent).
+    public init(
+        title: String, xTitle: String, yTitle: String, series: [Series],
+        xLog: Bool = false, yDomain: ClosedRange<Double>? = nil, yFloor: Double? = 0,
+        callouts: [Callout] = [], emptyNote: String = "no data", width: Double = 520, height: Double = 320
+    ) {
+        self.title = title
+        self.xTitle = xTitle
+        self.yTitle = yTitle
+        self.series = series
+        self.callouts = callouts
+        self.emptyNote = emptyNote
+        self.width = width
+        self.height = height
+        let points = series.flatMap(\.points).filter { $0.x.isFinite && $0.y.isFinite }
+        let xs = points.map(\.x), ys = points.map(\.y)
+        if xLog {
+            let positive = xs.filter { $0 > 0 }
+            xScale = .log(positive.min() ?? 1, positive.max() ?? 10)
+        } else {
+            xScale = .linear(xs.min() ?? 0, xs.max() ?? 1)
+        }
+        if let yDomain {
+            yScale = .linear(yDomain.lowerBound, yDomain.upperBound)
+        } else {
+            let low = yFloor.map { Swift.min($0, ys.min() ?? $0) } ?? (ys.min() ?? 0)
+            yScale = .linear(low, ys.max() ?? 1)
+        }
+    }
+
+    public var isEmpty: Bool { series.allSatisfy { $0.points.isEmpty } }
+
+    /// The chart as an SVG element.
+    public func svg() -> String {
+        let legend = series.enumerated().map { index, series in
+            LegendEntry(label: series.name, color: ChartPalette.color(index),
+                        swatch: series.style == .lineWithMarkers ? .marker : .line(dash: ChartPalette.dash(index)))
+        }
+        let yLabels = yScale.ticks.map(yScale.label)
+        let frame = ChartFrame(width: width, height: height, title: title, legend: legend, xTitle: xTitle, yTitle: yTitle, yTickLabels: yLabels)
+        var out = frame.header(description: description)
+        out += frame.yAxis(positions: yScale.ticks.map(yScale.position), labels: yLabels)
+        let xLabels = thinned(xScale.ticks.map(xScale.label), frame: frame)
+        out += frame.xAxis(positions: xScale.ticks.map(xScale.position), labels: xLabels, grid: xScale.kind == .log)
+        if isEmpty {
+            out += frame.note(emptyNote)
+            return out + "</svg>"
+        }
+        for (index, series) in series.enumerated() {
+            out += path(series, index: index, frame: frame)
+        }
+        for callout in callouts {
+            let px = frame.x(xScale.position(callout.point.x)), py = frame.y(yScale.position(callout.point.y))
+            out += Markup.empty("circle", [("cx", n(px)), ("cy", n(py)), ("r", "7"), ("fill", "none"), ("stroke", "currentColor"), ("stroke-width", "2")])
+            let right = px < (frame.plotLeft + frame.plotRight) / 2
+            let ty = py - 12 < frame.plotTop + 10 ? py + 20 : py - 12
+            out += Markup.element("text", [("x", n(right ? px + 10 : px - 10)), ("y", n(ty)), ("text-anchor", right ? "start" : "end"),
+                                           ("font-weight", "600"), ("fill", "currentColor")], text: callout.text)
+        }
+        return out + "</svg>"
+    }
+
+    private var description: String {
+        let names = series.map(\.name).joined(separator: ", ")
+        return "\(title): \(yTitle) against \(xTitle) for \(names)."
+    }
+
+    /// Drops tick labels that would overlap their neighbours.
+    private func thinned(_ labels: [String], frame: ChartFrame) -> [String] {
+        guard labels.count > 1 else { return labels }
+        let spacing = frame.plotWidth / Double(labels.count - 1)
+        let widest = labels.map { ChartFrame.textWidth($0, size: ChartFrame.fontSize) }.max() ?? 0
+        let every = Swift.max(1, Int((widest + 6) / Swift.max(spacing, 1)) + 1)
+        return labels.enumerated().map { $0.offset % every == 0 ? $0.element : "" }
+    }
+
+    private func path(_ series: Series, index: Int, frame: ChartFrame) -> String {
+        var pixels: [(Double, Double)] = []
+        for point in series.points where point.x.isFinite && point.y.isFinite {
+            if xScale.kind == .log && point.x <= 0 { continue }
+            let px = frame.x(xScale.position(point.x)), py = frame.y(yScale.position(point.y))
+            // A CDF of thousands of buckets: within one pixel column only the last value shows.
+            if series.style == .step, pixels.count > 1, let last = pixels.last, abs(px - pixels[pixels.count - 2].0) < 1 {
+                pixels[pixels.count - 1] = (last.0, py)
+                continue
+            }
+            pixels.append((px, py))
+        }
+        var stepped: [(Double, Double)] = []
+        for pixel in pixels {
+            if series.style == .step, let last = stepped.last { stepped.append((pixel.0, last.1)) }
+            stepped.append(pixel)
+        }
+        var commands: [String] = []
+        var previous = ""
+        for (px, py) in stepped {
+            let pair = n(px) + " " + n(py)
+            if pair == previous { continue }
+            commands.append((commands.isEmpty ? "M" : "L") + pair)
+            previous = pair
+        }
+        let color = ChartPalette.color(index)
+        var out = ""
+        if commands.count > 1 {
+            var attributes = [("d", commands.joined(separator: " ")), ("fill", "none"), ("stroke", color), ("stroke-width", "2"),
+                              ("stroke-linejoin", "round")]
+            let dash = ChartPalette.dash(index)
+            if !dash.isEmpty && series.style != .lineWithMarkers { attributes.append(("stroke-dasharray", dash)) }
+            out += Markup.empty("path", attributes)
+        }
+        if series.style == .lineWithMarkers || commands.count == 1 {
+            for (offset, point) in series.points.enumerated() where point.x.isFinite && point.y.isFinite {
+                let px = frame.x(xScale.position(point.x)), py = frame.y(yScale.position(point.y))
+                out += Markup.empty("circle", [("cx", n(px)), ("cy", n(py)), ("r", "3"), ("fill", color)])
+                if offset < series.pointLabels.count, !series.pointLabels[offset].isEmpty {
+                    out += Markup.element("text", [("x", n(px + 5)), ("y", n(py - 5)), ("font-size", "9"), ("fill", "currentColor"),
+                                                   ("fill-opacity", "0.8")], text: series.pointLabels[offset])
+                }
+            }
+        }
+        return out
+    }
+}

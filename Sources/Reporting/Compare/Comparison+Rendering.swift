@@ -1,0 +1,177 @@
+import Foundation
+
+extension Comparison.Status {
+    /// A word for tables.
+    public var word: String {
+        switch self {
+        case .unchanged: return "ok"
+        case .noise: return "noise"
+        case .regression: return "REGRESSION"
+        case .improvement: return "improved"
+        case .onlyBaseline: return "only in baseline"
+        case .onlyCandidate: return "only in candidate"
+        }
+    }
+}
+
+extension Comparison {
+    /// One sentence: what happened overall.
+    public var summaryLine: String {
+        let counted = rows.filter { $0.status != .onlyBaseline && $0.status != .onlyCandidate }
+        let unchanged = counted.filter { $0.status == .unchanged }.count
+        let noise = counted.filter { $0.status == .noise }.count
+        var parts = ["\(regressions.count) \(regressions.count == 1 ? "metric" : "metrics") worse", "\(improvements.count) better", "\(unchanged) unchanged"]
+        if noise > 0 { parts.append("\(noise) within run-to-run noise (Welch p ≥ \(ValueFormat.significant(thresholds.alpha)))") }
+        let runs = "\(baselineRuns) baseline \(baselineRuns == 1 ? "run" : "runs") vs \(candidateRuns) candidate \(candidateRuns == 1 ? "run" : "runs")"
+        let head: String
+        switch overall {
+        case .regression: head = "Regression"
+        case .improvement: head = "Improvement"
+        default: head = "No change"
+        }
+        return "\(head): " + parts.joined(separator: ", ") + " (\(runs))."
+    }
+
+    private func cells(_ row: Row) -> [String] {
+        let unit = row.quantity.unit
+        let base = row.baselineMean.map { ValueFormat.format($0, unit: unit) } ?? "–"
+        let cand = row.candidateMean.map { ValueFormat.format($0, unit: unit) } ?? "–"
+        let delta = row.delta.map { ValueFormat.delta($0, unit: unit) } ?? "–"
+        let relative = row.relative.map { ($0 >= 0 ? "+" : "") + ValueFormat.fixed($0 * 100, 1) + " %" } ?? "–"
+        let p = row.welch.map { "p=" + ValueFormat.significant($0.p) } ?? ""
+        return [row.group, row.quantity.id, base, cand, delta, relative, p, row.status.word]
+    }
+
+    /// Rows for the tables: groups that exist on one side only are named in a note instead.
+    private func shownRows(all: Bool) -> [Row] {
+        let oneSided = Set(groupsOnlyInBaseline + groupsOnlyInCandidate)
+        return rows.filter { !oneSided.contains($0.group) && (all || $0.status != .unchanged) }
+    }
+
+    private var oneSidedNote: String {
+        var out = ""
+        if !groupsOnlyInBaseline.isEmpty { out += "Only in the baseline: " + groupsOnlyInBaseline.joined(separator: ", ") + ".\n" }
+        if !groupsOnlyInCandidate.isEmpty { out += "Only in the candidate: " + groupsOnlyInCandidate.joined(separator: ", ") + ".\n" }
+        return out
+    }
+
+    /// An aligned table for the terminal: changed rows only unless `all`.
+    public func terminalTable(all: Bool = false) -> String {
+        var out = summaryLine + "\n" + oneSidedNote
+        let shown = shownRows(all: all)
+        if shown.isEmpty { return out }
+        out += "\n" + TextTable(headers: ["group", "metric", "baseline", "candidate", "change", "rel", "welch", "verdict"],
+                                rows: shown.map(cells), firstNumericColumn: 2).render()
+        return out
+    }
+
+    /// GitHub-flavoured markdown for a pull-request comment: the verdict, a table of what moved,
+    /// and every row in a collapsed section.
+    public func markdown() -> String {
+        var out = "### Typestorm compare: \(overall == .regression ? "regression" : overall == .improvement ? "improvement" : "no change")\n\n"
+        out += summaryLine + "\n\n"
+        if !oneSidedNote.isEmpty { out += oneSidedNote + "\n" }
+        func table(_ rows: [Row]) -> String {
+            var text = "| group | metric | baseline | candidate | change | rel | Welch | verdict |\n|---|---|--:|--:|--:|--:|--:|---|\n"
+            for row in rows {
+                var c = cells(row).map { $0.replacingOccurrences(of: "|", with: "\\|") }
+                c[1] = "`\(c[1])`"
+                if row.status == .regression { c[7] = "**\(c[7])**" }
+                text += "| " + c.joined(separator: " | ") + " |\n"
+            }
+            return text
+        }
+        let moved = shownRows(all: false)
+        if !moved.isEmpty { out += table(moved) + "\n" }
+        let every = shownRows(all: true)
+        out += "<details><summary>All \(every.count) metrics</summary>\n\n" + table(every) + "\n</details>\n\n"
+        out += "Tolerances: a change counts when it exceeds both the absolute and the relative tolerance"
+        out += baselineRuns >= 2 && candidateRuns >= 2 ? " and Welch's test gives p < \(ValueFormat.significant(thresholds.alpha)).\n" : ".\n"
+        return out
+    }
+
+    /// JSON with stable keys (documented in docs/reports.md).
+    public func json() throws -> String {
+        let document = ComparisonJSON(
+            status: overall.rawValue, exitCode: exitCode, alpha: thresholds.alpha,
+            baselineRuns: baselineRuns, candidateRuns: candidateRuns, summary: summaryLine,
+            rows: rows.map { row in
+                ComparisonJSON.Row(
+                    group: row.group, metric: row.quantity.id, label: row.quantity.label, unit: row.quantity.unit.rawValue,
+                    better: row.quantity.better.rawValue, baseline: row.baseline, candidate: row.candidate,
+                    baselineMean: row.baselineMean, candidateMean: row.candidateMean, delta: row.delta, relative: row.relative,
+                    tolerance: row.tolerance,
+                    welch: row.welch.map { ComparisonJSON.Welch(t: $0.t.isFinite ? $0.t : nil, df: $0.degreesOfFreedom, p: $0.p) },
+                    status: row.status.rawValue)
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+    }
+}
+
+struct ComparisonJSON: Encodable {
+    struct Welch: Encodable {
+        var t: Double?
+        var df: Double
+        var p: Double
+
+        enum CodingKeys: String, CodingKey { case t, df, p }
+
+        /// `t` is null when infinite (runs without variance that differ).
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(t, forKey: .t)
+            try c.encode(df, forKey: .df)
+            try c.encode(p, forKey: .p)
+        }
+    }
+
+    struct Row: Encodable {
+        enum CodingKeys: String, CodingKey {
+            case group, metric, label, unit, better, baseline, candidate, baselineMean, candidateMean, delta, relative, tolerance, welch, status
+        }
+
+        /// Every key is always present (null when not applicable), so consumers see a stable shape.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(group, forKey: .group)
+            try c.encode(metric, forKey: .metric)
+            try c.encode(label, forKey: .label)
+            try c.encode(unit, forKey: .unit)
+            try c.encode(better, forKey: .better)
+            try c.encode(baseline, forKey: .baseline)
+            try c.encode(candidate, forKey: .candidate)
+            try c.encode(baselineMean, forKey: .baselineMean)
+            try c.encode(candidateMean, forKey: .candidateMean)
+            try c.encode(delta, forKey: .delta)
+            try c.encode(relative, forKey: .relative)
+            try c.encode(tolerance, forKey: .tolerance)
+            try c.encode(welch, forKey: .welch)
+            try c.encode(status, forKey: .status)
+        }
+
+        var group: String
+        var metric: String
+        var label: String
+        var unit: String
+        var better: String
+        var baseline: [Double]
+        var candidate: [Double]
+        var baselineMean: Double?
+        var candidateMean: Double?
+        var delta: Double?
+        var relative: Double?
+        var tolerance: Thresholds.Tolerance
+        var welch: Welch?
+        var status: String
+    }
+
+    var status: String
+    var exitCode: Int32
+    var alpha: Double
+    var baselineRuns: Int
+    var candidateRuns: Int
+    var summary: String
+    var rows: [Row]
+}

@@ -1,0 +1,70 @@
+/// Escaping and a tiny writer for HTML/SVG text that is also well-formed XML.
+///
+/// The report is written as polyglot markup (every element closed, attributes quoted, no named
+/// entities other than the five XML ones) so that an XML parser can check it and browsers read
+/// it as HTML.
+public enum Markup {
+    /// Text content: escapes `&`, `<`, `>` and drops characters XML does not allow.
+    public static func text(_ value: String) -> String {
+        var out = ""
+        out.reserveCapacity(value.utf8.count)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default:
+                if isAllowed(scalar) { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    /// An attribute value (to be put between double quotes).
+    public static func attribute(_ value: String) -> String {
+        var out = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
+            default:
+                if isAllowed(scalar) { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    /// XML 1.0 `Char`: tab, newline, carriage return and everything from U+0020 except
+    /// surrogates (never in a Swift scalar) and U+FFFE/U+FFFF.
+    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x9, 0xA, 0xD: return true
+        case 0x20...0xFFFD, 0x10000...0x10FFFF: return true
+        default: return false
+        }
+    }
+
+    /// `<name a="1" b="2">`, attributes in the given order (so output is deterministic).
+    public static func open(_ name: String, _ attributes: [(String, String)] = []) -> String {
+        "<" + name + attributeList(attributes) + ">"
+    }
+
+    /// `<name a="1"/>`.
+    public static func empty(_ name: String, _ attributes: [(String, String)] = []) -> String {
+        "<" + name + attributeList(attributes) + "/>"
+    }
+
+    /// `<name …>escaped text</name>`.
+    public static func element(_ name: String, _ attributes: [(String, String)] = [], text value: String) -> String {
+        open(name, attributes) + text(value) + "</" + name + ">"
+    }
+
+    private static func attributeList(_ attributes: [(String, String)]) -> String {
+        attributes.map { " \($0.0)=\"\(attribute($0.1))\"" }.joined()
+    }
+}

@@ -1,2 +1,0 @@
-/// The Reporting module. See ../shared/DESIGN.md for what it owns.
-public enum ReportingModule {}

@@ -1,0 +1,138 @@
+import Measurement
+
+/// What the reports know about one metric group (a strategy, possibly under labels): the raw
+/// counters and histograms by meaning rather than by name, and the ratios derived from them.
+///
+/// Built once from a `MetricGroup`; every view (HTML, verdicts, compare, sweep) reads this, so
+/// a ratio is defined in exactly one place.
+public struct StrategySummary: Sendable {
+    public var name: String
+    public var labels: [String: String]
+
+    public var keystrokes: Int64
+    public var settles: Int64
+    public var committedQueries: Int64
+    public var requestsStarted: Int64
+    public var requestsCompleted: Int64
+    public var debounceChurn: Int64
+    public var outOfOrderApplies: Int64
+    public var staleSettles: Int64
+    public var mismatchNanos: Int64
+    public var neverFresh: Int64
+    public var clientServiceNanos: Int64
+    public var clientWastedNanos: Int64
+    public var backendServiceNanos: Int64
+    public var backendWastedNanos: Int64
+    public var displayChanges: Int64
+    public var blinks: Int64
+    public var falseEmpties: Int64
+    /// Failed requests by reason, sorted by reason.
+    public var errors: [(reason: String, count: Int64)]
+    public var inFlightMax: Int64?
+    public var sessionNanos: Int64
+    public var runEndNanos: Int64?
+
+    public var ttfr: Histogram?
+    public var requestLatency: Histogram?
+    public var fanOut: Histogram?
+    public var cancelSignal: Histogram?
+    public var cancelStopClient: Histogram?
+    public var cancelStopBackend: Histogram?
+    public var timeline: Timeline?
+
+    public init(_ group: MetricGroup) {
+        let m = group.metrics
+        name = group.name
+        labels = group.labels
+        keystrokes = m.counter(ReportMetrics.keystrokes)
+        settles = m.counter(ReportMetrics.settles)
+        committedQueries = m.counter(ReportMetrics.committedQueries)
+        requestsStarted = m.counter(ReportMetrics.requestsStarted)
+        requestsCompleted = m.counter(ReportMetrics.requestsCompleted)
+        debounceChurn = m.counter(ReportMetrics.debounceChurn)
+        outOfOrderApplies = m.counter(ReportMetrics.outOfOrderApplies)
+        staleSettles = m.counter(ReportMetrics.staleSettles)
+        mismatchNanos = m.counter(ReportMetrics.mismatchNanos)
+        neverFresh = m.counter(ReportMetrics.neverFresh)
+        clientServiceNanos = m.counter(ReportMetrics.clientServiceNanos)
+        clientWastedNanos = m.counter(ReportMetrics.clientWastedNanos)
+        backendServiceNanos = m.counter(ReportMetrics.backendServiceNanos)
+        backendWastedNanos = m.counter(ReportMetrics.backendWastedNanos)
+        displayChanges = m.counter(ReportMetrics.displayChanges)
+        blinks = m.counter(ReportMetrics.blinks)
+        falseEmpties = m.counter(ReportMetrics.falseEmpties)
+        errors = m.counters.keys.filter { $0.hasPrefix(ReportMetrics.errorPrefix) }.sorted().map {
+            (String($0.dropFirst(ReportMetrics.errorPrefix.count)), m.counters[$0]!)
+        }
+        inFlightMax = m.maxima[ReportMetrics.inFlightMax]
+        sessionNanos = m.counter(ReportMetrics.sessionNanos)
+        runEndNanos = m.maxima[ReportMetrics.runEndNanos]
+        ttfr = m.histograms[ReportMetrics.ttfr].flatMap(Self.nonEmpty)
+        requestLatency = m.histograms[ReportMetrics.requestLatency].flatMap(Self.nonEmpty)
+        fanOut = m.histograms[ReportMetrics.fanOutPerSettle].flatMap(Self.nonEmpty)
+        cancelSignal = m.histograms[ReportMetrics.cancelSignal].flatMap(Self.nonEmpty)
+        cancelStopClient = m.histograms[ReportMetrics.cancelStopClient].flatMap(Self.nonEmpty)
+        cancelStopBackend = m.histograms[ReportMetrics.cancelStopBackend].flatMap(Self.nonEmpty)
+        timeline = Timeline(m)
+    }
+
+    private static func nonEmpty(_ histogram: Histogram) -> Histogram? {
+        histogram.isEmpty ? nil : histogram
+    }
+
+    /// The name with its labels, as a column title: `naive (runner=virtual)`.
+    public var title: String {
+        guard !labels.isEmpty else { return name }
+        return name + " (" + labels.keys.sorted().map { "\($0)=\(labels[$0]!)" }.joined(separator: ", ") + ")"
+    }
+
+    /// A stable key that identifies this group across records (same as `MetricGroup.key`).
+    public var key: String {
+        ([name] + labels.keys.sorted().map { "\($0)=\(labels[$0]!)" }).joined(separator: "|")
+    }
+
+    private func perSettle(_ value: Int64) -> Double? {
+        settles > 0 ? Double(value) / Double(settles) : nil
+    }
+
+    /// Share of settles whose final screen was wrong (terminal staleness).
+    public var staleShare: Double? { perSettle(staleSettles) }
+    /// Share of settles that never showed fresh results.
+    public var neverFreshShare: Double? { perSettle(neverFresh) }
+    /// Requests per settle: from the fan-out histogram's exact mean, else from the counters.
+    public var fanOutMean: Double? { fanOut?.mean ?? perSettle(requestsStarted) }
+    public var requestsPerKeystroke: Double? {
+        keystrokes > 0 ? Double(requestsStarted) / Double(keystrokes) : nil
+    }
+    public var requestsPerQuery: Double? {
+        committedQueries > 0 ? Double(requestsStarted) / Double(committedQueries) : nil
+    }
+    public var churnPerSettle: Double? { perSettle(debounceChurn) }
+    /// Mean mismatch time per settle in nanoseconds.
+    public var mismatchPerSettleNanos: Double? { perSettle(mismatchNanos) }
+    /// Share of typing-session time the screen showed results for another query.
+    public var mismatchShare: Double? {
+        sessionNanos > 0 ? Double(mismatchNanos) / Double(sessionNanos) : nil
+    }
+    /// Requests completed per second of run time.
+    public var completedPerSecond: Double? {
+        guard let end = runEndNanos, end > 0 else { return nil }
+        return Double(requestsCompleted) * 1e9 / Double(end)
+    }
+    /// Wasted share of service time, client view and backend view.
+    public var clientWastedShare: Double? {
+        clientServiceNanos > 0 ? Double(clientWastedNanos) / Double(clientServiceNanos) : nil
+    }
+    public var backendWastedShare: Double? {
+        backendServiceNanos > 0 ? Double(backendWastedNanos) / Double(backendServiceNanos) : nil
+    }
+    public var displayChangesPerSettle: Double? { perSettle(displayChanges) }
+    public var blinksPerSettle: Double? { perSettle(blinks) }
+    public var falseEmptiesPerSettle: Double? { perSettle(falseEmpties) }
+    public var errorCount: Int64 { errors.reduce(0) { $0 + $1.count } }
+}
+
+extension RunRecord {
+    /// One summary per group, in the record's stable group order.
+    public var summaries: [StrategySummary] { groups.map(StrategySummary.init) }
+}

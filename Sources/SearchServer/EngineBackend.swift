@@ -1,0 +1,39 @@
+import Catalog
+import Matching
+
+/// The real filter engine behind the HTTP server.
+///
+/// Cancellation is bridged to the engine's own check: the engine polls `isCancelled` (one atomic
+/// load, set by the server's disconnect watcher) every 64 KiB of scanning.
+public struct EngineBackend: SearchBackend {
+    public let engine: SearchEngine
+    public let catalog: Catalog
+
+    public init(catalog: Catalog, engine: SearchEngine? = nil) {
+        self.catalog = catalog
+        self.engine = engine ?? SearchEngine(catalog: catalog)
+    }
+
+    public func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+        let response = withoutActuallyEscaping(isCancelled) { isCancelled in
+            // The closure does not outlive this call: the engine returns before we do.
+            let check = UncheckedCheck(isCancelled)
+            return engine.search(
+                SearchRequest(query: query.query, scope: query.scope, tokens: query.tokens,
+                              limit: query.limit, offset: query.offset, needsTotal: true),
+                cancellation: .custom { check.call() })
+        }
+        if response.wasCancelled { throw SearchCancelled(itemsScanned: response.itemsScanned) }
+        let hits = response.items.map { SearchHit(id: $0, name: catalog.name(at: $0)) }
+        return BackendResult(items: hits, total: response.total ?? hits.count, path: response.path.name,
+                             itemsScanned: response.itemsScanned)
+    }
+}
+
+/// Carries the server's non-escaping, non-Sendable cancellation check into the engine's
+/// `@Sendable` hook. Sound because the engine calls it only during `search`, on the calling
+/// thread or on the scan threads it joins before returning.
+private struct UncheckedCheck: @unchecked Sendable {
+    let call: () -> Bool
+    init(_ call: @escaping () -> Bool) { self.call = call }
+}

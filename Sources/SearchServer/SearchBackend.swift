@@ -1,0 +1,73 @@
+/// One search as the HTTP layer hands it to a backend: the parsed and validated parameters of
+/// `GET /search`.
+public struct SearchQuery: Sendable, Hashable {
+    /// The text typed into the search field (percent-decoded, valid UTF-8, not normalized: the
+    /// backend owns folding).
+    public var query: String
+    /// The selected scope (category, tab), if any.
+    public var scope: String?
+    /// Filter tokens (chips) the field carries besides the text.
+    public var tokens: [String]
+    public var limit: Int
+    public var offset: Int
+
+    public init(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) {
+        self.query = query
+        self.scope = scope
+        self.tokens = tokens
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// One item of a result page.
+public struct SearchHit: Sendable, Hashable {
+    public var id: Int
+    public var name: String
+
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// What a backend answers: one page of hits, the total number of matches, and how it found them.
+public struct BackendResult: Sendable, Hashable {
+    public var items: [SearchHit]
+    /// All matches, not just this page.
+    public var total: Int
+    /// The match path the backend took (`scan`, `index`, `refine`, ...), reported to clients.
+    public var path: String
+    /// Items examined; summed into `/metrics` as filtering work.
+    public var itemsScanned: Int
+
+    public init(items: [SearchHit], total: Int, path: String, itemsScanned: Int) {
+        self.items = items
+        self.total = total
+        self.path = path
+        self.itemsScanned = itemsScanned
+    }
+}
+
+/// Thrown by a backend that observed cancellation and stopped early.
+public struct SearchCancelled: Error, Sendable, Equatable {
+    /// Items examined before stopping: wasted work.
+    public var itemsScanned: Int
+
+    public init(itemsScanned: Int) {
+        self.itemsScanned = itemsScanned
+    }
+}
+
+/// The filter engine as the search server sees it.
+///
+/// The server calls `search` on one of its worker threads (never on the cooperative pool), so an
+/// implementation may block and spin the CPU. It must call `isCancelled` often enough that a
+/// disconnected client stops the work within a millisecond or so (every ~1,000 items on a scan;
+/// the call is an atomic load: a watcher thread sets the flag when epoll reports the client's
+/// hang-up)
+/// and, once it returns `true`, throw `SearchCancelled` with the items examined so far.
+/// Any other error becomes a 500 with the error's description.
+public protocol SearchBackend: Sendable {
+    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult
+}

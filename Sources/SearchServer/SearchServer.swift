@@ -1,0 +1,120 @@
+import CShims
+import Foundation
+import Platform
+import Synchronization
+
+/// Why the server could not start.
+public struct SearchServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Typestorm's HTTP search server on libmicrohttpd: `GET /search`, `/healthz`, `/metrics`.
+///
+/// Lifecycle in the swift-server style: one `run()` that returns after a graceful shutdown
+/// (`shutdownGracefully()`, or task cancellation), or the scoped `withServer { }` that starts,
+/// hands out the bound address, and drains when the closure returns. Graceful shutdown stops
+/// accepting, lets in-flight searches finish (up to `drainTimeoutSeconds`, then cancels them),
+/// and only then stops the daemon.
+public final class SearchServer: Sendable {
+    private enum Lifecycle {
+        case idle
+        case running
+        case waiting(CheckedContinuation<Void, Never>)
+        case shutdownRequested
+    }
+
+    public let configuration: SearchServerConfiguration
+    private let backend: any SearchBackend
+    private let lifecycle = Mutex(Lifecycle.idle)
+    private let core = Mutex<ServerCore?>(nil)
+
+    public init(configuration: SearchServerConfiguration = SearchServerConfiguration(), backend: any SearchBackend) {
+        self.configuration = configuration
+        self.backend = backend
+    }
+
+    /// Serves until `shutdownGracefully()` is called or the calling task is cancelled, then
+    /// drains. `onListening` receives the bound port once the socket accepts connections.
+    public func run(onListening: @Sendable (UInt16) -> Void = { _ in }) async throws {
+        let started = try ServerCore(configuration: configuration, backend: backend)
+        let proceed = lifecycle.withLock { state -> Bool in
+            guard case .idle = state else { return false }
+            state = .running
+            return true
+        }
+        guard proceed else {
+            await started.drainAndStop()
+            throw SearchServerError(description: "SearchServer.run() was called twice; a server runs once")
+        }
+        core.withLock { $0 = started }
+        onListening(started.port)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = lifecycle.withLock { state -> Bool in
+                    if case .shutdownRequested = state { return true }
+                    state = .waiting(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            shutdownGracefully()
+        }
+        await started.drainAndStop()
+    }
+
+    /// Asks `run()` to drain and return; safe from any thread, more than once, and before
+    /// `run()` reached its wait.
+    public func shutdownGracefully() {
+        let continuation = lifecycle.withLock { state -> CheckedContinuation<Void, Never>? in
+            switch state {
+            case .waiting(let continuation):
+                state = .shutdownRequested
+                return continuation
+            case .idle, .running:
+                state = .shutdownRequested
+                return nil
+            case .shutdownRequested:
+                return nil
+            }
+        }
+        continuation?.resume()
+    }
+
+    /// The counters so far (empty before `run()` started).
+    public var metrics: ServerMetricsSnapshot {
+        core.withLock { $0?.snapshot() } ?? ServerMetricsSnapshot()
+    }
+
+    /// Starts a server, runs `body` with its address, then shuts it down gracefully, also when
+    /// `body` throws.
+    public static func withServer<Result: Sendable>(
+        configuration: SearchServerConfiguration = SearchServerConfiguration(),
+        backend: any SearchBackend,
+        _ body: (RunningSearchServer) async throws -> Result
+    ) async throws -> Result {
+        let core = try ServerCore(configuration: configuration, backend: backend)
+        let running = RunningSearchServer(core: core)
+        do {
+            let result = try await body(running)
+            await core.drainAndStop()
+            return result
+        } catch {
+            await core.drainAndStop()
+            throw error
+        }
+    }
+}
+
+/// A started server as `SearchServer.withServer` hands it out.
+public struct RunningSearchServer: Sendable {
+    let core: ServerCore
+
+    public var host: String { core.configuration.host }
+    public var port: UInt16 { core.port }
+    /// `http://host:port` without a trailing slash.
+    public var baseURL: String { "http://\(host):\(port)" }
+    public var metrics: ServerMetricsSnapshot { core.snapshot() }
+    /// The Prometheus text `GET /metrics` would return.
+    public var prometheusText: String { core.metricsText() }
+}

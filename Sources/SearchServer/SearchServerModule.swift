@@ -1,2 +1,0 @@
-/// The SearchServer module. See ../shared/DESIGN.md for what it owns.
-public enum SearchServerModule {}

@@ -1,0 +1,78 @@
+/// A TEST DOUBLE for the filter engine: a plain case-insensitive substring scan over a list of
+/// names, with cooperative cancellation.
+///
+/// It exists so the HTTP layer can be built, tested and benchmarked before the real engine
+/// (`Matching`) is wired in; it does no Unicode folding beyond `lowercased()` and has no index.
+/// Correct for what it does: an item matches when its lowercased name contains the lowercased
+/// query and every token, and its scope equals the requested one.
+///
+/// - Complexity: O(n · m) per search over n items, always a full scan (`total` is exact).
+public struct SubstringBackend: SearchBackend {
+    /// One catalog entry of the double.
+    public struct Item: Sendable, Hashable {
+        public var name: String
+        public var scope: String?
+
+        public init(name: String, scope: String? = nil) {
+            self.name = name
+            self.scope = scope
+        }
+    }
+
+    private let names: [String]
+    private let folded: [[UInt8]]
+    private let scopes: [String?]
+    /// Items between two cancellation checks: about 20–50 µs of scanning.
+    public var cancellationStride = 1024
+
+    public init(items: [Item]) {
+        names = items.map(\.name)
+        folded = items.map { Array($0.name.lowercased().utf8) }
+        scopes = items.map(\.scope)
+    }
+
+    public init(names: [String]) {
+        self.init(items: names.map { Item(name: $0) })
+    }
+
+    public var count: Int { names.count }
+
+    public func search(_ request: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+        let needles = ([request.query] + request.tokens).map { Array($0.lowercased().utf8) }.filter { !$0.isEmpty }
+        var page: [SearchHit] = []
+        var total = 0
+        var index = 0
+        while index < folded.count {
+            if index % cancellationStride == 0, isCancelled() {
+                throw SearchCancelled(itemsScanned: index)
+            }
+            let haystack = folded[index]
+            let scopeMatches = request.scope == nil || scopes[index] == request.scope
+            if scopeMatches, needles.allSatisfy({ Self.contains(haystack, $0) }) {
+                if total >= request.offset, page.count < request.limit {
+                    page.append(SearchHit(id: index, name: names[index]))
+                }
+                total += 1
+            }
+            index += 1
+        }
+        return BackendResult(items: page, total: total, path: "scan", itemsScanned: folded.count)
+    }
+
+    @inline(__always)
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        let n = needle.count, h = haystack.count
+        if n > h { return false }
+        let first = needle[0]
+        var i = 0
+        while i <= h - n {
+            if haystack[i] == first {
+                var j = 1
+                while j < n, haystack[i + j] == needle[j] { j += 1 }
+                if j == n { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}

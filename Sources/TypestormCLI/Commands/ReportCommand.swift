@@ -1,0 +1,125 @@
+import Foundation
+import Reporting
+
+/// `typestorm report`: (re)generates `report.html` from a stored run record.
+enum ReportCommand {
+    static let command = Command(
+        name: "report",
+        abstract: "Write the HTML report of a run from its stored run record.",
+        discussion: """
+        RUN is a run directory (holding record.json) or a run-record file. The report is one
+        self-contained HTML file: inline SVG charts, no scripts, no network, readable printed and in
+        dark mode. By default it is written as report.html next to the record. The verdicts are
+        printed too. The same record always gives the same bytes.
+        """,
+        options: [
+            .value("out", "FILE", help: "Where to write the report (default: report.html next to the record)."),
+            .value("svg-dir", "DIR", help: "Also write every chart as a standalone .svg file into DIR."),
+            .json,
+        ],
+        positionals: [Positional("run", help: "A run directory or a run-record JSON file.")],
+        run: run
+    )
+
+    static let run: Command.Run = { invocation in
+        let arguments = invocation.arguments
+        let input = try arguments.requiredPositional(0, name: "run")
+        let loaded = try ReportingCLI.load(input)
+        if loaded.record.sweepPoints.count > 8 && loaded.record.sweepPoints.count == loaded.record.groups.count {
+            invocation.console.err("note: this is a sweep record (\(loaded.record.groups.count) grid points); 'typestorm sweep --record \(loaded.path)' shows its trade-off curves.\n")
+        }
+        let scenario = loaded.runDirectory.flatMap(RecordStore.scenarioText)
+        let report = HTMLReport(record: loaded.record, scenarioText: scenario)
+        let out = arguments.value("out")
+            ?? ((loaded.runDirectory ?? (loaded.path as NSString).deletingLastPathComponent) as NSString).appendingPathComponent(RecordStore.reportFileName)
+        try ReportingCLI.write(report.render(), to: out)
+        let charts = report.charts()
+        var svgFiles: [String] = []
+        if let directory = arguments.value("svg-dir") {
+            try ReportingCLI.makeDirectory(directory)
+            for chart in charts {
+                let file = (directory as NSString).appendingPathComponent(chart.name + ".svg")
+                try ReportingCLI.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + chart.svg + "\n", to: file)
+                svgFiles.append(file)
+            }
+        }
+        let summaries = loaded.record.summaries
+        let titles = Reporting.Verdict.titles(summaries)
+        if arguments.flag("json") {
+            struct Output: Encodable {
+                var report: String
+                var record: String
+                var charts: Int
+                var svgFiles: [String]
+                var partial: Bool
+                var verdicts: [Verdict]
+                struct Verdict: Encodable {
+                    var group: String
+                    var sentences: [String]
+                }
+            }
+            let output = Output(report: out, record: loaded.path, charts: charts.count, svgFiles: svgFiles, partial: loaded.record.partial,
+                                verdicts: zip(summaries, titles).map { .init(group: $0.key, sentences: Reporting.Verdict.sentences(for: $0, title: $1)) })
+            invocation.console.out(try ReportingCLI.json(output))
+        } else {
+            invocation.console.out(SummaryTable.render(loaded.record) + "\n")
+            for (summary, title) in zip(summaries, titles) {
+                invocation.console.out(Reporting.Verdict.sentences(for: summary, title: title).joined(separator: " ") + "\n")
+            }
+            if let headline = Reporting.Verdict.headline(summaries, titles: titles) {
+                invocation.console.out(headline + "\n")
+            }
+            invocation.console.err("wrote \(out) (\(charts.count) charts\(svgFiles.isEmpty ? "" : ", \(svgFiles.count) SVG files"))\n")
+        }
+        return loaded.record.partial ? ExitCode.failure : ExitCode.success
+    }
+}
+
+/// File helpers shared by the report, compare and sweep commands: errors become `ToolError`s
+/// with the path and the exit code that fits.
+enum ReportingCLI {
+    static func load(_ path: String) throws -> RecordStore.Loaded {
+        do {
+            return try RecordStore.load(path)
+        } catch {
+            throw toolError(error)
+        }
+    }
+
+    static func loadMany(_ path: String) throws -> [RecordStore.Loaded] {
+        do {
+            return try RecordStore.loadMany(path)
+        } catch {
+            throw toolError(error)
+        }
+    }
+
+    static func toolError(_ error: RecordStore.LoadError) -> ToolError {
+        switch error {
+        case .notFound: return ToolError(error.description, exitCode: ExitCode.noInput)
+        case .invalid: return ToolError(error.description, exitCode: ExitCode.dataError)
+        }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ToolError("cannot write \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+        }
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw ToolError("cannot create directory \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+        }
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+}

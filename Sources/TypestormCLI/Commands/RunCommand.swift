@@ -1,0 +1,137 @@
+import Foundation
+import Measurement
+import Orchestration
+import Platform
+
+/// `typestorm run SCENARIO`: the multi-process driver.
+enum RunCommand {
+    static let command = Command(
+        name: "run",
+        abstract: "Run a scenario over worker processes and write a report directory.",
+        discussion: """
+        Spawns N 'typestorm worker' processes, each running segment i/N of the typists, starts them
+        together phase by phase (one phase per runner), merges their snapshots and writes the run
+        directory atomically: record.json, summary.csv, summary.txt, scenario.json, workers/*.log.
+
+        Exit codes: 0 complete; 1 a threshold failed; 2 partial (a worker crashed, hung or sent
+        garbage; the report holds what arrived); 65 bad scenario; 70 a runner is unavailable or no
+        worker started; 73 the run directory cannot be written; 130/143 stopped by SIGINT/SIGTERM
+        (load drained, children stopped, partial report written).
+        """,
+        options: [
+            .value("workers", "N", help: "Worker processes (default: the scenario's \"processes\").", default: nil),
+            .value("out", "DIR", help: "Run directory to create (default: runs/<scenario>-<UTC time>)."),
+            .flag("quiet", short: "q", help: "No progress output."),
+            .json,
+        ],
+        positionals: [Positional("scenario", help: "Scenario JSON file (see Datasets/scenarios/).")],
+        run: { invocation in
+            let path = try invocation.arguments.requiredPositional(0, name: "scenario")
+            let workers = try invocation.arguments.int("workers", default: nil, in: 1...256)
+            let scenario = try ScenarioLoading.load(path)
+            let json = invocation.arguments.flag("json")
+            let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
+            return try await execute(
+                scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
+                progress: mode, json: json, console: invocation.console)
+        }
+    )
+
+    /// Runs a loaded scenario and prints the summary (shared with the main job).
+    static func execute(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
+                        json: Bool, console: Console) async throws -> Int32 {
+        let request = RunSession.Request(
+            scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
+            executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
+            progress: progress, writeProgress: { console.err($0) })
+        let result: RunSession.Result
+        do {
+            result = try await RunSession.run(request)
+        } catch {
+            throw ToolError(error.message, exitCode: error.exitCode)
+        }
+        if json {
+            console.out(RunJSON.render(result))
+        } else {
+            console.out(result.summary)
+            console.out("\nreport: \(result.runDirectory)\n")
+        }
+        return result.exitCode
+    }
+}
+
+/// The main job (`typestorm` with no arguments): call `RunCommand.mainJob(console)` from
+/// `MainJob.run`.
+extension RunCommand {
+    static func mainJob(_ console: Console) async throws -> Int32 {
+        let executable = ExecutablePath.current()
+        guard let path = MainJobPlan.defaultScenarioPath(executable: executable) else {
+            throw ToolError("cannot find \(MainJobPlan.relativeScenarioPath); run typestorm from the package directory or set TYPESTORM_HOME", exitCode: ExitCode.noInput)
+        }
+        let plan = MainJobPlan.make(try ScenarioLoading.load(path))
+        if !plan.skipped.isEmpty {
+            console.err("typestorm: this build cannot run the \(plan.skipped.joined(separator: ", ")) runner(s) yet; running the rest of \(path)\n")
+        }
+        guard !plan.scenario.runners.isEmpty else {
+            throw ToolError("no runner of \(path) is available in this build", exitCode: RunSession.ExitCode.cannotRun)
+        }
+        return try await execute(scenario: plan.scenario, path: path, workers: nil, out: nil,
+                                 progress: console.isInteractive ? .terminal : .lines, json: false, console: console)
+    }
+}
+
+/// Reading a scenario file with errors a user can act on.
+enum ScenarioLoading {
+    static func load(_ path: String) throws -> Scenario {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ToolError("cannot read scenario file \(path): no such file or not readable", exitCode: ExitCode.noInput)
+        }
+        do {
+            return try ScenarioReader.read(bytes: Array(data), file: path)
+        } catch {
+            throw ToolError(error.description, exitCode: ExitCode.dataError)
+        }
+    }
+}
+
+/// The path of the running `typestorm` executable, which the driver spawns as its workers.
+enum ExecutablePath {
+    static func current() -> String {
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+}
+
+/// `typestorm run --json`: stable keys (documented in docs/driver.md).
+enum RunJSON {
+    static func render(_ result: RunSession.Result) -> String {
+        let outcome = result.outcome
+        let record = outcome.record
+        let object: [String: Any] = [
+            "runDirectory": result.runDirectory,
+            "exitCode": Int(result.exitCode),
+            "partial": record.partial,
+            "interruptedBy": outcome.interruptedBy.map { signalName($0) as Any } ?? NSNull(),
+            "scenario": ["name": record.metadata.scenarioName, "hash": record.metadata.scenarioHash, "seed": NSNumber(value: record.metadata.seed)],
+            "seconds": Double(outcome.endedWallClockNanos - outcome.startedWallClockNanos) / 1e9,
+            "workers": outcome.workers.map { worker -> [String: Any] in
+                [
+                    "index": worker.index, "pid": Int(worker.pid), "segment": "\(worker.segment.index)/\(worker.segment.count)",
+                    "exit": worker.exit.map { $0.description as Any } ?? NSNull(),
+                    "problem": worker.problem.map { $0 as Any } ?? NSNull(),
+                    "snapshots": worker.snapshots, "completed": worker.completed,
+                ]
+            },
+            "thresholds": result.thresholds.map { threshold -> [String: Any] in
+                ["metric": threshold.threshold.metric, "group": threshold.group,
+                 "value": threshold.value.map { $0 as Any } ?? NSNull(), "passed": threshold.passed]
+            },
+            "problems": record.problems,
+            "groups": record.groups.map { group -> [String: Any] in
+                ["name": group.name, "labels": group.labels, "counters": group.metrics.counters.mapValues { NSNumber(value: $0) }]
+            },
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

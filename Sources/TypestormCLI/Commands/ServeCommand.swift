@@ -1,0 +1,120 @@
+import Foundation
+import Platform
+import SearchServer
+
+/// `typestorm serve`: the HTTP search server, for the HTTP runner or for a user's own client.
+enum ServeCommand {
+    static let command = Command(
+        name: "serve",
+        abstract: "Run the HTTP search server (GET /search, /healthz, /metrics).",
+        discussion: """
+        Prints the bound address once it accepts connections (--port 0 picks a free port), then
+        serves until SIGINT or SIGTERM, which drain in-flight searches before exiting.
+        The backend is, for now, a plain substring scan over the catalog (a test double until the
+        filter engine is wired in). Catalog file: one item name per line, optionally name<TAB>scope.
+        Fault injection: --fault-latency exp:5ms | uniform:1ms-20ms | fixed:10ms, --fault-tail 0.01:500ms,
+        --fault-error-rate 0.02; --fault-params also accepts fault_delay_ms and fault_error per request.
+        JSON keys (--json, one line on listening): host, port, url, items, workers, allocator.
+        TYPESTORM_ALLOCATOR=system runs on glibc's malloc instead of jemalloc, for comparison.
+        """,
+        options: [
+            .value("catalog", "FILE", help: "Catalog file to serve (one name per line, optional TAB scope)."),
+            .value("synthetic", "N", help: "Serve N generated items instead of a file."),
+            .value("host", "ADDR", help: "IPv4 address to bind.", default: "127.0.0.1"),
+            .value("port", "PORT", help: "TCP port; 0 picks a free one.", default: "7700"),
+            .value("workers", "N", help: "Threads running searches (the backend's capacity).", default: "2"),
+            .value("io-threads", "N", help: "Network I/O threads.", default: "2"),
+            .flag("search-on-io-threads", help: "Run searches on the I/O threads, not the worker pool (for microsecond searches)."),
+            .value("queue", "N", help: "Searches that may wait for a worker before 503.", default: "1024"),
+            .value("max-connections", "N", help: "Open connections before requests get 503 with Retry-After.", default: "1024"),
+            .value("timeout", "SECONDS", help: "Disconnect idle or slow clients after this long.", default: "10"),
+            .value("fault-latency", "DIST", help: "Added latency per search: none, fixed:D, uniform:D-D, exp:MEAN.", default: "none"),
+            .value("fault-tail", "P:D", help: "Share P of searches get D more latency, e.g. 0.01:500ms."),
+            .value("fault-error-rate", "P", help: "Share of searches answered with an injected 500.", default: "0"),
+            .flag("fault-params", help: "Accept fault_delay_ms and fault_error on /search."),
+            .value("fault-seed", "N", help: "Seed of the fault sampler.", default: "1"),
+            .json,
+        ],
+        run: run
+    )
+
+    static func run(_ invocation: Invocation) async throws -> Int32 {
+        // Until `main` does it for every command: TYPESTORM_ALLOCATOR=system re-executes on glibc malloc.
+        do { try Allocator.applySelectionFromEnvironment() } catch {
+            throw ToolError("\(error)", exitCode: ExitCode.usage)
+        }
+        let arguments = invocation.arguments
+        var configuration = SearchServerConfiguration()
+        configuration.host = arguments.value("host") ?? "127.0.0.1"
+        guard SearchServerConfiguration.ipv4Address(configuration.host) != nil else {
+            throw UsageError.invalidValue(option: "host", value: configuration.host, expected: "an IPv4 address such as 127.0.0.1 or 0.0.0.0")
+        }
+        configuration.port = UInt16(try arguments.int("port", default: 7700, in: 0...65535))
+        configuration.workers = try arguments.int("workers", default: 2, in: 1...1024)
+        configuration.ioThreads = try arguments.int("io-threads", default: 2, in: 1...64)
+        configuration.searchOnIOThreads = arguments.flag("search-on-io-threads")
+        configuration.queueCapacity = try arguments.int("queue", default: 1024, in: 1...1_000_000)
+        configuration.maxConnections = try arguments.int("max-connections", default: 1024, in: 1...100_000)
+        configuration.connectionTimeoutSeconds = try arguments.int("timeout", default: 10, in: 1...3600)
+        configuration.faults = try faults(arguments)
+
+        let backend: SubstringBackend
+        switch (arguments.value("catalog"), try arguments.int("synthetic", default: nil, in: 1...100_000_000)) {
+        case (let path?, nil):
+            do { backend = try SubstringBackend.load(path: path) } catch {
+                throw ToolError("--catalog: \(error)", exitCode: ExitCode.dataError)
+            }
+        case (nil, let count?):
+            backend = SubstringBackend.synthetic(count: count)
+        case (nil, nil):
+            throw UsageError.invalidValue(option: "catalog", value: "", expected: "a catalog file (or --synthetic N)")
+        case (_?, _?):
+            throw UsageError.invalidValue(option: "synthetic", value: arguments.value("synthetic") ?? "", expected: "either --catalog or --synthetic, not both")
+        }
+
+        let server = SearchServer(configuration: configuration, backend: backend)
+        let signals = try TerminationSignals { _ in server.shutdownGracefully() }
+        defer { signals.cancel() }
+        let console = invocation.console
+        let json = arguments.flag("json")
+        let host = configuration.host
+        let workers = configuration.workers
+        let items = backend.count
+        do {
+            try await server.run { port in
+                if json {
+                    console.out("{\"host\":\"\(host)\",\"port\":\(port),\"url\":\"http://\(host):\(port)\",\"items\":\(items),\"workers\":\(workers),\"allocator\":\"\(Allocator.current.rawValue)\"}\n")
+                } else {
+                    console.out("listening on http://\(host):\(port) (\(items) items, \(workers) workers)\n")
+                }
+            }
+        } catch let error as SearchServerError {
+            throw ToolError("serve: \(error)", exitCode: ExitCode.failure)
+        }
+        let usage = try? ResourceUsage.current()
+        let heap = AllocatorStats.current().map { ", jemalloc allocated \($0.allocatedBytes >> 20) MiB" } ?? ""
+        console.err("serve: drained and stopped (cpu \(usage.map { String(format: "%.2f", $0.cpuSeconds) } ?? "?") s, peak rss \((usage?.peakRSSBytes ?? 0) >> 20) MiB\(heap))\n")
+        return ExitCode.success
+    }
+
+    static func faults(_ arguments: ParsedArguments) throws -> FaultInjection {
+        var faults = FaultInjection()
+        let latency = arguments.value("fault-latency") ?? "none"
+        do { faults.latency = try LatencyDistribution(parsing: latency) } catch {
+            throw UsageError.invalidValue(option: "fault-latency", value: latency, expected: "none, fixed:10ms, uniform:1ms-20ms or exp:5ms")
+        }
+        if let tail = arguments.value("fault-tail") {
+            let parts = tail.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let probability = Double(parts[0]), (0...1).contains(probability),
+                  let nanos = LatencyDistribution.duration(parts[1]) else {
+                throw UsageError.invalidValue(option: "fault-tail", value: tail, expected: "P:DURATION with P in 0...1, e.g. 0.01:500ms")
+            }
+            faults.slowTailProbability = probability
+            faults.slowTailNanos = nanos
+        }
+        faults.errorRate = try arguments.double("fault-error-rate", default: 0, in: 0...1)
+        faults.allowPerRequestParameters = arguments.flag("fault-params")
+        faults.seed = try arguments.uint64("fault-seed", default: 1)
+        return faults
+    }
+}

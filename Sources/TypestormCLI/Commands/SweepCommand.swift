@@ -1,0 +1,258 @@
+import Foundation
+import Measurement
+import Orchestration
+import Reporting
+import SearchField
+import Simulation
+import Typists
+
+/// `typestorm sweep`: a debounce × min-length grid, its trade-off curves and a recommendation.
+enum SweepCommand {
+    static let command = Command(
+        name: "sweep",
+        abstract: "Sweep debounce interval and minimum query length; plot the trade-offs and recommend an interval.",
+        discussion: """
+        Runs one strategy of SCENARIO once per grid point in virtual time, for each typist
+        population of the scenario's mix (device × language, typed by the Typists models against
+        the scenario's modelled backend), then plots requests per search and wasted work against
+        p50/p95 time to fresh results, and stale overwrites against the interval, per population. The recommendation is the knee of the Pareto front of p95 time to fresh
+        results against requests per search, or, with --budget, the smallest interval whose
+        requests per search stay within the budget. With --record, analyses a stored sweep record
+        (groups labelled debounceMs, minLength, population) instead of running the grid.
+        Ranges: START:END[:STEP] (end included), a single value, or a comma-separated list.
+        """,
+        options: [
+            .value("debounce", "MS-RANGE", help: "Debounce intervals in milliseconds.", default: "0:600:25"),
+            .value("min-length", "RANGE", help: "Minimum query lengths (default: the strategy's own)."),
+            .value("budget", "REQUESTS", help: "Requests per search allowed; recommends the smallest interval within it."),
+            .value("strategy", "NAME", help: "The scenario strategy to sweep (default: debounce-switch if present, else the first)."),
+            .value("typists", "N", help: "Typists per population (default: the scenario's share of its typists, at least 50)."),
+            .value("queries", "DIR", help: "Query lists for the typists.", default: "Datasets/queries"),
+            .value("record", "FILE", help: "Analyse a stored sweep record instead of running the grid."),
+            .value("out", "DIR", help: "Write sweep.html, sweep.json and one SVG per plot into DIR."),
+            .json,
+        ],
+        positionals: [Positional("scenario", help: "Scenario file to sweep.", optional: true)],
+        run: run
+    )
+
+    /// The grid the command line asks for.
+    struct Grid: Equatable {
+        var debounceMs: [Int]
+        /// `nil` when not given: the strategy's own minimum length (or, with `--record`, any).
+        var minLengths: [Int]?
+
+        func points(defaultMinLength: Int) -> [(debounceMs: Int, minLength: Int)] {
+            (minLengths ?? [defaultMinLength]).flatMap { length in debounceMs.map { ($0, length) } }
+        }
+
+        static func == (a: Grid, b: Grid) -> Bool { a.debounceMs == b.debounceMs && a.minLengths == b.minLengths }
+    }
+
+    static func grid(_ arguments: ParsedArguments) throws -> Grid {
+        func range(_ name: String, _ fallback: String) throws -> [Int] {
+            let text = arguments.value(name) ?? fallback
+            do {
+                return try GridRange.parse(text).values
+            } catch {
+                throw UsageError.invalid("invalid value '\(text)' for option '--\(name)': \(error.reason)")
+            }
+        }
+        let debounce = try range("debounce", "0:600:25")
+        let lengths = arguments.value("min-length") == nil ? nil : try range("min-length", "1")
+        return Grid(debounceMs: debounce, minLengths: lengths)
+    }
+
+    static let run: Command.Run = { invocation in
+        let arguments = invocation.arguments
+        let grid = try grid(arguments)
+        let rule: SweepAnalysis.Rule = try arguments.double("budget", in: 0.01...1_000_000).map { .budget(requestsPerSearch: $0) } ?? .knee
+
+        let record: RunRecord
+        if let file = arguments.value("record") {
+            record = try ReportingCLI.load(file).record
+        } else if let scenario = arguments.positional(0) {
+            record = try await runGrid(scenarioPath: scenario, grid: grid, arguments: arguments, console: invocation.console)
+        } else {
+            throw UsageError.invalid("give a scenario to sweep, or --record FILE to analyse a stored sweep")
+        }
+
+        var points = record.sweepPoints
+        if arguments.value("record") != nil {
+            // Restrict a stored sweep to the ranges asked for.
+            if arguments.value("debounce") != nil {
+                let wanted = Set(grid.debounceMs)
+                points = points.filter { wanted.contains($0.debounceMs) }
+            }
+            if let lengths = grid.minLengths {
+                let wanted = Set(lengths)
+                points = points.filter { wanted.contains($0.minLength) }
+            }
+        }
+        guard !points.isEmpty else {
+            throw ToolError("the sweep record has no grid points (groups labelled \(ReportMetrics.labelDebounce)) in the requested grid", exitCode: ExitCode.dataError)
+        }
+        let report = SweepReport(analysis: SweepAnalysis(points: points, rule: rule), scenarioName: record.metadata.scenarioName)
+        if let directory = arguments.value("out") {
+            try ReportingCLI.makeDirectory(directory)
+            try ReportingCLI.write(report.html(), to: (directory as NSString).appendingPathComponent("sweep.html"))
+            try ReportingCLI.write(try report.json(), to: (directory as NSString).appendingPathComponent("sweep.json"))
+            for population in report.analysis.populations {
+                for chart in report.charts(population: population) {
+                    try ReportingCLI.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + chart.svg + "\n",
+                                           to: (directory as NSString).appendingPathComponent(chart.name + ".svg"))
+                }
+            }
+            if arguments.value("record") == nil {
+                try ReportingCLI.write(String(decoding: try record.encoded(), as: UTF8.self), to: (directory as NSString).appendingPathComponent("sweep-record.json"))
+            }
+            invocation.console.err("wrote \(directory)/sweep.html\n")
+        }
+        invocation.console.out(arguments.flag("json") ? try report.json() : report.terminalTable())
+        return report.analysis.recommendations.allSatisfy(\.satisfied) ? ExitCode.success : ExitCode.failure
+    }
+
+    /// Runs every grid point of the scenario in virtual time and returns one record whose groups
+    /// are labelled with their grid coordinates (`ReportMetrics.labelDebounce`, `labelMinLength`,
+    /// `labelPopulation`), the format `--record` reads back.
+    ///
+    /// Grid points run concurrently (one task per point, at most one per core); each is
+    /// deterministic, and results are collected by index, so the record does not depend on the
+    /// scheduling.
+    static func runGrid(scenarioPath: String, grid: Grid, arguments: ParsedArguments, console: Console) async throws -> RunRecord {
+        guard let data = FileManager.default.contents(atPath: scenarioPath) else {
+            throw ToolError("\(scenarioPath): cannot be read", exitCode: ExitCode.noInput)
+        }
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioReader.read(bytes: Array(data), file: scenarioPath)
+        } catch {
+            throw ToolError(error.description, exitCode: ExitCode.dataError)
+        }
+        let spec = try chooseStrategy(scenario, name: arguments.value("strategy"))
+        guard let preset = Preset(rawValue: spec.preset) else {
+            throw ToolError("\(scenarioPath): strategy '\(spec.name)' has preset '\(spec.preset)', which this build cannot simulate", exitCode: ExitCode.dataError)
+        }
+        let backend = virtualBackend(scenario.backend)
+        let queriesDirectory = arguments.value("queries") ?? "Datasets/queries"
+        let typistsOverride = try arguments.int("typists", default: nil, in: 1...1_000_000)
+
+        // One population per mix entry, each typed by the Typists models for its device and language.
+        var populations: [(label: String, sessions: [GeneratedSession])] = []
+        for entry in scenario.population.mix {
+            guard let device = DeviceClass(rawValue: entry.device.rawValue), let language = TypingLanguage(rawValue: entry.language.rawValue) else {
+                throw ToolError("\(scenarioPath): population \(entry.device.rawValue)-\(entry.language.rawValue) has no typing model", exitCode: ExitCode.dataError)
+            }
+            var config = TypistConfig()
+            config.deviceShares = [device: 1]
+            config.languageShares = [language: 1]
+            config.maxQueriesPerSession = max(1, scenario.population.queriesPerSession)
+            let count = typistsOverride ?? max(50, Int((entry.share * Double(scenario.population.typists)).rounded()))
+            let population: TypistPopulation
+            do {
+                let pool = try QueryPool.load(directory: queriesDirectory, languages: [language])
+                population = try TypistPopulation(config: config, queries: pool, seed: scenario.seed)
+            } catch let error as QueryPoolError {
+                throw ToolError("\(error) (run from the repository root, or give --queries DIR)", exitCode: ExitCode.noInput)
+            }
+            populations.append(("\(device.rawValue)-\(language.rawValue)", (0..<count).map(population.session(forTypist:))))
+        }
+
+        let ownMinimum = spec.minimumLength ?? preset.defaultConfiguration.normalizer.minimumLength
+        let gridPoints = grid.points(defaultMinLength: ownMinimum)
+        let jobs = populations.indices.flatMap { population in gridPoints.map { (population, $0.debounceMs, $0.minLength) } }
+        console.err("sweeping \(spec.name) over \(gridPoints.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
+        let seed = scenario.seed
+        let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var results = [MetricSet?](repeating: nil, count: jobs.count)
+        var finished = 0
+        try await withThrowingTaskGroup(of: (Int, MetricSet).self) { group in
+            var next = 0
+            func launch() {
+                let index = next, job = jobs[index]
+                let sessions = populations[job.0].sessions
+                var configuration = configuration(for: spec, preset: preset)
+                configuration.debounce = Int64(job.1) * 1_000_000
+                configuration.normalizer.minimumLength = job.2
+                let strategy = preset.make(configuration)
+                group.addTask { (index, simulate(strategy, sessions: sessions, backend: backend, seed: seed)) }
+                next += 1
+            }
+            while next < min(parallelism, jobs.count) { launch() }
+            while let (index, metrics) = try await group.next() {
+                results[index] = metrics
+                finished += 1
+                if console.isInteractive || finished % max(1, jobs.count / 10) == 0 || finished == jobs.count {
+                    console.err("  \(finished)/\(jobs.count) grid runs done\n")
+                }
+                if next < jobs.count { launch() }
+            }
+        }
+
+        var record = RunRecord(metadata: RunMetadata(
+            toolVersion: VersionCommand.version, scenarioName: scenario.name, scenarioHash: scenario.hash, seed: seed,
+            runner: "virtual", segments: [Segment(index: 0, count: 1)]))
+        for (index, job) in jobs.enumerated() {
+            let labels = [
+                "runner": "virtual", ReportMetrics.labelPopulation: populations[job.0].label,
+                ReportMetrics.labelDebounce: String(job.1), ReportMetrics.labelMinLength: String(job.2),
+            ]
+            try record.add(MetricGroup(name: spec.name, labels: labels, metrics: results[index]!))
+        }
+        return record
+    }
+
+    /// Histograms a sweep keeps: the trade-off curves need only these, and a dense latency
+    /// histogram is a few hundred kilobytes in memory, times hundreds of grid runs.
+    static let keptHistograms: Set<String> = [ReportMetrics.ttfr, ReportMetrics.fanOutPerSettle]
+
+    /// One virtual-time run; generic so the runner is specialised for the strategy's type.
+    /// Returns every counter and maximum, and the histograms in `keptHistograms`.
+    static func simulate<S: SearchFieldStrategy>(_ strategy: S, sessions: [GeneratedSession], backend: BackendModel, seed: UInt64) -> MetricSet {
+        var runner = VirtualRunner(strategy: strategy, sessions: sessions, backend: backend, seed: seed)
+        var metrics = runner.run().metrics()
+        metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
+        return metrics
+    }
+
+    /// `--strategy NAME`, else the first debounce-switch, else the first strategy.
+    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> ScenarioStrategy {
+        if let name {
+            guard let spec = scenario.strategies.first(where: { $0.name == name }) else {
+                throw UsageError.invalidValue(option: "strategy", value: name, expected: "one of the scenario's strategies: \(scenario.strategies.map(\.name).joined(separator: ", "))")
+            }
+            return spec
+        }
+        return scenario.strategies.first { $0.preset == Preset.debounceSwitch.rawValue } ?? scenario.strategies[0]
+    }
+
+    /// The strategy's configuration with the scenario's knobs (the grid sets debounce and
+    /// minimum length on top).
+    static func configuration(for spec: ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
+        var configuration = preset.defaultConfiguration
+        if let trim = spec.trim { configuration.normalizer.trims = trim }
+        if let delay = spec.stalledDelayNanos { configuration.stalledDelay = delay }
+        if let size = spec.cacheSize { configuration.cacheCapacity = size }
+        if let writeBack = spec.writeBack { configuration.writeBack = writeBack }
+        return configuration
+    }
+
+    /// The scenario's backend as the simulator's model, mapped as the driver's virtual runner
+    /// maps it (`VirtualWorkload.simulationScenario`, internal to Orchestration): log-normal
+    /// service time through the median and the p99 (σ = ln(p99 / median) / 2.326), log-normal
+    /// round trip with σ 0.3, the scenario's cancellation mode.
+    static func virtualBackend(_ model: ScenarioBackend) -> BackendModel {
+        let sigma = model.serviceP99Nanos > model.serviceMedianNanos && model.serviceMedianNanos > 0
+            ? log(Double(model.serviceP99Nanos) / Double(model.serviceMedianNanos)) / 2.326 : 0
+        let cancellation: CancellationMode = switch model.cancellation {
+        case .honoured: .honoured(delay: model.cancelDelayNanos)
+        case .clientOnly: .clientOnly
+        case .ignored: .ignored
+        }
+        return BackendModel(
+            roundTrip: .logNormal(median: model.networkRoundTripNanos, sigma: 0.3), workers: model.workers,
+            typistsPerServer: model.typistsPerServer,
+            service: .distribution(sigma > 0 ? .logNormal(median: model.serviceMedianNanos, sigma: sigma) : .constant(model.serviceMedianNanos)),
+            errorRate: model.errorRate, timeout: model.timeoutNanos, cancellation: cancellation)
+    }
+}

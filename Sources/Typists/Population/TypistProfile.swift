@@ -1,0 +1,59 @@
+/// One drawn typist: who they are and how they type.
+///
+/// A pure function of (config, seed, typist index), so every process that asks for typist 7
+/// gets the same profile.
+public struct TypistProfile: Sendable, Hashable, Codable {
+    public var index: Int
+    public var device: DeviceClass
+    public var language: TypingLanguage
+    /// Copy-typing speed, drawn from the device's published distribution.
+    public var wpm: Double
+    /// The typist's mean inter-key interval when copying text: 12000 / WPM (× 1.03 on desktop).
+    public var meanIKIMillis: Double
+    /// Speed while composing a query relative to copying (intervals are divided by it).
+    public var composingSpeedScale: Double
+    /// How much longer the first key of a word takes.
+    public var firstKeyFactor: Double
+    /// Share of within-word keys pressed before the previous key is released (desktop).
+    public var rolloverRate: Double
+    public var slipRate: Double
+    public var noticeRate: Double
+    public var intervalShape: IntervalShape
+
+    /// The typist's mean interval while composing a query.
+    public var composingMeanIKIMillis: Double { meanIKIMillis / composingSpeedScale }
+
+    static func draw(index: Int, settings: PopulationSettings, rng: inout SeededGenerator) -> TypistProfile {
+        let config = settings.config
+        let device = pick(settings.devices, &rng) ?? .desktop
+        let language = pick(settings.languages, &rng) ?? settings.languages.first?.0 ?? .en
+        let parameters = config.parameters(for: device)
+        let wpm = parameters.wpm.sample(&rng)
+        let composing = rng.nextUniform(config.composingSpeedScale)
+        let firstKey = min(max(parameters.firstKeyFactor + 0.15 * rng.nextStandardNormal(), 1.1), parameters.firstKeyFactorMax)
+        // Rollover rises with speed: 25 % at the mean, 40–70 % for fast typists [D1].
+        let meanWPM = parameters.wpm.mean
+        let rollover = parameters.rolloverRate > 0
+            ? min(max(parameters.rolloverRate * (1 + 0.024 * (wpm - meanWPM)), 0.02), 0.7)
+            : 0
+        return TypistProfile(
+            index: index, device: device, language: language, wpm: wpm,
+            meanIKIMillis: parameters.ikiNumeratorMillis / wpm,
+            composingSpeedScale: composing, firstKeyFactor: firstKey, rolloverRate: rollover,
+            slipRate: parameters.slipRate, noticeRate: parameters.noticeRate,
+            intervalShape: config.intervalShape ?? .logNormal(sigma: parameters.ikiSigma)
+        )
+    }
+
+    /// One of `choices` with probability proportional to its share.
+    static func pick<T>(_ choices: [(T, Double)], _ rng: inout SeededGenerator) -> T? {
+        let total = choices.reduce(0.0) { $0 + $1.1 }
+        guard total > 0 else { return nil }
+        var x = rng.nextUnit() * total
+        for (choice, share) in choices {
+            if share > 0 && x < share { return choice }
+            x -= share
+        }
+        return choices.last { $0.1 > 0 }?.0
+    }
+}

@@ -1,0 +1,427 @@
+import Foundation
+
+extension GeneratedSession {
+    /// One query of the session: the pause before it, the follow-up choice, typing it, and
+    /// Return; then whether the session goes on.
+    mutating func produceQuery() {
+        if queriesDone == 0 {
+            now += millis(pause(median: settings.config.focusDelayMedianMillis, .sigma05))
+            planNewQuery()
+        } else {
+            now += millis(pause(median: settings.config.readingPauseMedianMillis, .sigma07))
+            editor.flush()
+            if !editor.committed.isEmpty && rng.nextBool(settings.config.refineShare) {
+                planRefinement()
+            } else {
+                if !editor.committed.isEmpty {
+                    editor.reset(to: EmptyCollection())
+                    emitEdit(TypingKey.clear)
+                    now += millis(pause(median: 400, .sigma04))
+                }
+                planNewQuery()
+            }
+        }
+        typeQuery()
+        queriesDone += 1
+        if rng.nextBool(settings.config.submitRate) {
+            now += millis(pause(median: settings.config.submitPauseMedianMillis, .sigma05))
+            editor.flush()
+            emit(.submit, key: 0)
+        }
+        if queriesDone >= settings.config.maxQueriesPerSession || !rng.nextBool(settings.config.followUpRate) {
+            now += millis(pause(median: 2000, .sigma06))
+            editor.flush()
+            emit(.end, key: 0)
+            finished = true
+        }
+    }
+
+    /// A query typed into an empty field: k words from the words-per-query distribution.
+    mutating func planNewQuery() {
+        let k = drawWordCount()
+        let index = pool.draw(words: k, &rng)
+        let phrase = pool.phrases[index]
+        let words = min(phrase.wordCount, k == settings.config.wordsPerQuery.count ? phrase.wordCount : k)
+        lastPhrase = index
+        lastPhraseWords = words
+        intendedWords = words
+        plan(phrase: phrase, fromWord: 0, toWord: words, leadingSpace: false)
+    }
+
+    /// A follow-up that adds words: the next words of the last phrase if it was cut short,
+    /// otherwise the first word of another phrase.
+    mutating func planRefinement() {
+        if lastPhrase >= 0, pool.phrases[lastPhrase].wordCount > lastPhraseWords {
+            let phrase = pool.phrases[lastPhrase]
+            let to = min(phrase.wordCount, lastPhraseWords + 1 + rng.nextInt(below: 2))
+            intendedWords = to - lastPhraseWords
+            plan(phrase: phrase, fromWord: lastPhraseWords, toWord: to, leadingSpace: false)
+            lastPhraseWords = to
+        } else {
+            let index = pool.draw(words: 1, &rng)
+            lastPhrase = index
+            lastPhraseWords = 1
+            intendedWords = 1
+            plan(phrase: pool.phrases[index], fromWord: 0, toWord: 1, leadingSpace: true)
+        }
+    }
+
+    mutating func drawWordCount() -> Int {
+        drawIndex(settings.config.wordsPerQuery) + 1
+    }
+
+    /// An index with probability proportional to `weights`.
+    mutating func drawIndex(_ weights: [Double]) -> Int {
+        let total = weights.reduce(0, +)
+        guard total > 0 else { return 0 }
+        var x = rng.nextUnit() * total
+        for (index, weight) in weights.enumerated() {
+            if x < weight { return index }
+            x -= weight
+        }
+        return weights.count - 1
+    }
+
+    @inline(__always)
+    func millis(_ value: Double) -> Int64 {
+        Int64(value * 1_000_000)
+    }
+
+    /// Build the keys that type words `fromWord..<toWord` of `phrase` after the current text.
+    mutating func plan(phrase: Phrase, fromWord: Int, toWord: Int, leadingSpace: Bool) {
+        keys.removeAll(keepingCapacity: true)
+        target.removeAll(keepingCapacity: true)
+        words.removeAll(keepingCapacity: true)
+        baseBytes.removeAll(keepingCapacity: true)
+        baseBytes.append(contentsOf: editor.committed)
+        let startByte = fromWord == 0 ? 0 : phrase.wordEnds[fromWord - 1]
+        let endByte = phrase.wordEnds[toWord - 1]
+        if leadingSpace { target.append(UInt8(ascii: " ")) }
+        let delta = target.count - startByte
+        target.append(contentsOf: phrase.bytes[startByte..<endByte])
+        queryNumber += 1
+        isRefinement = !baseBytes.isEmpty
+
+        var atWordStart = baseBytes.isEmpty || baseBytes.last == UInt8(ascii: " ")
+        var wordFirstKey = -1
+        func space(_ byteOffset: Int, into session: inout GeneratedSession) {
+            if wordFirstKey >= 0 {
+                session.words.append(PlannedWord(firstKey: wordFirstKey, endKey: session.keys.count, byteEnd: byteOffset))
+                wordFirstKey = -1
+            }
+            session.keys.append(.character(UInt32(UInt8(ascii: " ")), wordStart: false))
+            atWordStart = true
+        }
+        func beginKey(_ session: GeneratedSession, at index: Int? = nil) -> Bool {
+            let starts = atWordStart
+            if starts { wordFirstKey = index ?? session.keys.count }
+            atWordStart = false
+            return starts
+        }
+
+        switch pool.language {
+        case .en, .ko:
+            // The keys were planned once per phrase; take the words' slice of them.
+            let plan = phrase.plan
+            let startKey = fromWord == 0 ? 0 : plan.words[fromWord - 1].endKey
+            let endKey = plan.words[toWord - 1].endKey
+            if leadingSpace { keys.append(.character(0x20, wordStart: false)) }
+            let latinAtStart = fromWord == 0 ? false : plan.latinAfterWord[fromWord - 1]
+            if editor.latinMode != latinAtStart { keys.append(.toggle) }
+            let keyDelta = keys.count - startKey
+            keys.append(contentsOf: plan.keys[startKey..<endKey])
+            for word in plan.words[fromWord..<toWord] {
+                words.append(PlannedWord(firstKey: word.firstKey + keyDelta, endKey: word.endKey + keyDelta, byteEnd: word.byteEnd + delta))
+            }
+            return
+        case .zh:
+            if leadingSpace { space(0, into: &self) }
+            var index = phrase.units.firstIndex { Int($0.byteOffset) >= startByte } ?? phrase.units.count
+            var segmentStart = -1
+            var mode = 0
+            var positionInSegment = 0
+            while index < phrase.units.count, Int(phrase.units[index].byteOffset) < endByte {
+                let unit = phrase.units[index]
+                let offset = Int(unit.byteOffset) + delta
+                if !unit.isHan {
+                    if unit.byteCount == 1 && phrase.bytes[Int(unit.byteOffset)] == UInt8(ascii: " ") {
+                        space(offset, into: &self)
+                    } else {
+                        keys.append(.character(UInt32(phrase.bytes[Int(unit.byteOffset)]), wordStart: beginKey(self)))
+                    }
+                    index += 1
+                    continue
+                }
+                if segmentStart < 0 {
+                    segmentStart = offset
+                    positionInSegment = 0
+                    var length = 1
+                    while !phrase.units[index + length - 1].endsSegment { length += 1 }
+                    mode = 0
+                    if length > 1 {
+                        let r = rng.nextUnit()
+                        if r < settings.config.pinyinInitialsOnly {
+                            mode = 2
+                        } else if r < settings.config.pinyinInitialsOnly + settings.config.pinyinAbbreviateRest {
+                            mode = 1
+                        }
+                    }
+                }
+                let full = mode == 0 || (mode == 1 && positionInSegment == 0)
+                let firstLetter = keys.count
+                let letters = Int(unit.pinyinOffset)
+                if full {
+                    keys.append(contentsOf: phrase.pinyinKeys[letters..<(letters + Int(unit.pinyinCount))])
+                } else {
+                    var initial = phrase.pinyinKeys[letters]
+                    initial.flags |= PlanKey.syllableEnd
+                    keys.append(initial)
+                }
+                if beginKey(self, at: firstLetter) { keys[firstLetter].flags |= PlanKey.wordStart }
+                positionInSegment += 1
+                if unit.endsSegment {
+                    keys.append(.pick(byteOffset: segmentStart, byteCount: offset + Int(unit.byteCount) - segmentStart))
+                    segmentStart = -1
+                }
+                index += 1
+            }
+        }
+        if wordFirstKey >= 0 {
+            words.append(PlannedWord(firstKey: wordFirstKey, endKey: keys.count, byteEnd: target.count))
+        }
+    }
+
+    /// Type the planned keys, with slips and their corrections, pauses, and the part-way
+    /// actions (scope or token change, clear and retype, suggestion, word prediction).
+    mutating func typeQuery() {
+        let n = keys.count
+        marks.removeAll(keepingCapacity: true)
+        marks.append(editor.mark)
+        forgetPreviousKey()
+        if rng.nextBool(device.pasteRate) {
+            now += millis(pause(median: 900, .sigma05))
+            resetField(toTargetPrefix: target.count)
+            emitEdit(TypingKey.paste)
+            return
+        }
+        var clearAt = -1, acceptAt = -1, scopeAt = -1
+        if n >= 4 && rng.nextBool(settings.config.clearAndRetypeRate) {
+            clearAt = n / 3 + rng.nextInt(below: n - n / 3)
+        }
+        if n >= 4 && rng.nextBool(settings.config.acceptSuggestionRate) {
+            let earliest = max(2, Int(0.4 * Double(n)))
+            acceptAt = earliest + rng.nextInt(below: max(1, n - 1 - earliest))
+        }
+        if n >= 2 && rng.nextBool(settings.config.scopeOrTokenChangeRate) {
+            scopeAt = 1 + rng.nextInt(below: n - 1)
+        }
+        var predictAt = -1, predictWord = -1
+        var clean = true
+        var i = 0
+        while i < n {
+            if i == scopeAt {
+                scopeAt = -1
+                now += millis(pause(median: 1000, .sigma05))
+                changeScopeOrTokens()
+                forgetPreviousKey()
+            }
+            if i == clearAt {
+                clearAt = -1
+                now += millis(pause(median: 800, .sigma05))
+                editor.reset(to: baseBytes)
+                emitEdit(TypingKey.clear)
+                marks.removeAll(keepingCapacity: true)
+                marks.append(editor.mark)
+                forgetPreviousKey()
+                predictAt = -1
+                clean = true
+                i = 0
+                continue
+            }
+            if i == acceptAt {
+                now += millis(pause(median: settings.config.suggestionLookMedianMillis, .sigma05) + keyInterval(keys[i]))
+                resetField(toTargetPrefix: target.count)
+                emitEdit(TypingKey.acceptSuggestion)
+                return
+            }
+            let key = keys[i]
+            if key.isWordStart && device.predictionRate > 0 && pool.language != .zh,
+               let w = words.firstIndex(where: { $0.firstKey == i }), words[w].endKey - i >= 4,
+               rng.nextBool(device.predictionRate) {
+                predictAt = i + 2
+                predictWord = w
+            }
+            if i == predictAt {
+                predictAt = -1
+                if clean {
+                    let word = words[predictWord]
+                    let last = word.endKey >= n
+                    now += millis(pause(median: settings.config.suggestionLookMedianMillis, .sigma05))
+                    resetField(toTargetPrefix: last ? word.byteEnd : word.byteEnd + 1)
+                    emitEdit(TypingKey.acceptSuggestion)
+                    let resume = last ? n : word.endKey + 1
+                    let unreachable = FieldEditor.Mark(committedCount: -1, pinyinCount: -1, preedit: 0, latinMode: false)
+                    while marks.count < resume { marks.append(unreachable) }
+                    marks.append(editor.mark)
+                    forgetPreviousKey()
+                    i = resume
+                    continue
+                }
+            }
+            var interval = key.kind == .pick
+                ? pause(median: settings.config.candidatePickMedianMillis, .sigma04)
+                : keyInterval(key)
+            if rng.nextBool(settings.config.hesitationRate) {
+                interval += pause(median: settings.config.hesitationMedianMillis, .sigma06)
+            }
+            if key.isWordStart && i > 0 && rng.nextBool(settings.config.suggestionLookRate) {
+                interval += pause(median: settings.config.suggestionLookMedianMillis, .sigma05)
+            }
+            now += millis(interval)
+            if rng.nextBool(profile.slipRate), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
+                editor.startTracking()
+                press(wrong)
+                let noticed = pool.language == .zh || rng.nextBool(profile.noticeRate)
+                if !noticed {
+                    clean = false
+                    marks.append(editor.mark)
+                    i += 1
+                    continue
+                }
+                let extra = drawIndex(device.noticeDelayWeights)
+                var typed = 0
+                while typed < extra && i + 1 + typed < n && keys[i + 1 + typed].kind != .pick {
+                    now += millis(keyInterval(keys[i + 1 + typed]))
+                    press(keys[i + 1 + typed])
+                    typed += 1
+                }
+                now += millis(baseIKI * rng.nextUniform(1.5...2.0))
+                i = backspaceToTrack()
+                continue
+            }
+            press(key)
+            marks.append(editor.mark)
+            i += 1
+        }
+    }
+
+    /// Backspace until the field is in a state the plan passed through, and return the plan
+    /// position to retype from. A human deletes what looks wrong; with composition that can be
+    /// more than the keys typed (a final that moved to the next syllable goes with it).
+    mutating func backspaceToTrack() -> Int {
+        while true {
+            let changed = editor.backspace()
+            if changed || settings.config.emitsUnchangedKeys { emitEdit(TypingKey.backspace) }
+            forgetPreviousKey()
+            if let j = marks.lastIndex(where: { editor.matches($0) }) {
+                editor.setLatinMode(marks[j].latinMode)
+                marks.removeSubrange((j + 1)...)
+                return j
+            }
+            if !changed && !editor.hasPreedit && editor.committed.isEmpty {
+                marks.removeAll(keepingCapacity: true)
+                marks.append(editor.mark)
+                return 0
+            }
+            now += millis(baseIKI * 0.9 * sampler.sample(&rng))
+        }
+    }
+
+    /// Press a key: the editor applies it, and the field's new text is emitted if it changed.
+    mutating func press(_ key: PlanKey) {
+        let changed = target.withUnsafeBufferPointer { editor.apply(key, target: $0) }
+        prevPhysical = key.physical
+        prevHand = key.flags & PlanKey.handMask
+        guard changed || settings.config.emitsUnchangedKeys else { return }
+        let code: UInt32
+        switch key.kind {
+        case .character, .pinyinLetter:
+            code = key.value
+        case .jamo:
+            code = Hangul.scalar(ofJamo: UInt8(key.value))
+        case .pick:
+            let r = rng.nextUnit()
+            code = r < 0.65 ? TypingKey.pickWithSpace : (r < 0.9 ? UInt32(UInt8(ascii: "1")) : UInt32(UInt8(ascii: "2")))
+        case .toggle:
+            code = TypingKey.toggleHangul
+        }
+        emitEdit(code)
+    }
+
+    /// The interval before `key`, in ms: the typist's base, the key-pair effect within words,
+    /// the slower first key of a word, rollover, and the typist's own spread.
+    ///
+    /// - Complexity: O(1); one or two uniform draws and one normal draw.
+    @inline(__always)
+    mutating func keyInterval(_ key: PlanKey) -> Double {
+        var ms = baseIKI
+        if key.isWordStart {
+            ms *= profile.firstKeyFactor
+        } else {
+            if let ratios = pairRatios {
+                let hand = key.flags & PlanKey.handMask
+                if hand != 0 && prevHand != 0 {
+                    if key.physical == prevPhysical {
+                        ms *= ratios.same
+                    } else {
+                        ms *= hand != prevHand ? ratios.alt : (hand == PlanKey.leftHand ? ratios.ll : ratios.rr)
+                    }
+                }
+            }
+            if profile.rolloverRate > 0 && rng.nextBool(profile.rolloverRate) {
+                ms *= 0.35 + 0.4 * rng.nextUnit()
+            }
+        }
+        return ms * sampler.sample(&rng)
+    }
+
+    /// A log-normal pause with this median, from the population's tables (no `exp` per draw).
+    @inline(__always)
+    mutating func pause(median: Double, _ shape: PopulationSettings.PauseShape) -> Double {
+        let table = settings.pauses[shape.rawValue]
+        return median * table.unitMedian * table.sampler.sample(&rng)
+    }
+
+    /// The next key follows no key on the layout (after a pause, a backspace, a paste).
+    @inline(__always)
+    mutating func forgetPreviousKey() {
+        prevPhysical = KeyboardLayout.none
+        prevHand = 0
+    }
+
+    /// Set the field to the start text plus the first `count` bytes of the target.
+    mutating func resetField(toTargetPrefix count: Int) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: baseBytes)
+        scratch.append(contentsOf: target[0..<count])
+        editor.reset(to: scratch)
+    }
+
+    mutating func changeScopeOrTokens() {
+        if !settings.config.scopes.isEmpty && (settings.config.tokens.isEmpty || rng.nextBool(0.5)) {
+            let next: String? = scope != nil && rng.nextBool(0.3) ? nil : settings.config.scopes[rng.nextInt(below: settings.config.scopes.count)]
+            scope = next
+            sideActions.append(.scope(next))
+            emit(.scope, key: UInt32(sideActions.count - 1))
+        } else if !settings.config.tokens.isEmpty {
+            let token = settings.config.tokens[rng.nextInt(below: settings.config.tokens.count)]
+            if let existing = tokens.firstIndex(of: token) {
+                tokens.remove(at: existing)
+            } else {
+                tokens.append(token)
+            }
+            sideActions.append(.tokens(tokens))
+            emit(.tokens, key: UInt32(sideActions.count - 1))
+        }
+    }
+
+    mutating func emitEdit(_ key: UInt32) {
+        let start = arena.count
+        editor.render(appendingTo: &arena)
+        out.append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(arena.count - start)))
+    }
+
+    mutating func emit(_ kind: RawTypingEvent.Kind, key: UInt32) {
+        out.append(RawTypingEvent(at: now, kind: kind, key: key, textStart: 0, textCount: 0))
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// One synthetic typist's session: focus, one or more queries typed with the typist's timing,
+/// slips and corrections, then leaving the field.
+///
+/// Events are produced a query at a time into reused buffers (the field's text after each key
+/// goes into one byte arena), and handed out one by one. `next()` makes the `TypingEvent`'s
+/// Strings (the key name is always a small string; the text allocates only past 15 UTF-8
+/// bytes); `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no allocation.
+public struct GeneratedSession: TypistSession, Sendable {
+    public let profile: TypistProfile
+    let settings: PopulationSettings
+    let device: DeviceParameters
+    let pool: LanguagePool
+    var rng: SeededGenerator
+    let sampler: IntervalShape.Sampler
+
+    /// Per-key interval before the per-key factors, in ms, for composing a query.
+    let baseIKI: Double
+    /// Within-word key-pair ratios (left-left, right-right, alternating, same key), or nil.
+    let pairRatios: (ll: Double, rr: Double, alt: Double, same: Double)?
+
+    var editor: FieldEditor
+    /// The plan of the current query: keys, the typed bytes they produce, and its words.
+    var keys: [PlanKey] = []
+    var target: [UInt8] = []
+    var words: [PlannedWord] = []
+    /// Editor states before each key of the plan on the track typed so far.
+    var marks: [FieldEditor.Mark] = []
+    /// The field's text when the query started (what clearing part-way returns to).
+    var baseBytes: [UInt8] = []
+    /// Scratch bytes for building a field text or a syllable's keys.
+    var scratch: [UInt8] = []
+
+    var out: [RawTypingEvent] = []
+    var outIndex = 0
+    @usableFromInline var arena: [UInt8] = []
+    var sideActions: [TypingEvent.Action] = []
+    @usableFromInline var lastEmitted: RawTypingEvent?
+
+    var now: Int64 = 0
+    var prevPhysical: UInt8 = KeyboardLayout.none
+    /// Hand bits (`PlanKey.handMask`) of the previous key, 0 if none.
+    var prevHand: UInt8 = 0
+    var queriesDone = 0
+    var finished = false
+    var lastPhrase = -1
+    var lastPhraseWords = 0
+    var scope: String?
+    var tokens: [String] = []
+
+    /// The text the typist means to have in the field at the end of the current query (the
+    /// field as it was, plus the intended words): what uncorrected errors are measured against.
+    /// Made on request; generation itself never builds it.
+    public var intendedText: String { String(decoding: baseBytes + target, as: UTF8.self) }
+    /// Number of words in the query being typed (the words-per-query draw, or the words added
+    /// by a refinement).
+    public internal(set) var intendedWords = 0
+    /// The part of `intendedText` this query types (after the text already in the field).
+    public var intendedTyped: String { String(decoding: target, as: UTF8.self) }
+    /// Counts the queries planned so far; changes when the events of a new query begin.
+    public internal(set) var queryNumber = 0
+    /// The current query adds words to the previous one instead of starting afresh.
+    public internal(set) var isRefinement = false
+
+    struct PlannedWord {
+        var firstKey: Int
+        /// Index of the key after the word (a space key, or the end of the plan).
+        var endKey: Int
+        /// Target byte offset just past the word.
+        var byteEnd: Int
+    }
+
+    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
+        self.profile = profile
+        self.settings = settings
+        self.device = settings.config.parameters(for: profile.device)
+        self.pool = settings.pool(profile.language)
+        self.rng = rng
+        self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
+        if let pair = device.keyPairMillis {
+            // Normalise by the mix of pairs in running text (about half alternating) so the
+            // ratios move keys around the typist's mean without changing it.
+            let mix = 0.5 * pair.alternating + 0.25 * pair.leftLeft + 0.22 * pair.rightRight + 0.03 * pair.sameKey
+            pairRatios = (pair.leftLeft / mix, pair.rightRight / mix, pair.alternating / mix, pair.sameKey / mix)
+        } else {
+            pairRatios = nil
+        }
+        // About one key in six starts a word; rollover keys take about 55 % of an interval.
+        let firstShare = 0.16
+        let normalisation = (1 + firstShare * (profile.firstKeyFactor - 1))
+            * (1 - (1 - firstShare) * profile.rolloverRate * 0.45)
+        baseIKI = profile.meanIKIMillis / profile.composingSpeedScale / normalisation
+        editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
+        // Sizes that fit a typical query and stay within the allocator's small, cached classes.
+        keys.reserveCapacity(96)
+        target.reserveCapacity(128)
+        marks.reserveCapacity(32)
+        out.reserveCapacity(40)
+        arena.reserveCapacity(1000)
+    }
+
+    /// The next event with its Strings made.
+    public mutating func next() -> TypingEvent? {
+        guard let raw = nextRaw() else { return nil }
+        let action: TypingEvent.Action
+        switch raw.kind {
+        case .edit:
+            let text = arena.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0[Int(raw.textStart)..<Int(raw.textStart + raw.textCount)]), as: UTF8.self)
+            }
+            action = .edit(key: TypingKey.name(raw.key), text: text)
+        case .scope, .tokens:
+            action = sideActions[Int(raw.key)]
+        case .submit:
+            action = .submit
+        case .end:
+            action = .end
+        }
+        return TypingEvent(at: raw.at, action: action)
+    }
+
+    /// The next event without making any String; for edits, read the field with
+    /// `withFieldUTF8(_:)` before the next call.
+    ///
+    /// - Complexity: amortised O(1) per event, plus the field's length to render it.
+    public mutating func nextRaw() -> RawTypingEvent? {
+        if outIndex == out.count {
+            refill()
+            if outIndex == out.count { return nil }
+        }
+        let event = out[outIndex]
+        outIndex += 1
+        lastEmitted = event
+        return event
+    }
+
+    /// The field's UTF-8 text after the last edit returned by `nextRaw()`.
+    @inlinable
+    public func withFieldUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard let event = lastEmitted, event.kind == .edit else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try arena.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[Int(event.textStart)..<Int(event.textStart + event.textCount)]))
+        }
+    }
+
+    /// The scope or tokens change of a raw `.scope` / `.tokens` event.
+    public func sideAction(of event: RawTypingEvent) -> TypingEvent.Action? {
+        event.kind == .scope || event.kind == .tokens ? sideActions[Int(event.key)] : nil
+    }
+
+    mutating func refill() {
+        out.removeAll(keepingCapacity: true)
+        arena.removeAll(keepingCapacity: true)
+        sideActions.removeAll(keepingCapacity: true)
+        outIndex = 0
+        lastEmitted = nil
+        guard !finished else { return }
+        produceQuery()
+    }
+}

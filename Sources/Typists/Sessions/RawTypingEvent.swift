@@ -1,0 +1,54 @@
+/// An event as the generator produces it, before any String is made.
+///
+/// Runners that can work on UTF-8 bytes use `GeneratedSession.nextRaw()` and
+/// `withFieldUTF8(_:)` and never allocate per keystroke; `next()` wraps the same stream into
+/// `TypingEvent`s.
+public struct RawTypingEvent: Sendable, Hashable {
+    public enum Kind: UInt8, Sendable {
+        case edit, scope, tokens, submit, end
+    }
+
+    public var at: Int64
+    public var kind: Kind
+    /// For edits, the key (`TypingKey`); for scope and token changes, an index into the
+    /// session's pending changes.
+    public var key: UInt32
+    @usableFromInline var textStart: Int32
+    @usableFromInline var textCount: Int32
+}
+
+/// Key codes of edits: a Unicode scalar value for a character key, or one of the named keys.
+public enum TypingKey {
+    public static let backspace: UInt32 = 0x11_0000
+    public static let clear: UInt32 = 0x11_0001
+    public static let paste: UInt32 = 0x11_0002
+    /// Accepting a suggestion or a word prediction.
+    public static let acceptSuggestion: UInt32 = 0x11_0003
+    /// A pinyin candidate pick with the space bar.
+    public static let pickWithSpace: UInt32 = 0x11_0004
+    /// The Korean 한/영 (Hangul/Latin) key.
+    public static let toggleHangul: UInt32 = 0x11_0005
+
+    /// The key as `TypingEvent.Action.edit(key:)` names it: the character, or `⌫`, `⎋`, `⌘V`,
+    /// `⇥`, `␣`, `한/영`. Every name is a small string, so no allocation.
+    public static func name(_ code: UInt32) -> String {
+        switch code {
+        case backspace: return "⌫"
+        case clear: return "⎋"
+        case paste: return "⌘V"
+        case acceptSuggestion: return "⇥"
+        case pickWithSpace: return "␣"
+        case toggleHangul: return "한/영"
+        default:
+            if code < 0x3200 { return names[Int(code)] }
+            guard let scalar = Unicode.Scalar(code) else { return "?" }
+            return String(Character(scalar))
+        }
+    }
+
+    /// Names of the scalars below U+3200 (ASCII and the compatibility jamo are what typists
+    /// press), made once: every one is a small string, so copying them costs nothing.
+    private static let names: [String] = (0..<0x3200).map { code in
+        Unicode.Scalar(UInt32(code)).map { String(Character($0)) } ?? "?"
+    }
+}

@@ -1,0 +1,311 @@
+import Dispatch
+import Foundation
+import Glibc
+import Platform
+import SearchServer
+import Synchronization
+import Testing
+@testable import LiveLoad
+
+@Suite("URL templates and count paths")
+struct TemplateTests {
+    @Test func rendersAndPercentEncodes() throws {
+        let template = try URLTemplate("http://127.0.0.1:7700/search?q={query}&scope={scope}&t={tokens}&n={limit}&o={offset}")
+        #expect(template.render(query: "red & blue #1", scope: "가구", tokens: ["a b", "c"], limit: 5, offset: 10)
+            == "http://127.0.0.1:7700/search?q=red%20%26%20blue%20%231&scope=%EA%B0%80%EA%B5%AC&t=a%20b%2Cc&n=5&o=10")
+        #expect(template.render(query: "x") == "http://127.0.0.1:7700/search?q=x&scope=&t=&n=20&o=0")
+    }
+
+    @Test(arguments: [
+        ("ftp://host/{query}", "must start with http"),
+        ("http://host/search?q={query", "without a closing"),
+        ("http://host/search?q={qurey}", "unknown placeholder {qurey}"),
+        ("http://host/search?q=x}", "without an opening"),
+        ("http://host/search", "no {query} placeholder"),
+    ])
+    func rejectsBadTemplates(template: String, phrase: String) {
+        do {
+            _ = try URLTemplate(template)
+            Issue.record("accepted \(template)")
+        } catch {
+            #expect(error.description.contains(phrase), "\(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ("total", #"{"items":[{"total":9}],"total":42}"#, 42),
+        ("hits.total.value", #"{"took":3,"hits":{"total":{"value":1234,"relation":"eq"},"hits":[]}}"#, 1234),
+        ("items.#", #"{"items":[{"a":"x]"},[1,2],"s\"}"], "total": 7}"#, 3),
+        ("items.#", #"{"items":[]}"#, 0),
+        ("results.1.count", #"{"results":[{"count":1},{"count":2.0e1}]}"#, 20),
+    ])
+    func extractsCounts(path: String, json: String, expected: Int) throws {
+        #expect(try JSONCountPath(path).extract(from: Array(json.utf8)) == expected)
+    }
+
+    @Test func missingOrWrongTypesGiveNil() throws {
+        #expect(try JSONCountPath("total").extract(from: Array(#"{"count":3}"#.utf8)) == nil)
+        #expect(try JSONCountPath("items.#").extract(from: Array(#"{"items":{"a":1}}"#.utf8)) == nil)
+        #expect(try JSONCountPath("total").extract(from: Array("not json".utf8)) == nil)
+        #expect(throws: JSONCountPath.ParseError.self) { try JSONCountPath("a..b") }
+        #expect(throws: JSONCountPath.ParseError.self) { try JSONCountPath("a.#.b") }
+    }
+}
+
+/// Collects completions delivered on the client's thread.
+final class Completions: Sendable {
+    let all = Mutex<[HTTPCompletion]>([])
+    let arrived = DispatchSemaphore(value: 0)
+
+    func record(_ completion: HTTPCompletion) {
+        all.withLock { $0.append(completion) }
+        arrived.signal()
+    }
+
+    func wait(count: Int, seconds: Double = 10) -> Bool {
+        for _ in 0..<count where arrived.wait(timeout: .now() + seconds) != .success { return false }
+        return true
+    }
+
+    var list: [HTTPCompletion] { all.withLock { $0 } }
+}
+
+/// Blocks in `search` until cancelled (or 10 s), polling `isCancelled` like a scan.
+final class BlockingBackend: SearchBackend {
+    let started = DispatchSemaphore(value: 0)
+
+    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+        started.signal()
+        let deadline = MonotonicClock.now() + 10_000_000_000
+        var scanned = 0
+        while MonotonicClock.now() < deadline {
+            scanned += 1
+            if isCancelled() { throw SearchCancelled(itemsScanned: scanned) }
+        }
+        return BackendResult(items: [], total: 0, path: "blocking", itemsScanned: scanned)
+    }
+}
+
+private func serverConfiguration() -> SearchServerConfiguration {
+    var configuration = SearchServerConfiguration()
+    configuration.port = 0
+    configuration.drainTimeoutSeconds = 2
+    return configuration
+}
+
+@Suite("HTTPLoadClient against the search server")
+struct HTTPLoadClientTests {
+    @Test func manyConcurrentRequestsCompleteWithParsedCounts() async throws {
+        let backend = SubstringBackend.synthetic(count: 2_000)
+        let queries = ["red", "lamp", "blue chair", "wireless", "zzz", "1", "mini tent", "steel"]
+        let expected = try queries.map { try backend.search(SearchQuery(query: $0), isCancelled: { false }).total }
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
+            let target = try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL)
+            let completions = Completions()
+            let configuration = target.clientConfiguration(maxConnections: 100)
+            try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
+                let count = 1000
+                for i in 0..<count {
+                    client.submit(id: UInt64(i), url: target.url(query: queries[i % queries.count]))
+                }
+                #expect(completions.wait(count: count))
+                let results = completions.list
+                #expect(results.count == count)
+                #expect(Set(results.map(\.id)).count == count)
+                for completion in results {
+                    guard case .response(let status, let bytes, let total, let body) = completion.outcome else {
+                        Issue.record("request \(completion.id): \(completion.outcome)")
+                        continue
+                    }
+                    #expect(status == 200)
+                    #expect(bytes > 0)
+                    #expect(body == nil)
+                    #expect(total == expected[Int(completion.id) % queries.count])
+                    #expect(completion.finishedNanos >= completion.startedNanos)
+                    #expect(completion.latencyNanos >= completion.finishedNanos - completion.startedNanos)
+                }
+                #expect(client.outstanding == 0)
+            }
+            // Connections were reused: at most the client's limit for 1,000 requests.
+            let metrics = server.metrics
+            #expect(metrics.count(endpoint: "search", status: 200) == 1000)
+            #expect(metrics.connectionsAccepted >= 1)
+            #expect(metrics.connectionsAccepted <= 100)
+        }
+    }
+
+    @Test func abortCancelsTheTransferAndTheServerStopsScanning() async throws {
+        let backend = BlockingBackend()
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
+            let completions = Completions()
+            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+                client.submit(id: 7, url: server.baseURL + "/search?q=slow")
+                #expect(backend.started.wait(timeout: .now() + 5) == .success)
+                client.abort(id: 7)
+                #expect(completions.wait(count: 1))
+                let completion = try #require(completions.list.first)
+                guard case .cancelled(_, let stopNanos) = completion.outcome else {
+                    Issue.record("expected cancelled, got \(completion.outcome)")
+                    return
+                }
+                #expect(stopNanos < 1_000_000_000)
+                client.abort(id: 7)  // already completed: ignored
+            }
+            let deadline = Date().addingTimeInterval(5)
+            while server.metrics.cancelled == 0, Date() < deadline { await Task.yield() }
+            #expect(server.metrics.cancelled == 1)
+            #expect(server.metrics.wastedItems > 0)
+        }
+    }
+
+    @Test func perRequestTimeoutFires() async throws {
+        let backend = BlockingBackend()
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
+            let completions = Completions()
+            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+                client.submit(id: 1, url: server.baseURL + "/search?q=slow", timeoutNanos: 150_000_000)
+                #expect(completions.wait(count: 1))
+                let completion = try #require(completions.list.first)
+                #expect(completion.outcome == .timedOut)
+                #expect(completion.finishedNanos - completion.startedNanos >= 150_000_000)
+            }
+        }
+    }
+
+    @Test func futureRequestsWaitForTheirIntendedTimeAndLatencyCountsFromIt() async throws {
+        try await SearchServer.withServer(configuration: serverConfiguration(), backend: SubstringBackend(names: ["a"])) { server in
+            let completions = Completions()
+            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+                let now = MonotonicClock.now()
+                client.submit(id: 1, url: server.baseURL + "/search?q=a", intendedNanos: now + 40_000_000)
+                client.submit(id: 2, url: server.baseURL + "/search?q=a", intendedNanos: now + 60_000_000)
+                client.submit(id: 3, url: server.baseURL + "/search?q=a", intendedNanos: now + 50_000_000)
+                client.abort(id: 2)
+                // A request intended in the past: its lateness is schedule lag, counted in latency.
+                client.submit(id: 4, url: server.baseURL + "/search?q=a", intendedNanos: now - 30_000_000)
+                #expect(completions.wait(count: 4))
+                let byID = Dictionary(uniqueKeysWithValues: completions.list.map { ($0.id, $0) })
+                let first = try #require(byID[1])
+                #expect(first.startedNanos >= now + 40_000_000)
+                #expect(first.scheduleLagNanos < 500_000_000)  // on time, give or take a loaded machine
+                if case .cancelled = byID[2]?.outcome {} else { Issue.record("id 2 should be cancelled before sending") }
+                #expect(try #require(byID[3]).startedNanos >= now + 50_000_000)
+                let late = try #require(byID[4])
+                #expect(late.scheduleLagNanos >= 30_000_000)
+                #expect(late.latencyNanos >= 30_000_000)
+                // Sent in intended order (completion order depends on the server, not checked).
+                #expect(first.startedNanos < byID[3]!.startedNanos)
+            }
+        }
+    }
+
+    @Test func refusedConnectionsFailWithCurlsReason() async throws {
+        // Bind a port, then free it, so nothing listens there.
+        let port = try await SearchServer.withServer(configuration: serverConfiguration(), backend: SubstringBackend(names: ["a"])) { $0.port }
+        let (client, stream) = try HTTPLoadClient.makeStreaming()
+        client.submit(id: 1, url: "http://127.0.0.1:\(port)/search?q=a")
+        var iterator = stream.makeAsyncIterator()
+        let completion = try #require(await iterator.next())
+        guard case .failed(let reason) = completion.outcome else {
+            Issue.record("expected failure, got \(completion.outcome)")
+            return
+        }
+        #expect(reason.lowercased().contains("connect"))
+        client.shutdown()
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func shutdownCancelsWhatIsOutstanding() async throws {
+        let completions = Completions()
+        let client = try HTTPLoadClient(onCompletion: completions.record)
+        client.submit(id: 1, url: "http://127.0.0.1:9/never", intendedNanos: MonotonicClock.now() + 60_000_000_000)
+        client.shutdown()
+        #expect(completions.list.count == 1)
+        if case .cancelled = completions.list.first?.outcome {} else { Issue.record("expected cancelled") }
+    }
+}
+
+/// A one-request HTTP server on a raw socket that answers with the request it received, so a
+/// test can see exactly what the client sent.
+final class EchoOnce: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    let done = DispatchSemaphore(value: 0)
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        guard bound else { throw URLTemplate.ParseError(description: "cannot listen") }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    private func serve() {
+        let client = accept(listener, nil, nil)
+        var request: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+            let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
+            if n <= 0 { break }
+            request.append(contentsOf: chunk[0..<n])
+        }
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Length: \(request.count)\r\nConnection: close\r\n\r\n".utf8) + request
+        _ = response.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        close(client)
+        close(listener)
+        done.signal()
+    }
+}
+
+@Suite("HTTPLoadClient request details")
+struct HTTPLoadClientRequestTests {
+    @Test func extraHeadersAreSent() async throws {
+        let echo = try EchoOnce()
+        let completions = Completions()
+        let configuration = HTTPLoadClient.Configuration(keepBodies: true, headers: ["X-Api-Key: secret-42"])
+        try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
+            client.submit(id: 1, url: "http://127.0.0.1:\(echo.port)/search?q=%EB%9E%A8")
+            #expect(completions.wait(count: 1))
+        }
+        guard case .response(200, _, _, let body?) = completions.list.first?.outcome else {
+            Issue.record("unexpected \(String(describing: completions.list.first?.outcome))")
+            return
+        }
+        let request = String(decoding: body, as: UTF8.self)
+        #expect(request.hasPrefix("GET /search?q=%EB%9E%A8 HTTP/1.1\r\n"))
+        #expect(request.contains("\r\nX-Api-Key: secret-42\r\n"))
+        #expect(echo.done.wait(timeout: .now() + 5) == .success)
+    }
+
+    @Test func malformedHeadersAreRefused() {
+        #expect(throws: HTTPLoadClient.StartError.self) {
+            _ = try HTTPLoadClient(configuration: .init(headers: ["no colon here"])) { _ in }
+        }
+        #expect(throws: HTTPLoadClient.StartError.self) {
+            _ = try HTTPLoadClient(configuration: .init(headers: ["X-A: b\r\nX-Injected: c"])) { _ in }
+        }
+    }
+
+    @Test func timeHeapPopsInTimeOrder() {
+        var heap = TimeHeap()
+        var generator = SystemRandomNumberGenerator()
+        let times = (0..<500).map { _ in UInt64.random(in: 0..<1_000_000, using: &generator) }
+        for (id, time) in times.enumerated() { heap.push(time, UInt64(id)) }
+        var popped: [UInt64] = []
+        while let (time, _) = heap.peek() {
+            popped.append(time)
+            heap.pop()
+        }
+        #expect(popped == times.sorted())
+    }
+}

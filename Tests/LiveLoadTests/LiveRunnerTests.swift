@@ -1,0 +1,140 @@
+import Catalog
+import Matching
+import Measurement
+import SearchField
+import SearchServer
+import Testing
+import Typists
+@testable import LiveLoad
+
+/// A typist that types `text` one key every `interval`, starting at `start`, then leaves.
+struct ScriptedSession: TypistSession, Sendable {
+    var events: [TypingEvent]
+    var index = 0
+
+    init(typing text: String, interval: Int64, start: Int64 = 0, endAfter: Int64 = 0) {
+        var events: [TypingEvent] = []
+        var typed = ""
+        var time = start
+        for character in text {
+            typed.append(character)
+            events.append(TypingEvent(at: time, action: .edit(key: String(character), text: typed)))
+            time += interval
+        }
+        events.append(TypingEvent(at: time - interval + endAfter, action: .end))
+        self.events = events
+    }
+
+    mutating func next() -> TypingEvent? {
+        guard index < events.count else { return nil }
+        defer { index += 1 }
+        return events[index]
+    }
+}
+
+@Suite("Live in-process runner", .serialized)
+struct LiveRunnerTests {
+    static let catalog: Catalog = {
+        let names = ["red sweater", "blue sweater", "sweatpants", "swiss knife", "swimsuit", "wool scarf", "rain jacket"]
+        let products = names.enumerated().map { Product(id: "p\($0.offset)", name: $0.element, popularity: 100 - $0.offset) }
+        return try! Catalog(products)
+    }()
+
+    func run(_ preset: Preset, typists: Int = 3, workers: Int = 2, endAfter: Int64 = 400_000_000) async -> LiveRunResult {
+        let engine = SearchEngine(catalog: Self.catalog)
+        let backend = EngineSearchBackend(engine: engine, reference: ReferenceFilter(catalog: Self.catalog), workers: workers)
+        defer { backend.shutdown() }
+        let sessions = (0..<typists).map { index in
+            LiveTypist(arrivalNanos: Int64(index) * 5_000_000,
+                       session: ScriptedSession(typing: "sweater", interval: 30_000_000, endAfter: endAfter))
+        }
+        return await LiveRunner.run(typists: sessions, strategy: preset, backend: backend)
+    }
+
+    @Test func naiveSendsARequestPerKeystroke() async {
+        let result = await run(.naive)
+        #expect(result.undrainedTypists == 0)
+        #expect(result.metrics.counter(MetricName.keystrokes) == 21)
+        #expect(result.metrics.counter(MetricName.requestsStarted) == 21)
+        #expect(result.metrics.counter(MetricName.requestsCompleted) == 21)
+        #expect(result.metrics.histograms[MetricName.requestLatency]?.totalCount == 21)
+    }
+
+    @Test func splitStateWaitsForThePause() async {
+        let result = await run(.splitState)
+        #expect(result.undrainedTypists == 0)
+        #expect(result.metrics.counter(MetricName.keystrokes) == 21)
+        // One search per typist, for "sweater", after the 300 ms wait; the waits that typing
+        // restarted never reached the backend.
+        #expect(result.metrics.counter(MetricName.requestsStarted) == 3)
+        #expect(result.metrics.counter(MetricName.taskChurn) > 0)
+        #expect(result.metrics.counter(MetricName.outOfOrderApplies) == 0)
+        #expect(result.metrics.counter(MetricName.staleSettles) == 0)
+        #expect(result.metrics.histograms[MetricName.timeToFresh]?.totalCount == 3)
+        #expect(result.metrics.histograms[MetricName.timerLateness]?.isEmpty == false)
+    }
+
+    @Test func stopRequestEndsTypingEarlyAndStillReports() async {
+        let engine = SearchEngine(catalog: Self.catalog)
+        let backend = EngineSearchBackend(engine: engine, reference: ReferenceFilter(catalog: Self.catalog), workers: 1)
+        defer { backend.shutdown() }
+        let monitor = LiveRunMonitor()
+        monitor.requestStop()
+        let sessions = [LiveTypist(arrivalNanos: 0, session: ScriptedSession(typing: "sweater", interval: 30_000_000))]
+        let result = await LiveRunner.run(typists: sessions, strategy: .naive, backend: backend, monitor: monitor)
+        #expect(result.stoppedEarly)
+        #expect(result.metrics.counter(MetricName.keystrokes) == 0)
+    }
+}
+
+@Suite("Engine backend")
+struct EngineSearchBackendTests {
+    @Test func cancellingAQueuedRequestCompletesItAsCancelled() async throws {
+        let catalog = LiveRunnerTests.catalog
+        let backend = EngineSearchBackend(engine: SearchEngine(catalog: catalog), reference: ReferenceFilter(catalog: catalog),
+                                          workers: 1, limit: 50, startSuspended: true)
+        defer { backend.shutdown() }
+        let query = QueryIdentity(text: "zzz-no-match", scope: nil, tokens: [])
+        let outcomes = AsyncStream<(RequestID, LiveSearchOutcome)>.makeStream()
+        for id: RequestID in 1...2 {
+            let ticket = backend.start(LiveSearchRequest(typist: 0, id: id, query: query, local: false, intendedNanos: 0)) {
+                outcomes.continuation.yield((id, $0))
+            }
+            if id == 2 { ticket.cancel() }
+        }
+        backend.resume()
+        var results: [RequestID: LiveSearchOutcome.Result] = [:]
+        for await (id, outcome) in outcomes.stream {
+            results[id] = outcome.result
+            if id == 2 { #expect(outcome.backendWork?.serviceNs == 0) }
+            if results.count == 2 { break }
+        }
+        #expect(results[2] == .failed(.cancelled))
+        #expect(results[1] == .results(count: 0))
+    }
+}
+
+@Suite("Live HTTP runner")
+struct LiveHTTPRunnerTests {
+    @Test func typistsSearchTheEmbeddedServerOverHTTP() async throws {
+        let backend = EngineBackend(catalog: LiveRunnerTests.catalog)
+        let metrics = try await SearchServer.withServer(configuration: SearchServerConfiguration(), backend: backend) { server in
+            let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL), maxConnections: 16)
+            defer { http.shutdown() }
+            let sessions = (0..<2).map { index in
+                LiveTypist(arrivalNanos: Int64(index) * 3_000_000,
+                           session: ScriptedSession(typing: "sweat", interval: 25_000_000, endAfter: 300_000_000))
+            }
+            let result = await LiveRunner.run(typists: sessions, strategy: .sequenceGuard, backend: http)
+            #expect(result.undrainedTypists == 0)
+            return result.metrics
+        }
+        #expect(metrics.counter(MetricName.keystrokes) == 10)
+        #expect(metrics.counter(MetricName.requestsStarted) == 10)
+        #expect(metrics.counter(MetricName.requestsCompleted) == 10)
+        #expect(metrics.counter(MetricName.outOfOrderApplies) == 0)
+        // "sweat" matches three names; every settle ends on its results.
+        #expect(metrics.counter(MetricName.staleSettles) == 0)
+        #expect(metrics.counter(MetricName.neverFresh) == 0)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+@testable import Orchestration
+
+@Suite("Main job plan")
+struct MainJobPlanTests {
+    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func findsTheDefaultScenarioFromAnExecutableInsideThePackage() {
+        let executable = package.appendingPathComponent(".build/release/typestorm").path
+        let found = MainJobPlan.defaultScenarioPath(executable: executable, environment: [:])
+        #expect(found.map { URL(fileURLWithPath: $0).standardizedFileURL.path } == package.appendingPathComponent("Datasets/scenarios/default.json").standardizedFileURL.path)
+    }
+
+    @Test func typestormHomeComesFirst() {
+        let found = MainJobPlan.defaultScenarioPath(executable: "/nonexistent/bin/typestorm", environment: ["TYPESTORM_HOME": package.path])
+        #expect(found == package.appendingPathComponent("Datasets/scenarios/default.json").path)
+    }
+
+    @Test func unavailableRunnersAreSkippedAndNamed() throws {
+        let data = try Data(contentsOf: package.appendingPathComponent("Datasets/scenarios/default.json"))
+        let scenario = try ScenarioReader.read(bytes: Array(data))
+        let plan = MainJobPlan.make(scenario)
+        #expect(plan.scenario.runners.count + plan.skipped.count == scenario.runners.count)
+        #expect(plan.scenario.runners.allSatisfy(WorkloadRegistry.isAvailable))
+        #expect(Set(plan.skipped).isDisjoint(with: plan.scenario.runners.map(\.kind)))
+    }
+}

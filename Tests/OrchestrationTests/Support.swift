@@ -1,0 +1,111 @@
+import Foundation
+import Measurement
+@testable import Orchestration
+import Platform
+
+/// Finds the built `typestorm` executable: `TYPESTORM_EXECUTABLE`, else next to the test
+/// bundle (both live in `.build/<triple>/debug`), else `.build/debug` of this package.
+enum TypestormExecutable {
+    static let path: String? = {
+        let fm = FileManager.default
+        var candidates: [String] = []
+        if let explicit = ProcessInfo.processInfo.environment["TYPESTORM_EXECUTABLE"] { candidates.append(explicit) }
+        if let me = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+            // The bundle may be a directory (`X.xctest/...`) on some platforms: walk up a little.
+            for _ in 0..<4 {
+                candidates.append(directory.appendingPathComponent("typestorm").path)
+                directory.deleteLastPathComponent()
+            }
+        }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(package.appendingPathComponent(".build/debug/typestorm").path)
+        return candidates.first { fm.isExecutableFile(atPath: $0) }
+    }()
+
+    static let missing = "the typestorm executable is not built next to the tests; run `swift build` (or scripts/test) before `swift test`, or set TYPESTORM_EXECUTABLE"
+}
+
+/// A fresh directory under the system's temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+    var path: String { url.path }
+
+    init(_ name: String = #function) {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("typestorm-\(safe)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func write(_ name: String, _ text: String) -> String {
+        let path = file(name)
+        try! Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A probe scenario for driver tests (JSON text). The hang limit is generous: on a shared
+/// 2-core machine a healthy worker can be starved of CPU for seconds.
+func probeScenarioJSON(
+    typists: Int = 24, duration: String = "1s", runners: String = #"[{"kind": "probe", "pace": "fast"}]"#,
+    snapshot: String = "100ms", hang: String = "60s", drain: String = "5s", seed: Int = 11
+) -> String {
+    """
+    {
+      "name": "probe-test",
+      "seed": \(seed),
+      "duration": "\(duration)",
+      "catalog": { "generate": { "items": 100 } },
+      "population": {
+        "typists": \(typists),
+        "mix": [ { "device": "desktop", "share": 0.5 }, { "device": "mobile", "language": "ko", "share": 0.5 } ],
+        "arrival": { "kind": "ramp", "over": "500ms" },
+        "session": { "queries": 2 }
+      },
+      "strategies": [ { "preset": "split-state" } ],
+      "runners": \(runners),
+      "driver": { "snapshotInterval": "\(snapshot)", "hangTimeout": "\(hang)", "grace": "500ms", "drain": "\(drain)" }
+    }
+    """
+}
+
+/// Whether a process with this pid still exists (zombies count as existing).
+func processExists(_ pid: Int32) -> Bool {
+    kill(pid, 0) == 0 || errno != ESRCH
+}
+
+/// A driver over the probe scenario in `directory`, with real `typestorm worker` processes.
+func driverConfiguration(
+    _ json: String, in directory: TemporaryDirectory, workers: Int, executable: String,
+    workerCommand: (@Sendable (Int, [String]) -> (executable: String, arguments: [String]))? = nil,
+    onEvent: (@Sendable (DriverEvent) -> Void)? = nil
+) throws -> DriverConfiguration {
+    let scenario = try ScenarioReader.read(json: json)
+    let file = directory.write("scenario.json", scenario.canonicalJSON.prettyCanonical)
+    try FileManager.default.createDirectory(atPath: directory.file("logs"), withIntermediateDirectories: true)
+    return DriverConfiguration(
+        scenario: scenario, scenarioFile: file, baseDirectory: directory.path, workers: workers, executable: executable,
+        workerCommand: workerCommand, logDirectory: directory.file("logs"), toolVersion: "test", handleSignals: false,
+        progressIntervalNanos: 100_000_000, onEvent: onEvent)
+}
+
+/// A small virtual-time scenario (Simulation's runner) for driver tests (JSON text).
+func virtualScenarioJSON(typists: Int = 120, seed: Int = 5) -> String {
+    """
+    {
+      "name": "virtual-test",
+      "seed": \(seed),
+      "duration": "60s",
+      "catalog": { "generate": { "items": 100 } },
+      "population": { "typists": \(typists), "session": { "queries": 1 } },
+      "strategies": [ { "preset": "naive" }, { "preset": "split-state", "debounce": "250ms" } ],
+      "runners": [ { "kind": "virtual" } ],
+      "backend": { "typistsPerServer": 10, "cancellation": "client-only", "errorRate": 0.01 },
+      "driver": { "snapshotInterval": "100ms", "hangTimeout": "60s" }
+    }
+    """
+}

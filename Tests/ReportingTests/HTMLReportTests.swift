@@ -1,0 +1,170 @@
+import Foundation
+import Measurement
+import Testing
+@testable import Reporting
+
+@Suite("HTML report")
+struct HTMLReportTests {
+    @Test func reportFromStoredRecordIsWellFormedWithEveryChart() throws {
+        let record = try Fixtures.record("run-strategies.json")
+        let report = HTMLReport(record: record, scenarioText: "{\"name\": \"default-en-desktop\", \"note\": \"a < b && c > d\"}")
+        let html = report.render()
+        let check = XMLCheck.check(html, "report.html")
+        let charts = report.charts()
+        // Nine per-run charts plus throughput and in-flight, because this record has a time series.
+        #expect(charts.count == 11)
+        #expect(check.counts["svg"] == charts.count)
+        #expect(check.counts["figure"] == charts.count)
+        for chart in charts {
+            let svgCheck = XMLCheck.check(chart.svg, "chart \(chart.name)")
+            #expect(svgCheck.counts["svg"] == 1)
+            #expect(svgCheck.counts["title"] ?? 0 >= 1, "chart \(chart.name) has no title")
+        }
+        // One verdict card per strategy, one column per strategy in the numbers table.
+        #expect(check.counts["li"] == record.groups.count)
+        #expect(html.contains("<th>metric</th>"))
+    }
+
+    @Test func selfContainedNoScriptsNoNetwork() throws {
+        let html = HTMLReport(record: try Fixtures.record("run-strategies.json")).render()
+        #expect(!html.lowercased().contains("<script"))
+        #expect(!html.contains(" src="))
+        #expect(!html.contains("<link"))
+        // The only URLs are XML namespace names, which browsers never fetch.
+        let urls = html.components(separatedBy: "http").dropFirst().map { "http" + $0.prefix(40) }
+        #expect(urls.allSatisfy { $0.hasPrefix("http://www.w3.org/") }, "unexpected URL in report: \(urls)")
+        #expect(html.contains("@media (prefers-color-scheme: dark)"))
+        #expect(html.contains("@media print"))
+    }
+
+    @Test func verdictStatesTheStaleShareFromTheCounters() throws {
+        let record = try Fixtures.record("run-strategies.json")
+        let naive = try #require(record.summaries.first { $0.name == "naive" })
+        let share = Double(naive.staleSettles) / Double(naive.settles)
+        #expect(naive.staleSettles > 0)
+        let expected = "naive showed the wrong final results in \(ValueFormat.fixed(share * 100, 1)) % of searches (\(naive.staleSettles) of \(naive.settles))"
+        #expect(Verdict.sentences(for: naive).first?.hasPrefix(expected) == true, "\(Verdict.sentences(for: naive))")
+        #expect(HTMLReport(record: record).render().contains(expected))
+        let guarded = try #require(record.summaries.first { $0.name == "sequence-guarded" })
+        #expect(Verdict.sentences(for: guarded).first == "sequence-guarded ended on the right results in all \(guarded.settles) searches.")
+    }
+
+    @Test func sameRecordGivesSameBytesAfterARoundTrip() throws {
+        let record = try Fixtures.record("run-strategies.json")
+        let again = try RunRecord.decode(try record.encoded())
+        #expect(HTMLReport(record: record).render() == HTMLReport(record: again).render())
+    }
+
+    @Test func partialVirtualRunIsMarkedAndEscaped() throws {
+        let record = try Fixtures.record("run-virtual-partial.json")
+        let html = HTMLReport(record: record).render()
+        XMLCheck.check(html, "partial report")
+        #expect(html.contains("Partial run"))
+        #expect(html.contains("worker 2 exited with signal 9 after 3.2 s"))
+        #expect(html.contains("Segments present: 1/3, 3/3"))
+        #expect(html.contains("korean &lt;mobile&gt; &amp; \"quoted\""))
+        #expect(html.contains("not recorded"))
+        // No time series in this record: no throughput or in-flight charts.
+        #expect(HTMLReport(record: record).charts().map(\.name) == ["ttfr-cdf", "request-latency", "fan-out", "stale-final", "mismatch", "wasted-work", "cancel-signal", "cancel-stop", "flicker"])
+    }
+
+    @Test func groupsWithoutDataStillRender() throws {
+        let metadata = RunMetadata(toolVersion: "0", scenarioName: "empty", scenarioHash: "0", seed: 1, runner: "virtual", segments: [])
+        let record = RunRecord(metadata: metadata, groups: [MetricGroup(name: "a<b"), MetricGroup(name: "c&d", labels: ["x": "\"y\""])])
+        let report = HTMLReport(record: record)
+        let html = report.render()
+        XMLCheck.check(html, "empty report")
+        for chart in report.charts() { XMLCheck.check(chart.svg, chart.name) }
+        #expect(html.contains("recorded no finished searches"))
+        #expect(html.contains("a&lt;b"))
+    }
+
+    @Test func terminalSummaryTableLinesUp() throws {
+        let record = try Fixtures.record("run-strategies.json")
+        let lines = SummaryTable.render(record).split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("metric"))
+        #expect(lines[0].hasSuffix("switch-latest"))
+        #expect(lines.contains { $0.hasPrefix("wrong final screen") && $0.contains("2.7 %") })
+        // Right-aligned numbers: every data row ends at the same column as the header.
+        let width = lines[0].count
+        #expect(lines.dropFirst(2).allSatisfy { $0.count == width }, "\(lines)")
+    }
+
+    @Test func columnTitlesKeepOnlyLabelsThatDiffer() {
+        let groups = [
+            MetricGroup(name: "naive", labels: ["runner": "http", "population": "mobile"]),
+            MetricGroup(name: "naive", labels: ["runner": "in-process", "population": "mobile"]),
+            MetricGroup(name: "switch-latest", labels: ["runner": "http", "population": "mobile"]),
+        ]
+        #expect(Verdict.titles(groups.map(StrategySummary.init)) == ["naive (runner=http)", "naive (runner=in-process)", "switch-latest (runner=http)"])
+        #expect(Verdict.titles([StrategySummary(MetricGroup(name: "a", labels: ["x": "1"]))]) == ["a"])
+    }
+
+    @Test func timelineIsReadFromCountersAndMergesByAddition() throws {
+        var a = MetricSet(), b = MetricSet()
+        for set in [0, 1] {
+            var m = MetricSet()
+            m.raiseMaximum(ReportMetrics.timelineBucketNanos, to: 500_000_000)
+            m.add("timeline_completed.0", 10)
+            m.add("timeline_completed.3", 4)
+            m.add("timeline_in_flight_ns.1", 1_000_000_000)
+            if set == 0 { a = m } else { b = m }
+        }
+        try a.merge(b)
+        let timeline = try #require(Timeline(a))
+        #expect(timeline.count == 4)
+        #expect(timeline.throughputPerSecond == [40, 0, 0, 16])
+        #expect(timeline.meanInFlight == [0, 4, 0, 0])
+        #expect(timeline.bucketStartsSeconds == [0, 0.5, 1, 1.5])
+        #expect(Timeline(MetricSet()) == nil)
+    }
+}
+
+/// A run directory written by `typestorm run` (virtual runner, the default scenario with 120
+/// typists, 2 workers; see Fixtures/README.md): the report must read the Recorder's real metric
+/// names, so a rename on either side shows up here.
+@Suite("Recorded run")
+struct RecordedRunTests {
+    static let directory = Fixtures.url("recorded-virtual-run").path
+
+    @Test func everyMetricTheReportReadsIsInTheRecordersOutput() throws {
+        let loaded = try RecordStore.load(Self.directory)
+        #expect(loaded.record.groups.count == 6)
+        for summary in loaded.record.summaries {
+            #expect(summary.settles > 0, "\(summary.name): \(ReportMetrics.settles)")
+            #expect(summary.keystrokes > 0, "\(summary.name): \(ReportMetrics.keystrokes)")
+            #expect(summary.requestsStarted > 0, "\(summary.name): \(ReportMetrics.requestsStarted)")
+            #expect(summary.committedQueries > 0, "\(summary.name): \(ReportMetrics.committedQueries)")
+            #expect(summary.backendServiceNanos > 0, "\(summary.name): \(ReportMetrics.backendServiceNanos)")
+            #expect(summary.clientServiceNanos > 0, "\(summary.name): \(ReportMetrics.clientServiceNanos)")
+            #expect(summary.sessionNanos > 0, "\(summary.name): \(ReportMetrics.sessionNanos)")
+            #expect(summary.displayChanges > 0, "\(summary.name): \(ReportMetrics.displayChanges)")
+            #expect(summary.runEndNanos != nil, "\(summary.name): \(ReportMetrics.runEndNanos)")
+            #expect(summary.inFlightMax != nil, "\(summary.name): \(ReportMetrics.inFlightMax)")
+            #expect(summary.ttfr != nil, "\(summary.name): \(ReportMetrics.ttfr)")
+            #expect(summary.fanOut != nil, "\(summary.name): \(ReportMetrics.fanOutPerSettle)")
+            #expect(summary.requestLatency != nil, "\(summary.name): \(ReportMetrics.requestLatency)")
+            #expect(summary.errors.map(\.reason) == ["server", "timeout", "transport"])
+        }
+        // Strategies that cancel record cancellation latencies; the naive field never cancels.
+        let summaries = Dictionary(uniqueKeysWithValues: loaded.record.summaries.map { ($0.name, $0) })
+        #expect(summaries["manual-cancel"]?.cancelStopClient != nil)
+        #expect(summaries["manual-cancel"]?.cancelStopBackend != nil)
+        #expect(summaries["debounce-switch"]?.cancelSignal != nil, "cancelled debounce waits have a signal latency")
+        #expect(summaries["naive"]?.cancelSignal == nil)
+        #expect((summaries["naive"]?.outOfOrderApplies ?? 0) > 0, "the naive field applies stale responses")
+        #expect(summaries["split-state"]?.outOfOrderApplies == 0)
+    }
+
+    @Test func reportOfTheRecordedRunIsWellFormed() throws {
+        let loaded = try RecordStore.load(Self.directory)
+        let scenario = try #require(RecordStore.scenarioText(runDirectory: Self.directory))
+        let report = HTMLReport(record: loaded.record, scenarioText: scenario)
+        let html = report.render()
+        let check = XMLCheck.check(html, "recorded report")
+        #expect(check.counts["svg"] == 9, "no time series in this record: no throughput or in-flight charts")
+        for chart in report.charts() { XMLCheck.check(chart.svg, chart.name) }
+        #expect(html.contains("\"typistsPerServer\""), "the scenario text is shown")
+        #expect(!html.contains("Partial run"))
+    }
+}

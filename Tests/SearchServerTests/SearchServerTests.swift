@@ -1,0 +1,399 @@
+import Synchronization
+import Dispatch
+import Foundation
+import Glibc
+import Testing
+@testable import SearchServer
+
+private let names = ["Red Lamp", "Blue Lamp", "red chair", "Green Kettle", "Lamp Shade", "Desk lamp \"LED\"", "빨간 램프"]
+
+private let catalog = SubstringBackend(items: names.enumerated().map { index, name in
+    SubstringBackend.Item(name: name, scope: index % 2 == 0 ? "even" : "odd")
+})
+
+@Suite("SearchServer over real sockets")
+struct SearchServerTests {
+    @Test func healthzAnswersOK() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let response = try fetch(server.port, "/healthz")
+            #expect(response.status == 200)
+            #expect(response.json["status"] as? String == "ok")
+            #expect(response.headers["content-type"] == "application/json")
+        }
+    }
+
+    @Test func searchReturnsThePageTotalPathAndTiming() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let response = try fetch(server.port, "/search?q=lamp&limit=2&offset=1")
+            #expect(response.status == 200)
+            let json = response.json
+            #expect(json["total"] as? Int == 4)
+            #expect(json["path"] as? String == "scan")
+            let items = try #require(json["items"] as? [[String: Any]])
+            #expect(items.map { $0["name"] as? String } == ["Blue Lamp", "Lamp Shade"])
+            #expect(items.map { $0["id"] as? Int } == [1, 4])
+            let timing = try #require(json["timing"] as? [String: Any])
+            #expect(timing["serviceMicros"] is Int)
+            #expect(response.headers["server-timing"]?.contains("search;dur=") == true)
+        }
+    }
+
+    @Test func scopeTokensAndEscapedUnicodeReachTheBackend() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let scoped = try fetch(server.port, "/search?q=lamp&scope=odd")
+            #expect((scoped.json["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Blue Lamp", "Desk lamp \"LED\""])
+            let tokens = try fetch(server.port, "/search?q=lamp&tokens=desk,led")
+            #expect(tokens.json["total"] as? Int == 1)
+            #expect(tokens.json["tokens"] as? [String] == ["desk", "led"])
+            let korean = try fetch(server.port, "/search?q=%EB%9E%A8%ED%94%84")
+            #expect(korean.json["query"] as? String == "램프")
+            #expect((korean.json["items"] as? [[String: Any]])?.first?["name"] as? String == "빨간 램프")
+            let plus = try fetch(server.port, "/search?q=red+chair")
+            #expect(plus.json["total"] as? Int == 1)
+        }
+    }
+
+    @Test(arguments: [
+        ("/search?q=%ZZ", 400, "invalid percent-encoding"),
+        ("/search?q=lamp%4", 400, "invalid percent-encoding"),
+        ("/search?q=%FF%FE", 400, "not valid UTF-8"),
+        ("/search?q=lamp&color=red", 400, "unknown parameter 'color'"),
+        ("/search?q=lamp&q=chair", 400, "more than once"),
+        ("/search?q=" + String(repeating: "a", count: 300), 400, "the limit is 256"),
+        ("/search?q=lamp&limit=0", 400, "parameter 'limit'"),
+        ("/search?q=lamp&offset=-1", 400, "parameter 'offset'"),
+        ("/search?q=lamp&limit=ten", 400, "parameter 'limit'"),
+        ("/search?q=lamp&fault_error=1", 400, "--fault-params"),
+        ("/search?q=" + String(repeating: "a", count: 5000), 414, "the limit is 4096"),
+        ("/nope", 404, "no such endpoint"),
+    ] as [(String, Int, String)])
+    func badInputGetsAClearJSONError(target: String, status: Int, phrase: String) async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let response = try fetch(server.port, target)
+            #expect(response.status == status)
+            let message = try #require(response.json["error"] as? String)
+            #expect(message.contains(phrase), "\(message)")
+            #expect(response.json["status"] as? Int == status)
+            // Still serving correct answers afterwards.
+            #expect(try fetch(server.port, "/search?q=kettle").json["total"] as? Int == 1)
+        }
+    }
+
+    @Test func aURLBeyondTheRequestBufferIsStillRefusedAndServingGoesOn() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            // Past the 16 KiB connection buffer libmicrohttpd answers itself (not JSON).
+            let response = try fetch(server.port, "/search?q=" + String(repeating: "a", count: 20_000))
+            #expect(response.status == 414)
+            #expect(try fetch(server.port, "/search?q=kettle").json["total"] as? Int == 1)
+        }
+    }
+
+    @Test func otherMethodsGet405() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let response = try fetch(server.port, "/search?q=lamp", method: "DELETE")
+            #expect(response.status == 405)
+            #expect(response.headers["allow"] == "GET, HEAD")
+        }
+    }
+
+    @Test func metricsMoveWithRequests() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            func value(_ text: String, _ line: String) -> Double? {
+                text.split(separator: "\n").first { $0.hasPrefix(line + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+            }
+            let before = try fetch(server.port, "/metrics")
+            #expect(before.status == 200)
+            #expect(before.headers["content-type"]?.hasPrefix("text/plain") == true)
+            #expect(value(before.body, "typestorm_search_latency_seconds_count") == 0)
+            _ = try fetch(server.port, "/search?q=lamp")
+            _ = try fetch(server.port, "/search?q=%ZZ")
+            let after = try fetch(server.port, "/metrics").body
+            #expect(value(after, "typestorm_http_responses_total{endpoint=\"search\",status=\"200\"}") == 1)
+            #expect(value(after, "typestorm_http_responses_total{endpoint=\"search\",status=\"400\"}") == 1)
+            #expect(value(after, "typestorm_search_latency_seconds_count") == 2)
+            #expect(value(after, "typestorm_search_items_scanned_total") == Double(names.count))
+            #expect(value(after, "typestorm_search_service_seconds_count") == 1)
+            for name in ["typestorm_requests_in_flight", "typestorm_search_queue_depth", "typestorm_search_cancelled_total",
+                         "typestorm_search_wasted_seconds_total", "typestorm_connections_open"] {
+                #expect(value(after, name) != nil, "missing \(name)")
+            }
+        }
+    }
+
+    @Test func aClientThatDisconnectsCancelsItsSearch() async throws {
+        let gate = GateBackend()
+        try await SearchServer.withServer(configuration: configuration(), backend: gate) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=slow")
+            #expect(gate.started.wait(seconds: 5))
+            connection.close()
+            #expect(gate.stopped.wait(seconds: 5))
+            let observed = gate.observedCancellation.load(ordering: .relaxed)
+            #expect(observed)
+            #expect(await eventually { server.metrics.cancelled == 1 })
+            let metrics = server.metrics
+            #expect(metrics.wastedItems > 0)
+            #expect(metrics.wastedSeconds > 0)
+            let record = try #require(metrics.recentCancellations.first)
+            #expect(record.stopNanos < 1_000_000_000)
+            #expect(record.noticedNanos <= record.stoppedNanos)
+            #expect(server.prometheusText.contains("typestorm_search_cancelled_total 1"))
+        }
+    }
+
+    @Test func aClientLeavingDuringAnInjectedDelayCancelsIt() async throws {
+        var delayed = configuration()
+        delayed.faults.allowPerRequestParameters = true
+        try await SearchServer.withServer(configuration: delayed, backend: catalog) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=lamp&fault_delay_ms=10000")
+            #expect(await eventually { server.metrics.inFlight == 1 && server.metrics.queueDepth == 0 })
+            connection.close()
+            #expect(await eventually { server.metrics.cancelled == 1 })
+            #expect(server.metrics.wastedItems == 0)
+            let metrics = try fetch(server.port, "/metrics").body
+            #expect(metrics.contains("typestorm_search_cancel_stop_seconds_count 1"))
+            #expect(metrics.contains("typestorm_http_responses_total{endpoint=\"search\",status=\"499\"} 1"))
+        }
+    }
+
+    @Test func headRequestsGetHeadersOnly() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/healthz", method: "HEAD", close: true)
+            let response = try connection.readResponse(expectBody: false)
+            #expect(response.status == 200)
+            #expect(response.body.isEmpty)
+        }
+    }
+
+    @Test func aSearchThatIgnoresCancellationIsStillCountedAsWasted() async throws {
+        let backend = DeafBackend()
+        try await SearchServer.withServer(configuration: configuration(), backend: backend) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=deaf")
+            #expect(backend.started.wait(seconds: 5))
+            connection.close()
+            backend.release.signal()
+            #expect(await eventually { server.metrics.completedAfterDisconnect == 1 })
+            #expect(server.metrics.cancelled == 0)
+            #expect(server.metrics.wastedItems == 7)
+        }
+    }
+
+    @Test func aFullQueueGets503WithRetryAfter() async throws {
+        let gate = GateBackend()
+        let config = configuration { $0.workers = 1; $0.queueCapacity = 1; $0.retryAfterSeconds = 2 }
+        try await SearchServer.withServer(configuration: config, backend: gate) { server in
+            let running = try RawConnection(port: server.port)
+            running.get("/search?q=a")
+            #expect(gate.started.wait(seconds: 5))
+            let queued = try RawConnection(port: server.port)
+            queued.get("/search?q=b")
+            #expect(await eventually { server.metrics.queueDepth == 1 })
+            let rejected = try fetch(server.port, "/search?q=c")
+            #expect(rejected.status == 503)
+            #expect(rejected.headers["retry-after"] == "2")
+            #expect((rejected.json["error"] as? String)?.contains("queue is full") == true)
+            #expect(try fetch(server.port, "/healthz").status == 200)
+            gate.release()
+            #expect(try running.readResponse().status == 200)
+            #expect(try queued.readResponse().status == 200)
+            #expect(server.metrics.overloadRejections == 1)
+        }
+    }
+
+    @Test func tooManyConnectionsGet503() async throws {
+        try await SearchServer.withServer(configuration: configuration { $0.maxConnections = 2 }, backend: catalog) { server in
+            let first = try RawConnection(port: server.port)
+            let second = try RawConnection(port: server.port)
+            first.get("/healthz")
+            second.get("/healthz")
+            _ = try first.readResponse()
+            _ = try second.readResponse()
+            let third = try RawConnection(port: server.port)
+            third.get("/search?q=lamp")
+            let response = try third.readResponse()
+            #expect(response.status == 503)
+            #expect(response.headers["retry-after"] == "1")
+            #expect((response.json["error"] as? String)?.contains("too many open connections") == true)
+            first.close()
+            second.close()
+            #expect(await eventually { server.metrics.openConnections <= 1 })
+            #expect(try fetch(server.port, "/search?q=lamp").status == 200)
+        }
+    }
+
+    @Test func idleClientsAreDisconnected() async throws {
+        try await SearchServer.withServer(configuration: configuration { $0.connectionTimeoutSeconds = 1 }, backend: catalog) { server in
+            let idle = try RawConnection(port: server.port)
+            idle.send("GET /search?q=la")  // a partial request line, then silence
+            let started = Date()
+            #expect(idle.waitForClose())
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
+    @Test func injectedErrorsAndDelays() async throws {
+        var failing = configuration()
+        failing.faults.errorRate = 1
+        try await SearchServer.withServer(configuration: failing, backend: catalog) { server in
+            let response = try fetch(server.port, "/search?q=lamp")
+            #expect(response.status == 500)
+            #expect((response.json["error"] as? String)?.contains("injected") == true)
+            #expect(server.metrics.injectedErrors == 1)
+        }
+        var perRequest = configuration()
+        perRequest.faults.allowPerRequestParameters = true
+        try await SearchServer.withServer(configuration: perRequest, backend: catalog) { server in
+            let delayed = try fetch(server.port, "/search?q=lamp&fault_delay_ms=30")
+            #expect(delayed.status == 200)
+            let timing = try #require(delayed.json["timing"] as? [String: Any])
+            #expect((timing["injectedDelayMicros"] as? Int) == 30_000)
+            #expect((timing["serviceMicros"] as? Int ?? 0) >= 30_000)
+            #expect(try fetch(server.port, "/search?q=lamp&fault_error=1").status == 500)
+            #expect(try fetch(server.port, "/search?q=lamp&fault_error=0").status == 200)
+        }
+    }
+
+    @Test func configuredLatencyAndSlowTailAddUp() async throws {
+        var slow = configuration()
+        slow.faults.latency = .fixed(nanos: 20_000_000)
+        slow.faults.slowTailProbability = 1
+        slow.faults.slowTailNanos = 10_000_000
+        try await SearchServer.withServer(configuration: slow, backend: catalog) { server in
+            let response = try fetch(server.port, "/search?q=lamp")
+            #expect(response.status == 200)
+            let timing = try #require(response.json["timing"] as? [String: Any])
+            #expect(timing["injectedDelayMicros"] as? Int == 30_000)
+            #expect((timing["serviceMicros"] as? Int ?? 0) >= 30_000)
+        }
+    }
+
+    @Test func searchesStillRunningAtTheDrainDeadlineAreCancelled() async throws {
+        let gate = GateBackend()
+        let connection = try await SearchServer.withServer(configuration: configuration { $0.drainTimeoutSeconds = 0.2 }, backend: gate) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=forever")
+            #expect(gate.started.wait(seconds: 5))
+            return connection
+        }
+        let observed = gate.observedCancellation.load(ordering: .relaxed)
+        #expect(observed)
+        #expect(connection.waitForClose())
+    }
+
+    @Test func gracefulShutdownDrainsInFlightSearches() async throws {
+        let gate = GateBackend()
+        let server = SearchServer(configuration: configuration(), backend: gate)
+        let port = PortBox()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run { bound in port.value.withLock { $0 = bound } } }
+            #expect(await eventually { port.value.withLock { $0 } != nil })
+            let bound = try #require(port.value.withLock { $0 })
+            let inFlight = try RawConnection(port: bound)
+            inFlight.get("/search?q=x")
+            #expect(gate.started.wait(seconds: 5))
+            server.shutdownGracefully()
+            #expect(await eventually { (try? RawConnection(port: bound)) == nil })
+            gate.release()
+            let response = try inFlight.readResponse()
+            #expect(response.status == 200)
+            #expect(response.json["path"] as? String == "gate")
+            try await group.waitForAll()
+        }
+        #expect(server.metrics.count(endpoint: "search", status: 200) == 1)
+    }
+}
+
+@Suite("Request parsing")
+struct RequestParserTests {
+    @Test func decodesFormEncoding() throws {
+        let parameters = try RequestParser.parameters("q=a+b%20c&scope=&tokens=x,y&flag")
+        #expect(parameters == ["q": "a b c", "scope": "", "tokens": "x,y", "flag": ""])
+    }
+
+    @Test func namesWhereAnEscapeIsBroken() {
+        #expect(throws: RequestRejection(status: 400, message: "invalid percent-encoding in parameter 'q' at byte 4 of the query string: '%' must be followed by two hex digits")) {
+            _ = try RequestParser.parameters("q=ab%G1")
+        }
+    }
+
+    @Test func defaultsAndLimits() throws {
+        let (query, faults) = try RequestParser.searchQuery([:], limits: RequestLimits(), allowFaultParameters: false)
+        #expect(query == SearchQuery(query: "", scope: nil, tokens: [], limit: 20, offset: 0))
+        #expect(faults == RequestFaults())
+    }
+
+    @Test func jsonStringsAreEscaped() {
+        #expect(JSONText.string("a\"b\\c\nd\u{1}é") == "\"a\\\"b\\\\c\\nd\\u0001é\"")
+    }
+
+    @Test func faultSamplingIsSeededAndHonoursRates() {
+        var faults = FaultInjection()
+        faults.latency = .exponential(meanNanos: 1_000_000)
+        faults.errorRate = 0.25
+        faults.seed = 42
+        let first = FaultSampler(faults), second = FaultSampler(faults)
+        let a = (0..<2000).map { _ in first.decide(RequestFaults()) }
+        let b = (0..<2000).map { _ in second.decide(RequestFaults()) }
+        #expect(a.map(\.delayNanos) == b.map(\.delayNanos))
+        let errorShare = Double(a.filter(\.fail).count) / 2000
+        #expect(errorShare > 0.2 && errorShare < 0.3)
+        let meanDelay = Double(a.map(\.delayNanos).reduce(0, +)) / 2000
+        #expect(meanDelay > 850_000 && meanDelay < 1_150_000)
+    }
+
+    @Test func latencyDistributionsParse() throws {
+        #expect(try LatencyDistribution(parsing: "exp:5ms") == .exponential(meanNanos: 5_000_000))
+        #expect(try LatencyDistribution(parsing: "uniform:1ms-2ms") == .uniform(lowNanos: 1_000_000, highNanos: 2_000_000))
+        #expect(throws: FaultConfigurationError.self) { try LatencyDistribution(parsing: "gauss:3") }
+    }
+
+    @Test func workerPoolBoundsItsQueue() {
+        let pool = WorkerPool(threads: 1, capacity: 2, name: "test-pool")
+        let gate = DispatchSemaphore(value: 0)
+        let ran = DispatchSemaphore(value: 0)
+        #expect(pool.reserve())
+        pool.enqueueReserved { gate.wait(); ran.signal() }
+        // The running job left the queue; two more fit, a third does not.
+        var waited = 0
+        while pool.depth > 0, waited < 1_000_000 { waited += 1; sched_yield() }
+        #expect(pool.reserve())
+        #expect(pool.reserve())
+        #expect(!pool.reserve())
+        pool.enqueueReserved { ran.signal() }
+        pool.enqueueReserved { ran.signal() }
+        #expect(pool.busy == 3)
+        gate.signal()
+        for _ in 0..<3 { #expect(ran.wait(seconds: 5)) }
+        pool.shutdown()
+        #expect(pool.busy == 0)
+    }
+
+    @Test func substringBackendCountsAndPages() throws {
+        let backend = SubstringBackend.synthetic(count: 10_000)
+        let all = try backend.search(SearchQuery(query: "lamp", limit: 1000, offset: 0), isCancelled: { false })
+        let page = try backend.search(SearchQuery(query: "lamp", limit: 5, offset: 7), isCancelled: { false })
+        #expect(all.total == page.total)
+        #expect(all.total > 0)
+        #expect(Array(all.items[7..<12]) == page.items)
+        #expect(throws: SearchCancelled.self) { try backend.search(SearchQuery(query: "lamp"), isCancelled: { true }) }
+    }
+}
+
+final class PortBox: Sendable {
+    let value = Mutex<UInt16?>(nil)
+}
+
+/// Never looks at `isCancelled`: the server can only find out afterwards.
+final class DeafBackend: SearchBackend {
+    let started = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+        started.signal()
+        _ = release.wait(timeout: .now() + 10)
+        return BackendResult(items: [], total: 0, path: "deaf", itemsScanned: 7)
+    }
+}
