@@ -162,6 +162,26 @@ public enum Simulation {
         }
     }
 
+    /// Runs a strategy of any type: the presets' types (plain or write-back) go to the specialized
+    /// runner, anything else to the generic one.
+    public static func runStrategy(_ prototype: any SearchFieldStrategy, scenario: SimulationScenario, typists: Range<Int>) -> Recorder {
+        func run<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> Recorder {
+            runCounting(strategy, scenario: scenario, sessions: scenario.typing.sessions(seed: scenario.seed, typists: typists),
+                        typists: typists).recorder
+        }
+        func specialized<Base: SearchFieldStrategy>(_ type: Base.Type) -> Recorder? {
+            if let base = prototype as? Base { return run(base) }
+            if let wrapped = prototype as? WriteBackField<Base> { return run(wrapped) }
+            return nil
+        }
+        if let recorder = specialized(SplitStateField.self) ?? specialized(SplitStateSeedField.self) ?? specialized(NaiveField.self)
+            ?? specialized(ManualCancelField.self) ?? specialized(SequenceGuardField.self) ?? specialized(DebounceSwitchField.self)
+            ?? specialized(ThrottleField.self) ?? specialized(SubmitOnlyField.self) ?? specialized(LocalFilterField.self) {
+            return recorder
+        }
+        return run(prototype)
+    }
+
     /// Runs one strategy value over the simple-model typists `typists` (global indices).
     public static func runStrategy<Strategy: SearchFieldStrategy>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>

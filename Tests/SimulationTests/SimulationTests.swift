@@ -157,6 +157,15 @@ struct SimulationTests {
         #expect(ns == 1_250_000)
     }
 
+    @Test("a strategy passed as an existential runs exactly like its spec", arguments: ["split-state", "naive+write-back"])
+    func existentialStrategy(name: String) throws {
+        let spec = try #require(StrategySpec.parse(name))
+        let viaExistential = Simulation.runStrategy(spec.preset.make(spec.configuration), scenario: Self.scenario, typists: 0..<10)
+        let viaSpec = Simulation.runStrategy(spec, scenario: Self.scenario, typists: 0..<10)
+        #expect(viaExistential.metrics() == viaSpec.metrics())
+        #expect(viaSpec.metrics().counter(MetricName.keystrokes) > 0)
+    }
+
     @Test("the event queue orders by time, then by insertion")
     func eventQueue() {
         var queue = EventQueue()
@@ -179,27 +188,6 @@ struct SimulationTests {
         #expect(eventsA != eventsC)
         #expect(eventsA.last?.action == .end)
         #expect(zip(eventsA, eventsA.dropFirst()).allSatisfy { $0.at <= $1.at })
-    }
-
-    @Test("the minimal trace reader parses every kind of line and names the bad one")
-    func traceReader() throws {
-        let text = """
-        {"t_ms": 0, "key": "s", "text": "s"}
-        # a comment
-        {"t_ms": 100.5, "scope": "shoes"}
-        {"t_ms": 120, "scope": null}
-        {"t_ms": 130, "tokens": ["red"]}
-        {"t_ms": 140, "submit": true}
-        {"t_ms": 150, "end": true}
-        """
-        let events = try MinimalTraceReader.parse(text)
-        #expect(events.map(\.action) == [.edit(key: "s", text: "s"), .scope("shoes"), .scope(nil), .tokens(["red"]), .submit, .end])
-        #expect(events[1].at == 100_500_000)
-        #expect(throws: MinimalTraceReader.ParseError(file: "t.jsonl", line: 2, message: "'t_ms' goes backwards (5.0 after 10.0)")) {
-            try MinimalTraceReader.parse("{\"t_ms\": 10, \"text\": \"a\"}\n{\"t_ms\": 5, \"text\": \"b\"}", file: "t.jsonl")
-        }
-        #expect(throws: MinimalTraceReader.ParseError.self) { try MinimalTraceReader.parse("{\"text\": \"a\"}") }
-        #expect(throws: MinimalTraceReader.ParseError.self) { try MinimalTraceReader.parse("{\"t_ms\": 1}") }
     }
 
     @Test("strategy specs parse presets and variants")
