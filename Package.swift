@@ -65,7 +65,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "CJemalloc"], swiftSettings: swiftSettings),
+        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "CJemalloc"], swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(

@@ -31,7 +31,7 @@ struct SearchServerTests {
             #expect(json["path"] as? String == "scan")
             let items = try #require(json["items"] as? [[String: Any]])
             #expect(items.map { $0["name"] as? String } == ["Blue Lamp", "Lamp Shade"])
-            #expect(items.map { $0["id"] as? Int } == [1, 4])
+            #expect(items.map { $0["id"] as? String } == ["1", "4"])
             let timing = try #require(json["timing"] as? [String: Any])
             #expect(timing["serviceMicros"] is Int)
             #expect(response.headers["server-timing"]?.contains("search;dur=") == true)

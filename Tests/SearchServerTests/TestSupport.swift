@@ -140,7 +140,7 @@ final class GateBackend: SearchBackend {
             }
             sched_yield()
         }
-        return BackendResult(items: [SearchHit(id: 1, name: "gate")], total: 1, path: "gate", itemsScanned: scanned)
+        return BackendResult(items: [SearchHit(id: "1", name: "gate")], total: 1, path: "gate", itemsScanned: scanned)
     }
 }
 
