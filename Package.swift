@@ -65,7 +65,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "CJemalloc"], swiftSettings: swiftSettings),
+        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "CJemalloc"], swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
@@ -99,6 +99,13 @@ let package = Package(
             name: "TypistBenchmark",
             dependencies: ["Typists"],
             path: "Benchmarks/TypistBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "LiveBenchmark",
+            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists", "CJemalloc"],
+            path: "Benchmarks/LiveBenchmark",
             swiftSettings: swiftSettings
         ),
 

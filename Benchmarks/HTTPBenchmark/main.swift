@@ -6,7 +6,8 @@ import SearchServer
 import Synchronization
 
 // HTTP benchmarks, driven by scripts/bench-http (which runs wrk and nginx next to these):
-//   HTTPBenchmark serve  --backend canned|substring --items N   in-process server, prints {"port":P}
+//   HTTPBenchmark serve  --backend canned|substring --items N [--dispatch pool|inline] [--port P]
+//                                                              in-process server, prints {"port":P,...}
 //   HTTPBenchmark client --url URL --connections C --seconds S  closed-loop max req/s of the curl client
 //   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
 // Backends here are TEST DOUBLES until the filter engine is wired in: `substring` scans every

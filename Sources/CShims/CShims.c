@@ -31,6 +31,7 @@ int cshims_jemalloc_is_active(void) {
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 #include <string.h>
 #include <sys/select.h>
@@ -125,6 +126,70 @@ int cshims_epoll_wait_tokens(int epfd, uint64_t *tokens, int capacity, int timeo
     int count = epoll_wait(epfd, events, capacity, timeout_ms);
     for (int i = 0; i < count; i++) tokens[i] = events[i].data.u64;
     return count;
+}
+
+int cshims_epoll_wait_events(int epfd, uint64_t *tokens, uint32_t *events, int capacity, int timeout_ms) {
+    struct epoll_event ready[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epfd, ready, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        tokens[i] = ready[i].data.u64;
+        events[i] = ready[i].events;
+    }
+    return count;
+}
+
+static int cshims_curl_socket_callback(CURL *easy, curl_socket_t socket, int what, void *userp, void *socketp) {
+    (void)easy;
+    (void)socketp;
+    int epfd = (int)(intptr_t)userp;
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(epfd, EPOLL_CTL_DEL, socket, &event);
+        return 0;
+    }
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) event.events |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) event.events |= EPOLLOUT;
+    event.data.u64 = (uint64_t)socket;
+    if (epoll_ctl(epfd, EPOLL_CTL_MOD, socket, &event) != 0 && errno == ENOENT) {
+        epoll_ctl(epfd, EPOLL_CTL_ADD, socket, &event);
+    }
+    return 0;
+}
+
+static int cshims_curl_timer_callback(CURLM *multi, long timeout_ms, void *userp) {
+    (void)multi;
+    int64_t *deadline = (int64_t *)userp;
+    if (timeout_ms < 0) {
+        *deadline = INT64_MAX;
+    } else {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        *deadline = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec + (int64_t)timeout_ms * 1000000LL;
+    }
+    return 0;
+}
+
+int cshims_curl_multi_use_epoll(void *multi, int epfd, int64_t *deadline_ns) {
+    *deadline_ns = INT64_MAX;
+    CURLMcode rc = curl_multi_setopt((CURLM *)multi, CURLMOPT_SOCKETFUNCTION, cshims_curl_socket_callback);
+    if (rc == CURLM_OK) rc = curl_multi_setopt((CURLM *)multi, CURLMOPT_SOCKETDATA, (void *)(intptr_t)epfd);
+    if (rc == CURLM_OK) rc = curl_multi_setopt((CURLM *)multi, CURLMOPT_TIMERFUNCTION, cshims_curl_timer_callback);
+    if (rc == CURLM_OK) rc = curl_multi_setopt((CURLM *)multi, CURLMOPT_TIMERDATA, (void *)deadline_ns);
+    return (int)rc;
+}
+
+int cshims_curl_multi_socket_action(void *multi, int fd, uint32_t epoll_events, int *running) {
+    int mask = 0;
+    if (epoll_events & EPOLLIN) mask |= CURL_CSELECT_IN;
+    if (epoll_events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+    if (epoll_events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+    return (int)curl_multi_socket_action((CURLM *)multi, fd, mask, running);
+}
+
+int cshims_curl_multi_timeout_action(void *multi, int *running) {
+    return (int)curl_multi_socket_action((CURLM *)multi, CURL_SOCKET_TIMEOUT, 0, running);
 }
 
 static volatile sig_atomic_t cshims_signal_fd = -1;

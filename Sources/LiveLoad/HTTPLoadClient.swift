@@ -29,9 +29,13 @@ public final class HTTPLoadClient: Sendable {
         /// Honour `http_proxy`/`no_proxy` from the environment. Off by default: a load generator
         /// aims at the endpoint itself, and libcurl would read the environment on every transfer.
         public var useEnvironmentProxy = false
+        /// Extra request headers, `Name: value` each (e.g. an API key for a user's search API).
+        public var headers: [String] = []
 
         public init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
-                    countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false) {
+                    countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false,
+                    headers: [String] = []) {
+            self.headers = headers
             self.maxConnections = maxConnections
             self.defaultTimeoutNanos = defaultTimeoutNanos
             self.countPath = countPath
@@ -40,7 +44,7 @@ public final class HTTPLoadClient: Sendable {
         }
     }
 
-    /// Why the client could not start.
+    /// Why the client could not start: libcurl failed, or a header is malformed.
     public struct StartError: Error, Sendable, CustomStringConvertible {
         public var description: String
     }
@@ -50,6 +54,12 @@ public final class HTTPLoadClient: Sendable {
 
     public init(configuration: Configuration = Configuration(), onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
         guard CurlGlobal.initialized else { throw StartError(description: "curl_global_init failed") }
+        for header in configuration.headers {
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
+                  !header.contains("\r"), !header.contains("\n") else {
+                throw StartError(description: "header '\(header)' must look like 'Name: value' on one line")
+            }
+        }
         guard let loop = CurlLoop(configuration: configuration, onCompletion: onCompletion) else {
             throw StartError(description: "curl_multi_init failed")
         }

@@ -89,4 +89,7 @@ public enum Record: Hashable, Sendable {
     case writeBack(reentries: Int, runaway: Bool, brokeComposition: Bool)
     /// A timer other than a debounce wait fired late by `lateness`.
     case timerLateness(Int64)
+    /// A typist's input was handled `lag` after its intended time (the UI thread was busy, or a
+    /// live load generator fell behind).
+    case inputLag(Int64)
 }

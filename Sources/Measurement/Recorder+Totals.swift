@@ -67,6 +67,7 @@ public enum MetricName {
     public static let inFlight = "in_flight"
     public static let scheduleLag = "schedule_lag_ns"
     public static let timerLateness = "timer_lateness_ns"
+    public static let inputLag = "input_lag_ns"
 }
 
 /// The recorder's running totals, as typed fields: the hot path adds to these, and
@@ -130,6 +131,7 @@ struct Totals: Sendable {
     var inFlight = Histogram(.counts)
     var scheduleLag = Histogram(.latency)
     var timerLateness = Histogram(.latency)
+    var inputLag = Histogram(.latency)
 
     func metricSet() -> MetricSet {
         typealias N = MetricName
@@ -156,7 +158,7 @@ struct Totals: Sendable {
             N.blinksPerSettle: blinksPerSettle, N.timeToFresh: timeToFresh, N.signalLatency: signalLatency,
             N.stopLatencyClient: stopLatencyClient, N.stopLatencyBackend: stopLatencyBackend,
             N.requestLatency: requestLatency, N.queueTime: queueTime, N.serviceTime: serviceTime,
-            N.inFlight: inFlight, N.scheduleLag: scheduleLag, N.timerLateness: timerLateness,
+            N.inFlight: inFlight, N.scheduleLag: scheduleLag, N.timerLateness: timerLateness, N.inputLag: inputLag,
         ]
         return MetricSet(counters: counters, maxima: maxima, histograms: histograms)
     }

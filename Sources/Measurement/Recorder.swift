@@ -37,7 +37,7 @@ public struct Recorder: Sendable {
         if time > totals.runEnd { totals.runEnd = time }
         switch record {
         case let .keystroke(_, query):
-            tracks[typist].keystroke(query, at: time, settle: settleInterval, totals: &totals)
+            keystroke(query, typist: typist, at: time)
         case .submit:
             totals.submits += 1
         case .sessionEnd:
@@ -45,15 +45,14 @@ public struct Recorder: Sendable {
         case let .commit(query, cached):
             tracks[typist].commit(query, cached: cached, totals: &totals)
         case let .waitStarted(id, query):
-            tracks[typist].unitStarted(Unit(isWait: true, id: id, query: query, start: time), totals: &totals)
+            waitStarted(id: id, query: query, typist: typist, at: time)
         case let .waitFired(id, lateness):
-            totals.timerLateness.record(lateness)
-            tracks[typist].waitFired(id)
+            waitFired(id: id, lateness: lateness, typist: typist, at: time)
         case let .requestStart(id, query, lag):
             totals.scheduleLag.record(lag)
             tracks[typist].unitStarted(Unit(isWait: false, id: id, query: query, start: time), totals: &totals)
         case let .cancelRequested(id, wait):
-            tracks[typist].cancelRequested(id, wait: wait, at: time, totals: &totals)
+            cancelRequested(id: id, wait: wait, typist: typist, at: time)
         case let .workStopped(id, reason):
             tracks[typist].workStopped(id, reason: reason, at: time, totals: &totals)
         case let .backendStopped(id, work):
@@ -64,7 +63,7 @@ public struct Recorder: Sendable {
             totals.discards += 1
             tracks[typist].decide(id, applied: false, totals: &totals)
         case let .display(kind, query):
-            tracks[typist].display(kind, query, at: time, blink: blinkThreshold, totals: &totals)
+            display(kind, query: query, typist: typist, at: time)
         case let .writeBack(reentries, runaway, brokeComposition):
             totals.writeBackChanges += 1
             totals.writeBackReentries += Int64(reentries)
@@ -72,7 +71,44 @@ public struct Recorder: Sendable {
             if brokeComposition { totals.compositionBreaks += 1 }
         case let .timerLateness(lateness):
             totals.timerLateness.record(lateness)
+        case let .inputLag(lag):
+            totals.inputLag.record(lag)
         }
+    }
+
+    // The records a runner sends for nearly every keystroke, callable without building a
+    // `Record`: the same bookkeeping as `record(_:typist:at:)`, minus an enum round trip.
+
+    /// `record(.keystroke(text:query:))`.
+    public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].keystroke(query, at: time, settle: settleInterval, totals: &totals)
+    }
+
+    /// `record(.waitStarted(id:query:))`.
+    public mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.waits += 1
+        tracks[typist].waits.append(Wait(id: id, query: query))
+    }
+
+    /// `record(.waitFired(id:lateness:))`.
+    public mutating func waitFired(id: UInt64, lateness: Int64, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.timerLateness.record(lateness)
+        tracks[typist].waitFired(id)
+    }
+
+    /// `record(.cancelRequested(id:wait:))`.
+    public mutating func cancelRequested(id: UInt64, wait: Bool, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].cancelRequested(id, wait: wait, at: time, totals: &totals)
+    }
+
+    /// `record(.display(_:query:))`.
+    public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].display(kind, query, at: time, blink: blinkThreshold, totals: &totals)
     }
 
     /// Closes every open settle at `time` (after the runner drained all outstanding work) and
@@ -126,6 +162,14 @@ struct Unit: Sendable {
     }
 }
 
+/// A debounce wait: cheaper than a `Unit`, as one starts and ends on nearly every keystroke.
+struct Wait: Sendable {
+    var id: UInt64
+    var query: QueryKey
+    /// The first input change after it started that made `query` differ from the field's query.
+    var obsoleteAt: Int64 = -1
+}
+
 /// One typist's state between records.
 struct Track: Sendable {
     let expectsBackend: Bool
@@ -149,6 +193,7 @@ struct Track: Sendable {
     var hasApplied = false
     var falseApplyAt: Int64 = -1
     var units: [Unit] = []
+    var waits: [Wait] = []
     var openRequests: Int64 = 0
 
     /// Whether the screen answers `field`: its results (or its confirmed emptiness), or idle when
@@ -189,6 +234,9 @@ struct Track: Sendable {
             field = query
             for index in units.indices where units[index].obsoleteAt < 0 && units[index].query != query {
                 units[index].obsoleteAt = time
+            }
+            for index in waits.indices where waits[index].obsoleteAt < 0 && waits[index].query != query {
+                waits[index].obsoleteAt = time
             }
         }
         accrueMismatch(at: time, totals: &totals)
@@ -231,23 +279,29 @@ struct Track: Sendable {
     }
 
     mutating func waitFired(_ id: UInt64) {
-        if let index = unitIndex(id, wait: true) { units.remove(at: index) }
+        if let index = waits.firstIndex(where: { $0.id == id }) { waits.remove(at: index) }
     }
 
     mutating func cancelRequested(_ id: UInt64, wait: Bool, at time: Int64, totals: inout Totals) {
-        guard let index = unitIndex(id, wait: wait), units[index].cancelAt < 0 else { return }
+        if wait {
+            guard let index = waits.firstIndex(where: { $0.id == id }) else { return }
+            let obsoleteAt = waits.remove(at: index).obsoleteAt
+            if obsoleteAt >= 0 {
+                totals.signalLatency.record(time - obsoleteAt)
+            } else {
+                totals.cancelsWhileCurrent += 1
+            }
+            totals.taskChurn += 1
+            return
+        }
+        guard let index = unitIndex(id, wait: false), units[index].cancelAt < 0 else { return }
         units[index].cancelAt = time
         if units[index].obsoleteAt >= 0 {
             totals.signalLatency.record(time - units[index].obsoleteAt)
         } else {
             totals.cancelsWhileCurrent += 1
         }
-        if wait {
-            totals.taskChurn += 1
-            units.remove(at: index)
-        } else {
-            totals.requestsCancelled += 1
-        }
+        totals.requestsCancelled += 1
     }
 
     mutating func workStopped(_ id: UInt64, reason: StopReason, at time: Int64, totals: inout Totals) {
@@ -380,6 +434,7 @@ struct Track: Sendable {
         }
         if started { totals.sessionEndSum += end }
         if burstOpen { closeSettle(totals: &totals) }
+        waits.removeAll()
         while !units.isEmpty {
             if !units[0].isWait, !units[0].stopped { totals.unfinishedRequests += 1 }
             finalize(0, totals: &totals)

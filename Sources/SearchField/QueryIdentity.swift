@@ -48,10 +48,13 @@ public struct QueryNormalizer: Hashable, Sendable {
     @inlinable
     public func isSearchable(_ text: String) -> Bool {
         if minimumLength <= 0 { return true }
-        let bytes = text.utf8.count
-        if bytes < minimumLength { return false }
-        if bytes >= minimumLength * 4 { return true }
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+        var text = text
+        let asciiLength: Int? = text.withUTF8 { bytes in
+            for byte in bytes where byte >= 0x80 { return nil }
+            return bytes.count
+        }
+        if let asciiLength { return asciiLength >= minimumLength }
+        if text.utf8.count < minimumLength { return false }
         return text.count >= minimumLength
     }
 
@@ -67,9 +70,12 @@ public struct QueryNormalizer: Hashable, Sendable {
     /// at both ends.
     @inlinable
     public static func trimmed(_ text: String) -> String {
-        let utf8 = text.utf8
-        guard let first = utf8.first, let last = utf8.last else { return text }
-        if first > 0x20, first < 0x80, last > 0x20, last < 0x80 { return text }
+        var copy = text
+        let clean: Bool = copy.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return true }
+            return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80
+        }
+        if clean { return text }
         let scalars = text.unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!

@@ -120,8 +120,9 @@ public enum Composition {
     /// A Hangul jamo key (compatibility jamo U+3131–U+318E or conjoining jamo U+1100–U+11FF)
     /// leaves the syllable being composed open; a write-back now commits or mangles it.
     public static func isComposing(key: String) -> Bool {
-        guard let scalar = key.unicodeScalars.first, key.unicodeScalars.count == 1 else { return false }
-        return (0x3131...0x318E).contains(scalar.value) || (0x1100...0x11FF).contains(scalar.value)
+        guard key.utf8.count == 3, let scalar = key.unicodeScalars.first else { return false }
+        let value = scalar.value
+        return (value >= 0x3131 && value <= 0x318E) || (value >= 0x1100 && value <= 0x11FF)
     }
 }
 

@@ -24,7 +24,7 @@ public struct EngineBackend: SearchBackend {
                 cancellation: .custom { check.call() })
         }
         if response.wasCancelled { throw SearchCancelled(itemsScanned: response.itemsScanned) }
-        let hits = response.items.map { SearchHit(id: $0, name: catalog.name(at: $0)) }
+        let hits = response.items.map { SearchHit(id: catalog.id(at: $0), name: catalog.name(at: $0)) }
         return BackendResult(items: hits, total: response.total ?? hits.count, path: response.path.name,
                              itemsScanned: response.itemsScanned)
     }

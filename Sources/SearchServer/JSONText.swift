@@ -108,7 +108,7 @@ enum JSONText {
         out.raw(",\"items\":[")
         for (i, hit) in result.items.enumerated() {
             out.raw(i > 0 ? ",{\"id\":" : "{\"id\":")
-            out.integer(hit.id)
+            out.string(hit.id)
             out.raw(",\"name\":")
             out.string(hit.name)
             out.raw("}")

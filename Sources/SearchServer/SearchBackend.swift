@@ -22,10 +22,11 @@ public struct SearchQuery: Sendable, Hashable {
 
 /// One item of a result page.
 public struct SearchHit: Sendable, Hashable {
-    public var id: Int
+    /// The product's id as the catalog has it (an opaque string).
+    public var id: String
     public var name: String
 
-    public init(id: Int, name: String) {
+    public init(id: String, name: String) {
         self.id = id
         self.name = name
     }

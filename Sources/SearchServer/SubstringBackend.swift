@@ -50,7 +50,7 @@ public struct SubstringBackend: SearchBackend {
             let scopeMatches = request.scope == nil || scopes[index] == request.scope
             if scopeMatches, needles.allSatisfy({ Self.contains(haystack, $0) }) {
                 if total >= request.offset, page.count < request.limit {
-                    page.append(SearchHit(id: index, name: names[index]))
+                    page.append(SearchHit(id: String(index), name: names[index]))
                 }
                 total += 1
             }

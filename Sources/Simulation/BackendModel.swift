@@ -152,8 +152,10 @@ public struct BackendModel: Hashable, Sendable {
     /// How many results the catalog has for a query: deterministic in the text, fewer for longer
     /// queries, and none for about one long query in twenty (a genuine "no results").
     static func resultCount(text: String, catalogItems: Int64) -> Int {
-        let length = text.utf8.count
-        let hash = stableHash(text)
+        resultCount(utf8Length: text.utf8.count, hash: stableHash(text), catalogItems: catalogItems)
+    }
+
+    static func resultCount(utf8Length length: Int, hash: UInt64, catalogItems: Int64) -> Int {
         if length >= 4, hash % 20 == 0 { return 0 }
         let shift = min(length * 2, 40)
         return Int(max(catalogItems >> Int64(shift), Int64(1 + hash % 7)))

@@ -23,17 +23,17 @@ extension Recorder {
         switch effect {
         case let .scheduleTimer(id, _, purpose):
             if case let .debounce(query) = purpose {
-                record(.waitStarted(id: id, query: QueryKey(query)), typist: typist, at: time)
+                waitStarted(id: id, query: QueryKey(query), typist: typist, at: time)
             }
         case let .cancelTimer(id):
-            if isDebounceWait { record(.cancelRequested(id: id, wait: true), typist: typist, at: time) }
+            if isDebounceWait { cancelRequested(id: id, wait: true, typist: typist, at: time) }
         case let .sendRequest(id, query), let .runLocally(id, query):
             record(.requestStart(id: id, query: QueryKey(query), lag: lag), typist: typist, at: time)
         case let .cancelRequest(id):
             record(.cancelRequested(id: id, wait: false), typist: typist, at: time)
         case let .display(state):
             let (kind, query) = Self.displayRecord(state)
-            record(.display(kind, query: query), typist: typist, at: time)
+            display(kind, query: query, typist: typist, at: time)
         case .setFieldText:
             break
         case let .commit(query, cached):

@@ -94,10 +94,21 @@ public enum Simulation {
         return min(typists, firstCell * perCell)..<min(typists, endCell * perCell)
     }
 
-    /// Runs every strategy of the scenario over the typists of `segment`.
+    /// Runs every strategy of the scenario over the simple-model typists of `segment`.
     public static func run(
         _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
         progress: ((String) -> Void)? = nil
+    ) -> RunRecord {
+        run(scenario, segment: segment, toolVersion: toolVersion, sessions: { scenario.typing.sessions(seed: scenario.seed, typists: $0) },
+            progress: progress)
+    }
+
+    /// Runs every strategy of the scenario over typists made by `sessions` (given the global
+    /// indices of the segment; each session must derive only from the scenario seed and its
+    /// index), e.g. the Typists module's population.
+    public static func run<Session: TypistSession>(
+        _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
+        sessions: (Range<Int>) -> [Session], progress: ((String) -> Void)? = nil
     ) -> RunRecord {
         let range = typistRange(of: segment, typists: scenario.typists, typistsPerServer: scenario.backend.typistsPerServer)
         var record = RunRecord(metadata: RunMetadata(
@@ -105,7 +116,7 @@ public enum Simulation {
             seed: scenario.seed, runner: "virtual", segments: [segment]))
         for spec in scenario.strategies {
             progress?(spec.name)
-            let recorder = runStrategy(spec, scenario: scenario, typists: range)
+            let recorder = runStrategyCounting(spec, scenario: scenario, typists: range, sessions: sessions).recorder
             try? record.add(MetricGroup(name: spec.name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
         }
         return record
@@ -123,11 +134,20 @@ public enum Simulation {
     public static func runStrategyCounting(
         _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>
     ) -> (recorder: Recorder, events: Int) {
+        runStrategyCounting(spec, scenario: scenario, typists: typists,
+                            sessions: { scenario.typing.sessions(seed: scenario.seed, typists: $0) })
+    }
+
+    /// `runStrategyCounting` with typists from `sessions`.
+    public static func runStrategyCounting<Session: TypistSession>(
+        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
+    ) -> (recorder: Recorder, events: Int) {
         let configuration = spec.configuration
+        let made = sessions(typists)
         func run<Base: SearchFieldStrategy>(_ base: Base) -> (recorder: Recorder, events: Int) {
             configuration.writeBack
-                ? runCounting(WriteBackField(base: base), scenario: scenario, typists: typists)
-                : runCounting(base, scenario: scenario, typists: typists)
+                ? runCounting(WriteBackField(base: base), scenario: scenario, sessions: made, typists: typists)
+                : runCounting(base, scenario: scenario, sessions: made, typists: typists)
         }
         switch spec.preset {
         case .naive: return run(NaiveField(configuration: configuration))
@@ -142,17 +162,37 @@ public enum Simulation {
         }
     }
 
+    /// Runs a strategy of any type: the presets' types (plain or write-back) go to the specialized
+    /// runner, anything else to the generic one.
+    public static func runStrategy(_ prototype: any SearchFieldStrategy, scenario: SimulationScenario, typists: Range<Int>) -> Recorder {
+        func run<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> Recorder {
+            runCounting(strategy, scenario: scenario, sessions: scenario.typing.sessions(seed: scenario.seed, typists: typists),
+                        typists: typists).recorder
+        }
+        func specialized<Base: SearchFieldStrategy>(_ type: Base.Type) -> Recorder? {
+            if let base = prototype as? Base { return run(base) }
+            if let wrapped = prototype as? WriteBackField<Base> { return run(wrapped) }
+            return nil
+        }
+        if let recorder = specialized(SplitStateField.self) ?? specialized(SplitStateSeedField.self) ?? specialized(NaiveField.self)
+            ?? specialized(ManualCancelField.self) ?? specialized(SequenceGuardField.self) ?? specialized(DebounceSwitchField.self)
+            ?? specialized(ThrottleField.self) ?? specialized(SubmitOnlyField.self) ?? specialized(LocalFilterField.self) {
+            return recorder
+        }
+        return run(prototype)
+    }
+
     /// Runs one strategy value over the simple-model typists `typists` (global indices).
     public static func runStrategy<Strategy: SearchFieldStrategy>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
     ) -> Recorder {
-        runCounting(prototype, scenario: scenario, typists: typists).recorder
+        runCounting(prototype, scenario: scenario, sessions: scenario.typing.sessions(seed: scenario.seed, typists: typists),
+                    typists: typists).recorder
     }
 
-    static func runCounting<Strategy: SearchFieldStrategy>(
-        _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
+    static func runCounting<Strategy: SearchFieldStrategy, Session: TypistSession>(
+        _ prototype: Strategy, scenario: SimulationScenario, sessions: [Session], typists: Range<Int>
     ) -> (recorder: Recorder, events: Int) {
-        let sessions = scenario.typing.sessions(seed: scenario.seed, typists: typists)
         var runner = VirtualRunner(strategy: prototype, sessions: sessions, globalIndices: Array(typists),
                                    backend: scenario.backend, seed: scenario.seed, settleInterval: scenario.settleInterval)
         let recorder = runner.run()

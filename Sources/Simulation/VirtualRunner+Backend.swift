@@ -14,7 +14,11 @@ struct SimRequest {
     /// Bumped when the handle is reused, so stale events for the old request are ignored.
     var generation: UInt32 = 0
     var local = false
-    var text = ""
+    /// The query text's length in characters and UTF-8 bytes, and its stable hash: all the model
+    /// needs of it, so a request holds no reference and copies cheaply.
+    var characters: Int32 = 0
+    var utf8Length: Int32 = 0
+    var textHash: UInt64 = 0
     var cell: Int32 = 0
     var rng = SeededGenerator(seed: 0)
     var oneWay: Int64 = 0
@@ -65,7 +69,9 @@ extension VirtualRunner {
         request.typist = Int32(typist)
         request.id = id
         request.local = local
-        request.text = query.text
+        request.characters = Int32(truncatingIfNeeded: query.text.count)
+        request.utf8Length = Int32(truncatingIfNeeded: query.text.utf8.count)
+        request.textHash = stableHash(query.text)
         request.cell = cell
         request.rng = SeededGenerator(seed: mix(seed, globalIndex, id))
         request.clientDone = false
@@ -75,7 +81,7 @@ extension VirtualRunner {
         request.items = 0
         request.scripted = false
         request.timeoutScheduled = false
-        slots[typist].requests.append((id, handle))
+        slots[typist].requests.append(LiveRequest(id: id, handle: handle))
         if let scripted = backend.scriptedTime(for: query.text) {
             request.scripted = true
             request.oneWay = 0
@@ -167,7 +173,6 @@ extension VirtualRunner {
         let request = requests[Int(handle)]
         guard request.clientDone, request.server == .done else { return }
         requests[Int(handle)].generation &+= 1
-        requests[Int(handle)].text = ""
         freeHandles.append(handle)
     }
 
@@ -221,7 +226,7 @@ extension VirtualRunner {
         var request = requests[Int(handle)]
         if !request.scripted {
             cells[Int(request.cell)].busy += 1
-            let (ns, items) = backend.serviceTime(queryLength: request.text.count, &request.rng)
+            let (ns, items) = backend.serviceTime(queryLength: Int(request.characters), &request.rng)
             request.serviceNs = ns
             request.items = items
         }
@@ -295,7 +300,7 @@ extension VirtualRunner {
             deliver(typist, .requestFailed(request.id, failure))
         } else {
             recorder.record(.workStopped(id: request.id, reason: .completed), typist: typist, at: now)
-            let count = BackendModel.resultCount(text: request.text, catalogItems: 1_000_000)
+            let count = BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash, catalogItems: 1_000_000)
             releaseIfDone(handle)
             deliver(typist, .responseArrived(request.id, ResultSummary(count: count)))
         }
@@ -330,7 +335,7 @@ extension VirtualRunner {
         let typist = Int(request.typist)
         backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
         recorder.record(.workStopped(id: request.id, reason: .completed), typist: typist, at: now)
-        let count = BackendModel.resultCount(text: request.text, catalogItems: backend.localCatalogItems)
+        let count = BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash, catalogItems: backend.localCatalogItems)
         releaseIfDone(handle)
         deliver(typist, .responseArrived(request.id, ResultSummary(count: count)))
     }

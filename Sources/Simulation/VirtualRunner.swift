@@ -49,8 +49,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         var pending: TypingEvent?
         var input = FieldInput()
         var field = TextFieldModel()
-        var timers: [(id: TimerID, debounce: Bool)] = []
-        var requests: [(id: RequestID, handle: Int32)] = []
+        var timers: [LiveTimer] = []
+        var requests: [LiveRequest] = []
         var uiBusyUntil: Int64 = 0
         let cell: Int32
         let globalIndex: UInt64
@@ -145,6 +145,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             return
         }
         slots[typist].pending = nil
+        if now > typed.at { recorder.record(.inputLag(now - typed.at), typist: typist, at: now) }
         observer?(now, typist, .typing(typed.action))
         switch typed.action {
         case let .edit(key, text):
@@ -175,13 +176,13 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     private mutating func recordInput(_ typist: Int, text: String) {
         let input = slots[typist].input
         let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map(QueryKey.init)
-        recorder.record(.keystroke(text: text, query: query), typist: typist, at: now)
+        recorder.keystroke(query, typist: typist, at: now)
     }
 
     private mutating func timerFired(_ typist: Int, _ id: TimerID) {
         guard let index = slots[typist].timers.firstIndex(where: { $0.id == id }) else { return }
         let timer = slots[typist].timers.remove(at: index)
-        if timer.debounce { recorder.record(.waitFired(id: id, lateness: 0), typist: typist, at: now) }
+        if timer.debounce { recorder.waitFired(id: id, lateness: 0, typist: typist, at: now) }
         deliver(typist, .timerFired(id))
     }
 
@@ -196,7 +197,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             observer?(now, typist, .effect(effects[index]))
             perform(effects[index], typist: typist)
         }
-        while effects.popLast() != nil {}
+        while !effects.isEmpty { effects.removeLast() }
         effectBuffer = effects
     }
 
@@ -206,7 +207,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             recorder.record(effect, typist: typist, at: now)
             var debounce = false
             if case .debounce = purpose { debounce = true }
-            slots[typist].timers.append((id, debounce))
+            slots[typist].timers.append(LiveTimer(id: id, debounce: debounce))
             queue.push(now + delay, .timer, typist: Int32(typist), payload: id)
         case let .cancelTimer(id):
             guard let index = slots[typist].timers.firstIndex(where: { $0.id == id }) else { return }
@@ -227,4 +228,16 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             recorder.record(effect, typist: typist, at: now)
         }
     }
+}
+
+/// A timer the runner will deliver unless cancelled.
+struct LiveTimer {
+    var id: TimerID
+    var debounce: Bool
+}
+
+/// A request the client still waits for, and its handle in the request table.
+struct LiveRequest {
+    var id: RequestID
+    var handle: Int32
 }

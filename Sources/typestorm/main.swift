@@ -1,6 +1,16 @@
-import TypestormCLI
 import CJemalloc
 import Foundation
+import Platform
+import TypestormCLI
+
+// TYPESTORM_ALLOCATOR=system re-executes the process on glibc's malloc instead of jemalloc
+// (linked into this executable), for comparing allocators; it must happen before anything runs.
+do {
+    try Allocator.applySelectionFromEnvironment()
+} catch {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(64)
+}
 
 let code = await Typestorm.main(arguments: Array(CommandLine.arguments.dropFirst()))
 exit(code)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 import Platform
 import SearchServer
 import Synchronization
@@ -221,5 +222,90 @@ struct HTTPLoadClientTests {
         client.shutdown()
         #expect(completions.list.count == 1)
         if case .cancelled = completions.list.first?.outcome {} else { Issue.record("expected cancelled") }
+    }
+}
+
+/// A one-request HTTP server on a raw socket that answers with the request it received, so a
+/// test can see exactly what the client sent.
+final class EchoOnce: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    let done = DispatchSemaphore(value: 0)
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        guard bound else { throw URLTemplate.ParseError(description: "cannot listen") }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    private func serve() {
+        let client = accept(listener, nil, nil)
+        var request: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+            let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
+            if n <= 0 { break }
+            request.append(contentsOf: chunk[0..<n])
+        }
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Length: \(request.count)\r\nConnection: close\r\n\r\n".utf8) + request
+        _ = response.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        close(client)
+        close(listener)
+        done.signal()
+    }
+}
+
+@Suite("HTTPLoadClient request details")
+struct HTTPLoadClientRequestTests {
+    @Test func extraHeadersAreSent() async throws {
+        let echo = try EchoOnce()
+        let completions = Completions()
+        let configuration = HTTPLoadClient.Configuration(keepBodies: true, headers: ["X-Api-Key: secret-42"])
+        try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
+            client.submit(id: 1, url: "http://127.0.0.1:\(echo.port)/search?q=%EB%9E%A8")
+            #expect(completions.wait(count: 1))
+        }
+        guard case .response(200, _, _, let body?) = completions.list.first?.outcome else {
+            Issue.record("unexpected \(String(describing: completions.list.first?.outcome))")
+            return
+        }
+        let request = String(decoding: body, as: UTF8.self)
+        #expect(request.hasPrefix("GET /search?q=%EB%9E%A8 HTTP/1.1\r\n"))
+        #expect(request.contains("\r\nX-Api-Key: secret-42\r\n"))
+        #expect(echo.done.wait(timeout: .now() + 5) == .success)
+    }
+
+    @Test func malformedHeadersAreRefused() {
+        #expect(throws: HTTPLoadClient.StartError.self) {
+            _ = try HTTPLoadClient(configuration: .init(headers: ["no colon here"])) { _ in }
+        }
+        #expect(throws: HTTPLoadClient.StartError.self) {
+            _ = try HTTPLoadClient(configuration: .init(headers: ["X-A: b\r\nX-Injected: c"])) { _ in }
+        }
+    }
+
+    @Test func timeHeapPopsInTimeOrder() {
+        var heap = TimeHeap()
+        var generator = SystemRandomNumberGenerator()
+        let times = (0..<500).map { _ in UInt64.random(in: 0..<1_000_000, using: &generator) }
+        for (id, time) in times.enumerated() { heap.push(time, UInt64(id)) }
+        var popped: [UInt64] = []
+        while let (time, _) = heap.peek() {
+            popped.append(time)
+            heap.pop()
+        }
+        #expect(popped == times.sorted())
     }
 }

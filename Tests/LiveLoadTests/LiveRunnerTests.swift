@@ -72,6 +72,7 @@ struct LiveRunnerTests {
         #expect(result.metrics.counter(MetricName.staleSettles) == 0)
         #expect(result.metrics.histograms[MetricName.timeToFresh]?.totalCount == 3)
         #expect(result.metrics.histograms[MetricName.timerLateness]?.isEmpty == false)
+        #expect(result.metrics.histograms[MetricName.inputLag]?.totalCount == 21)
     }
 
     @Test func stopRequestEndsTypingEarlyAndStillReports() async {

@@ -135,6 +135,31 @@ struct SearchEngineTests {
         }
     }
 
+    @Test func concurrentSearchesShareOneEngine() async {
+        let catalog = CatalogGenerator(seed: 12).makeCatalog(count: 3000)
+        let engine = SearchEngine(catalog: catalog, tuning: SearchEngine.Tuning(firstPageBytes: 2048, parallelMinimumBytes: 0, parts: 2, parallelVerifyMinimum: 8))
+        let reference = ReferenceFilter(catalog: catalog)
+        let queries = ["c", "co", "cof", "coffee", "mug", "커", "커피", "保", "保温杯", "zz", "", "pro"]
+        let requests = queries.flatMap { [SearchRequest(query: $0, limit: 20, needsTotal: true), SearchRequest(query: $0, limit: 20)] }
+        let expected = requests.map { reference.search($0).items }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<3 {
+                        for k in requests.indices {
+                            let i = (k + task * 5 + round) % requests.count
+                            if engine.search(requests[i], cancellation: .task).items != expected[i] { wrong += 1 }
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test func referenceMatchesTheSameRule() {
         let reference = ReferenceFilter(catalog: Self.catalog)
         let response = reference.search(SearchRequest(query: "coffee", limit: 2))

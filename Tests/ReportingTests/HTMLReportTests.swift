@@ -119,3 +119,52 @@ struct HTMLReportTests {
         #expect(Timeline(MetricSet()) == nil)
     }
 }
+
+/// A run directory written by `typestorm run` (virtual runner, the default scenario with 120
+/// typists, 2 workers; see Fixtures/README.md): the report must read the Recorder's real metric
+/// names, so a rename on either side shows up here.
+@Suite("Recorded run")
+struct RecordedRunTests {
+    static let directory = Fixtures.url("recorded-virtual-run").path
+
+    @Test func everyMetricTheReportReadsIsInTheRecordersOutput() throws {
+        let loaded = try RecordStore.load(Self.directory)
+        #expect(loaded.record.groups.count == 6)
+        for summary in loaded.record.summaries {
+            #expect(summary.settles > 0, "\(summary.name): \(ReportMetrics.settles)")
+            #expect(summary.keystrokes > 0, "\(summary.name): \(ReportMetrics.keystrokes)")
+            #expect(summary.requestsStarted > 0, "\(summary.name): \(ReportMetrics.requestsStarted)")
+            #expect(summary.committedQueries > 0, "\(summary.name): \(ReportMetrics.committedQueries)")
+            #expect(summary.backendServiceNanos > 0, "\(summary.name): \(ReportMetrics.backendServiceNanos)")
+            #expect(summary.clientServiceNanos > 0, "\(summary.name): \(ReportMetrics.clientServiceNanos)")
+            #expect(summary.sessionNanos > 0, "\(summary.name): \(ReportMetrics.sessionNanos)")
+            #expect(summary.displayChanges > 0, "\(summary.name): \(ReportMetrics.displayChanges)")
+            #expect(summary.runEndNanos != nil, "\(summary.name): \(ReportMetrics.runEndNanos)")
+            #expect(summary.inFlightMax != nil, "\(summary.name): \(ReportMetrics.inFlightMax)")
+            #expect(summary.ttfr != nil, "\(summary.name): \(ReportMetrics.ttfr)")
+            #expect(summary.fanOut != nil, "\(summary.name): \(ReportMetrics.fanOutPerSettle)")
+            #expect(summary.requestLatency != nil, "\(summary.name): \(ReportMetrics.requestLatency)")
+            #expect(summary.errors.map(\.reason) == ["server", "timeout", "transport"])
+        }
+        // Strategies that cancel record cancellation latencies; the naive field never cancels.
+        let summaries = Dictionary(uniqueKeysWithValues: loaded.record.summaries.map { ($0.name, $0) })
+        #expect(summaries["manual-cancel"]?.cancelStopClient != nil)
+        #expect(summaries["manual-cancel"]?.cancelStopBackend != nil)
+        #expect(summaries["debounce-switch"]?.cancelSignal != nil, "cancelled debounce waits have a signal latency")
+        #expect(summaries["naive"]?.cancelSignal == nil)
+        #expect((summaries["naive"]?.outOfOrderApplies ?? 0) > 0, "the naive field applies stale responses")
+        #expect(summaries["split-state"]?.outOfOrderApplies == 0)
+    }
+
+    @Test func reportOfTheRecordedRunIsWellFormed() throws {
+        let loaded = try RecordStore.load(Self.directory)
+        let scenario = try #require(RecordStore.scenarioText(runDirectory: Self.directory))
+        let report = HTMLReport(record: loaded.record, scenarioText: scenario)
+        let html = report.render()
+        let check = XMLCheck.check(html, "recorded report")
+        #expect(check.counts["svg"] == 9, "no time series in this record: no throughput or in-flight charts")
+        for chart in report.charts() { XMLCheck.check(chart.svg, chart.name) }
+        #expect(html.contains("\"typistsPerServer\""), "the scenario text is shown")
+        #expect(!html.contains("Partial run"))
+    }
+}

@@ -1,6 +1,7 @@
 import Synchronization
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 @testable import SearchServer
 
@@ -30,7 +31,7 @@ struct SearchServerTests {
             #expect(json["path"] as? String == "scan")
             let items = try #require(json["items"] as? [[String: Any]])
             #expect(items.map { $0["name"] as? String } == ["Blue Lamp", "Lamp Shade"])
-            #expect(items.map { $0["id"] as? Int } == [1, 4])
+            #expect(items.map { $0["id"] as? String } == ["1", "4"])
             let timing = try #require(json["timing"] as? [String: Any])
             #expect(timing["serviceMicros"] is Int)
             #expect(response.headers["server-timing"]?.contains("search;dur=") == true)
@@ -137,6 +138,32 @@ struct SearchServerTests {
             #expect(record.stopNanos < 1_000_000_000)
             #expect(record.noticedNanos <= record.stoppedNanos)
             #expect(server.prometheusText.contains("typestorm_search_cancelled_total 1"))
+        }
+    }
+
+    @Test func aClientLeavingDuringAnInjectedDelayCancelsIt() async throws {
+        var delayed = configuration()
+        delayed.faults.allowPerRequestParameters = true
+        try await SearchServer.withServer(configuration: delayed, backend: catalog) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/search?q=lamp&fault_delay_ms=10000")
+            #expect(await eventually { server.metrics.inFlight == 1 && server.metrics.queueDepth == 0 })
+            connection.close()
+            #expect(await eventually { server.metrics.cancelled == 1 })
+            #expect(server.metrics.wastedItems == 0)
+            let metrics = try fetch(server.port, "/metrics").body
+            #expect(metrics.contains("typestorm_search_cancel_stop_seconds_count 1"))
+            #expect(metrics.contains("typestorm_http_responses_total{endpoint=\"search\",status=\"499\"} 1"))
+        }
+    }
+
+    @Test func headRequestsGetHeadersOnly() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let connection = try RawConnection(port: server.port)
+            connection.get("/healthz", method: "HEAD", close: true)
+            let response = try connection.readResponse(expectBody: false)
+            #expect(response.status == 200)
+            #expect(response.body.isEmpty)
         }
     }
 
@@ -321,6 +348,27 @@ struct RequestParserTests {
         #expect(try LatencyDistribution(parsing: "exp:5ms") == .exponential(meanNanos: 5_000_000))
         #expect(try LatencyDistribution(parsing: "uniform:1ms-2ms") == .uniform(lowNanos: 1_000_000, highNanos: 2_000_000))
         #expect(throws: FaultConfigurationError.self) { try LatencyDistribution(parsing: "gauss:3") }
+    }
+
+    @Test func workerPoolBoundsItsQueue() {
+        let pool = WorkerPool(threads: 1, capacity: 2, name: "test-pool")
+        let gate = DispatchSemaphore(value: 0)
+        let ran = DispatchSemaphore(value: 0)
+        #expect(pool.reserve())
+        pool.enqueueReserved { gate.wait(); ran.signal() }
+        // The running job left the queue; two more fit, a third does not.
+        var waited = 0
+        while pool.depth > 0, waited < 1_000_000 { waited += 1; sched_yield() }
+        #expect(pool.reserve())
+        #expect(pool.reserve())
+        #expect(!pool.reserve())
+        pool.enqueueReserved { ran.signal() }
+        pool.enqueueReserved { ran.signal() }
+        #expect(pool.busy == 3)
+        gate.signal()
+        for _ in 0..<3 { #expect(ran.wait(seconds: 5)) }
+        pool.shutdown()
+        #expect(pool.busy == 0)
     }
 
     @Test func substringBackendCountsAndPages() throws {

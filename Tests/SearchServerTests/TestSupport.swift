@@ -61,8 +61,9 @@ final class RawConnection: @unchecked Sendable {
         send("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(close ? "Connection: close\r\n" : "")\r\n")
     }
 
-    /// Reads one response (headers, then Content-Length bytes).
-    func readResponse() throws -> RawResponse {
+    /// Reads one response (headers, then Content-Length bytes unless `expectBody` is false, as
+    /// for HEAD).
+    func readResponse(expectBody: Bool = true) throws -> RawResponse {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         func fill() throws {
@@ -87,7 +88,7 @@ final class RawConnection: @unchecked Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
+        let length = expectBody ? Int(headers["content-length"] ?? "0") ?? 0 : 0
         let bodyStart = headerEnd! + 4
         while buffer.count < bodyStart + length { try fill() }
         return RawResponse(status: status, headers: headers, body: String(decoding: buffer[bodyStart..<bodyStart + length], as: UTF8.self))
@@ -139,7 +140,7 @@ final class GateBackend: SearchBackend {
             }
             sched_yield()
         }
-        return BackendResult(items: [SearchHit(id: 1, name: "gate")], total: 1, path: "gate", itemsScanned: scanned)
+        return BackendResult(items: [SearchHit(id: "1", name: "gate")], total: 1, path: "gate", itemsScanned: scanned)
     }
 }
 

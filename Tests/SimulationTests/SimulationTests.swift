@@ -121,10 +121,49 @@ struct SimulationTests {
         backend.localNanosPerItem = 300
         let trace = edits("ab", every: 50) + [TypingEvent(at: ms(3000), action: .end)]
         var keystrokeTimes: [Int64] = []
-        _ = Simulation.replay(trace, strategy: LocalFilterField(), backend: backend, seed: 1) { time, entry in
+        let metrics = Simulation.replay(trace, strategy: LocalFilterField(), backend: backend, seed: 1) { time, entry in
             if case .typing = entry { keystrokeTimes.append(time / 1_000_000) }
-        }
+        }.metrics()
         #expect(keystrokeTimes == [0, 300, 3000])
+        #expect(metrics.histograms[MetricName.inputLag]?.max == ms(250))
+        #expect(metrics.counter(MetricName.serviceNs) == ms(600))
+    }
+
+    @Test("typists from any TypistSession plug in: the run uses exactly their keystrokes")
+    func customSessions() throws {
+        var scenario = Self.scenario
+        scenario.strategies = [StrategySpec(preset: .naive)]
+        let record = Simulation.run(scenario, toolVersion: "test", sessions: { range in
+            range.map { index in TraceSession(events: edits(index % 2 == 0 ? "ab" : "abc") + [TypingEvent(at: ms(5000), action: .end)]) }
+        })
+        let metrics = try #require(record.groups.first?.metrics)
+        #expect(metrics.counter(MetricName.keystrokes) == 10 * 2 + 10 * 3)
+        #expect(metrics.counter(MetricName.requestsStarted) == 50)
+        #expect(metrics.counter(MetricName.settles) == 20)
+    }
+
+    @Test("the cost model turns items scanned at a calibrated rate into service time")
+    func costModel() {
+        var model = CostModel(catalogItems: 1_000_000, nanosPerItem: 1, fixedNs: 0, jitter: 0)
+        model.calibrate(itemsPerSecond: 2e8)
+        #expect(model.nanosPerItem == 5)
+        #expect(model.itemsScanned(queryLength: 2) == 1_000_000)
+        #expect(model.itemsScanned(queryLength: 4) == 250_000)
+        #expect(model.itemsScanned(queryLength: 30) == 10_000)
+        let backend = BackendModel(service: .cost(model), slowTailProbability: 0)
+        var rng = SeededGenerator(seed: 1)
+        let (ns, items) = backend.serviceTime(queryLength: 4, &rng)
+        #expect(items == 250_000)
+        #expect(ns == 1_250_000)
+    }
+
+    @Test("a strategy passed as an existential runs exactly like its spec", arguments: ["split-state", "naive+write-back"])
+    func existentialStrategy(name: String) throws {
+        let spec = try #require(StrategySpec.parse(name))
+        let viaExistential = Simulation.runStrategy(spec.preset.make(spec.configuration), scenario: Self.scenario, typists: 0..<10)
+        let viaSpec = Simulation.runStrategy(spec, scenario: Self.scenario, typists: 0..<10)
+        #expect(viaExistential.metrics() == viaSpec.metrics())
+        #expect(viaSpec.metrics().counter(MetricName.keystrokes) > 0)
     }
 
     @Test("the event queue orders by time, then by insertion")
@@ -149,27 +188,6 @@ struct SimulationTests {
         #expect(eventsA != eventsC)
         #expect(eventsA.last?.action == .end)
         #expect(zip(eventsA, eventsA.dropFirst()).allSatisfy { $0.at <= $1.at })
-    }
-
-    @Test("the minimal trace reader parses every kind of line and names the bad one")
-    func traceReader() throws {
-        let text = """
-        {"t_ms": 0, "key": "s", "text": "s"}
-        # a comment
-        {"t_ms": 100.5, "scope": "shoes"}
-        {"t_ms": 120, "scope": null}
-        {"t_ms": 130, "tokens": ["red"]}
-        {"t_ms": 140, "submit": true}
-        {"t_ms": 150, "end": true}
-        """
-        let events = try MinimalTraceReader.parse(text)
-        #expect(events.map(\.action) == [.edit(key: "s", text: "s"), .scope("shoes"), .scope(nil), .tokens(["red"]), .submit, .end])
-        #expect(events[1].at == 100_500_000)
-        #expect(throws: MinimalTraceReader.ParseError(file: "t.jsonl", line: 2, message: "'t_ms' goes backwards (5.0 after 10.0)")) {
-            try MinimalTraceReader.parse("{\"t_ms\": 10, \"text\": \"a\"}\n{\"t_ms\": 5, \"text\": \"b\"}", file: "t.jsonl")
-        }
-        #expect(throws: MinimalTraceReader.ParseError.self) { try MinimalTraceReader.parse("{\"text\": \"a\"}") }
-        #expect(throws: MinimalTraceReader.ParseError.self) { try MinimalTraceReader.parse("{\"t_ms\": 1}") }
     }
 
     @Test("strategy specs parse presets and variants")

@@ -67,7 +67,7 @@ struct PopulationStatisticsTests {
     @Test("words per query: mean 2.4–2.65 and the published shares within 3 pp", arguments: TypingLanguage.allCases)
     func wordsPerQuery(_ language: TypingLanguage) throws {
         let population = try TypistPopulation(config: Support.config(device: .desktop, language: language), queries: Support.shippedPool, seed: 13)
-        let stats = PopulationStatistics.measure(population, typists: 0..<2500)
+        let stats = PopulationStatistics.measure(population, typists: 0..<1500)
         #expect((2.4...2.65).contains(stats.meanWordsPerQuery), "mean words \(stats.meanWordsPerQuery)")
         for (share, published) in zip(stats.wordsPerQueryShares, [0.25, 0.33, 0.22, 0.11, 0.05, 0.04]) {
             #expect(abs(share - published) < 0.03, "shares \(stats.wordsPerQueryShares)")
@@ -77,14 +77,14 @@ struct PopulationStatisticsTests {
     @Test("pinyin: about 2.2 key presses per character (±0.25)")
     func pinyinKeysPerCharacter() throws {
         let population = try TypistPopulation(config: Support.config(device: .desktop, language: .zh), queries: Support.shippedPool, seed: 14)
-        let stats = PopulationStatistics.measure(population, typists: 0..<2000)
+        let stats = PopulationStatistics.measure(population, typists: 0..<1000)
         #expect(abs(stats.keysPerHanCharacter - 2.2) < 0.25, "keys per character \(stats.keysPerHanCharacter)")
     }
 
     @Test("follow-up queries: 37–50 % of queries are followed by another")
     func followUps() throws {
         let population = try TypistPopulation(config: Support.config(device: .desktop), queries: Support.shippedPool, seed: 15)
-        let stats = PopulationStatistics.measure(population, typists: 0..<2000)
+        let stats = PopulationStatistics.measure(population, typists: 0..<1000)
         let followed = 1 - 1 / stats.queriesPerSession
         #expect((0.37...0.50).contains(followed), "share followed \(followed)")
     }

@@ -44,6 +44,16 @@ struct QueryPoolTests {
         }
     }
 
+    @Test("phrases from a catalog that cannot be typed can be left out and counted")
+    func skippingUntypeable() throws {
+        let entries = try QueryPool.parseEntries("手机\n鲸鱼\n手机 手机", file: "zh.txt")
+        let pool = try QueryPool(phrases: [.zh: entries, .ko: [.init("한글"), .init("日本")]],
+                                 pinyin: PinyinDictionary(entries: ["手": ["shou"], "机": ["ji"]]), skippingUntypeable: true)
+        #expect(pool.phrases(for: .zh) == ["手机", "手机 手机"])
+        #expect(pool.skipped == [.zh: 1, .ko: 1])
+        #expect(pool.phrases(for: .ko) == ["한글"])
+    }
+
     @Test("pinyin dictionary lines are checked")
     func dictionaryErrors() {
         #expect(throws: QueryPoolError.malformed(file: "p.txt", line: 2, reason: "'手机' has 2 characters but 1 syllables")) {

@@ -74,6 +74,21 @@ int cshims_epoll_unwatch(int epfd, int fd);
 /// Waits for events and stores up to `capacity` tokens; returns their count or -1 with errno.
 int cshims_epoll_wait_tokens(int epfd, uint64_t *tokens, int capacity, int timeout_ms);
 
+/// Waits for events and stores up to `capacity` (token, epoll event mask) pairs; returns their
+/// count or -1 with errno.
+int cshims_epoll_wait_events(int epfd, uint64_t *tokens, uint32_t *events, int capacity, int timeout_ms);
+
+/// Drives `multi` with libcurl's socket API on the epoll instance `epfd`: libcurl's socket
+/// callback adds, modifies and removes its sockets there (token = the socket), and its timer
+/// callback stores the absolute CLOCK_MONOTONIC deadline in `*deadline_ns` (INT64_MAX: none).
+int cshims_curl_multi_use_epoll(void *multi, int epfd, int64_t *deadline_ns);
+
+/// `curl_multi_socket_action` for socket `fd` with the epoll event mask `epoll_events`.
+int cshims_curl_multi_socket_action(void *multi, int fd, uint32_t epoll_events, int *running);
+
+/// `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)`: lets libcurl handle its timers.
+int cshims_curl_multi_timeout_action(void *multi, int *running);
+
 /// Installs a handler for `signo` that writes the signal number as one byte to `fd` (a
 /// non-blocking pipe), the async-signal-safe way to hand a signal to a normal thread. One `fd`
 /// for all signals installed this way. Returns 0 or -1 with errno.
@@ -82,6 +97,7 @@ int cshims_signal_forward_to_fd(int signo, int fd);
 /// Restores the default action of `signo`. Returns 0 or -1 with errno.
 int cshims_signal_restore_default(int signo);
 
+/// `curl_easy_setopt` / `curl_multi_setopt`, which are variadic; they return the CURLcode/CURLMcode.
 int cshims_curl_easy_setopt_long(void *easy, int option, long value);
 int cshims_curl_easy_setopt_pointer(void *easy, int option, void *value);
 int cshims_curl_multi_setopt_long(void *multi, int option, long value);

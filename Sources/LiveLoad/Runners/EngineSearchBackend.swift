@@ -45,6 +45,8 @@ public final class EngineSearchBackend: LiveSearchBackend {
     private let engine: SearchEngine
     private let reference: ReferenceFilter
     private let limit: Int
+    private let forcedPath: ForcedPath?
+    private let countsTotal: Bool
     private let state = Mutex(State())
     private let available = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
@@ -54,17 +56,27 @@ public final class EngineSearchBackend: LiveSearchBackend {
     /// - Parameters:
     ///   - workers: searches that run at once (the backend's capacity).
     ///   - limit: results per page, as the screen asks for them.
-    public convenience init(engine: SearchEngine, reference: ReferenceFilter, workers: Int, limit: Int = 50) {
-        self.init(engine: engine, reference: reference, workers: workers, limit: limit, startSuspended: false)
+    /// - Parameters:
+    ///   - countsTotal: count every match, not just the first page (a "1,234 results" label);
+    ///     the screen itself needs only the first page, which the engine finds in microseconds.
+    ///   - forcedPath: run every search on this path instead of the planner's choice
+    ///     (benchmarks that measure one path, e.g. cancellation of full scans).
+    public convenience init(engine: SearchEngine, reference: ReferenceFilter, workers: Int, limit: Int = 50,
+                            countsTotal: Bool = false, forcedPath: ForcedPath? = nil) {
+        self.init(engine: engine, reference: reference, workers: workers, limit: limit, countsTotal: countsTotal,
+                  forcedPath: forcedPath, startSuspended: false)
     }
 
     /// `startSuspended`: the workers take no job until `resume()`, so tests can queue and cancel
     /// requests deterministically.
-    init(engine: SearchEngine, reference: ReferenceFilter, workers: Int, limit: Int, startSuspended: Bool) {
+    init(engine: SearchEngine, reference: ReferenceFilter, workers: Int, limit: Int, countsTotal: Bool = false,
+         forcedPath: ForcedPath? = nil, startSuspended: Bool) {
         precondition(workers >= 1, "at least one search worker")
         self.engine = engine
         self.reference = reference
         self.limit = limit
+        self.forcedPath = forcedPath
+        self.countsTotal = countsTotal
         threadCount = workers
         if !startSuspended {
             for _ in 0..<workers { gate.signal() }
@@ -133,10 +145,10 @@ public final class EngineSearchBackend: LiveSearchBackend {
         let started = MonotonicClock.now()
         let queueNs = Int64(started - job.enqueuedNanos)
         let request = SearchRequest(query: job.request.query.text, scope: job.request.query.scope,
-                                    tokens: job.request.query.tokens, limit: limit, needsTotal: true)
+                                    tokens: job.request.query.tokens, limit: limit, needsTotal: countsTotal)
         let response = job.request.local
             ? reference.search(request)
-            : engine.search(request, cancellation: .flag(job.flag))
+            : engine.search(request, cancellation: .flag(job.flag), forcing: forcedPath)
         let serviceNs = Int64(MonotonicClock.since(started))
         let work = BackendWork(queueNs: queueNs, serviceNs: serviceNs, itemsScanned: Int64(response.itemsScanned))
         let result: LiveSearchOutcome.Result = response.wasCancelled

@@ -47,7 +47,7 @@ actor LiveField {
         }
         let now = shared.now()
         let slot = slot
-        shared.record { $0.record(.timerLateness(max(0, now - intended)), typist: slot, at: now) }
+        shared.record { $0.record(.inputLag(max(0, now - intended)), typist: slot, at: now) }
         switch action {
         case let .edit(key, text):
             let composing = Composition.isComposing(key: key)

@@ -39,13 +39,41 @@ public final class LiveRunMonitor: Sendable {
     public let requestsFinished = Atomic<Int>(0)
     public let errors = Atomic<Int>(0)
     public let typistsActive = Atomic<Int>(0)
-    let stopRequested = Atomic<Bool>(false)
+    private let stopRequested = Atomic<Bool>(false)
+    private let stopWaiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
 
     public init() {}
 
-    /// Asks the run to stop typing now; the run still drains and returns what it measured.
-    public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
+    /// Asks the run to stop typing now (typists asleep between keys wake at once); the run still
+    /// drains and returns what it measured. Safe from any thread, e.g. a signal handler's thread.
+    public func requestStop() {
+        stopRequested.store(true, ordering: .relaxed)
+        stopWaiter.withLock { waiter in
+            waiter?.resume()
+            waiter = nil
+        }
+    }
+
     public var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// Returns once a stop is requested, or when the calling task is cancelled.
+    func waitForStop() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = stopWaiter.withLock { waiter -> Bool in
+                    if isStopRequested || Task.isCancelled { return true }
+                    waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            stopWaiter.withLock { waiter in
+                waiter?.resume()
+                waiter = nil
+            }
+        }
+    }
 }
 
 /// What a live run measured.
@@ -67,8 +95,8 @@ public struct LiveRunResult: Sendable {
 /// a time, as in an app. Every event and effect goes to the one `Recorder` through the same
 /// mapping the virtual-time runner uses, so the metrics mean the same in both.
 ///
-/// Keystrokes and timers that run late because the process is saturated are recorded as timer
-/// lateness (keystrokes are timers here); request latency counts from the moment the strategy
+/// Keystrokes that run late because the process is saturated are recorded as input lag, timers
+/// that fire late as timer lateness; request latency counts from the moment the strategy
 /// asked for the request, so a slow load generator cannot hide queueing (no coordinated
 /// omission).
 public enum LiveRunner {
@@ -86,13 +114,29 @@ public enum LiveRunner {
             settleInterval: options.settleIntervalNanos, monitor: monitor)
         let fields = typists.indices.map { LiveField(slot: $0, strategy: strategy.make(configuration), shared: shared) }
 
-        await withTaskGroup(of: Void.self) { group in
+        // Typing tasks, plus one that waits for a stop request and then cancels them all, so a
+        // typist asleep before its next key stops at once instead of at that key.
+        await withTaskGroup(of: Bool.self) { group in
             for (slot, typist) in typists.enumerated() {
                 let field = fields[slot]
                 group.addTask {
                     await Self.type(typist, into: field, shared: shared)
+                    return true
                 }
             }
+            group.addTask {
+                await monitor.waitForStop()
+                return false
+            }
+            var typing = typists.count
+            while typing > 0, let isTyping = await group.next() {
+                if isTyping {
+                    typing -= 1
+                } else {
+                    group.cancelAll()
+                }
+            }
+            group.cancelAll()
         }
 
         let drained = await shared.quiet.wait(timeoutNanos: options.drainTimeoutNanos)

@@ -89,17 +89,34 @@ struct PackedPairScanner {
                 continue
             }
             var next = p + 32
-            for lane in 0..<32 where base[p + lane + offset1] == byte1 && base[p + lane + offset2] == byte2 {
-                let s = p + lane
-                if s + m > end { break }
-                if !Self.equal(base + s, pat) { continue }
-                rank = Self.rank(containing: s, from: rank, starts, hi)
-                if !onMatch(rank) {
-                    return Outcome(stoppedAt: rank + 1, bytesScanned: Int(starts[rank + 1]) - begin, cancelled: false)
+            // The candidate lanes, straight from the comparison masks: each mask lane is 0x00
+            // or 0xFF, so viewed as 64-bit words the set bytes are found with trailing-zero
+            // counts instead of re-reading 32 lanes.
+            let lowWords = unsafeBitCast(low, to: SIMD2<UInt64>.self)
+            let highWords = unsafeBitCast(high, to: SIMD2<UInt64>.self)
+            let words = (lowWords[0], lowWords[1], highWords[0], highWords[1])
+            lanes: for word in 0..<4 {
+                var w: UInt64
+                switch word {
+                case 0: w = words.0
+                case 1: w = words.1
+                case 2: w = words.2
+                default: w = words.3
                 }
-                next = Int(starts[rank + 1])
-                rank += 1
-                break
+                while w != 0 {
+                    let bit = w.trailingZeroBitCount
+                    w &= ~(0xFF &<< UInt64(bit & ~7))
+                    let s = p &+ word &* 8 &+ bit &>> 3
+                    if s &+ m > end { break lanes }
+                    if !Self.equal(base + s, pat) { continue }
+                    rank = Self.rank(containing: s, from: rank, starts, hi)
+                    if !onMatch(rank) {
+                        return Outcome(stoppedAt: rank + 1, bytesScanned: Int(starts[rank + 1]) - begin, cancelled: false)
+                    }
+                    next = Int(starts[rank + 1])
+                    rank += 1
+                    break lanes
+                }
             }
             p = next
         }

@@ -13,9 +13,8 @@ public struct FoldedStore: Sendable {
     let bytes: [UInt8]
     /// `count + 1` entries: rank `r`'s name is `bytes[starts[r] ..< starts[r + 1] - 1]`.
     let starts: [UInt32]
-    /// The catalog index of each rank.
+    /// The catalog index of each rank (the inverse map is not needed per query, so not kept).
     let rankToIndex: [UInt32]
-    /// The catalog index → rank map's inverse is not kept; nobody needs it per query.
     /// How often each byte value occurs in the folded names (for the packed-pair choice).
     let byteFrequency: [Int]
 
@@ -97,54 +96,3 @@ public struct FoldedStore: Sendable {
     /// Bytes held (names, offsets, rank map), for memory accounting.
     public var byteCount: Int { bytes.capacity + starts.capacity * 4 + rankToIndex.capacity * 4 }
 }
-
-/// Per-part results of a parallel loop, each slot written by exactly one iteration.
-///
-/// `@unchecked Sendable`: each slot is written once by the iteration that owns it and read only
-/// after `concurrentPerform` returns (which orders the writes before the reads).
-final class PartResults<T>: @unchecked Sendable {
-    private let slots: UnsafeMutableBufferPointer<T?>
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit {
-        _ = slots.deinitialize()
-        slots.deallocate()
-    }
-
-    func set(_ i: Int, _ value: T) { slots[i] = value }
-    func get(_ i: Int) -> T { slots[i]! }
-    func take(_ i: Int) -> T {
-        let value = slots[i]!
-        slots[i] = nil
-        return value
-    }
-}
-
-/// Read-only views of the catalog's name storage for worker threads.
-///
-/// `@unchecked Sendable`: the buffers are only read, and the catalog that owns them outlives
-/// the `concurrentPerform` call that uses them.
-struct SendableNames: @unchecked Sendable {
-    let bytes: UnsafeBufferPointer<UInt8>
-    let offsets: UnsafeBufferPointer<Int>
-}
-
-public enum ProcessInfoCPU {
-    /// Cores this process may use.
-    public static let activeCount: Int = {
-        #if canImport(Glibc)
-        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        return max(1, Int(n))
-        #else
-        return 1
-        #endif
-    }()
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -11,7 +11,8 @@ enum ReplayCommand {
         name: "replay",
         abstract: "Replay a keystroke trace through one strategy and show the timeline and metrics.",
         discussion: """
-        The trace is JSON Lines, one object per line with 't_ms' (milliseconds, non-decreasing) and one of:
+        The trace is JSON Lines (Typists' trace format), one object per line with 't_ms' (milliseconds,
+        non-decreasing) and one of:
           {"t_ms": 0, "key": "s", "text": "s"}      the field's whole text after a key
           {"t_ms": 900, "scope": "shoes"}           a scope change (null: all scopes)
           {"t_ms": 950, "tokens": ["red"]}          the active tokens
@@ -32,6 +33,7 @@ enum ReplayCommand {
             .value("min-length", "N", help: "Override the minimum query length."),
             .value("stalled", "DURATION", help: "Override the stalled-indicator delay."),
             .value("cache", "N", help: "Client LRU cache entries (0: off)."),
+            .value("session", "N", help: "Which session of a multi-session trace to replay (from 0).", default: "0"),
             .value("seed", "S", help: "Seed for the modelled backend.", default: "1"),
             .json,
         ],
@@ -42,7 +44,7 @@ enum ReplayCommand {
         let arguments = invocation.arguments
         guard let path = arguments.value("trace") else { throw UsageError.missingValue(option: "trace", valueName: "FILE") }
         let strategyName = arguments.value("strategy") ?? "split-state"
-        var spec = try SimulateCommand.parseStrategies(strategyName)[0]
+        var spec = try SimulateCommand.parseStrategies(strategyName, option: "strategy")[0]
         if let debounce = try arguments.durationNanos("debounce") { spec.configuration.debounce = debounce }
         if let minimum = try arguments.int("min-length", in: 0...1000) { spec.configuration.normalizer.minimumLength = minimum }
         if let stalled = try arguments.durationNanos("stalled") { spec.configuration.stalledDelay = stalled }
@@ -54,12 +56,18 @@ enum ReplayCommand {
             backend = .scripted(scripted, default: fallback ?? 100_000_000, cancellation: cancellation)
             if fallback == nil { backend.scriptedDefault = nil }
         }
-        let events: [TypingEvent]
+        let sessions: [TraceSession]
         do {
-            events = try MinimalTraceReader.read(contentsOf: path)
-        } catch let error as MinimalTraceReader.ParseError {
+            sessions = try TraceReader.read(path: path)
+        } catch let error as TraceError {
             throw ToolError("bad trace: \(error)", exitCode: error.line == 0 ? ExitCode.noInput : ExitCode.dataError)
         }
+        let sessionIndex = try arguments.int("session", default: 0, in: 0...Int.max)
+        guard sessionIndex < sessions.count else {
+            throw ToolError("bad trace: \(path) holds \(sessions.count) session(s); there is no session \(sessionIndex)",
+                            exitCode: ExitCode.dataError)
+        }
+        let events = sessions[sessionIndex].events
         guard !events.isEmpty else { throw ToolError("bad trace: \(path) holds no events", exitCode: ExitCode.dataError) }
 
         var lines: [TimelineLine] = []

@@ -21,7 +21,7 @@ enum SearchCommand {
             .value("token", "TOKEN", help: "An active token: products carrying it match too.", repeatable: true),
             .value("limit", "N", help: "Page size.", default: "10"),
             .value("offset", "N", help: "Results to skip.", default: "0"),
-            .value("path", "PATH", help: "Force a path: scan, index, refine, or reference (the plain filter); default: the planner."),
+            .value("path", "PATH", help: "Force a path: scan, index, or reference (the plain filter); default: the planner."),
             .flag("skip-bad-rows", help: "Skip malformed catalog rows, counting them."),
             .json,
         ],
@@ -31,7 +31,7 @@ enum SearchCommand {
             let query = try arguments.requiredPositional(0, name: "query")
             let limit = try arguments.int("limit", default: 10, in: 0...100_000)
             let offset = try arguments.int("offset", default: 0, in: 0...100_000_000)
-            let forced = try arguments.choice("path", among: ["scan", "index", "refine", "reference"])
+            let forced = try arguments.choice("path", among: ["scan", "index", "reference"])
             let path = arguments.value("catalog") ?? CatalogFiles.shippedPath
             let clock = ContinuousClock()
             let loadStart = clock.now

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import Platform
 import SearchServer
@@ -10,20 +11,24 @@ enum ServeCommand {
         discussion: """
         Prints the bound address once it accepts connections (--port 0 picks a free port), then
         serves until SIGINT or SIGTERM, which drain in-flight searches before exiting.
-        The backend is, for now, a plain substring scan over the catalog (a test double until the
-        filter engine is wired in). Catalog file: one item name per line, optionally name<TAB>scope.
+        The backend is the filter engine over the catalog (TSV, CSV or JSON Lines, as for
+        'typestorm catalog stats'); --synthetic N serves N generated products instead.
         Fault injection: --fault-latency exp:5ms | uniform:1ms-20ms | fixed:10ms, --fault-tail 0.01:500ms,
         --fault-error-rate 0.02; --fault-params also accepts fault_delay_ms and fault_error per request.
         JSON keys (--json, one line on listening): host, port, url, items, workers, allocator.
         TYPESTORM_ALLOCATOR=system runs on glibc's malloc instead of jemalloc, for comparison.
         """,
         options: [
-            .value("catalog", "FILE", help: "Catalog file to serve (one name per line, optional TAB scope)."),
-            .value("synthetic", "N", help: "Serve N generated items instead of a file."),
+            .value("catalog", "FILE", help: "Catalog file to serve (.tsv, .csv or .jsonl).", default: CatalogFiles.shippedPath),
+            .value("format", "FORMAT", help: "Catalog format when the extension does not say: tsv, csv or jsonl."),
+            .flag("skip-bad-rows", help: "Skip malformed catalog rows (counted on stderr) instead of failing."),
+            .value("synthetic", "N", help: "Serve N generated products instead of a file."),
+            .value("seed", "S", help: "Seed of the --synthetic catalog.", default: "1"),
             .value("host", "ADDR", help: "IPv4 address to bind.", default: "127.0.0.1"),
             .value("port", "PORT", help: "TCP port; 0 picks a free one.", default: "7700"),
             .value("workers", "N", help: "Threads running searches (the backend's capacity).", default: "2"),
             .value("io-threads", "N", help: "Network I/O threads.", default: "2"),
+            .flag("search-on-io-threads", help: "Run searches on the I/O threads, not the worker pool (for microsecond searches)."),
             .value("queue", "N", help: "Searches that may wait for a worker before 503.", default: "1024"),
             .value("max-connections", "N", help: "Open connections before requests get 503 with Retry-After.", default: "1024"),
             .value("timeout", "SECONDS", help: "Disconnect idle or slow clients after this long.", default: "10"),
@@ -38,10 +43,6 @@ enum ServeCommand {
     )
 
     static func run(_ invocation: Invocation) async throws -> Int32 {
-        // Until `main` does it for every command: TYPESTORM_ALLOCATOR=system re-executes on glibc malloc.
-        do { try Allocator.applySelectionFromEnvironment() } catch {
-            throw ToolError("\(error)", exitCode: ExitCode.usage)
-        }
         let arguments = invocation.arguments
         var configuration = SearchServerConfiguration()
         configuration.host = arguments.value("host") ?? "127.0.0.1"
@@ -51,24 +52,22 @@ enum ServeCommand {
         configuration.port = UInt16(try arguments.int("port", default: 7700, in: 0...65535))
         configuration.workers = try arguments.int("workers", default: 2, in: 1...1024)
         configuration.ioThreads = try arguments.int("io-threads", default: 2, in: 1...64)
+        configuration.searchOnIOThreads = arguments.flag("search-on-io-threads")
         configuration.queueCapacity = try arguments.int("queue", default: 1024, in: 1...1_000_000)
         configuration.maxConnections = try arguments.int("max-connections", default: 1024, in: 1...100_000)
         configuration.connectionTimeoutSeconds = try arguments.int("timeout", default: 10, in: 1...3600)
         configuration.faults = try faults(arguments)
 
-        let backend: SubstringBackend
+        let catalog: Catalog
         switch (arguments.value("catalog"), try arguments.int("synthetic", default: nil, in: 1...100_000_000)) {
-        case (let path?, nil):
-            do { backend = try SubstringBackend.load(path: path) } catch {
-                throw ToolError("--catalog: \(error)", exitCode: ExitCode.dataError)
-            }
-        case (nil, let count?):
-            backend = SubstringBackend.synthetic(count: count)
-        case (nil, nil):
-            throw UsageError.invalidValue(option: "catalog", value: "", expected: "a catalog file (or --synthetic N)")
         case (_?, _?):
-            throw UsageError.invalidValue(option: "synthetic", value: arguments.value("synthetic") ?? "", expected: "either --catalog or --synthetic, not both")
+            throw UsageError.conflictingOptions("catalog", "synthetic")
+        case (nil, let count?):
+            catalog = CatalogGenerator(seed: try arguments.uint64("seed", default: 1)).makeCatalog(count: count)
+        case (let path, nil):
+            catalog = try CatalogFiles.load(path ?? CatalogFiles.shippedPath, invocation).catalog
         }
+        let backend = EngineBackend(catalog: catalog)
 
         let server = SearchServer(configuration: configuration, backend: backend)
         let signals = try TerminationSignals { _ in server.shutdownGracefully() }
@@ -77,7 +76,7 @@ enum ServeCommand {
         let json = arguments.flag("json")
         let host = configuration.host
         let workers = configuration.workers
-        let items = backend.count
+        let items = catalog.count
         do {
             try await server.run { port in
                 if json {

@@ -93,7 +93,7 @@ enum SimulateCommand {
         return ExitCode.success
     }
 
-    static func parseStrategies(_ text: String?) throws -> [StrategySpec] {
+    static func parseStrategies(_ text: String?, option: String = "strategies") throws -> [StrategySpec] {
         guard let text, !text.isEmpty else { return Preset.allCases.map { StrategySpec(preset: $0) } }
         return try text.split(separator: ",").map { name in
             let name = name.trimmingCharacters(in: .whitespaces)
@@ -101,7 +101,7 @@ enum SimulateCommand {
                 let base = String(name.split(separator: "+").first ?? "")
                 let hint = suggestion(for: base, among: Preset.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
                 throw UsageError.invalidValue(
-                    option: "strategies", value: name,
+                    option: option, value: name,
                     expected: "presets \(Preset.allCases.map(\.rawValue).joined(separator: ", ")) with optional +write-back, +text-keyed, +cache" + hint)
             }
             return spec

@@ -4,8 +4,6 @@ import Orchestration
 import Reporting
 import SearchField
 import Simulation
-// The simulator's backend model; the scenario's is `Orchestration.ScenarioBackend`.
-import struct Simulation.BackendModel
 import Typists
 
 /// `typestorm sweep`: a debounce × min-length grid, its trade-off curves and a recommendation.
@@ -25,7 +23,7 @@ enum SweepCommand {
         """,
         options: [
             .value("debounce", "MS-RANGE", help: "Debounce intervals in milliseconds.", default: "0:600:25"),
-            .value("min-length", "RANGE", help: "Minimum query lengths.", default: "1"),
+            .value("min-length", "RANGE", help: "Minimum query lengths (default: the strategy's own)."),
             .value("budget", "REQUESTS", help: "Requests per search allowed; recommends the smallest interval within it."),
             .value("strategy", "NAME", help: "The scenario strategy to sweep (default: debounce-switch if present, else the first)."),
             .value("typists", "N", help: "Typists per population (default: the scenario's share of its typists, at least 50)."),
@@ -41,9 +39,11 @@ enum SweepCommand {
     /// The grid the command line asks for.
     struct Grid: Equatable {
         var debounceMs: [Int]
-        var minLengths: [Int]
-        var points: [(debounceMs: Int, minLength: Int)] {
-            minLengths.flatMap { length in debounceMs.map { ($0, length) } }
+        /// `nil` when not given: the strategy's own minimum length (or, with `--record`, any).
+        var minLengths: [Int]?
+
+        func points(defaultMinLength: Int) -> [(debounceMs: Int, minLength: Int)] {
+            (minLengths ?? [defaultMinLength]).flatMap { length in debounceMs.map { ($0, length) } }
         }
 
         static func == (a: Grid, b: Grid) -> Bool { a.debounceMs == b.debounceMs && a.minLengths == b.minLengths }
@@ -59,10 +59,7 @@ enum SweepCommand {
             }
         }
         let debounce = try range("debounce", "0:600:25")
-        let lengths = try range("min-length", "1")
-        guard lengths.allSatisfy({ $0 >= 1 }) else {
-            throw UsageError.invalidValue(option: "min-length", value: arguments.value("min-length") ?? "", expected: "lengths of at least 1")
-        }
+        let lengths = arguments.value("min-length") == nil ? nil : try range("min-length", "1")
         return Grid(debounceMs: debounce, minLengths: lengths)
     }
 
@@ -81,10 +78,16 @@ enum SweepCommand {
         }
 
         var points = record.sweepPoints
-        if arguments.value("record") != nil && (arguments.value("debounce") != nil || arguments.value("min-length") != nil) {
-            // Restrict a stored sweep to the grid asked for.
-            let wanted = Set(grid.points.map { "\($0.debounceMs)/\($0.minLength)" })
-            points = points.filter { wanted.contains("\($0.debounceMs)/\($0.minLength)") }
+        if arguments.value("record") != nil {
+            // Restrict a stored sweep to the ranges asked for.
+            if arguments.value("debounce") != nil {
+                let wanted = Set(grid.debounceMs)
+                points = points.filter { wanted.contains($0.debounceMs) }
+            }
+            if let lengths = grid.minLengths {
+                let wanted = Set(lengths)
+                points = points.filter { wanted.contains($0.minLength) }
+            }
         }
         guard !points.isEmpty else {
             throw ToolError("the sweep record has no grid points (groups labelled \(ReportMetrics.labelDebounce)) in the requested grid", exitCode: ExitCode.dataError)
@@ -155,8 +158,10 @@ enum SweepCommand {
             populations.append(("\(device.rawValue)-\(language.rawValue)", (0..<count).map(population.session(forTypist:))))
         }
 
-        let jobs = populations.indices.flatMap { population in grid.points.map { (population, $0.debounceMs, $0.minLength) } }
-        console.err("sweeping \(spec.name) over \(grid.points.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
+        let ownMinimum = spec.minimumLength ?? preset.defaultConfiguration.normalizer.minimumLength
+        let gridPoints = grid.points(defaultMinLength: ownMinimum)
+        let jobs = populations.indices.flatMap { population in gridPoints.map { (population, $0.debounceMs, $0.minLength) } }
+        console.err("sweeping \(spec.name) over \(gridPoints.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
         let seed = scenario.seed
         let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var results = [MetricSet?](repeating: nil, count: jobs.count)
@@ -197,14 +202,21 @@ enum SweepCommand {
         return record
     }
 
+    /// Histograms a sweep keeps: the trade-off curves need only these, and a dense latency
+    /// histogram is a few hundred kilobytes in memory, times hundreds of grid runs.
+    static let keptHistograms: Set<String> = [ReportMetrics.ttfr, ReportMetrics.fanOutPerSettle]
+
     /// One virtual-time run; generic so the runner is specialised for the strategy's type.
+    /// Returns every counter and maximum, and the histograms in `keptHistograms`.
     static func simulate<S: SearchFieldStrategy>(_ strategy: S, sessions: [GeneratedSession], backend: BackendModel, seed: UInt64) -> MetricSet {
         var runner = VirtualRunner(strategy: strategy, sessions: sessions, backend: backend, seed: seed)
-        return runner.run().metrics()
+        var metrics = runner.run().metrics()
+        metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
+        return metrics
     }
 
     /// `--strategy NAME`, else the first debounce-switch, else the first strategy.
-    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> Orchestration.ScenarioStrategy {
+    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> ScenarioStrategy {
         if let name {
             guard let spec = scenario.strategies.first(where: { $0.name == name }) else {
                 throw UsageError.invalidValue(option: "strategy", value: name, expected: "one of the scenario's strategies: \(scenario.strategies.map(\.name).joined(separator: ", "))")
@@ -216,7 +228,7 @@ enum SweepCommand {
 
     /// The strategy's configuration with the scenario's knobs (the grid sets debounce and
     /// minimum length on top).
-    static func configuration(for spec: Orchestration.ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
+    static func configuration(for spec: ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
         var configuration = preset.defaultConfiguration
         if let trim = spec.trim { configuration.normalizer.trims = trim }
         if let delay = spec.stalledDelayNanos { configuration.stalledDelay = delay }
@@ -225,16 +237,22 @@ enum SweepCommand {
         return configuration
     }
 
-    /// The scenario's backend as the simulator's model: log-normal service time with the
-    /// scenario's median and p99 (σ = ln(p99 / median) / 2.326), log-normal round trip (σ 0.3), and
-    /// "ignored" cancellation as a server that keeps working after the client gave up.
-    static func virtualBackend(_ backend: Orchestration.ScenarioBackend) -> BackendModel {
-        let median = max(1, backend.serviceMedianNanos)
-        let sigma = backend.serviceP99Nanos > median ? log(Double(backend.serviceP99Nanos) / Double(median)) / 2.326 : 0
+    /// The scenario's backend as the simulator's model, mapped as the driver's virtual runner
+    /// maps it (`VirtualWorkload.simulationScenario`, internal to Orchestration): log-normal
+    /// service time through the median and the p99 (σ = ln(p99 / median) / 2.326), log-normal
+    /// round trip with σ 0.3, the scenario's cancellation mode.
+    static func virtualBackend(_ model: ScenarioBackend) -> BackendModel {
+        let sigma = model.serviceP99Nanos > model.serviceMedianNanos && model.serviceMedianNanos > 0
+            ? log(Double(model.serviceP99Nanos) / Double(model.serviceMedianNanos)) / 2.326 : 0
+        let cancellation: CancellationMode = switch model.cancellation {
+        case .honoured: .honoured(delay: model.cancelDelayNanos)
+        case .clientOnly: .clientOnly
+        case .ignored: .ignored
+        }
         return BackendModel(
-            roundTrip: .logNormal(median: backend.networkRoundTripNanos, sigma: 0.3), workers: backend.workers,
-            service: .distribution(.logNormal(median: median, sigma: sigma)), slowTailProbability: 0,
-            errorRate: backend.errorRate, timeout: backend.timeoutNanos,
-            cancellation: backend.cancellation == .honoured ? .honoured(delay: 5_000_000) : .clientOnly)
+            roundTrip: .logNormal(median: model.networkRoundTripNanos, sigma: 0.3), workers: model.workers,
+            typistsPerServer: model.typistsPerServer,
+            service: .distribution(sigma > 0 ? .logNormal(median: model.serviceMedianNanos, sigma: sigma) : .constant(model.serviceMedianNanos)),
+            errorRate: model.errorRate, timeout: model.timeoutNanos, cancellation: cancellation)
     }
 }

@@ -25,19 +25,31 @@ public struct QueryPool: Sendable {
     public let zipfExponent: Double
     let pools: [TypingLanguage: LanguagePool]
 
+    /// Phrases left out because they cannot be typed (see `skippingUntypeable`), per language.
+    public let skipped: [TypingLanguage: Int]
+
     /// - Parameters:
     ///   - phrases: the phrases of each language, most popular first.
     ///   - pinyin: readings for every Chinese character used (needed when `phrases[.zh]` is given).
-    public init(phrases: [TypingLanguage: [Entry]], zipfExponent: Double = 0.75, pinyin: PinyinDictionary = PinyinDictionary()) throws {
+    ///   - skippingUntypeable: leave out phrases the input method cannot type (a Chinese
+    ///     character without a reading, a character a Dubeolsik keyboard lacks) instead of
+    ///     failing; for query lists made from a catalog. Counted in `skipped`.
+    public init(phrases: [TypingLanguage: [Entry]], zipfExponent: Double = 0.75, pinyin: PinyinDictionary = PinyinDictionary(),
+                skippingUntypeable: Bool = false) throws {
         guard zipfExponent.isFinite, zipfExponent >= 0 else {
             throw QueryPoolError.invalid("the Zipf exponent must be a finite number ≥ 0, not \(zipfExponent)")
         }
         self.zipfExponent = zipfExponent
         var pools: [TypingLanguage: LanguagePool] = [:]
+        var skipped: [TypingLanguage: Int] = [:]
         for (language, entries) in phrases where !entries.isEmpty {
-            pools[language] = try LanguagePool(language: language, entries: entries, zipfExponent: zipfExponent, pinyin: pinyin)
+            let pool = try LanguagePool(language: language, entries: entries, zipfExponent: zipfExponent, pinyin: pinyin,
+                                        skippingUntypeable: skippingUntypeable)
+            skipped[language] = pool.skipped
+            if !pool.phrases.isEmpty { pools[language] = pool }
         }
         self.pools = pools
+        self.skipped = skipped
     }
 
     /// Languages that have at least one phrase.
@@ -56,12 +68,14 @@ public enum QueryPoolError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformed(file: String, line: Int, reason: String)
     case missingFile(String)
     case invalid(String)
+    /// A phrase the input method cannot type (a character without a pinyin reading, …).
+    case untypeable(String)
 
     public var description: String {
         switch self {
         case let .malformed(file, line, reason): return "\(file):\(line): \(reason)"
         case let .missingFile(path): return "cannot read \(path)"
-        case let .invalid(message): return message
+        case let .invalid(message), let .untypeable(message): return message
         }
     }
 }
@@ -126,10 +140,15 @@ final class LanguagePool: Sendable {
         var cumulative: [Double]
     }
 
-    init(language: TypingLanguage, entries: [QueryPool.Entry], zipfExponent: Double, pinyin: PinyinDictionary) throws {
+    /// Phrases left out as untypeable.
+    let skipped: Int
+
+    init(language: TypingLanguage, entries: [QueryPool.Entry], zipfExponent: Double, pinyin: PinyinDictionary,
+         skippingUntypeable: Bool = false) throws {
         self.language = language
         var phrases: [Phrase] = []
         var weights: [Double] = []
+        var skipped = 0
         for (rank, entry) in entries.enumerated() {
             let origin = entry.origin ?? "\(language.rawValue) phrase \(rank + 1)"
             let text = entry.text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
@@ -137,10 +156,19 @@ final class LanguagePool: Sendable {
             if let weight = entry.weight, !(weight.isFinite && weight > 0) {
                 throw QueryPoolError.invalid("\(origin): weight must be a positive number, not \(weight)")
             }
+            let phrase: Phrase
+            do {
+                phrase = try Self.prepare(text, language: language, pinyin: pinyin, origin: origin)
+            } catch let error as QueryPoolError where skippingUntypeable {
+                guard case .untypeable = error else { throw error }
+                skipped += 1
+                continue
+            }
             weights.append(entry.weight ?? 1 / pow(Double(rank + 1), zipfExponent))
-            phrases.append(try Self.prepare(text, language: language, pinyin: pinyin, origin: origin))
+            phrases.append(phrase)
         }
         self.phrases = phrases
+        self.skipped = skipped
         let maxWords = phrases.map(\.wordCount).max() ?? 0
         var draws: [DrawTable] = []
         for k in 1...max(1, maxWords) {
@@ -184,7 +212,7 @@ final class LanguagePool: Sendable {
         case .ko:
             var scratch: [UInt8] = []
             for scalar in text.unicodeScalars where scalar.value >= 128 && !Hangul.appendKeys(for: scalar.value, to: &scratch) {
-                throw QueryPoolError.invalid("\(origin): '\(scalar)' cannot be typed on a Dubeolsik keyboard (Hangul, ASCII and spaces only)")
+                throw QueryPoolError.untypeable("\(origin): '\(scalar)' cannot be typed on a Dubeolsik keyboard (Hangul, ASCII and spaces only)")
             }
             return Phrase(text: text, bytes: bytes, wordEnds: wordEnds, units: [], pinyin: [], language: .ko)
         case .zh:
@@ -208,7 +236,7 @@ final class LanguagePool: Sendable {
                 switch dictionary.syllables(for: run) {
                 case let .success(found): syllables = found
                 case let .failure(missing):
-                    throw QueryPoolError.invalid("\(origin): no pinyin for '\(missing.character)' in the pinyin dictionary")
+                    throw QueryPoolError.untypeable("\(origin): no pinyin for '\(missing.character)' in the pinyin dictionary")
                 }
                 var remaining = run.count
                 var segmentLeft = segmentLength(remaining)
@@ -231,7 +259,7 @@ final class LanguagePool: Sendable {
                 if character.isASCII {
                     try flushRun()
                     guard character.isNumber || character.isPunctuation || character.isSymbol else {
-                        throw QueryPoolError.invalid("\(origin): Latin letter '\(character)' in a Chinese phrase (a pinyin IME would take it as pinyin)")
+                        throw QueryPoolError.untypeable("\(origin): Latin letter '\(character)' in a Chinese phrase (a pinyin IME would take it as pinyin)")
                     }
                     units.append(HanziUnit(byteOffset: UInt16(byteOffset), byteCount: 1, pinyinOffset: 0, pinyinCount: 0, endsSegment: false, isHan: false))
                     byteOffset += 1

@@ -1,0 +1,214 @@
+// The live in-process runner's two floors (issue 5), measured side by side in one run:
+//
+// 1. Timer lateness with many concurrent typists: N realistic typists (Typists population,
+//    shipped queries) against split-state and the real engine on the shipped catalog, for a
+//    fixed wall time. Reports timer lateness (debounce and stalled timers), keystroke input lag,
+//    keystrokes/s and requests/s, and the process CPU.
+// 2. Stop latency after cancel: zero-hit full scans (total counted) on a generated catalog,
+//    cancelled after a random delay; time from `cancel()` to the completion callback.
+//
+// Usage: LiveBenchmark [--typists 10000] [--seconds 20] [--items 1000000] [--cancels 200]
+//                      [--workers 1] [--json]
+import Catalog
+import Dispatch
+import Foundation
+import LiveLoad
+import Matching
+import Measurement
+import Platform
+import SearchField
+import Synchronization
+import Typists
+
+struct Options {
+    var typists = 10_000
+    var seconds = 20.0
+    var items = 1_000_000
+    var cancels = 200
+    var workers = 1
+    var json = false
+    var root = "."
+
+    init(_ arguments: [String]) {
+        var index = 0
+        func value() -> String {
+            index += 1
+            guard index < arguments.count else { fail("\(arguments[index - 1]) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--typists": typists = Int(value()) ?? typists
+            case "--seconds": seconds = Double(value()) ?? seconds
+            case "--items": items = Int(value()) ?? items
+            case "--cancels": cancels = Int(value()) ?? cancels
+            case "--workers": workers = Int(value()) ?? workers
+            case "--root": root = value()
+            case "--json": json = true
+            case let other: fail("unknown option \(other)")
+            }
+            index += 1
+        }
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("LiveBenchmark: \(message)\n".utf8))
+    exit(64)
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+func millis(_ nanos: Int64?) -> Double {
+    guard let nanos else { return .nan }
+    return (Double(nanos) / 1e4).rounded() / 100
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+
+// MARK: 1. Timer lateness
+
+let catalogPath = options.root + "/Datasets/catalogs/products-20k.tsv"
+let shipped: Catalog
+do {
+    shipped = try CatalogLoader.load(path: catalogPath).catalog
+} catch {
+    fail("cannot load \(catalogPath): \(error)")
+}
+let pool: QueryPool
+do {
+    pool = try QueryPool.load(directory: options.root + "/Datasets/queries")
+} catch {
+    fail("cannot load the query lists: \(error)")
+}
+let population: TypistPopulation
+do {
+    population = try TypistPopulation(config: TypistConfig(), queries: pool, seed: 2026)
+} catch {
+    fail("bad typist configuration: \(error)")
+}
+
+log("timer lateness: \(options.typists) typists for \(options.seconds) s, split-state, engine on \(shipped.count) products, \(options.workers) search worker(s)")
+// One part per search: the backend's capacity is its worker threads, not a split of each scan.
+let engine = SearchEngine(catalog: shipped, tuning: SearchEngine.Tuning(parts: 1))
+let backend = EngineSearchBackend(engine: engine, reference: ReferenceFilter(catalog: shipped), workers: options.workers)
+let typists = (0..<options.typists).map { index in
+    // Arrivals spread over the first two seconds, so every typist is typing concurrently.
+    LiveTypist(arrivalNanos: Int64(index) * 2_000_000_000 / Int64(max(1, options.typists)), session: population.session(forTypist: index))
+}
+let monitor = LiveRunMonitor()
+let stopper = Task { [seconds = options.seconds] in
+    try? await Task.sleep(for: .seconds(seconds))
+    monitor.requestStop()
+}
+let cpuBefore = (try? ResourceUsage.current())?.cpuSeconds ?? 0
+let liveStart = MonotonicClock.now()
+let liveResult = await LiveRunner.run(typists: typists, strategy: .splitState, backend: backend,
+                                      options: LiveRunOptions(drainTimeoutNanos: 5_000_000_000), monitor: monitor)
+let liveWall = Double(MonotonicClock.since(liveStart)) / 1e9
+let cpuAfter = (try? ResourceUsage.current())?.cpuSeconds ?? 0
+stopper.cancel()
+backend.shutdown()
+let lateness = liveResult.metrics.histograms[MetricName.timerLateness] ?? Histogram()
+let inputLag = liveResult.metrics.histograms[MetricName.inputLag] ?? Histogram()
+let keystrokes = liveResult.metrics.counter(MetricName.keystrokes)
+let requests = liveResult.metrics.counter(MetricName.requestsStarted)
+
+// MARK: 2. Stop latency after cancel
+
+log("stop latency: \(options.cancels) cancelled zero-hit scans on \(options.items) generated products")
+let big = CatalogGenerator(seed: 7).makeCatalog(count: options.items)
+let bigEngine = SearchEngine(catalog: big)
+let scanBackend = EngineSearchBackend(engine: bigEngine, reference: ReferenceFilter(catalog: big), workers: 1, countsTotal: true, forcedPath: .scan)
+
+/// What one cancelled search's completion reports back to the measuring loop.
+final class Completion: Sendable {
+    let finishedAt = Atomic<UInt64>(0)
+    let cancelled = Atomic<Bool>(false)
+    let done = DispatchSemaphore(value: 0)
+}
+var stopLatency = Histogram()
+var completedBeforeCancel = 0
+var generator = SeededGenerator(seed: 11)
+for index in 0..<options.cancels {
+    // A zero-hit query on the forced scan path, total counted: the scan reads every name.
+    let query = QueryIdentity(text: "qz\(index % 10)xw", scope: nil, tokens: [])
+    let completion = Completion()
+    let ticket = scanBackend.start(LiveSearchRequest(typist: 0, id: RequestID(index + 1), query: query, local: false, intendedNanos: MonotonicClock.now())) { outcome in
+        completion.finishedAt.store(MonotonicClock.now(), ordering: .releasing)
+        completion.cancelled.store(outcome.result == .failed(.cancelled), ordering: .releasing)
+        completion.done.signal()
+    }
+    let delayMicros = 200 + Int(generator.next() % 3_000)
+    usleep(UInt32(delayMicros))
+    let cancelAt = MonotonicClock.now()
+    ticket.cancel()
+    completion.done.wait()
+    let finished = completion.finishedAt.load(ordering: .acquiring)
+    if completion.cancelled.load(ordering: .acquiring) {
+        stopLatency.record(Int64(finished > cancelAt ? finished - cancelAt : 0))
+    } else {
+        completedBeforeCancel += 1
+    }
+}
+scanBackend.shutdown()
+
+// MARK: Report
+
+let latenessP99 = lateness.percentile(99)
+let stopP99 = stopLatency.percentile(99)
+let report: [String: Any] = [
+    "timer_lateness": [
+        "typists": options.typists,
+        "seconds": liveWall,
+        "keystrokes": keystrokes,
+        "keystrokes_per_second": Double(keystrokes) / liveWall,
+        "requests_per_second": Double(requests) / liveWall,
+        "cpu_seconds": cpuAfter - cpuBefore,
+        "samples": lateness.totalCount,
+        "p50_ms": millis(lateness.percentile(50)),
+        "p99_ms": millis(latenessP99),
+        "p999_ms": millis(lateness.percentile(99.9)),
+        "max_ms": millis(lateness.isEmpty ? nil : lateness.max),
+        "floor_p99_ms": 2.0,
+        "floor_met": (latenessP99 ?? .max) <= 2_000_000,
+        "undrained_typists": liveResult.undrainedTypists,
+        "input_lag_p50_ms": millis(inputLag.percentile(50)),
+        "input_lag_p99_ms": millis(inputLag.percentile(99)),
+        "input_lag_max_ms": millis(inputLag.isEmpty ? nil : inputLag.max),
+    ],
+    "stop_latency": [
+        "items": options.items,
+        "cancelled": stopLatency.totalCount,
+        "completed_before_cancel": completedBeforeCancel,
+        "p50_ms": millis(stopLatency.percentile(50)),
+        "p99_ms": millis(stopP99),
+        "max_ms": millis(stopLatency.isEmpty ? nil : stopLatency.max),
+        "floor_p99_ms": 1.0,
+        "floor_met": (stopP99 ?? .max) <= 1_000_000,
+    ],
+]
+
+if options.json {
+    let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
+    print(String(decoding: data, as: UTF8.self))
+} else {
+    print("""
+    Live in-process runner
+      timer lateness, \(options.typists) typists, \(String(format: "%.1f", liveWall)) s: \
+    \(keystrokes) keystrokes (\(Int(Double(keystrokes) / liveWall))/s), \(requests) requests, \
+    CPU \(String(format: "%.1f", cpuAfter - cpuBefore)) s
+        p50 \(millis(lateness.percentile(50))) ms  p99 \(millis(latenessP99)) ms  \
+    p99.9 \(millis(lateness.percentile(99.9))) ms  max \(millis(lateness.isEmpty ? nil : lateness.max)) ms  \
+    (floor p99 ≤ 2 ms: \((latenessP99 ?? .max) <= 2_000_000 ? "met" : "NOT met"))
+        keystroke input lag: p50 \(millis(inputLag.percentile(50))) ms  p99 \(millis(inputLag.percentile(99))) ms  \
+    max \(millis(inputLag.isEmpty ? nil : inputLag.max)) ms
+      stop latency after cancel, \(options.items) items: \(stopLatency.totalCount) cancelled \
+    (\(completedBeforeCancel) finished first)
+        p50 \(millis(stopLatency.percentile(50))) ms  p99 \(millis(stopP99)) ms  \
+    max \(millis(stopLatency.isEmpty ? nil : stopLatency.max)) ms  \
+    (floor p99 ≤ 1 ms: \((stopP99 ?? .max) <= 1_000_000 ? "met" : "NOT met"))
+    """)
+}

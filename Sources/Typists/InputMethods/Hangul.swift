@@ -1,0 +1,99 @@
+/// Hangul jamo and syllable arithmetic (Unicode Standard §3.12).
+///
+/// A jamo is carried as its offset from U+3131 in the Hangul Compatibility Jamo block: 0–29 are
+/// consonants (ㄱ … ㅎ, clusters included), 30–50 are vowels (ㅏ … ㅣ, in the same order as the
+/// 21 medial vowels of the syllable formula). Compatibility jamo are what a field shows for a
+/// lone jamo.
+enum Hangul {
+    static let compatibilityBase: UInt32 = 0x3131
+    static let syllableBase: UInt32 = 0xAC00
+    static let syllableCount: UInt32 = 11172
+    static let vowelOffset: UInt8 = 30
+
+    /// The 19 leading consonants, as compatibility offsets.
+    static let leads: [UInt8] = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ".unicodeScalars.map { UInt8($0.value - compatibilityBase) }
+    /// The 27 trailing consonants (index 1…27; 0 means none), as compatibility offsets.
+    static let tails: [UInt8] = [0xFF] + "ㄱㄲㄳㄴㄵㄶㄷㄹㄺㄻㄼㄽㄾㄿㅀㅁㅂㅄㅅㅆㅇㅈㅊㅋㅌㅍㅎ".unicodeScalars.map { UInt8($0.value - compatibilityBase) }
+
+    /// Lead index (0…18) of each compatibility offset, or −1.
+    static let leadIndex: [Int8] = {
+        var table = [Int8](repeating: -1, count: 51)
+        for (index, jamo) in leads.enumerated() { table[Int(jamo)] = Int8(index) }
+        return table
+    }()
+
+    /// Tail index (1…27) of each compatibility offset, or −1.
+    static let tailIndex: [Int8] = {
+        var table = [Int8](repeating: -1, count: 51)
+        for (index, jamo) in tails.enumerated() where index > 0 { table[Int(jamo)] = Int8(index) }
+        return table
+    }()
+
+    /// The compound made by two keys, indexed `first × 51 + second` (0xFF: they do not combine).
+    static let combinations: [UInt8] = {
+        let triples = ["ㅗㅏㅘ", "ㅗㅐㅙ", "ㅗㅣㅚ", "ㅜㅓㅝ", "ㅜㅔㅞ", "ㅜㅣㅟ", "ㅡㅣㅢ",
+                       "ㄱㅅㄳ", "ㄴㅈㄵ", "ㄴㅎㄶ", "ㄹㄱㄺ", "ㄹㅁㄻ", "ㄹㅂㄼ", "ㄹㅅㄽ", "ㄹㅌㄾ",
+                       "ㄹㅍㄿ", "ㄹㅎㅀ", "ㅂㅅㅄ"]
+        var table = [UInt8](repeating: 0xFF, count: 51 * 51)
+        for triple in triples {
+            let j = triple.unicodeScalars.map { UInt8($0.value - compatibilityBase) }
+            table[Int(j[0]) * 51 + Int(j[1])] = j[2]
+        }
+        return table
+    }()
+
+    /// The two keys that type a compound jamo (ㅘ → ㅗ ㅏ, ㄺ → ㄹ ㄱ), packed `first << 8 | second`,
+    /// or 0 for a jamo that is one key.
+    static let decompositions: [UInt16] = {
+        var table = [UInt16](repeating: 0, count: 51)
+        for (index, compound) in combinations.enumerated() where compound != 0xFF {
+            table[Int(compound)] = UInt16(index / 51) << 8 | UInt16(index % 51)
+        }
+        return table
+    }()
+
+    @inline(__always)
+    static func isVowel(_ jamo: UInt8) -> Bool { jamo >= vowelOffset }
+
+    @inline(__always)
+    static func combine(_ first: UInt8, _ second: UInt8) -> UInt8? {
+        guard first < 51 && second < 51 else { return nil }
+        let compound = combinations[Int(first) * 51 + Int(second)]
+        return compound == 0xFF ? nil : compound
+    }
+
+    static func scalar(ofJamo jamo: UInt8) -> UInt32 { compatibilityBase + UInt32(jamo) }
+
+    /// The precomposed syllable S = 0xAC00 + (L × 21 + V) × 28 + T.
+    static func syllable(lead: Int, vowel: Int, tail: Int) -> UInt32 {
+        syllableBase + UInt32((lead * 21 + vowel) * 28 + tail)
+    }
+
+    /// Keys (compatibility offsets) that type `scalar` on Dubeolsik, or `nil` if it is not
+    /// Hangul. Appends one to five keys.
+    static func appendKeys(for scalar: UInt32, to keys: inout [UInt8]) -> Bool {
+        if scalar >= syllableBase && scalar < syllableBase + syllableCount {
+            let s = Int(scalar - syllableBase)
+            let lead = s / (21 * 28), vowel = (s / 28) % 21, tail = s % 28
+            keys.append(leads[lead])
+            appendSplit(vowelOffset + UInt8(vowel), to: &keys)
+            if tail > 0 { appendSplit(tails[tail], to: &keys) }
+            return true
+        }
+        if scalar >= compatibilityBase && scalar <= 0x3163 {
+            appendSplit(UInt8(scalar - compatibilityBase), to: &keys)
+            return true
+        }
+        return false
+    }
+
+    private static func appendSplit(_ jamo: UInt8, to keys: inout [UInt8]) {
+        let pair = decompositions[Int(jamo)]
+        if pair != 0 {
+            keys.append(UInt8(pair >> 8))
+            keys.append(UInt8(pair & 0xFF))
+        } else {
+            keys.append(jamo)
+        }
+    }
+}

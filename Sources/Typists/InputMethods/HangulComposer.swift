@@ -1,0 +1,133 @@
+/// The syllable being composed by a Dubeolsik input method, libhangul-style.
+///
+/// The state is the stack of jamo keys typed into the current syllable (at most five: lead,
+/// two vowel keys, two final keys), so backspace removes exactly one jamo, undoing a compound
+/// vowel or a cluster final one key at a time.
+struct HangulComposer: Hashable {
+    /// Stack entries packed one byte each, oldest in the low byte.
+    private(set) var packed: UInt64 = 0
+    private(set) var count: Int = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    private func at(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: packed >> (8 * UInt64(i))) }
+
+    @inline(__always)
+    private mutating func push(_ jamo: UInt8) {
+        packed |= UInt64(jamo) << (8 * UInt64(count))
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func pop() -> UInt8 {
+        count -= 1
+        let value = at(count)
+        packed &= ~(UInt64(0xFF) << (8 * UInt64(count)))
+        return value
+    }
+
+    /// A value that identifies the preedit exactly, for comparing states.
+    var signature: UInt64 { packed | UInt64(count) << 56 }
+
+    /// Lead (or 0xFF), number of vowel keys, number of final keys.
+    private var shape: (lead: UInt8, vowels: Int, finals: Int) {
+        guard count > 0 else { return (0xFF, 0, 0) }
+        var i = 0
+        var lead: UInt8 = 0xFF
+        if !Hangul.isVowel(at(0)) {
+            lead = at(0)
+            i = 1
+        }
+        var vowels = 0
+        while i < count && Hangul.isVowel(at(i)) {
+            vowels += 1
+            i += 1
+        }
+        return (lead, vowels, count - i)
+    }
+
+    /// Type one jamo; syllables that are finished are appended to `committed` as UTF-8.
+    mutating func input(_ jamo: UInt8, committed: inout [UInt8]) {
+        let vowel = Hangul.isVowel(jamo)
+        let (lead, vowels, finals) = shape
+        let hasLead = lead != 0xFF
+        switch (count, vowels, finals) {
+        case (0, _, _):
+            push(jamo)
+        case (_, 0, _):
+            if vowel {
+                push(jamo)
+            } else {
+                flush(into: &committed)
+                push(jamo)
+            }
+        case (_, _, 0):
+            if vowel {
+                if vowels == 1, Hangul.combine(at(count - 1), jamo) != nil {
+                    push(jamo)
+                } else {
+                    flush(into: &committed)
+                    push(jamo)
+                }
+            } else if hasLead && Hangul.tailIndex[Int(jamo)] > 0 {
+                push(jamo)
+            } else {
+                flush(into: &committed)
+                push(jamo)
+            }
+        default:
+            if vowel {
+                let moved = pop()
+                flush(into: &committed)
+                push(moved)
+                push(jamo)
+            } else if finals == 1, Hangul.combine(at(count - 1), jamo) != nil {
+                push(jamo)
+            } else {
+                flush(into: &committed)
+                push(jamo)
+            }
+        }
+    }
+
+    /// Remove the last jamo typed; `false` if there was none.
+    mutating func backspace() -> Bool {
+        guard count > 0 else { return false }
+        _ = pop()
+        return true
+    }
+
+    /// Commit the preedit to `committed`.
+    mutating func flush(into committed: inout [UInt8]) {
+        appendPreedit(to: &committed)
+        packed = 0
+        count = 0
+    }
+
+    /// The preedit as UTF-8: one syllable, or one compatibility jamo when it is alone.
+    func appendPreedit(to bytes: inout [UInt8]) {
+        guard count > 0 else { return }
+        let (lead, vowels, finals) = shape
+        var i = lead == 0xFF ? 0 : 1
+        var vowel: UInt8 = 0xFF
+        if vowels > 0 {
+            vowel = at(i)
+            if vowels == 2 { vowel = Hangul.combine(vowel, at(i + 1)) ?? vowel }
+            i += vowels
+        }
+        var tail: UInt8 = 0xFF
+        if finals > 0 {
+            tail = at(i)
+            if finals == 2 { tail = Hangul.combine(tail, at(i + 1)) ?? tail }
+        }
+        let scalar: UInt32
+        if lead != 0xFF && vowel != 0xFF {
+            let t = tail == 0xFF ? 0 : Int(Hangul.tailIndex[Int(tail)])
+            scalar = Hangul.syllable(lead: Int(Hangul.leadIndex[Int(lead)]), vowel: Int(vowel - Hangul.vowelOffset), tail: t)
+        } else {
+            scalar = Hangul.scalar(ofJamo: lead != 0xFF ? lead : vowel)
+        }
+        UTF8Bytes.append(scalar, to: &bytes)
+    }
+}
