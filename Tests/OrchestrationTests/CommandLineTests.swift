@@ -122,6 +122,21 @@ struct CommandLineTests {
         #expect(summary.contains("embedded server: "))
     }
 
+    @Test func failedThresholdExitsWith1() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let json = probeScenarioJSON(typists: 6, duration: "20s").replacingOccurrences(
+            of: #""seed": 11,"#, with: #""seed": 11, "thresholds": [{"metric": "keystrokes", "max": 1}, {"metric": "probe.iki.p50", "max": "1h"}],"#)
+        let scenario = directory.write("t.json", json)
+        let (status, output) = try typestorm(["run", scenario, "--out", directory.file("run"), "--json", "--quiet"], in: directory)
+        #expect(status == .exited(1))
+        let object = try #require((try JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any])
+        let thresholds = try #require(object["thresholds"] as? [[String: Any]])
+        #expect(thresholds.map { $0["metric"] as? String } == ["keystrokes", "probe.iki.p50"])
+        #expect(thresholds.map { $0["passed"] as? Bool } == [false, true])
+        #expect(object["exitCode"] as? Int == 1)
+    }
+
     @Test func invalidScenarioFailsWithThePathAndExit65() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
