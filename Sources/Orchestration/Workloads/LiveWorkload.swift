@@ -55,7 +55,8 @@ struct LiveWorkload: PhaseWorkload {
         defer { backend.shutdown() }
         let simulation = VirtualWorkload.simulationScenario(scenario)
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
-        let typists = context.typists.map { index in
+        // Typists who would arrive after the phase ends never come (they would only hold it open).
+        let typists = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
                 base: simulation.typing.session(seed: scenario.seed, typist: UInt64(index)),
