@@ -136,6 +136,29 @@ struct DriverTests {
         #expect(!processExists(outcome.workers[0].pid))
     }
 
+    @Test func liveWorkerWhoseHeartbeatOutlivesItsPhaseIsStopped() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let json = probeScenarioJSON(typists: 4, duration: "300ms", runners: #"[{"kind": "probe", "pace": "realtime"}]"#, hang: "1s", drain: "0s")
+        let hash = try ScenarioReader.read(json: json).hash
+        // A fake worker: a correct handshake, then heartbeats forever and never the phase's end.
+        let script = """
+        printf '{"v":1,"type":"hello","body":{"pid":%d,"segment":{"index":0,"count":1},"scenarioHash":"\(hash)","toolVersion":"t"}}\\n' $$
+        printf '{"v":1,"type":"ready","body":{"typists":4}}\\n'
+        read start
+        i=1
+        while :; do printf '{"v":1,"type":"snapshot","body":{"sequence":%d,"phase":0,"typistsActive":0,"groups":[]}}\\n' $i; i=$((i+1)); sleep 0.1; done
+        """
+        let configuration = try driverConfiguration(json, in: directory, workers: 1, executable: executable,
+                                                    workerCommand: { _, _ in ("/bin/sh", ["-c", script]) })
+        let outcome = await Driver(configuration).run()
+        #expect(outcome.isPartial)
+        let problem = try #require(outcome.workers[0].problem)
+        #expect(problem.contains("was still running live phase 0 (probe)"))
+        #expect(outcome.workers[0].snapshots > 5)
+        #expect(outcome.workers[0].exit == .signaled(SIGTERM))
+    }
+
     @Test func workerThatCannotReadTheScenarioReportsWhy() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -68,6 +68,8 @@ struct DriverLoop {
     let configuration: DriverConfiguration
     var slots: [Slot] = []
     var phase = -1
+    /// When the current phase started (monotonic), to catch a live phase that never ends.
+    var phaseStartedAt: Int64 = 0
     var stopping = false
     var drainDeadline: Int64?
     var interruptedBy: Int32?
@@ -308,7 +310,12 @@ struct DriverLoop {
         }
         guard slots[index].isFinished || !slots[index].isAlive else {
             // Alive: is it silent for too long?
-            if slots[index].stage != .failed, slots[index].outputOpen, now - slots[index].lastHeard > settings.hangTimeoutNanos {
+            if case let .running(running) = slots[index].stage, scenario.runners[running].isLive,
+               now - phaseStartedAt > scenario.durationNanos + settings.drainNanos + settings.hangTimeoutNanos {
+                // Its heartbeat is alive but the workload is not: a live phase has a known end.
+                let late = DurationText.format((now - phaseStartedAt - scenario.durationNanos) / 1_000_000 * 1_000_000)
+                fail(index, "was still running live phase \(running) (\(scenario.runners[running].kind)) \(late) after its duration (limit: drain + hang timeout) and was stopped", signal: SIGTERM)
+            } else if slots[index].stage != .failed, slots[index].outputOpen, now - slots[index].lastHeard > settings.hangTimeoutNanos {
                 fail(index, "sent nothing for \(DurationText.format((now - slots[index].lastHeard) / 1_000_000 * 1_000_000)) (hung; limit \(DurationText.format(settings.hangTimeoutNanos))) and was killed", signal: SIGKILL)
             } else if !slots[index].outputOpen, slots[index].killAt == nil,
                       let closed = slots[index].outputClosedAt, now - closed > 1_000_000_000 {
@@ -381,6 +388,7 @@ struct DriverLoop {
         phase += 1
         // Far enough ahead that every worker has the message before the instant.
         let at = MonotonicNanos.wallClock() + 100_000_000
+        phaseStartedAt = MonotonicNanos.now() + 100_000_000
         send(.start(phase: phase, atWallClockNanos: at))
         for index in live { slots[index].stage = .running(phase) }
         emit(.phaseStarted(phase: phase, runner: scenario.runners[phase].kind, workers: live.count))
