@@ -11,7 +11,8 @@ struct VirtualWorkloadTests {
         let context = PhaseContext(
             scenario: scenario, baseDirectory: "/", segment: Segment(index: 0, count: 1), typists: Array(0..<95),
             runner: .virtual, phase: 0, startWallClockNanos: 0, progress: sink)
-        let groups = try await VirtualWorkload().run(context)
+        // Chunks of one cell (10 typists): ten chunks per strategy, merged.
+        let groups = try await VirtualWorkload(minimumChunkTypists: 1).run(context)
         let reference = Simulation.run(VirtualWorkload.simulationScenario(scenario), toolVersion: "test")
         #expect(groups.map(\.name) == ["naive", "split-state"])
         for group in groups {
@@ -21,11 +22,13 @@ struct VirtualWorkloadTests {
     }
 
     @Test func chunksAreWholeCellsCoveringTheRange() {
-        let chunks = VirtualWorkload.chunks(of: 200..<1_234, typistsPerServer: 10)
+        let chunks = VirtualWorkload.chunks(of: 200..<1_234, typistsPerServer: 10, minimumTypists: 1)
         #expect(chunks.first?.lowerBound == 200 && chunks.last?.upperBound == 1_234)
         #expect(zip(chunks, chunks.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
         #expect(chunks.dropLast().allSatisfy { $0.count % 10 == 0 })
         #expect(chunks.count <= 16)
+        let large = VirtualWorkload.chunks(of: 0..<10_000, typistsPerServer: 100)
+        #expect(large.count == 5 && large.allSatisfy { $0.count == 2_000 })
     }
 
     @Test func scenarioKnobsReachTheSimulation() throws {

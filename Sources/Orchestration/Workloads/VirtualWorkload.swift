@@ -13,11 +13,14 @@ import Simulation
 /// Typists come from Simulation's simple typing model (`queries` per session from the scenario);
 /// the device/language mix and the arrival process apply to the live runners.
 struct VirtualWorkload: PhaseWorkload {
+    /// The smallest chunk (see `chunks`); tests lower it to run many chunks on few typists.
+    var minimumChunkTypists = 2_000
+
     func run(_ context: PhaseContext) async throws -> [MetricGroup] {
         let simulation = Self.simulationScenario(context.scenario)
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
-        let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer)
+        let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer, minimumTypists: minimumChunkTypists)
         var groups: [MetricGroup] = []
         for spec in simulation.strategies {
             var group = MetricGroup(name: spec.name, labels: context.labels)
@@ -32,11 +35,13 @@ struct VirtualWorkload: PhaseWorkload {
         return groups
     }
 
-    /// About 16 pieces of `range`, each a run of whole server cells.
-    static func chunks(of range: Range<Int>, typistsPerServer: Int) -> [Range<Int>] {
+    /// Up to 16 pieces of `range`, each a run of whole server cells of at least
+    /// `minimumTypists` typists: every chunk costs a runner and a recorder (with its histograms),
+    /// so small ones would make sharded runs spend more CPU than one pass.
+    static func chunks(of range: Range<Int>, typistsPerServer: Int, minimumTypists: Int = 2_000) -> [Range<Int>] {
         let perCell = max(1, typistsPerServer)
         let cells = (range.count + perCell - 1) / perCell
-        let cellsPerChunk = max(1, (cells + 15) / 16)
+        let cellsPerChunk = max(1, (cells + 15) / 16, (minimumTypists + perCell - 1) / perCell)
         return stride(from: range.lowerBound, to: range.upperBound, by: cellsPerChunk * perCell).map {
             $0..<min(range.upperBound, $0 + cellsPerChunk * perCell)
         }
