@@ -77,3 +77,39 @@ struct QueryNormalizationTests {
         #expect(expected.map(QueryKey.init) == key)
     }
 }
+
+/// Faithful flaws that terminal staleness shows with human typists, pinned so that a change in
+/// the numbers is a decision, not an accident.
+@Suite("Terminal staleness of faithful flaws")
+struct FaithfulStalenessTests {
+    @Test("debounce-switch with a minimum length: clearing the field leaves the old results on screen")
+    func debounceSwitchClearKeepsResults() {
+        // "shoe", answered; ⎋ at 1500 ms clears the field (below the minimum: the pipeline drops
+        // it, nothing replaces the results); a 2 s pause; then "b".
+        var configuration = Preset.debounceSwitch.defaultConfiguration
+        configuration.normalizer.minimumLength = 2
+        let trace = typed("shoe", from: 0) + [TypingEvent(at: ms(1500), action: .edit(key: "⎋", text: ""))]
+            + typed("b", from: 3500) + [TypingEvent(at: ms(4500), action: .end)]
+        let metrics = Simulation.replay(trace, strategy: DebounceSwitchField(configuration: configuration),
+                                        backend: .scripted([:], default: ms(100)), seed: 1).metrics()
+        // Settles: "shoe" (fresh), "" (shows "shoe": stale), "b" (below the minimum, still "shoe": stale).
+        #expect(metrics.counters[MetricName.settles] == 3)
+        #expect(metrics.counters[MetricName.staleSettles] == 2)
+        #expect(metrics.counters[MetricName.requestsStarted] == 1)
+        // With the preset's own minimum (0) the empty field is searched and the screen follows.
+        let own = Simulation.replay(trace, strategy: DebounceSwitchField(), backend: .scripted([:], default: ms(100)), seed: 1).metrics()
+        #expect(own.counters[MetricName.staleSettles] == 0)
+    }
+
+    @Test("submit-only: every pause mid-query is a stale settle; after Return the screen is fresh")
+    func submitOnlyPausesAreStale() {
+        // "sho", a 1.5 s hesitation, "e", Return at 2200 ms; a 3 s read; a follow-up key; leaves.
+        let trace = typed("sho", from: 0) + typed("e", from: 1700, prefix: "sho") + [TypingEvent(at: ms(2200), action: .submit)]
+            + typed(" ", from: 5200, prefix: "shoe") + [TypingEvent(at: ms(5300), action: .end)]
+        let metrics = Simulation.replay(trace, strategy: SubmitOnlyField(), backend: .scripted([:], default: ms(100)), seed: 1).metrics()
+        // Settles: "sho" (nothing shown: stale), "shoe" (submitted: fresh), "shoe " (same question: fresh).
+        #expect(metrics.counters[MetricName.settles] == 3)
+        #expect(metrics.counters[MetricName.staleSettles] == 1)
+        #expect(metrics.counters[MetricName.requestsStarted] == 1)
+    }
+}
