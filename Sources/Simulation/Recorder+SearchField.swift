@@ -65,8 +65,16 @@ extension Recorder {
 }
 
 extension QueryKey {
-    /// The recorder's view of a query identity.
+    /// The recorder's view of a query identity: the question it asks, with the text trimmed.
+    ///
+    /// The engine trims every query before matching (`TextFolding.foldQuery`), so a strategy
+    /// that does not trim and searches "shoe " gets exactly the answer for "shoe". The expected
+    /// query (`SearchFieldConfiguration.expectedQuery`) is always trimmed; keys for requests,
+    /// commits, applies and displays must be too, or every pause after a space (people pause at
+    /// word boundaries) would count as a wrong final screen, mismatch time and wasted work for
+    /// the untrimmed presets. Not trimming still costs what it really costs: "shoe" and "shoe "
+    /// are searched twice, which shows as fan-out per distinct query.
     public init(_ identity: QueryIdentity) {
-        self.init(text: identity.text, scope: identity.scope, tokens: identity.tokens)
+        self.init(text: QueryNormalizer.trimmed(identity.text), scope: identity.scope, tokens: identity.tokens)
     }
 }

@@ -11,6 +11,16 @@
 /// The in-flight request is cancelled only when the debounce emits the next query, so an
 /// obsolete but in-order result can still arrive and show during the next wait. No loading
 /// state: results are replaced when new ones arrive; an error is caught and shown.
+///
+/// Two more faithful flaws that human typists (the Typists module) bring out:
+/// - `distinctUntilChanged` compares raw strings and the pipeline does not trim, so "shoe" and
+///   "shoe " (a pause after a space) are both searched: extra fan-out, not a wrong screen (the
+///   engine trims, and so does the recorder's view of a query).
+/// - With a minimum length (`filter(q => q.length >= n)`), a value below it emits nothing, so a
+///   field below the minimum (cleared, backspaced, or the first keys of a new query) keeps the
+///   previous query's results on screen where it should be idle: terminal staleness rises with
+///   the minimum length (under 1 % at the preset's own 0, 2–5 % at 1, 5–18 % at 4 in the default
+///   scenario's populations; docs/fix-stale.md).
 public struct DebounceSwitchField: SearchFieldStrategy {
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -79,8 +89,8 @@ public struct DebounceSwitchField: SearchFieldStrategy {
         display.show(shown.display, into: &effects)
     }
 
-    /// `debounceTime`: every value restarts the wait; values below the minimum are filtered out
-    /// before it.
+    /// `debounceTime` then `filter`: every value restarts the wait; a value below the minimum is
+    /// then dropped, so nothing replaces what the screen shows.
     private mutating func inputChanged(into effects: inout [SearchEffect]) {
         if let wait { effects.append(.cancelTimer(wait.timer)) }
         wait = nil

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import TypestormCLI
+
+/// Commands run through `Typestorm.main` with a captured console: what a user sees, exit codes
+/// included, without starting a process.
+@Suite("Commands end to end")
+struct CommandTests {
+    final class Captured: @unchecked Sendable {
+        // Appended to only from the single task that runs `Typestorm.main` in each test.
+        var out = "", err = ""
+    }
+
+    /// The package's root, so the shipped data is found wherever `swift test` runs from.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let catalog = root + "/Datasets/catalogs/products-20k.tsv"
+
+    func run(_ argv: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = Captured()
+        let console = Console(writeOut: { captured.out += $0 }, writeErr: { captured.err += $0 }, isInteractive: false)
+        let code = await Typestorm.main(arguments: argv, console: console)
+        return (code, captured.out, captured.err)
+    }
+
+    func temporaryFile(_ name: String, _ contents: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("typestorm-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(name).path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func searchPrintsJSONWithThePathAndTotal() async throws {
+        let result = await run(["search", "--catalog", Self.catalog, "--json", "커피"])
+        #expect(result.code == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        #expect((object["total"] as? Int).map { $0 > 0 } == true)
+        #expect(object["path"] is String)
+        let items = try #require(object["items"] as? [[String: Any]])
+        #expect(items.allSatisfy { ($0["name"] as? String)?.contains("커피") == true })
+    }
+
+    @Test func catalogErrorsNameFileLineAndField() async throws {
+        let path = try temporaryFile("dup.tsv", "id\tname\n1\tfoo\n1\tbar\n")
+        let result = await run(["catalog", "stats", path])
+        #expect(result.code == 65)
+        #expect(result.err.contains("dup.tsv:3: field 'id': duplicate id '1' (first used on line 2)"))
+        let skipped = await run(["catalog", "stats", path, "--skip-bad-rows", "--json"])
+        #expect(skipped.code == 0)
+        #expect(skipped.out.contains("\"skippedRows\" : 1"))
+    }
+
+    @Test func missingCatalogIsNoInput() async {
+        let result = await run(["catalog", "stats", "/nonexistent/catalog.tsv"])
+        #expect(result.code == 66)
+        #expect(result.err.contains("/nonexistent/catalog.tsv"))
+    }
+
+    @Test func typistSamplesAreDeterministic() async {
+        let first = await run(["typists", "sample", "--count", "2", "--seed", "9", "--language", "ko", "--json"])
+        let second = await run(["typists", "sample", "--count", "2", "--seed", "9", "--language", "ko", "--json"])
+        #expect(first.code == 0)
+        #expect(first.out == second.out)
+        #expect(first.out.contains("\"language\":\"ko\""))
+        let other = await run(["typists", "sample", "--count", "2", "--seed", "10", "--language", "ko", "--json"])
+        #expect(other.out != first.out)
+    }
+
+    @Test func simulateComparesStrategiesAndIsDeterministic() async throws {
+        let argv = ["simulate", "--typists", "40", "--seed", "5", "--strategies", "naive,split-state", "--json"]
+        let first = await run(argv)
+        let second = await run(argv)
+        #expect(first.code == 0)
+        #expect(first.out == second.out)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.out.utf8)) as? [String: Any])
+        let strategies = try #require(object["strategies"] as? [[String: Any]])
+        #expect(strategies.compactMap { $0["name"] as? String } == ["naive", "split-state"])
+    }
+
+    @Test func serveRejectsBadFlagsBeforeBinding() async {
+        let both = await run(["serve", "--catalog", Self.catalog, "--synthetic", "10"])
+        #expect(both.code == 64)
+        #expect(both.err.contains("cannot be used together"))
+        let host = await run(["serve", "--host", "localhost:80"])
+        #expect(host.code == 64)
+        #expect(host.err.contains("--host"))
+    }
+
+    @Test func unknownStrategyIsAUsageErrorWithASuggestion() async {
+        let result = await run(["simulate", "--strategies", "split-stat"])
+        #expect(result.code == 64)
+        #expect(result.err.contains("split-state"))
+    }
+}
