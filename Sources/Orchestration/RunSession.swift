@@ -21,6 +21,9 @@ public enum RunSession {
         /// Extra hook for every driver event (tests, benchmarks).
         public var onEvent: (@Sendable (DriverEvent) -> Void)?
         public var handleSignals: Bool
+        /// More files for the run directory, made from the merged record and the canonical
+        /// scenario text (the HTML report); written inside the same atomic rename.
+        public var extraFiles: (@Sendable (RunRecord, String) -> [(name: String, contents: String)])?
 
         public init(scenario: Scenario, scenarioPath: String?, workers: Int? = nil, outputDirectory: String? = nil,
                     executable: String, toolVersion: String, progress: ProgressRenderer.Mode = .quiet,
@@ -147,6 +150,9 @@ public enum RunSession {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
             try Data(RunSummary.csv(outcome.record).utf8).write(to: temporary.appendingPathComponent("summary.csv"))
             try Data(summary.utf8).write(to: temporary.appendingPathComponent("summary.txt"))
+            for file in request.extraFiles?(outcome.record, scenario.canonicalJSON.prettyCanonical) ?? [] {
+                try Data(file.contents.utf8).write(to: temporary.appendingPathComponent(file.name))
+            }
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {
             throw Failure(message: "cannot write the run directory \(final): \(error.localizedDescription) (partial files in \(temporary.path))", exitCode: ExitCode.cannotWrite)

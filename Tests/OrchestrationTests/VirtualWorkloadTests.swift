@@ -13,7 +13,10 @@ struct VirtualWorkloadTests {
             runner: .virtual, phase: 0, startWallClockNanos: 0, progress: sink)
         // Chunks of one cell (10 typists): ten chunks per strategy, merged.
         let groups = try await VirtualWorkload(minimumChunkTypists: 1).run(context)
-        let reference = Simulation.run(VirtualWorkload.simulationScenario(scenario), toolVersion: "test")
+        let typists = try ScenarioTypists(scenario: scenario, baseDirectory: "/")
+        let reference = Simulation.run(VirtualWorkload.simulationScenario(scenario), toolVersion: "test") { range in
+            range.map(typists.session(forTypist:))
+        }
         #expect(groups.map(\.name) == ["naive", "split-state"])
         for group in groups {
             #expect(group.metrics == reference.groups.first { $0.name == group.name }?.metrics)

@@ -60,12 +60,14 @@ extension Population {
         }
         var session: [(key: String, value: JSONValue)] = [("queries", .number("\(queriesPerSession)"))]
         if let maximumSessionNanos { session.append(("maxLength", duration(maximumSessionNanos))) }
-        return .object([
+        var members: [(key: String, value: JSONValue)] = [
             ("typists", .number("\(typists)")),
             ("mix", .array(mix.map { .object([("device", .string($0.device.rawValue)), ("language", .string($0.language.rawValue)), ("share", number($0.share))]) })),
             ("arrival", arrivalJSON),
             ("session", .object(session)),
-        ])
+        ]
+        if let queryLists { members.append(("queryLists", .string(queryLists))) }
+        return .object(members)
     }
 }
 

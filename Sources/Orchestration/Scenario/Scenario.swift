@@ -76,6 +76,9 @@ public struct Population: Sendable, Equatable {
     public var queriesPerSession: Int
     /// A session is cut off after this long (`nil`: only the phase duration cuts it).
     public var maximumSessionNanos: Int64?
+    /// Directory of the query lists the typists search for (`en.txt`, `ko.txt`, `zh.txt`,
+    /// `zh-pinyin.txt`), relative to the scenario; `nil`: the shipped `Datasets/queries`.
+    public var queryLists: String?
 
     public struct MixEntry: Sendable, Equatable {
         public var device: Device
@@ -96,7 +99,9 @@ public struct Population: Sendable, Equatable {
         case rate(perSecond: Double)
     }
 
-    public init(typists: Int, mix: [MixEntry], arrival: Arrival = .allAtOnce, queriesPerSession: Int = 1, maximumSessionNanos: Int64? = nil) {
+    public init(typists: Int, mix: [MixEntry], arrival: Arrival = .allAtOnce, queriesPerSession: Int = 1,
+                maximumSessionNanos: Int64? = nil, queryLists: String? = nil) {
+        self.queryLists = queryLists
         self.typists = typists
         self.mix = mix
         self.arrival = arrival

@@ -169,8 +169,10 @@ private final class Context {
             queries = session.int("queries", in: 1...1_000) ?? 1
             maximum = session.duration("maxLength", minimum: 1_000_000)
         }
+        let queryLists = fields.string("queryLists")
         guard let typists, let mix, let arrival else { return nil }
-        return Population(typists: typists, mix: mix, arrival: arrival, queriesPerSession: queries, maximumSessionNanos: maximum)
+        return Population(typists: typists, mix: mix, arrival: arrival, queriesPerSession: queries, maximumSessionNanos: maximum,
+                          queryLists: queryLists)
     }
 
     func arrival(_ fields: Fields) -> Population.Arrival? {

@@ -13,9 +13,9 @@ import Typists
 /// LiveLoad's `LiveRunner`.
 ///
 /// The strategies run at the same time, each with its own fields for the same typists and all
-/// sharing one backend: the comparison is under one load, as on a shared server. Typists are
-/// Simulation's simple typing model (the keys the virtual runner types), arriving on the
-/// scenario's schedule; typing stops at the phase duration, then in-flight work drains for up to
+/// sharing one backend: the comparison is under one load, as on a shared server. Typists come
+/// from the Typists module (`ScenarioTypists`, the same keys the virtual runner types), arriving
+/// on the scenario's schedule; typing stops at the phase duration, then in-flight work drains for up to
 /// `driver.drain`.
 struct LiveWorkload: PhaseWorkload {
     enum Target: Sendable {
@@ -56,10 +56,11 @@ struct LiveWorkload: PhaseWorkload {
         let simulation = VirtualWorkload.simulationScenario(scenario)
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         // Typists who would arrive after the phase ends never come (they would only hold it open).
+        let population = try ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
         let typists = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
-                base: simulation.typing.session(seed: scenario.seed, typist: UInt64(index)),
+                base: population.session(forTypist: index),
                 limit: scenario.durationNanos - arrival))
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)

@@ -10,8 +10,9 @@ import Simulation
 /// reason each strategy runs in chunks of whole cells, merged as they finish: the result is the
 /// same as one pass, and progress and stop requests come every chunk instead of every strategy.
 ///
-/// Typists come from Simulation's simple typing model (`queries` per session from the scenario);
-/// the device/language mix and the arrival process apply to the live runners.
+/// Typists come from the Typists module (`ScenarioTypists`: the scenario's device and language
+/// mix, `queries` per session, sessions cut at `maxLength`); the arrival process applies to the
+/// live runners.
 struct VirtualWorkload: PhaseWorkload {
     /// The smallest chunk (see `chunks`); tests lower it to run many chunks on few typists.
     var minimumChunkTypists = 2_000
@@ -21,12 +22,15 @@ struct VirtualWorkload: PhaseWorkload {
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
         let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer, minimumTypists: minimumChunkTypists)
+        let typists = try ScenarioTypists(scenario: context.scenario, baseDirectory: context.baseDirectory)
         var groups: [MetricGroup] = []
         for spec in simulation.strategies {
             var group = MetricGroup(name: spec.name, labels: context.labels)
             for chunk in chunks {
                 if context.progress.isStopRequested { return groups }
-                let recorder = Simulation.runStrategy(spec.preset.make(spec.configuration), scenario: simulation, typists: chunk)
+                let recorder = Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
+                    range.map(typists.session(forTypist:))
+                }.recorder
                 try group.metrics.merge(recorder.metrics())
                 context.progress.publish(groups: groups + [group], typistsActive: 0)
             }

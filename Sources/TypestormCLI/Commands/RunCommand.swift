@@ -2,6 +2,7 @@ import Foundation
 import Measurement
 import Orchestration
 import Platform
+import Reporting
 
 /// `typestorm run SCENARIO`: the multi-process driver.
 enum RunCommand {
@@ -40,10 +41,13 @@ enum RunCommand {
     /// Runs a loaded scenario and prints the summary (shared with the main job).
     static func execute(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
                         json: Bool, console: Console) async throws -> Int32 {
-        let request = RunSession.Request(
+        var request = RunSession.Request(
             scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
             executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
             progress: progress, writeProgress: { console.err($0) })
+        request.extraFiles = { record, scenarioText in
+            [("report.html", HTMLReport(record: record, scenarioText: scenarioText).render())]
+        }
         let result: RunSession.Result
         do {
             result = try await RunSession.run(request)
@@ -54,7 +58,7 @@ enum RunCommand {
             console.out(RunJSON.render(result))
         } else {
             console.out(result.summary)
-            console.out("\nreport: \(result.runDirectory)\n")
+            console.out("\nreport: \(result.runDirectory)/report.html\n")
         }
         return result.exitCode
     }

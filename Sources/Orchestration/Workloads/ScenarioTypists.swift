@@ -1,0 +1,81 @@
+import Foundation
+import Typists
+
+/// The scenario's typists as the Typists module draws them: one population per (device,
+/// language) entry of the mix, all from the scenario seed.
+///
+/// Typist `i` belongs to the mix entry that `Population.mixEntry(forTypist:)` names and is
+/// drawn as typist `i` of that entry's population, so it depends only on (seed, i): any split
+/// over processes or machines types the same keys.
+struct ScenarioTypists: Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let population: Population
+    private let populations: [String: TypistPopulation]
+
+    /// - Parameter baseDirectory: the scenario's directory; `population.queryLists` is resolved
+    ///   against it.
+    init(scenario: Scenario, baseDirectory: String) throws {
+        population = scenario.population
+        let directory = try Self.queriesDirectory(population.queryLists, baseDirectory: baseDirectory)
+        var populations: [String: TypistPopulation] = [:]
+        for entry in population.mix where populations[Self.key(entry)] == nil {
+            guard let device = DeviceClass(rawValue: entry.device.rawValue),
+                  let language = TypingLanguage(rawValue: entry.language.rawValue) else {
+                throw Failure(description: "$.population.mix: \(entry.device.rawValue)/\(entry.language.rawValue) has no typing model")
+            }
+            var config = TypistConfig()
+            config.deviceShares = [device: 1]
+            config.languageShares = [language: 1]
+            config.maxQueriesPerSession = max(1, population.queriesPerSession)
+            do {
+                let pool = try QueryPool.load(directory: directory, languages: [language])
+                populations[Self.key(entry)] = try TypistPopulation(config: config, queries: pool, seed: scenario.seed)
+            } catch {
+                throw Failure(description: "$.population.queryLists (\(directory)): \(error)")
+            }
+        }
+        self.populations = populations
+    }
+
+    /// Typist `index`'s session, cut at the scenario's `session.maxLength` if it has one.
+    func session(forTypist index: Int) -> DeadlineSession<GeneratedSession> {
+        let entry = population.mixEntry(forTypist: index)
+        let session = populations[Self.key(entry)]!.session(forTypist: index)
+        return DeadlineSession(base: session, limit: population.maximumSessionNanos ?? .max)
+    }
+
+    private static func key(_ entry: Population.MixEntry) -> String {
+        "\(entry.device.rawValue)-\(entry.language.rawValue)"
+    }
+
+    /// The query lists: `queryLists` from the scenario (relative to its directory), else the
+    /// shipped `Datasets/queries` found beside the scenario (`../queries`), under
+    /// `$TYPESTORM_HOME`, above the executable, or under the current directory.
+    static func queriesDirectory(_ configured: String?, baseDirectory: String) throws -> String {
+        let fm = FileManager.default
+        if let configured {
+            let path = ScenarioCatalog.path(configured, baseDirectory: baseDirectory)
+            guard fm.fileExists(atPath: path) else {
+                throw Failure(description: "$.population.queryLists: no directory at \(path)")
+            }
+            return path
+        }
+        var candidates = [ScenarioCatalog.path("../queries", baseDirectory: baseDirectory)]
+        if let home = ProcessInfo.processInfo.environment["TYPESTORM_HOME"] {
+            candidates.append(home + "/Datasets/queries")
+        }
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            candidates.append(directory.appendingPathComponent("Datasets/queries").path)
+            directory.deleteLastPathComponent()
+        }
+        candidates.append(fm.currentDirectoryPath + "/Datasets/queries")
+        guard let found = candidates.first(where: { fm.fileExists(atPath: $0 + "/en.txt") }) else {
+            throw Failure(description: "$.population.queryLists: not given, and no Datasets/queries found beside the scenario, under $TYPESTORM_HOME or above the executable")
+        }
+        return found
+    }
+}
