@@ -139,3 +139,34 @@ struct LiveHTTPRunnerTests {
         #expect(metrics.counter(MetricName.neverFresh) == 0)
     }
 }
+
+@Suite("HTTP backend shared by several runs")
+struct SharedHTTPBackendTests {
+    /// Two strategies' runs share one client, as the driver's live phases do; their request
+    /// numbers repeat (typist 0, request 1, ...), and cancellations must still reach their own
+    /// transfers: no transport errors, every cancel observed as a cancellation.
+    @Test func concurrentRunsKeepTheirTransfersApart() async throws {
+        let backend = EngineBackend(catalog: LiveRunnerTests.catalog)
+        var configuration = SearchServerConfiguration()
+        configuration.faults.latency = try LatencyDistribution(parsing: "fixed:80ms")
+        let results = try await SearchServer.withServer(configuration: configuration, backend: backend) { server in
+            let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL), maxConnections: 32)
+            defer { http.shutdown() }
+            let sessions = (0..<3).map { _ in
+                LiveTypist(arrivalNanos: 0, session: ScriptedSession(typing: "sweater", interval: 40_000_000, endAfter: 400_000_000))
+            }
+            async let first = LiveRunner.run(typists: sessions, strategy: .debounceSwitch,
+                                             configuration: SearchFieldConfiguration(debounce: 20_000_000), backend: http)
+            async let second = LiveRunner.run(typists: sessions, strategy: .debounceSwitch,
+                                              configuration: SearchFieldConfiguration(debounce: 20_000_000), backend: http)
+            return await [first, second]
+        }
+        for result in results {
+            #expect(result.undrainedTypists == 0)
+            #expect(result.metrics.counter(MetricName.transportErrors) == 0)
+            #expect(result.metrics.counter(MetricName.requestsCancelled) > 0)
+            #expect(result.metrics.counter(MetricName.cancelsObserved) + result.metrics.counter(MetricName.requestsCompleted)
+                    == result.metrics.counter(MetricName.requestsStarted))
+        }
+    }
+}

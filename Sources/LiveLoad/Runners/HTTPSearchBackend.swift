@@ -37,6 +37,9 @@ public final class HTTPSearchBackend: LiveSearchBackend {
     }
 
     private let pending = PendingTable()
+    /// Transfer ids, unique for this client: several runs (strategies) may share one backend,
+    /// and their (typist, request) numbers repeat.
+    private let nextTransfer = Atomic<UInt64>(1)
     private let client: HTTPLoadClient
 
     /// - Parameters:
@@ -53,7 +56,7 @@ public final class HTTPSearchBackend: LiveSearchBackend {
     }
 
     public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
-        let id = UInt64(request.typist) << 32 | (request.id & 0xFFFF_FFFF)
+        let id = nextTransfer.wrappingAdd(1, ordering: .relaxed).oldValue
         pending.entries.withLock { $0[id] = Pending(completion: completion) }
         let url = target.url(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
         client.submit(id: id, url: url, intendedNanos: request.intendedNanos, timeoutNanos: timeoutNanos)
