@@ -13,11 +13,17 @@ import Simulation
 /// Typists come from the Typists module (`ScenarioTypists`: the scenario's device and language
 /// mix, `queries` per session, sessions cut at `maxLength`); the arrival process applies to the
 /// live runners.
-struct VirtualWorkload: PhaseWorkload {
+public struct VirtualWorkload: PhaseWorkload {
     /// The smallest chunk (see `chunks`); tests lower it to run many chunks on few typists.
     var minimumChunkTypists = 2_000
 
-    func run(_ context: PhaseContext) async throws -> [MetricGroup] {
+    public init() {}
+
+    init(minimumChunkTypists: Int) {
+        self.minimumChunkTypists = minimumChunkTypists
+    }
+
+    public func run(_ context: PhaseContext) async throws -> [MetricGroup] {
         let simulation = Self.simulationScenario(context.scenario)
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
@@ -51,8 +57,9 @@ struct VirtualWorkload: PhaseWorkload {
         }
     }
 
-    /// The scenario in Simulation's terms.
-    static func simulationScenario(_ scenario: Scenario) -> SimulationScenario {
+    /// The scenario in Simulation's terms: the one mapping of a scenario's backend and
+    /// strategies to the simulator's, shared by the driver and `typestorm sweep`.
+    public static func simulationScenario(_ scenario: Scenario) -> SimulationScenario {
         let model = scenario.backend
         // Log-normal through the median and the p99: p99 = median · e^(2.326 σ).
         let sigma = model.serviceP99Nanos > model.serviceMedianNanos && model.serviceMedianNanos > 0
@@ -73,7 +80,7 @@ struct VirtualWorkload: PhaseWorkload {
             typing: SimpleTypingModel(queriesPerSession: scenario.population.queriesPerSession))
     }
 
-    static func simulationStrategy(_ spec: ScenarioStrategy) -> StrategySpec {
+    public static func simulationStrategy(_ spec: ScenarioStrategy) -> StrategySpec {
         // The reader only accepts preset names that SearchField defines.
         let preset = Preset(rawValue: spec.preset)!
         var configuration = preset.defaultConfiguration

@@ -133,7 +133,7 @@ enum SweepCommand {
         guard let preset = Preset(rawValue: spec.preset) else {
             throw ToolError("\(scenarioPath): strategy '\(spec.name)' has preset '\(spec.preset)', which this build cannot simulate", exitCode: ExitCode.dataError)
         }
-        let backend = virtualBackend(scenario.backend)
+        let backend = virtualBackend(scenario)
         let queriesDirectory = arguments.value("queries") ?? "Datasets/queries"
         let typistsOverride = try arguments.int("typists", default: nil, in: 1...1_000_000)
 
@@ -226,33 +226,15 @@ enum SweepCommand {
         return scenario.strategies.first { $0.preset == Preset.debounceSwitch.rawValue } ?? scenario.strategies[0]
     }
 
-    /// The strategy's configuration with the scenario's knobs (the grid sets debounce and
-    /// minimum length on top).
+    /// The strategy's configuration with the scenario's knobs, as the driver maps them (the grid
+    /// sets debounce and minimum length on top).
     static func configuration(for spec: ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
-        var configuration = preset.defaultConfiguration
-        if let trim = spec.trim { configuration.normalizer.trims = trim }
-        if let delay = spec.stalledDelayNanos { configuration.stalledDelay = delay }
-        if let size = spec.cacheSize { configuration.cacheCapacity = size }
-        if let writeBack = spec.writeBack { configuration.writeBack = writeBack }
-        return configuration
+        VirtualWorkload.simulationStrategy(spec).configuration
     }
 
     /// The scenario's backend as the simulator's model, mapped as the driver's virtual runner
-    /// maps it (`VirtualWorkload.simulationScenario`, internal to Orchestration): log-normal
-    /// service time through the median and the p99 (σ = ln(p99 / median) / 2.326), log-normal
-    /// round trip with σ 0.3, the scenario's cancellation mode.
-    static func virtualBackend(_ model: ScenarioBackend) -> BackendModel {
-        let sigma = model.serviceP99Nanos > model.serviceMedianNanos && model.serviceMedianNanos > 0
-            ? log(Double(model.serviceP99Nanos) / Double(model.serviceMedianNanos)) / 2.326 : 0
-        let cancellation: CancellationMode = switch model.cancellation {
-        case .honoured: .honoured(delay: model.cancelDelayNanos)
-        case .clientOnly: .clientOnly
-        case .ignored: .ignored
-        }
-        return BackendModel(
-            roundTrip: .logNormal(median: model.networkRoundTripNanos, sigma: 0.3), workers: model.workers,
-            typistsPerServer: model.typistsPerServer,
-            service: .distribution(sigma > 0 ? .logNormal(median: model.serviceMedianNanos, sigma: sigma) : .constant(model.serviceMedianNanos)),
-            errorRate: model.errorRate, timeout: model.timeoutNanos, cancellation: cancellation)
+    /// maps it.
+    static func virtualBackend(_ scenario: Scenario) -> BackendModel {
+        VirtualWorkload.simulationScenario(scenario).backend
     }
 }
