@@ -193,11 +193,19 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         effectBuffer = []
         observer?(now, typist, .event(event))
         strategies[typist].handle(event, at: now, into: &effects)
-        for index in effects.indices {
-            observer?(now, typist, .effect(effects[index]))
-            perform(effects[index], typist: typist)
+        // Each effect is moved out of the buffer (no copy, one destroy) and its slot refilled
+        // with a payload-free effect, which the final `removeAll` drops without touching any
+        // reference count. Copying every effect and destroying it twice cost ~8% of a run.
+        effects.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for index in 0..<buffer.count {
+                let effect = (base + index).move()
+                (base + index).initialize(to: .cancelTimer(0))
+                observer?(now, typist, .effect(effect))
+                perform(effect, typist: typist)
+            }
         }
-        while !effects.isEmpty { effects.removeLast() }
+        effects.removeAll(keepingCapacity: true)
         effectBuffer = effects
     }
 
