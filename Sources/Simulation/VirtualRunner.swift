@@ -139,12 +139,12 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     }
 
     private mutating func typing(_ typist: Int) {
-        guard let typed = slots[typist].pending else { return }
         if slots[typist].uiBusyUntil > now {
-            queue.push(slots[typist].uiBusyUntil, .typing, typist: Int32(typist))
+            if slots[typist].pending != nil { queue.push(slots[typist].uiBusyUntil, .typing, typist: Int32(typist)) }
             return
         }
-        slots[typist].pending = nil
+        // Moved out, not copied: the event's strings are neither retained nor released here.
+        guard let typed = slots[typist].pending.take() else { return }
         if now > typed.at { recorder.record(.inputLag(now - typed.at), typist: typist, at: now) }
         observer?(now, typist, .typing(typed.action))
         switch typed.action {
@@ -205,7 +205,9 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 perform(effect, typist: typist)
             }
         }
-        effects.removeAll(keepingCapacity: true)
+        // Popping payload-free effects is a switch each; `removeAll` would go through the
+        // runtime's generic array destroy.
+        while !effects.isEmpty { effects.removeLast() }
         effectBuffer = effects
     }
 
