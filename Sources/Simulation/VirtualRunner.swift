@@ -130,8 +130,9 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
 
     private mutating func scheduleNextTyping(_ typist: Int) {
         if let next = sessions[typist].next() {
-            slots[typist].pending = next
             queue.push(max(next.at, now), .typing, typist: Int32(typist))
+            // Moved into the slot, not copied and then destroyed.
+            slots[typist].pending = consume next
         } else if !slots[typist].ended {
             slots[typist].ended = true
             recorder.record(.sessionEnd, typist: typist, at: now)
