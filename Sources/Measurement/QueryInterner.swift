@@ -25,9 +25,48 @@ struct QueryInterner: Sendable {
     private var slots: [UInt32] = Array(repeating: 0, count: 1024)
     /// Per typist, the ref of its last key plus one (0: none yet).
     private var recent: [UInt32]
+    /// Compaction is due once this many keys are held (see `Recorder.compactQueries()`).
+    private var limit: Int
+    private let floor: Int
 
-    init(typists: Int) {
+    /// - Parameter floor: the fewest keys held before a compaction is considered.
+    init(typists: Int, floor: Int = 1 << 16) {
         recent = Array(repeating: 0, count: typists)
+        self.floor = max(1, floor)
+        limit = self.floor
+    }
+
+    /// Keys dropped by compactions so far.
+    private(set) var dropped = 0
+
+    /// Number of keys held (live or not).
+    var count: Int { keys.count }
+
+    /// A run with millions of typists types millions of distinct prefixes; most are dead (no
+    /// typist state refers to them) soon after they were typed, so the recorder compacts.
+    var needsCompaction: Bool { keys.count >= limit }
+
+    func key(_ ref: QueryRef) -> QueryKey { keys[Int(ref.raw)] }
+
+    /// Starts over with `live` as refs `0..<live.count`: the recorder has renumbered every ref
+    /// it holds to match. The next compaction is due when the table has grown fourfold.
+    mutating func rebuild(keeping live: [QueryKey]) {
+        dropped += keys.count - live.count
+        keys = []
+        hashes = []
+        var size = 1024
+        while size < live.count * 2 { size *= 2 }
+        slots = Array(repeating: 0, count: size)
+        for index in recent.indices { recent[index] = 0 }
+        for key in live {
+            let hash = Self.hash(key)
+            var slot = Int(truncatingIfNeeded: hash) & (size - 1)
+            while slots[slot] != 0 { slot = (slot &+ 1) & (size - 1) }
+            slots[slot] = UInt32(keys.count) &+ 1
+            keys.append(key)
+            hashes.append(hash)
+        }
+        limit = max(floor, live.count * 4)
     }
 
     mutating func ref(_ key: QueryKey, typist: Int) -> QueryRef {

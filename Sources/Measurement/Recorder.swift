@@ -21,15 +21,22 @@ public struct Recorder: Sendable {
     private var tracks: [Track]
     private var totals = Totals()
     /// Per-typist state refers to queries by number (see `QueryRef`).
-    private var queries: QueryInterner
+    private(set) var queries: QueryInterner
 
     public init(typists: Int, expectsBackend: Bool = true, settleInterval: Int64 = 1_000_000_000, blinkThreshold: Int64 = 200_000_000) {
+        self.init(typists: typists, expectsBackend: expectsBackend, settleInterval: settleInterval, blinkThreshold: blinkThreshold,
+                  compactionFloor: 1 << 16)
+    }
+
+    /// `compactionFloor`: the fewest distinct queries held before dead ones are dropped (tests
+    /// set it tiny to exercise compaction).
+    init(typists: Int, expectsBackend: Bool, settleInterval: Int64, blinkThreshold: Int64, compactionFloor: Int) {
         precondition(typists >= 0)
         self.expectsBackend = expectsBackend
         self.settleInterval = settleInterval
         self.blinkThreshold = blinkThreshold
         tracks = Array(repeating: Track(expectsBackend: expectsBackend), count: typists)
-        queries = QueryInterner(typists: typists)
+        queries = QueryInterner(typists: typists, floor: compactionFloor)
     }
 
     public var typistCount: Int { tracks.count }
@@ -85,6 +92,7 @@ public struct Recorder: Sendable {
     /// `record(.keystroke(text:query:))`.
     public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
+        if queries.needsCompaction { compactQueries() }
         tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleInterval, totals: &totals)
     }
 
@@ -112,6 +120,38 @@ public struct Recorder: Sendable {
     public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].display(kind, queries.ref(query, typist: typist), at: time, blink: blinkThreshold, totals: &totals)
+    }
+
+    /// Renumbers the queries typist state still refers to as `0..<live` and drops the rest, so
+    /// memory stays proportional to live state, not to every query ever typed. Refs map one to
+    /// one, so every comparison gives the same answer as before.
+    ///
+    /// - Complexity: O(typists + refs held + queries held); amortized O(1) per record, as the
+    ///   table must grow fourfold between compactions.
+    mutating func compactQueries() {
+        var renumbered = [UInt32](repeating: .max, count: queries.count)
+        var live: [QueryKey] = []
+        func keep(_ ref: QueryRef) -> QueryRef {
+            if renumbered[Int(ref.raw)] == .max {
+                renumbered[Int(ref.raw)] = UInt32(live.count)
+                live.append(queries.key(ref))
+            }
+            return QueryRef(raw: renumbered[Int(ref.raw)])
+        }
+        for typist in tracks.indices {
+            tracks[typist].field = tracks[typist].field.map(keep)
+            tracks[typist].displayQuery = tracks[typist].displayQuery.map(keep)
+            for index in tracks[typist].burstCommits.indices {
+                tracks[typist].burstCommits[index] = keep(tracks[typist].burstCommits[index])
+            }
+            for index in tracks[typist].units.indices {
+                tracks[typist].units[index].query = keep(tracks[typist].units[index].query)
+            }
+            for index in tracks[typist].waits.indices {
+                tracks[typist].waits[index].query = keep(tracks[typist].waits[index].query)
+            }
+        }
+        queries.rebuild(keeping: live)
     }
 
     /// Closes every open settle at `time` (after the runner drained all outstanding work) and
