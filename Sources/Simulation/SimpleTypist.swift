@@ -70,10 +70,15 @@ public struct SimpleTypingModel: Hashable, Sendable {
 final class SharedModel: Sendable {
     let model: SimpleTypingModel
     let words: [[Unicode.Scalar]]
+    /// The key name of each scalar of each word, and of the typo letters `a`–`z`, made once.
+    let keys: [[String]]
+    let typoKeys: [String]
 
     init(_ model: SimpleTypingModel) {
         self.model = model
         words = model.vocabulary.map { Array($0.unicodeScalars) }
+        keys = words.map { $0.map { String($0) } }
+        typoKeys = (0..<26).map { String(Unicode.Scalar(UInt8(97 + $0))) }
     }
 }
 
@@ -145,14 +150,14 @@ public struct SimpleTypist: TypistSession, Sendable {
                 if rng.chance(shared.model.pauseProbability) { clock += shared.model.pause.sample(&rng) }
                 let scalar = scalars[position]
                 if scalar != " ", rng.chance(shared.model.typoProbability) {
-                    let typo = Unicode.Scalar(UInt8(97 + rng.next() % 26))
-                    append(typo)
+                    let letter = Int(rng.next() % 26)
+                    bytes.append(UInt8(97 + letter))
                     step = .backspace
-                    return TypingEvent(at: clock, action: .edit(key: String(typo), text: text))
+                    return TypingEvent(at: clock, action: .edit(key: shared.typoKeys[letter], text: text))
                 }
                 position += 1
                 append(scalar)
-                return TypingEvent(at: clock, action: .edit(key: String(scalar), text: text))
+                return TypingEvent(at: clock, action: .edit(key: shared.keys[word][position - 1], text: text))
             case .backspace:
                 clock += shared.model.interKey.sample(&rng) * 2
                 removeLastScalar()
@@ -177,7 +182,11 @@ public struct SimpleTypist: TypistSession, Sendable {
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
     private mutating func append(_ scalar: Unicode.Scalar) {
-        bytes.append(contentsOf: UTF8.encode(scalar)!)
+        if scalar.isASCII {
+            bytes.append(UInt8(scalar.value))
+        } else {
+            bytes.append(contentsOf: UTF8.encode(scalar)!)
+        }
     }
 
     /// Backspace: drops the last scalar (its UTF-8 continuation bytes, then its lead byte).
