@@ -7,7 +7,9 @@ import Simulation
 /// typist. The floor (issue 3): 1,000,000 keystrokes/s/core for `split-state` with 10,000
 /// typists.
 ///
-/// Usage: SimulatorBenchmark [--typists N] [--runs N] [--presets a,b|all] [--json]
+/// Usage: SimulatorBenchmark [--typists N] [--runs N] [--presets a,b|all] [--json] [--metrics FILE]
+/// `--metrics FILE` writes every preset's full metric set (JSON, sorted keys) of the last run, so
+/// that two builds can be compared byte for byte after a change to the simulator's internals.
 /// Single-threaded: the figure is per core. Build with `-c release`.
 
 struct Options {
@@ -15,6 +17,7 @@ struct Options {
     var runs = 5
     var presets: [Preset] = [.splitState]
     var json = false
+    var metricsPath: String?
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -26,6 +29,7 @@ struct Options {
                 let value = iterator.next() ?? ""
                 presets = value == "all" ? Preset.allCases : value.split(separator: ",").compactMap { Preset(rawValue: String($0)) }
             case "--json": json = true
+            case "--metrics": metricsPath = iterator.next()
             default:
                 FileHandle.standardError.write(Data("unknown argument '\(argument)'\n".utf8))
                 exit(64)
@@ -66,6 +70,7 @@ struct Result: Codable {
     var bytesPerTypist: Int64
     /// Keeps the results alive so the optimizer cannot drop the work.
     var checksum: Int64
+    var metrics: MetricSet? = nil
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
@@ -95,11 +100,13 @@ func measure(_ preset: Preset) -> Result {
     var events: Int64 = 0
     var rss: Int64 = 0
     var checksum: Int64 = 0
+    var lastMetrics: MetricSet?
     for _ in 0..<options.runs {
         let run = once(options.typists)
         times.append(run.seconds)
         cpuTimes.append(run.cpu)
         let metrics = run.recorder.metrics()
+        lastMetrics = metrics
         keystrokes = metrics.counter(MetricName.keystrokes)
         events = Int64(run.events)
         rss = max(rss, run.rss)
@@ -113,12 +120,20 @@ func measure(_ preset: Preset) -> Result {
                   bestSeconds: best, medianSeconds: median, keystrokesPerSecond: Double(keystrokes) / best,
                   medianKeystrokesPerSecond: Double(keystrokes) / median,
                   keystrokesPerCPUSecond: Double(keystrokes) / cpuMedian,
-                  eventsPerCPUSecond: Double(events) / cpuMedian, bytesPerTypist: rss / Int64(options.typists), checksum: checksum)
+                  eventsPerCPUSecond: Double(events) / cpuMedian, bytesPerTypist: rss / Int64(options.typists), checksum: checksum,
+                  metrics: options.metricsPath == nil ? nil : lastMetrics)
 }
 
 var results: [Result] = []
 for preset in options.presets {
     results.append(measure(preset))
+}
+if let path = options.metricsPath {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    let all = Dictionary(uniqueKeysWithValues: results.map { ($0.preset, $0.metrics!) })
+    FileManager.default.createFile(atPath: path, contents: try encoder.encode(all))
+    results = results.map { var result = $0; result.metrics = nil; return result }
 }
 if options.json {
     let encoder = JSONEncoder()

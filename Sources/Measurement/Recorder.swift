@@ -20,13 +20,23 @@ public struct Recorder: Sendable {
     public let expectsBackend: Bool
     private var tracks: [Track]
     private var totals = Totals()
+    /// Per-typist state refers to queries by number (see `QueryRef`).
+    private(set) var queries: QueryInterner
 
     public init(typists: Int, expectsBackend: Bool = true, settleInterval: Int64 = 1_000_000_000, blinkThreshold: Int64 = 200_000_000) {
+        self.init(typists: typists, expectsBackend: expectsBackend, settleInterval: settleInterval, blinkThreshold: blinkThreshold,
+                  compactionFloor: 1 << 16)
+    }
+
+    /// `compactionFloor`: the fewest distinct queries held before dead ones are dropped (tests
+    /// set it tiny to exercise compaction).
+    init(typists: Int, expectsBackend: Bool, settleInterval: Int64, blinkThreshold: Int64, compactionFloor: Int) {
         precondition(typists >= 0)
         self.expectsBackend = expectsBackend
         self.settleInterval = settleInterval
         self.blinkThreshold = blinkThreshold
         tracks = Array(repeating: Track(expectsBackend: expectsBackend), count: typists)
+        queries = QueryInterner(typists: typists, floor: compactionFloor)
     }
 
     public var typistCount: Int { tracks.count }
@@ -43,14 +53,14 @@ public struct Recorder: Sendable {
         case .sessionEnd:
             tracks[typist].sessionEnd(at: time, totals: &totals)
         case let .commit(query, cached):
-            tracks[typist].commit(query, cached: cached, totals: &totals)
+            tracks[typist].commit(queries.ref(query, typist: typist), cached: cached, totals: &totals)
         case let .waitStarted(id, query):
             waitStarted(id: id, query: query, typist: typist, at: time)
         case let .waitFired(id, lateness):
             waitFired(id: id, lateness: lateness, typist: typist, at: time)
         case let .requestStart(id, query, lag):
             totals.scheduleLag.record(lag)
-            tracks[typist].unitStarted(Unit(isWait: false, id: id, query: query, start: time), totals: &totals)
+            tracks[typist].unitStarted(Unit(isWait: false, id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
         case let .cancelRequested(id, wait):
             cancelRequested(id: id, wait: wait, typist: typist, at: time)
         case let .workStopped(id, reason):
@@ -58,7 +68,7 @@ public struct Recorder: Sendable {
         case let .backendStopped(id, work):
             tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
         case let .apply(id, query, kind):
-            tracks[typist].apply(id, query: query, kind: kind, at: time, totals: &totals)
+            tracks[typist].apply(id, query: queries.ref(query, typist: typist), kind: kind, at: time, totals: &totals)
         case let .discard(id):
             totals.discards += 1
             tracks[typist].decide(id, applied: false, totals: &totals)
@@ -82,14 +92,15 @@ public struct Recorder: Sendable {
     /// `record(.keystroke(text:query:))`.
     public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
-        tracks[typist].keystroke(query, at: time, settle: settleInterval, totals: &totals)
+        if queries.needsCompaction { compactQueries() }
+        tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleInterval, totals: &totals)
     }
 
     /// `record(.waitStarted(id:query:))`.
     public mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         totals.waits += 1
-        tracks[typist].waits.append(Wait(id: id, query: query))
+        tracks[typist].waits.append(Wait(id: id, query: queries.ref(query, typist: typist)))
     }
 
     /// `record(.waitFired(id:lateness:))`.
@@ -108,7 +119,39 @@ public struct Recorder: Sendable {
     /// `record(.display(_:query:))`.
     public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
-        tracks[typist].display(kind, query, at: time, blink: blinkThreshold, totals: &totals)
+        tracks[typist].display(kind, queries.ref(query, typist: typist), at: time, blink: blinkThreshold, totals: &totals)
+    }
+
+    /// Renumbers the queries typist state still refers to as `0..<live` and drops the rest, so
+    /// memory stays proportional to live state, not to every query ever typed. Refs map one to
+    /// one, so every comparison gives the same answer as before.
+    ///
+    /// - Complexity: O(typists + refs held + queries held); amortized O(1) per record, as the
+    ///   table must grow fourfold between compactions.
+    mutating func compactQueries() {
+        var renumbered = [UInt32](repeating: .max, count: queries.count)
+        var live: [QueryKey] = []
+        func keep(_ ref: QueryRef) -> QueryRef {
+            if renumbered[Int(ref.raw)] == .max {
+                renumbered[Int(ref.raw)] = UInt32(live.count)
+                live.append(queries.key(ref))
+            }
+            return QueryRef(raw: renumbered[Int(ref.raw)])
+        }
+        for typist in tracks.indices {
+            tracks[typist].field = tracks[typist].field.map(keep)
+            tracks[typist].displayQuery = tracks[typist].displayQuery.map(keep)
+            for index in tracks[typist].burstCommits.indices {
+                tracks[typist].burstCommits[index] = keep(tracks[typist].burstCommits[index])
+            }
+            for index in tracks[typist].units.indices {
+                tracks[typist].units[index].query = keep(tracks[typist].units[index].query)
+            }
+            for index in tracks[typist].waits.indices {
+                tracks[typist].waits[index].query = keep(tracks[typist].waits[index].query)
+            }
+        }
+        queries.rebuild(keeping: live)
     }
 
     /// Closes every open settle at `time` (after the runner drained all outstanding work) and
@@ -137,7 +180,7 @@ public struct Recorder: Sendable {
 struct Unit: Sendable {
     var isWait: Bool
     var id: UInt64
-    var query: QueryKey
+    var query: QueryRef
     var start: Int64
     /// The first input change after `start` that made `query` differ from the field's query.
     var obsoleteAt: Int64 = -1
@@ -154,7 +197,7 @@ struct Unit: Sendable {
     var items: Int64 = 0
     var clientNs: Int64 = 0
 
-    init(isWait: Bool, id: UInt64, query: QueryKey, start: Int64) {
+    init(isWait: Bool, id: UInt64, query: QueryRef, start: Int64) {
         self.isWait = isWait
         self.id = id
         self.query = query
@@ -165,7 +208,7 @@ struct Unit: Sendable {
 /// A debounce wait: cheaper than a `Unit`, as one starts and ends on nearly every keystroke.
 struct Wait: Sendable {
     var id: UInt64
-    var query: QueryKey
+    var query: QueryRef
     /// The first input change after it started that made `query` differ from the field's query.
     var obsoleteAt: Int64 = -1
 }
@@ -173,12 +216,12 @@ struct Wait: Sendable {
 /// One typist's state between records.
 struct Track: Sendable {
     let expectsBackend: Bool
-    var field: QueryKey?
+    var field: QueryRef?
     var started = false
     var ended = false
     var endedAt: Int64 = -1
     var displayKind = DisplayKind.idle
-    var displayQuery: QueryKey?
+    var displayQuery: QueryRef?
     var displaySince: Int64 = 0
     var displayChangedOnce = false
     var mismatchFrom: Int64 = -1
@@ -188,7 +231,7 @@ struct Track: Sendable {
     var burstRequests: Int64 = 0
     var burstDisplayChanges: Int64 = 0
     var burstBlinks: Int64 = 0
-    var burstCommits: [QueryKey] = []
+    var burstCommits: [QueryRef] = []
     var maxApplied: UInt64 = 0
     var hasApplied = false
     var falseApplyAt: Int64 = -1
@@ -212,7 +255,7 @@ struct Track: Sendable {
         mismatchFrom = (!ended && showsAnswerForOtherQuery) ? time : -1
     }
 
-    mutating func keystroke(_ query: QueryKey?, at time: Int64, settle: Int64, totals: inout Totals) {
+    mutating func keystroke(_ query: QueryRef?, at time: Int64, settle: Int64, totals: inout Totals) {
         totals.keystrokes += 1
         if !started {
             started = true
@@ -253,7 +296,7 @@ struct Track: Sendable {
         endedAt = time
     }
 
-    mutating func commit(_ query: QueryKey, cached: Bool, totals: inout Totals) {
+    mutating func commit(_ query: QueryRef, cached: Bool, totals: inout Totals) {
         totals.commits += 1
         if cached { totals.cachedCommits += 1 }
         if burstOpen, !burstCommits.contains(query) {
@@ -354,7 +397,7 @@ struct Track: Sendable {
         }
     }
 
-    mutating func apply(_ id: UInt64, query: QueryKey, kind: DisplayKind, at time: Int64, totals: inout Totals) {
+    mutating func apply(_ id: UInt64, query: QueryRef, kind: DisplayKind, at time: Int64, totals: inout Totals) {
         totals.applies += 1
         if hasApplied, id < maxApplied { totals.outOfOrderApplies += 1 }
         if !hasApplied || id > maxApplied { maxApplied = id }
@@ -386,7 +429,7 @@ struct Track: Sendable {
         }
     }
 
-    mutating func display(_ kind: DisplayKind, _ query: QueryKey?, at time: Int64, blink: Int64, totals: inout Totals) {
+    mutating func display(_ kind: DisplayKind, _ query: QueryRef?, at time: Int64, blink: Int64, totals: inout Totals) {
         guard kind != displayKind || query != displayQuery else { return }
         totals.displayChanges += 1
         if burstOpen {

@@ -22,6 +22,28 @@ public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension Optional where Wrapped == QueryIdentity {
+    /// The same answer as the standard library's `Optional` equality, without its tuple of two
+    /// optionals, which the optimizer destroyed through the runtime's generic tuple witness (a
+    /// few percent of a simulated keystroke: strategies compare optional identities constantly).
+    @inlinable
+    public static func == (lhs: QueryIdentity?, rhs: QueryIdentity?) -> Bool {
+        switch lhs {
+        case .none:
+            if case .none = rhs { return true }
+            return false
+        case let .some(lhs):
+            guard case let .some(rhs) = rhs else { return false }
+            return lhs == rhs
+        }
+    }
+
+    @inlinable
+    public static func != (lhs: QueryIdentity?, rhs: QueryIdentity?) -> Bool {
+        !(lhs == rhs)
+    }
+}
+
 /// Turns what the field holds into the text a strategy searches for.
 ///
 /// The two knobs every preset shares: trimming and the minimum length (in characters, as

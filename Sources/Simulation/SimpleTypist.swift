@@ -70,20 +70,30 @@ public struct SimpleTypingModel: Hashable, Sendable {
 final class SharedModel: Sendable {
     let model: SimpleTypingModel
     let words: [[Unicode.Scalar]]
+    /// The key name of each scalar of each word, and of the typo letters `a`–`z`, made once.
+    let keys: [[String]]
+    let typoKeys: [String]
 
     init(_ model: SimpleTypingModel) {
         self.model = model
         words = model.vocabulary.map { Array($0.unicodeScalars) }
+        keys = words.map { $0.map { String($0) } }
+        typoKeys = (0..<26).map { String(Unicode.Scalar(UInt8(97 + $0))) }
     }
 }
 
 /// One typist of the simple model. Produces one event per call from a handful of fields, so a
 /// typist costs a few dozen bytes and no allocation per keystroke beyond its text.
+///
+/// The field's text lives as UTF-8 bytes and each event gets a fresh `String` made from them:
+/// up to 15 bytes that is a small (inline) string, which every later copy (event, strategy
+/// state, effects, recorder) passes around without reference counting. A string edited in
+/// place would keep its heap buffer and cost an atomic retain and release per copy.
 public struct SimpleTypist: TypistSession, Sendable {
     let shared: SharedModel
     var rng: SeededGenerator
     var clock: Int64 = 0
-    var text = ""
+    var bytes: [UInt8] = []
     var word = 0
     var position = 0
     var queriesLeft: Int
@@ -101,11 +111,13 @@ public struct SimpleTypist: TypistSession, Sendable {
     }
 
     public mutating func next() -> TypingEvent? {
-        let model = shared.model
+        // Reading through the class reference copies only the field used, not the whole model
+        // (whose arrays would be retained and released on every call).
+        let shared = self.shared
         while true {
             switch step {
             case .notStarted:
-                clock = model.startSpread.sample(&rng)
+                clock = shared.model.startSpread.sample(&rng)
                 step = .newQuery
             case .newQuery:
                 guard queriesLeft > 0 else {
@@ -116,15 +128,16 @@ public struct SimpleTypist: TypistSession, Sendable {
                 word = Int(rng.next() % UInt64(shared.words.count))
                 position = 0
                 step = .maybeScope
-                if !text.isEmpty {
-                    text = ""
+                if !bytes.isEmpty {
+                    bytes.removeAll(keepingCapacity: true)
                     return TypingEvent(at: clock, action: .edit(key: "⎋", text: ""))
                 }
             case .maybeScope:
                 step = .typing
-                if !model.scopes.isEmpty, rng.chance(model.scopeChangeProbability) {
-                    clock += model.interKey.sample(&rng)
-                    let scope = model.scopes[Int(rng.next() % UInt64(model.scopes.count))]
+                let scopes = shared.model.scopes
+                if !scopes.isEmpty, rng.chance(shared.model.scopeChangeProbability) {
+                    clock += shared.model.interKey.sample(&rng)
+                    let scope = scopes[Int(rng.next() % UInt64(scopes.count))]
                     return TypingEvent(at: clock, action: .scope(scope))
                 }
             case .typing:
@@ -133,35 +146,51 @@ public struct SimpleTypist: TypistSession, Sendable {
                     step = .afterQuery
                     continue
                 }
-                clock += model.interKey.sample(&rng)
-                if rng.chance(model.pauseProbability) { clock += model.pause.sample(&rng) }
+                clock += shared.model.interKey.sample(&rng)
+                if rng.chance(shared.model.pauseProbability) { clock += shared.model.pause.sample(&rng) }
                 let scalar = scalars[position]
-                if scalar != " ", rng.chance(model.typoProbability) {
-                    let typo = Unicode.Scalar(UInt8(97 + rng.next() % 26))
-                    text.unicodeScalars.append(typo)
+                if scalar != " ", rng.chance(shared.model.typoProbability) {
+                    let letter = Int(rng.next() % 26)
+                    bytes.append(UInt8(97 + letter))
                     step = .backspace
-                    return TypingEvent(at: clock, action: .edit(key: String(typo), text: text))
+                    return TypingEvent(at: clock, action: .edit(key: shared.typoKeys[letter], text: text))
                 }
                 position += 1
-                text.unicodeScalars.append(scalar)
-                return TypingEvent(at: clock, action: .edit(key: String(scalar), text: text))
+                append(scalar)
+                return TypingEvent(at: clock, action: .edit(key: shared.keys[word][position - 1], text: text))
             case .backspace:
-                clock += model.interKey.sample(&rng) * 2
-                text.unicodeScalars.removeLast()
+                clock += shared.model.interKey.sample(&rng) * 2
+                removeLastScalar()
                 step = .typing
                 return TypingEvent(at: clock, action: .edit(key: "⌫", text: text))
             case .afterQuery:
                 step = .settle
-                if rng.chance(model.submitProbability) {
-                    clock += model.interKey.sample(&rng)
+                if rng.chance(shared.model.submitProbability) {
+                    clock += shared.model.interKey.sample(&rng)
                     return TypingEvent(at: clock, action: .submit)
                 }
             case .settle:
-                clock += model.settlePause.sample(&rng)
+                clock += shared.model.settlePause.sample(&rng)
                 step = .newQuery
             case .ended:
                 return nil
             }
         }
+    }
+
+    /// The field's text, freshly made from its bytes (small, hence uncounted, up to 15 bytes).
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    private mutating func append(_ scalar: Unicode.Scalar) {
+        if scalar.isASCII {
+            bytes.append(UInt8(scalar.value))
+        } else {
+            bytes.append(contentsOf: UTF8.encode(scalar)!)
+        }
+    }
+
+    /// Backspace: drops the last scalar (its UTF-8 continuation bytes, then its lead byte).
+    private mutating func removeLastScalar() {
+        while let last = bytes.popLast(), last & 0xC0 == 0x80 {}
     }
 }

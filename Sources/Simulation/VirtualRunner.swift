@@ -130,8 +130,9 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
 
     private mutating func scheduleNextTyping(_ typist: Int) {
         if let next = sessions[typist].next() {
-            slots[typist].pending = next
             queue.push(max(next.at, now), .typing, typist: Int32(typist))
+            // Moved into the slot, not copied and then destroyed.
+            slots[typist].pending = consume next
         } else if !slots[typist].ended {
             slots[typist].ended = true
             recorder.record(.sessionEnd, typist: typist, at: now)
@@ -139,12 +140,12 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     }
 
     private mutating func typing(_ typist: Int) {
-        guard let typed = slots[typist].pending else { return }
         if slots[typist].uiBusyUntil > now {
-            queue.push(slots[typist].uiBusyUntil, .typing, typist: Int32(typist))
+            if slots[typist].pending != nil { queue.push(slots[typist].uiBusyUntil, .typing, typist: Int32(typist)) }
             return
         }
-        slots[typist].pending = nil
+        // Moved out, not copied: the event's strings are neither retained nor released here.
+        guard let typed = slots[typist].pending.take() else { return }
         if now > typed.at { recorder.record(.inputLag(now - typed.at), typist: typist, at: now) }
         observer?(now, typist, .typing(typed.action))
         switch typed.action {
@@ -193,10 +194,20 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         effectBuffer = []
         observer?(now, typist, .event(event))
         strategies[typist].handle(event, at: now, into: &effects)
-        for index in effects.indices {
-            observer?(now, typist, .effect(effects[index]))
-            perform(effects[index], typist: typist)
+        // Each effect is moved out of the buffer (no copy, one destroy) and its slot refilled
+        // with a payload-free effect, which the final `removeAll` drops without touching any
+        // reference count. Copying every effect and destroying it twice cost ~8% of a run.
+        effects.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for index in 0..<buffer.count {
+                let effect = (base + index).move()
+                (base + index).initialize(to: .cancelTimer(0))
+                observer?(now, typist, .effect(effect))
+                perform(effect, typist: typist)
+            }
         }
+        // Popping payload-free effects is a switch each; `removeAll` would go through the
+        // runtime's generic array destroy.
         while !effects.isEmpty { effects.removeLast() }
         effectBuffer = effects
     }

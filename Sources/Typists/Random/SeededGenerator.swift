@@ -44,7 +44,8 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
         Double(next() >> 11) * 0x1.0p-53
     }
 
-    @usableFromInline @inline(__always)
+    /// Inlinable so that `next()`, inlined into other modules, does not call out per draw.
+    @inlinable @inline(__always)
     func rotateLeft(_ x: UInt64, _ k: UInt64) -> UInt64 {
         (x << k) | (x >> (64 - k))
     }

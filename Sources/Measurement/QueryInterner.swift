@@ -1,0 +1,140 @@
+/// A query as the recorder's per-typist state holds it: a number standing for one `QueryKey`.
+///
+/// Two refs are equal exactly when their keys are equal (one interner hands them all out), so
+/// every comparison the metrics make stays the same while costing an integer compare, and the
+/// per-typist state (units, waits, the field, the display) holds no reference-counted strings.
+struct QueryRef: Hashable, Sendable {
+    var raw: UInt32
+}
+
+/// Hands out one `QueryRef` per distinct `QueryKey` seen by a recorder.
+///
+/// Most of a typist's records name the same query as that typist's record before (a keystroke,
+/// then the debounce wait for it; a commit, then its request, its apply, its display), so each
+/// typist's last key is compared first, in place. Other keys go through a small open-addressing
+/// table hashed with FNV-1a over the key's bytes: a query is a few bytes, and `Hasher`'s
+/// SipHash through `Dictionary` cost several times more per keystroke.
+///
+/// - Complexity: O(1) expected per lookup; memory O(distinct queries of the run + typists).
+struct QueryInterner: Sendable {
+    /// The key of each ref, by `raw`, and its hash.
+    private var keys: [QueryKey] = []
+    private var hashes: [UInt64] = []
+    /// Open addressing, linear probing: a ref plus one, 0 for an empty slot. A power of two in
+    /// size, at most half full.
+    private var slots: [UInt32] = Array(repeating: 0, count: 1024)
+    /// Per typist, the ref of its last key plus one (0: none yet).
+    private var recent: [UInt32]
+    /// Compaction is due once this many keys are held (see `Recorder.compactQueries()`).
+    private var limit: Int
+    private let floor: Int
+
+    /// - Parameter floor: the fewest keys held before a compaction is considered.
+    init(typists: Int, floor: Int = 1 << 16) {
+        recent = Array(repeating: 0, count: typists)
+        self.floor = max(1, floor)
+        limit = self.floor
+    }
+
+    /// Keys dropped by compactions so far.
+    private(set) var dropped = 0
+
+    /// Number of keys held (live or not).
+    var count: Int { keys.count }
+
+    /// A run with millions of typists types millions of distinct prefixes; most are dead (no
+    /// typist state refers to them) soon after they were typed, so the recorder compacts.
+    var needsCompaction: Bool { keys.count >= limit }
+
+    func key(_ ref: QueryRef) -> QueryKey { keys[Int(ref.raw)] }
+
+    /// Starts over with `live` as refs `0..<live.count`: the recorder has renumbered every ref
+    /// it holds to match. The next compaction is due when the table has grown fourfold.
+    mutating func rebuild(keeping live: [QueryKey]) {
+        dropped += keys.count - live.count
+        keys = []
+        hashes = []
+        var size = 1024
+        while size < live.count * 2 { size *= 2 }
+        slots = Array(repeating: 0, count: size)
+        for index in recent.indices { recent[index] = 0 }
+        for key in live {
+            let hash = Self.hash(key)
+            var slot = Int(truncatingIfNeeded: hash) & (size - 1)
+            while slots[slot] != 0 { slot = (slot &+ 1) & (size - 1) }
+            slots[slot] = UInt32(keys.count) &+ 1
+            keys.append(key)
+            hashes.append(hash)
+        }
+        limit = max(floor, live.count * 4)
+    }
+
+    mutating func ref(_ key: QueryKey, typist: Int) -> QueryRef {
+        intern(key, typist: typist)
+    }
+
+    mutating func ref(_ key: QueryKey?, typist: Int) -> QueryRef? {
+        guard let key else { return nil }
+        return intern(key, typist: typist)
+    }
+
+    private mutating func intern(_ key: QueryKey, typist: Int) -> QueryRef {
+        let last = recent[typist]
+        if last != 0, keys[Int(last &- 1)] == key { return QueryRef(raw: last &- 1) }
+        let hash = Self.hash(key)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { break }
+            let raw = Int(entry &- 1)
+            if hashes[raw] == hash, keys[raw] == key {
+                recent[typist] = entry
+                return QueryRef(raw: entry &- 1)
+            }
+            slot = (slot &+ 1) & mask
+        }
+        let raw = UInt32(keys.count)
+        keys.append(key)
+        hashes.append(hash)
+        slots[slot] = raw &+ 1
+        if keys.count * 2 > slots.count { grow() }
+        recent[typist] = raw &+ 1
+        return QueryRef(raw: raw)
+    }
+
+    private mutating func grow() {
+        var bigger = [UInt32](repeating: 0, count: slots.count * 2)
+        let mask = bigger.count - 1
+        for raw in hashes.indices {
+            var slot = Int(truncatingIfNeeded: hashes[raw]) & mask
+            while bigger[slot] != 0 { slot = (slot &+ 1) & mask }
+            bigger[slot] = UInt32(raw) &+ 1
+        }
+        slots = bigger
+    }
+
+    /// FNV-1a over the text, the scope and the tokens, each followed by a separator byte that
+    /// UTF-8 never contains, then a final mix so that the low bits (the slot) spread well.
+    static func hash(_ key: QueryKey) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        func add(_ text: String) {
+            var text = text
+            hash = text.withUTF8 { bytes in
+                var hash = hash
+                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+                return (hash ^ 0xFF) &* 0x100_0000_01B3
+            }
+        }
+        add(key.text)
+        if let scope = key.scope {
+            add(scope)
+        } else {
+            hash = (hash ^ 0xFE) &* 0x100_0000_01B3
+        }
+        for token in key.tokens { add(token) }
+        hash ^= hash >> 29
+        hash = hash &* 0xBF58_476D_1CE4_E5B9
+        return hash ^ (hash >> 32)
+    }
+}
