@@ -65,6 +65,12 @@ public enum MetricName {
     public static let queueTime = "server_queue_ns"
     public static let serviceTime = "server_service_ns"
     public static let inFlight = "in_flight"
+    /// Maximum: the width of the timeline's buckets (see `Timeline`).
+    public static let timelineBucket = "timeline_bucket_ns"
+    /// Counter prefixes of the timeline, one counter per non-empty bucket: `<prefix>.<index>`.
+    public static let timelineStarted = "timeline_started"
+    public static let timelineCompleted = "timeline_completed"
+    public static let timelineInFlight = "timeline_in_flight_ns"
     public static let scheduleLag = "schedule_lag_ns"
     public static let timerLateness = "timer_lateness_ns"
     public static let inputLag = "input_lag_ns"
@@ -73,6 +79,7 @@ public enum MetricName {
 /// The recorder's running totals, as typed fields: the hot path adds to these, and
 /// `metricSet()` names them once at the end.
 struct Totals: Sendable {
+    var timeline = Timeline()
     var keystrokes: Int64 = 0
     var submits: Int64 = 0
     var settles: Int64 = 0
@@ -135,7 +142,7 @@ struct Totals: Sendable {
 
     func metricSet() -> MetricSet {
         typealias N = MetricName
-        let counters: [String: Int64] = [
+        var counters: [String: Int64] = [
             N.keystrokes: keystrokes, N.submits: submits, N.settles: settles, N.commits: commits,
             N.cachedCommits: cachedCommits, N.distinctCommits: distinctCommits,
             N.requestsStarted: requestsStarted, N.requestsCompleted: requestsCompleted,
@@ -152,7 +159,8 @@ struct Totals: Sendable {
             N.writeBackReentries: writeBackReentries, N.writeBackRunaways: writeBackRunaways,
             N.compositionBreaks: compositionBreaks, N.cpuNs: cpuNs, N.allocatedBytes: allocatedBytes,
         ]
-        let maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight, N.peakRSS: peakRSS]
+        var maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight, N.peakRSS: peakRSS]
+        timeline.write(into: &counters, maxima: &maxima)
         let histograms: [String: Histogram] = [
             N.fanOutPerSettle: fanOutPerSettle, N.displayChangesPerSettle: displayChangesPerSettle,
             N.blinksPerSettle: blinksPerSettle, N.timeToFresh: timeToFresh, N.signalLatency: signalLatency,

@@ -309,6 +309,7 @@ struct Track: Sendable {
             totals.waits += 1
         } else {
             totals.requestsStarted += 1
+            totals.timeline.requestStarted(at: unit.start)
             if burstOpen { burstRequests += 1 }
             openRequests += 1
             totals.inFlight.record(openRequests)
@@ -354,6 +355,7 @@ struct Track: Sendable {
         unit.stopped = true
         unit.clientNs = time - unit.start
         totals.clientNs += unit.clientNs
+        totals.timeline.requestStopped(start: unit.start, end: time, completed: reason == .completed)
         if unit.cancelAt >= 0 {
             totals.stopLatencyClient.record(time - unit.cancelAt)
         }
@@ -479,7 +481,10 @@ struct Track: Sendable {
         if burstOpen { closeSettle(totals: &totals) }
         waits.removeAll()
         while !units.isEmpty {
-            if !units[0].isWait, !units[0].stopped { totals.unfinishedRequests += 1 }
+            if !units[0].isWait, !units[0].stopped {
+                totals.unfinishedRequests += 1
+                totals.timeline.requestStopped(start: units[0].start, end: end, completed: false)
+            }
             finalize(0, totals: &totals)
         }
     }
