@@ -117,4 +117,24 @@ public struct FieldInput: Hashable, Sendable {
         self.scope = scope
         self.tokens = tokens
     }
+
+    /// Applies an input event (text, scope or tokens) to the field: `true` when it changed what
+    /// the field holds, `false` when it did not (the same text set again), `nil` for events that
+    /// are not input. The one place the strategies that react to every change read their input.
+    public mutating func absorb(_ event: SearchEvent) -> Bool? {
+        switch event {
+        case let .textChanged(text, _), let .fieldTextSet(text):
+            guard text != self.text else { return false }
+            self.text = text
+        case let .scopeChanged(scope):
+            guard scope != self.scope else { return false }
+            self.scope = scope
+        case let .tokensChanged(tokens):
+            guard tokens != self.tokens else { return false }
+            self.tokens = tokens
+        case .submitted, .timerFired, .responseArrived, .requestFailed:
+            return nil
+        }
+        return true
+    }
 }

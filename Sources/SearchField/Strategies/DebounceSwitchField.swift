@@ -39,18 +39,8 @@ public struct DebounceSwitchField: SearchFieldStrategy {
 
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            guard text != input.text else { return }
-            input.text = text
-            inputChanged(into: &effects)
-        case let .scopeChanged(scope):
-            guard scope != input.scope else { return }
-            input.scope = scope
-            inputChanged(into: &effects)
-        case let .tokensChanged(tokens):
-            guard tokens != input.tokens else { return }
-            input.tokens = tokens
-            inputChanged(into: &effects)
+        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
+            if input.absorb(event) == true { inputChanged(into: &effects) }
         case .submitted:
             return
         case let .timerFired(timer):

@@ -28,18 +28,8 @@ public struct LocalFilterField: SearchFieldStrategy {
 
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            guard text != input.text else { return }
-            input.text = text
-            filter(into: &effects)
-        case let .scopeChanged(scope):
-            guard scope != input.scope else { return }
-            input.scope = scope
-            filter(into: &effects)
-        case let .tokensChanged(tokens):
-            guard tokens != input.tokens else { return }
-            input.tokens = tokens
-            filter(into: &effects)
+        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
+            if input.absorb(event) == true { filter(into: &effects) }
         case .submitted, .timerFired:
             return
         case let .responseArrived(id, summary):
