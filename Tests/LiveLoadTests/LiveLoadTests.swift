@@ -152,7 +152,7 @@ struct HTTPLoadClientTests {
                 client.abort(id: 7)  // already completed: ignored
             }
             let deadline = Date().addingTimeInterval(5)
-            while server.metrics.cancelled == 0, Date() < deadline { await Task.yield() }
+            while server.metrics.cancelled == 0, Date() < deadline { try? await Task.sleep(for: .milliseconds(1)) }
             #expect(server.metrics.cancelled == 1)
             #expect(server.metrics.wastedItems > 0)
         }

@@ -40,7 +40,8 @@ struct LiveRunnerTests {
         return try! Catalog(products)
     }()
 
-    func run(_ preset: Preset, typists: Int = 3, workers: Int = 2, endAfter: Int64 = 400_000_000) async -> LiveRunResult {
+    func run(_ preset: Preset, configuration: SearchFieldConfiguration? = nil, typists: Int = 3, workers: Int = 2,
+             endAfter: Int64 = 400_000_000) async -> LiveRunResult {
         let engine = SearchEngine(catalog: Self.catalog)
         let backend = EngineSearchBackend(engine: engine, reference: ReferenceFilter(catalog: Self.catalog), workers: workers)
         defer { backend.shutdown() }
@@ -48,7 +49,7 @@ struct LiveRunnerTests {
             LiveTypist(arrivalNanos: Int64(index) * 5_000_000,
                        session: ScriptedSession(typing: "sweater", interval: 30_000_000, endAfter: endAfter))
         }
-        return await LiveRunner.run(typists: sessions, strategy: preset, backend: backend)
+        return await LiveRunner.run(typists: sessions, strategy: preset, configuration: configuration, backend: backend)
     }
 
     @Test func naiveSendsARequestPerKeystroke() async {
@@ -61,10 +62,14 @@ struct LiveRunnerTests {
     }
 
     @Test func splitStateWaitsForThePause() async {
-        let result = await run(.splitState)
+        // A 1 s wait against keys 30 ms apart: only a stall of most of a second on a busy
+        // machine could split the burst.
+        var configuration = Preset.splitState.defaultConfiguration
+        configuration.debounce = 1_000_000_000
+        let result = await run(.splitState, configuration: configuration, endAfter: 1_400_000_000)
         #expect(result.undrainedTypists == 0)
         #expect(result.metrics.counter(MetricName.keystrokes) == 21)
-        // One search per typist, for "sweater", after the 300 ms wait; the waits that typing
+        // One search per typist, for "sweater", after the wait; the waits that typing
         // restarted never reached the backend.
         #expect(result.metrics.counter(MetricName.requestsStarted) == 3)
         #expect(result.metrics.counter(MetricName.taskChurn) > 0)
@@ -148,17 +153,19 @@ struct SharedHTTPBackendTests {
     @Test func concurrentRunsKeepTheirTransfersApart() async throws {
         let backend = EngineBackend(catalog: LiveRunnerTests.catalog)
         var configuration = SearchServerConfiguration()
-        configuration.faults.latency = try LatencyDistribution(parsing: "fixed:80ms")
+        // Every answer takes 400 ms and keys come every 100 ms, so each new query's request
+        // finds the previous one in flight and cancels it, even if the machine is busy.
+        configuration.faults.latency = try LatencyDistribution(parsing: "fixed:400ms")
         let results = try await SearchServer.withServer(configuration: configuration, backend: backend) { server in
             let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL), maxConnections: 32)
             defer { http.shutdown() }
             let sessions = (0..<3).map { _ in
-                LiveTypist(arrivalNanos: 0, session: ScriptedSession(typing: "sweater", interval: 40_000_000, endAfter: 400_000_000))
+                LiveTypist(arrivalNanos: 0, session: ScriptedSession(typing: "sweat", interval: 100_000_000, endAfter: 600_000_000))
             }
             async let first = LiveRunner.run(typists: sessions, strategy: .debounceSwitch,
-                                             configuration: SearchFieldConfiguration(debounce: 20_000_000), backend: http)
+                                             configuration: SearchFieldConfiguration(debounce: 10_000_000), backend: http)
             async let second = LiveRunner.run(typists: sessions, strategy: .debounceSwitch,
-                                              configuration: SearchFieldConfiguration(debounce: 20_000_000), backend: http)
+                                              configuration: SearchFieldConfiguration(debounce: 10_000_000), backend: http)
             return await [first, second]
         }
         for result in results {

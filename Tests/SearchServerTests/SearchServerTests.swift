@@ -151,9 +151,13 @@ struct SearchServerTests {
             connection.close()
             #expect(await eventually { server.metrics.cancelled == 1 })
             #expect(server.metrics.wastedItems == 0)
-            let metrics = try fetch(server.port, "/metrics").body
-            #expect(metrics.contains("typestorm_search_cancel_stop_seconds_count 1"))
-            #expect(metrics.contains("typestorm_http_responses_total{endpoint=\"search\",status=\"499\"} 1"))
+            // The cancellation counter moves first; the stop histogram and the 499 count follow
+            // when the search thread finishes its bookkeeping.
+            #expect(await eventually {
+                let metrics = (try? fetch(server.port, "/metrics").body) ?? ""
+                return metrics.contains("typestorm_search_cancel_stop_seconds_count 1")
+                    && metrics.contains("typestorm_http_responses_total{endpoint=\"search\",status=\"499\"} 1")
+            })
         }
     }
 

@@ -145,11 +145,13 @@ final class GateBackend: SearchBackend {
 }
 
 /// Waits for `condition` without sleeping a fixed time: yields until it holds or `seconds` pass.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
-        await Task.yield()
+        // Polls every millisecond rather than spinning: a spinning check holds one of the two
+        // cooperative threads and starves the other tests that run in parallel.
+        try? await Task.sleep(for: .milliseconds(1))
     }
     return condition()
 }

@@ -91,4 +91,28 @@ struct CommandTests {
         #expect(result.code == 64)
         #expect(result.err.contains("split-state"))
     }
+
+    /// The grid spread over worker processes (the real executable, started by the driver) gives
+    /// exactly the numbers of the in-process grid.
+    @Test func sweepOverWorkerProcessesEqualsTheInProcessGrid() async throws {
+        let executable = Self.root + "/.build/debug/typestorm"
+        try #require(FileManager.default.isExecutableFile(atPath: executable), "build the typestorm executable first (swift build)")
+        let scenario = Self.root + "/Datasets/scenarios/default.json"
+        let grid = ["sweep", scenario, "--debounce", "100:300:100", "--typists", "40", "--queries", Self.root + "/Datasets/queries", "--json"]
+        let inProcess = await run(grid + ["--workers", "1"])
+        #expect(inProcess.code == 0)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = grid + ["--workers", "3"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: bytes, as: UTF8.self) == inProcess.out)
+        #expect(inProcess.out.contains("\"debounceMs\" : 300"))
+    }
 }

@@ -123,17 +123,17 @@ private final class Flag: Sendable {
 
 /// A session cut at the phase's end: the typist leaves the field at `limit` (its own time), so a
 /// typist asleep until a key after the deadline does not hold the phase open.
-struct DeadlineSession<Base: TypistSession & Sendable>: TypistSession, Sendable {
+public struct DeadlineSession<Base: TypistSession & Sendable>: TypistSession, Sendable {
     var base: Base
     let limit: Int64
     private var ended = false
 
-    init(base: Base, limit: Int64) {
+    public init(base: Base, limit: Int64) {
         self.base = base
         self.limit = limit
     }
 
-    mutating func next() -> TypingEvent? {
+    public mutating func next() -> TypingEvent? {
         guard !ended else { return nil }
         guard let event = base.next() else {
             ended = true

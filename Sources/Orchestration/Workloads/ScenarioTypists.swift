@@ -7,9 +7,9 @@ import Typists
 /// Typist `i` belongs to the mix entry that `Population.mixEntry(forTypist:)` names and is
 /// drawn as typist `i` of that entry's population, so it depends only on (seed, i): any split
 /// over processes or machines types the same keys.
-struct ScenarioTypists: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public struct ScenarioTypists: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     private let population: Population
@@ -17,7 +17,7 @@ struct ScenarioTypists: Sendable {
 
     /// - Parameter baseDirectory: the scenario's directory; `population.queryLists` is resolved
     ///   against it.
-    init(scenario: Scenario, baseDirectory: String) throws {
+    public init(scenario: Scenario, baseDirectory: String) throws {
         population = scenario.population
         let directory = try Self.queriesDirectory(population.queryLists, baseDirectory: baseDirectory)
         var populations: [String: TypistPopulation] = [:]
@@ -41,7 +41,7 @@ struct ScenarioTypists: Sendable {
     }
 
     /// Typist `index`'s session, cut at the scenario's `session.maxLength` if it has one.
-    func session(forTypist index: Int) -> DeadlineSession<GeneratedSession> {
+    public func session(forTypist index: Int) -> DeadlineSession<GeneratedSession> {
         let entry = population.mixEntry(forTypist: index)
         let session = populations[Self.key(entry)]!.session(forTypist: index)
         return DeadlineSession(base: session, limit: population.maximumSessionNanos ?? .max)

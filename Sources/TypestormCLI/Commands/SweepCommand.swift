@@ -27,6 +27,7 @@ enum SweepCommand {
             .value("budget", "REQUESTS", help: "Requests per search allowed; recommends the smallest interval within it."),
             .value("strategy", "NAME", help: "The scenario strategy to sweep (default: debounce-switch if present, else the first)."),
             .value("typists", "N", help: "Typists per population (default: the scenario's share of its typists, at least 50)."),
+            .value("workers", "N", help: "Worker processes the grid is spread over (default: the scenario's processes); 1 runs it in this process on every core."),
             .value("queries", "DIR", help: "Query lists for the typists.", default: "Datasets/queries"),
             .value("record", "FILE", help: "Analyse a stored sweep record instead of running the grid."),
             .value("out", "DIR", help: "Write sweep.html, sweep.json and one SVG per plot into DIR."),
@@ -137,29 +138,39 @@ enum SweepCommand {
         let queriesDirectory = arguments.value("queries") ?? "Datasets/queries"
         let typistsOverride = try arguments.int("typists", default: nil, in: 1...1_000_000)
 
-        // One population per mix entry, each typed by the Typists models for its device and language.
-        var populations: [(label: String, sessions: [GeneratedSession])] = []
+        // One population per mix entry, each typed by the Typists models for its device and
+        // language, as the driver types it (`ScenarioTypists`: sessions cut at the scenario's
+        // maxLength), so the in-process grid and the grid over workers give the same numbers.
+        let fm = FileManager.default
+        let queries = URL(fileURLWithPath: queriesDirectory, relativeTo: URL(fileURLWithPath: fm.currentDirectoryPath)).standardizedFileURL.path
+        var populations: [(label: String, scenario: Scenario, sessions: [DeadlineSession<GeneratedSession>])] = []
         for entry in scenario.population.mix {
-            guard let device = DeviceClass(rawValue: entry.device.rawValue), let language = TypingLanguage(rawValue: entry.language.rawValue) else {
-                throw ToolError("\(scenarioPath): population \(entry.device.rawValue)-\(entry.language.rawValue) has no typing model", exitCode: ExitCode.dataError)
-            }
-            var config = TypistConfig()
-            config.deviceShares = [device: 1]
-            config.languageShares = [language: 1]
-            config.maxQueriesPerSession = max(1, scenario.population.queriesPerSession)
+            let label = "\(entry.device.rawValue)-\(entry.language.rawValue)"
             let count = typistsOverride ?? max(50, Int((entry.share * Double(scenario.population.typists)).rounded()))
-            let population: TypistPopulation
+            var derived = scenario
+            derived.name = "\(scenario.name)-sweep-\(label)"
+            derived.population.mix = [Population.MixEntry(device: entry.device, language: entry.language, share: 1)]
+            derived.population.typists = count
+            derived.population.queryLists = queries
+            derived.runners = [.virtual]
+            derived.thresholds = []
+            let typists: ScenarioTypists
             do {
-                let pool = try QueryPool.load(directory: queriesDirectory, languages: [language])
-                population = try TypistPopulation(config: config, queries: pool, seed: scenario.seed)
-            } catch let error as QueryPoolError {
+                typists = try ScenarioTypists(scenario: derived, baseDirectory: fm.currentDirectoryPath)
+            } catch {
                 throw ToolError("\(error) (run from the repository root, or give --queries DIR)", exitCode: ExitCode.noInput)
             }
-            populations.append(("\(device.rawValue)-\(language.rawValue)", (0..<count).map(population.session(forTypist:))))
+            populations.append((label, derived, (0..<count).map(typists.session(forTypist:))))
         }
 
         let ownMinimum = spec.minimumLength ?? preset.defaultConfiguration.normalizer.minimumLength
         let gridPoints = grid.points(defaultMinLength: ownMinimum)
+        let workers = try arguments.int("workers", default: scenario.processes, in: 1...256)
+        if workers > 1 {
+            return try await runGridOverWorkers(
+                scenario: scenario, spec: spec, gridPoints: gridPoints,
+                populations: populations.map { ($0.label, $0.scenario) }, workers: workers, console: console)
+        }
         let jobs = populations.indices.flatMap { population in gridPoints.map { (population, $0.debounceMs, $0.minLength) } }
         console.err("sweeping \(spec.name) over \(gridPoints.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
         let seed = scenario.seed
@@ -202,13 +213,65 @@ enum SweepCommand {
         return record
     }
 
+    /// The grid spread over `typestorm worker` processes by the driver: per population, one
+    /// virtual-time run whose strategies are the grid points, each worker taking a segment of
+    /// the typists (so `typestorm worker` and `merge` can spread it over machines too). Typist i
+    /// of a population types the same keys as in the in-process grid.
+    static func runGridOverWorkers(
+        scenario: Scenario, spec: ScenarioStrategy, gridPoints: [(debounceMs: Int, minLength: Int)],
+        populations: [(label: String, scenario: Scenario)], workers: Int, console: Console
+    ) async throws -> RunRecord {
+        let fm = FileManager.default
+        let directory = fm.temporaryDirectory.appendingPathComponent("typestorm-sweep-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+        try fm.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: directory) }
+        let pointName = { (point: (debounceMs: Int, minLength: Int)) in "d\(point.debounceMs)-m\(point.minLength)" }
+        console.err("sweeping \(spec.name) over \(gridPoints.count) grid points × \(populations.count) populations on \(workers) worker processes…\n")
+
+        var record = RunRecord(metadata: RunMetadata(
+            toolVersion: VersionCommand.version, scenarioName: scenario.name, scenarioHash: scenario.hash, seed: scenario.seed,
+            runner: "virtual", segments: [Segment(index: 0, count: 1)]))
+        for (index, population) in populations.enumerated() {
+            var derived = population.scenario
+            derived.strategies = gridPoints.map { point in
+                var strategy = spec
+                strategy.name = pointName(point)
+                strategy.debounceNanos = Int64(point.debounceMs) * 1_000_000
+                strategy.minimumLength = point.minLength
+                return strategy
+            }
+            let file = directory.appendingPathComponent("\(derived.name).json").path
+            try Data(derived.canonicalJSON.prettyCanonical.utf8).write(to: URL(fileURLWithPath: file))
+            let outcome = await Driver(DriverConfiguration(
+                scenario: derived, scenarioFile: file, baseDirectory: directory.path, workers: min(workers, derived.population.typists),
+                executable: ExecutablePath.current(), toolVersion: VersionCommand.version, handleSignals: false)).run()
+            if outcome.isPartial {
+                throw ToolError("sweep of \(population.label) did not complete: \(outcome.record.problems.joined(separator: "; "))", exitCode: ExitCode.failure)
+            }
+            for point in gridPoints {
+                guard let group = outcome.record.groups.first(where: { $0.name == pointName(point) }) else {
+                    throw ToolError("sweep of \(population.label): no result for grid point \(pointName(point))", exitCode: ExitCode.failure)
+                }
+                var metrics = group.metrics
+                metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
+                let labels = [
+                    "runner": "virtual", ReportMetrics.labelPopulation: population.label,
+                    ReportMetrics.labelDebounce: String(point.debounceMs), ReportMetrics.labelMinLength: String(point.minLength),
+                ]
+                try record.add(MetricGroup(name: spec.name, labels: labels, metrics: metrics))
+            }
+            console.err("  \(index + 1)/\(populations.count) populations done\n")
+        }
+        return record
+    }
+
     /// Histograms a sweep keeps: the trade-off curves need only these, and a dense latency
     /// histogram is a few hundred kilobytes in memory, times hundreds of grid runs.
     static let keptHistograms: Set<String> = [ReportMetrics.ttfr, ReportMetrics.fanOutPerSettle]
 
     /// One virtual-time run; generic so the runner is specialised for the strategy's type.
     /// Returns every counter and maximum, and the histograms in `keptHistograms`.
-    static func simulate<S: SearchFieldStrategy>(_ strategy: S, sessions: [GeneratedSession], backend: BackendModel, seed: UInt64) -> MetricSet {
+    static func simulate<S: SearchFieldStrategy, Session: TypistSession>(_ strategy: S, sessions: [Session], backend: BackendModel, seed: UInt64) -> MetricSet {
         var runner = VirtualRunner(strategy: strategy, sessions: sessions, backend: backend, seed: seed)
         var metrics = runner.run().metrics()
         metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
