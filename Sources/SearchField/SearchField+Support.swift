@@ -86,6 +86,42 @@ extension ResultSummary {
 /// array ordered from least to most recently used.
 ///
 /// - Complexity: O(capacity) per lookup.
+/// The answer handling of a switch-to-latest pipeline (RxJS `switchMap`, Combine
+/// `switchToLatest`), shared by `debounce-switch`, `throttle` and `submit-only`: only the request
+/// in flight may answer; its results (or emptiness) go on screen and into the cache, a failure
+/// shows an error, a cancellation shows nothing. Any other request's answer is discarded.
+enum SwitchToLatest {
+    /// Handles `.responseArrived` or `.requestFailed`. Returns `false` when the event belonged to
+    /// no current request (the caller changes nothing else), `true` when it was applied.
+    static func settle(
+        _ event: SearchEvent, inFlight: inout (id: RequestID, query: QueryIdentity)?, shown: inout ShownContent,
+        cache: inout ClientCache, into effects: inout [SearchEffect]
+    ) -> Bool {
+        switch event {
+        case let .responseArrived(id, summary):
+            guard let current = inFlight, current.id == id else {
+                effects.append(.discard(id))
+                return false
+            }
+            inFlight = nil
+            shown = .answer(current.query, id, summary)
+            cache.insert(current.query, request: id, summary: summary)
+            effects.append(.apply(id, current.query, summary.applyKind))
+            return true
+        case let .requestFailed(id, reason):
+            guard let current = inFlight, current.id == id else { return false }
+            inFlight = nil
+            if reason != .cancelled {
+                shown = .error(current.query)
+                effects.append(.apply(id, current.query, .error))
+            }
+            return true
+        default:
+            preconditionFailure("SwitchToLatest.settle handles answers only, not \(event)")
+        }
+    }
+}
+
 struct ClientCache: Hashable, Sendable {
     let capacity: Int
     private var entries: [Entry] = []

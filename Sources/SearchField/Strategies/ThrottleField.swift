@@ -40,22 +40,8 @@ public struct ThrottleField: SearchFieldStrategy {
                 emit(query, into: &effects)
                 openWindow(into: &effects)
             }
-        case let .responseArrived(id, summary):
-            guard let inFlight, inFlight.id == id else {
-                effects.append(.discard(id))
-                return
-            }
-            self.inFlight = nil
-            shown = .answer(inFlight.query, id, summary)
-            cache.insert(inFlight.query, request: id, summary: summary)
-            effects.append(.apply(id, inFlight.query, summary.applyKind))
-        case let .requestFailed(id, reason):
-            guard let inFlight, inFlight.id == id else { return }
-            self.inFlight = nil
-            if reason != .cancelled {
-                shown = .error(inFlight.query)
-                effects.append(.apply(id, inFlight.query, .error))
-            }
+        case .responseArrived, .requestFailed:
+            guard SwitchToLatest.settle(event, inFlight: &inFlight, shown: &shown, cache: &cache, into: &effects) else { return }
         }
         display.show(shown.display, into: &effects)
     }
