@@ -90,7 +90,7 @@ let package = Package(
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["Simulation", "SearchField", "Measurement", "Typists"],
+            dependencies: ["Simulation", "SearchField", "Measurement", "Typists", "CJemalloc"],
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import CJemalloc
 import Foundation
 import Measurement
 import SearchField

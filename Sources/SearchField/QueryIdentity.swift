@@ -70,13 +70,16 @@ public struct QueryNormalizer: Hashable, Sendable {
     @inlinable
     public func isSearchable(_ text: String) -> Bool {
         if minimumLength <= 0 { return true }
-        var text = text
-        let asciiLength: Int? = text.withUTF8 { bytes in
-            for byte in bytes where byte >= 0x80 { return nil }
-            return bytes.count
+        let utf8 = text.utf8
+        if utf8.count < minimumLength { return false }
+        // ASCII (but for "\r\n", which is one character): one character per byte. Read in
+        // place, without the copy and closure of `withUTF8`.
+        var ascii = true
+        for byte in utf8 where byte >= 0x80 || byte == 0x0D {
+            ascii = false
+            break
         }
-        if let asciiLength { return asciiLength >= minimumLength }
-        if text.utf8.count < minimumLength { return false }
+        if ascii { return true }
         return text.count >= minimumLength
     }
 
@@ -92,12 +95,12 @@ public struct QueryNormalizer: Hashable, Sendable {
     /// at both ends.
     @inlinable
     public static func trimmed(_ text: String) -> String {
-        var copy = text
-        let clean: Bool = copy.withUTF8 { bytes in
-            guard let first = bytes.first, let last = bytes.last else { return true }
-            return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80
-        }
-        if clean { return text }
+        // The UTF-8 view's ends are O(1) reads, with no copy of the string (a `withUTF8` on a
+        // copy cost a retain and a release per call, and this runs several times a keystroke).
+        let utf8 = text.utf8
+        guard let first = utf8.first else { return text }
+        let last = utf8[utf8.index(before: utf8.endIndex)]
+        if first > 0x20, first < 0x80, last > 0x20, last < 0x80 { return text }
         let scalars = text.unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
