@@ -135,7 +135,18 @@ public struct Histogram: Sendable, Equatable {
 
     /// Records `value` once (negative values are recorded as 0).
     public mutating func record(_ value: Int64) {
-        record(value, count: 1)
+        // The one-count case, on every metric of every event: no multiply, no overflow report.
+        let value = Swift.max(0, value)
+        var slotValue = value
+        if value > configuration.highestTrackable {
+            slotValue = configuration.highestTrackable
+            clamped += 1
+        }
+        counts[configuration.index(of: slotValue)] &+= 1
+        totalCount &+= 1
+        sum &+= value
+        if value < min { min = value }
+        if value > max { max = value }
     }
 
     public mutating func record(_ value: Int64, count: Int64) {

@@ -69,9 +69,10 @@ extension VirtualRunner {
         request.typist = Int32(typist)
         request.id = id
         request.local = local
-        request.characters = Int32(truncatingIfNeeded: query.text.count)
-        request.utf8Length = Int32(truncatingIfNeeded: query.text.utf8.count)
-        request.textHash = stableHash(query.text)
+        let text = query.text
+        request.characters = Int32(truncatingIfNeeded: text.count)
+        request.utf8Length = Int32(truncatingIfNeeded: text.utf8.count)
+        request.textHash = stableHash(text)
         request.cell = cell
         request.rng = SeededGenerator(seed: mix(seed, globalIndex, id))
         request.clientDone = false
@@ -82,7 +83,7 @@ extension VirtualRunner {
         request.scripted = false
         request.timeoutScheduled = false
         slots[typist].requests.append(LiveRequest(id: id, handle: handle))
-        if let scripted = backend.scriptedTime(for: query.text) {
+        if let scripted = backend.scriptedTime(for: text) {
             request.scripted = true
             request.oneWay = 0
             request.serviceNs = scripted
