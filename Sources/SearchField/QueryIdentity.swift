@@ -73,13 +73,12 @@ public struct QueryNormalizer: Hashable, Sendable {
         let utf8 = text.utf8
         if utf8.count < minimumLength { return false }
         // ASCII (but for "\r\n", which is one character): one character per byte. Read in
-        // place, without the copy and closure of `withUTF8`.
-        var ascii = true
-        for byte in utf8 where byte >= 0x80 || byte == 0x0D {
-            ascii = false
-            break
+        // place (see `trimmed`).
+        let ascii = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte >= 0x80 || byte == 0x0D { return false }
+            return true
         }
-        if ascii { return true }
+        if ascii == true { return true }
         return text.count >= minimumLength
     }
 
@@ -97,10 +96,13 @@ public struct QueryNormalizer: Hashable, Sendable {
     public static func trimmed(_ text: String) -> String {
         // The UTF-8 view's ends are O(1) reads, with no copy of the string (a `withUTF8` on a
         // copy cost a retain and a release per call, and this runs several times a keystroke).
-        let utf8 = text.utf8
-        guard let first = utf8.first else { return text }
-        let last = utf8[utf8.index(before: utf8.endIndex)]
-        if first > 0x20, first < 0x80, last > 0x20, last < 0x80 { return text }
+        // Native and small strings hand out their UTF-8 in place (a small one on the stack):
+        // reading both ends that way costs a fraction of walking the view's indices.
+        let clean = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let first = bytes.first, let last = bytes.last else { return true }
+            return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80
+        }
+        if clean == true { return text }
         let scalars = text.unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!

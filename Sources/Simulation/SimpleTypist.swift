@@ -153,16 +153,16 @@ public struct SimpleTypist: TypistSession, Sendable {
                     let letter = Int(rng.next() % 26)
                     bytes.append(UInt8(97 + letter))
                     step = .backspace
-                    return TypingEvent(at: clock, action: .edit(key: shared.typoKeys[letter], text: text))
+                    return TypingEvent(at: clock, action: .edit(key: shared.typoKeys[letter], text: Self.text(bytes)))
                 }
                 position += 1
                 append(scalar)
-                return TypingEvent(at: clock, action: .edit(key: shared.keys[word][position - 1], text: text))
+                return TypingEvent(at: clock, action: .edit(key: shared.keys[word][position - 1], text: Self.text(bytes)))
             case .backspace:
                 clock += shared.model.interKey.sample(&rng) * 2
                 removeLastScalar()
                 step = .typing
-                return TypingEvent(at: clock, action: .edit(key: "⌫", text: text))
+                return TypingEvent(at: clock, action: .edit(key: "⌫", text: Self.text(bytes)))
             case .afterQuery:
                 step = .settle
                 if rng.chance(shared.model.submitProbability) {
@@ -179,7 +179,12 @@ public struct SimpleTypist: TypistSession, Sendable {
     }
 
     /// The field's text, freshly made from its bytes (small, hence uncounted, up to 15 bytes).
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    /// Read inside `next()` through the bytes alone: a computed property on `self` there made
+    /// the optimizer copy the whole typist (and retain its model) for every keystroke.
+    var text: String { Self.text(bytes) }
+
+    @inline(__always)
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
     private mutating func append(_ scalar: Unicode.Scalar) {
         if scalar.isASCII {

@@ -129,10 +129,16 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     // MARK: Typing
 
     private mutating func scheduleNextTyping(_ typist: Int) {
-        if let next = sessions[typist].next() {
-            queue.push(max(next.at, now), .typing, typist: Int32(typist))
-            // Moved into the slot, not copied and then destroyed.
-            slots[typist].pending = consume next
+        let next = sessions[typist].next()
+        if let at = next?.at {
+            queue.push(max(at, now), .typing, typist: Int32(typist))
+            // `typing` took the slot's event, so the slot is empty: initialize it in place with
+            // the new one (moved, not copied), without running the outlined destroy of the
+            // multi-payload `TypingEvent?` on it, which cost more than the rest of this function.
+            withUnsafeMutablePointer(to: &slots[typist].pending) { slot in
+                assert(slot.pointee == nil, "the pending keystroke was not taken")
+                slot.initialize(to: consume next)
+            }
         } else if !slots[typist].ended {
             slots[typist].ended = true
             recorder.record(.sessionEnd, typist: typist, at: now)

@@ -23,7 +23,14 @@ public struct SplitStateField: SearchFieldStrategy {
     private var input = FieldInput()
     private var phase = Phase.idle
     /// The identity whose answer is on screen (committed on success).
-    private var shown = ShownContent.nothing
+    private var shown = ShownContent.nothing {
+        didSet { shownVersion &+= 1 }
+    }
+    /// Bumped whenever `shown` is assigned; with the loading mode, all `render` depends on.
+    private var shownVersion: UInt32 = 0
+    /// What `render` last rendered from: most events (a keystroke during the wait) change
+    /// neither, and then the display state need not be built and compared.
+    private var rendered: (mode: UInt8, version: UInt32) = (.max, 0)
     private var stalled = false
     private var cache: ClientCache
     private var display = DisplayTracker()
@@ -157,11 +164,21 @@ public struct SplitStateField: SearchFieldStrategy {
     }
 
     private mutating func render(into effects: inout [SearchEffect]) {
-        let state: DisplayState
-        if case .loading = phase, stalled || shown == .nothing {
-            state = stalled ? .stalled : .loading
-        } else {
-            state = shown.display
+        // 0: what `shown` holds; 1: loading; 2: stalled.
+        var mode: UInt8 = 0
+        if case .loading = phase {
+            if stalled {
+                mode = 2
+            } else if case .nothing = shown {
+                mode = 1
+            }
+        }
+        guard mode != rendered.mode || shownVersion != rendered.version else { return }
+        rendered = (mode, shownVersion)
+        let state: DisplayState = switch mode {
+        case 2: .stalled
+        case 1: .loading
+        default: shown.display
         }
         display.show(state, into: &effects)
     }
