@@ -53,14 +53,13 @@ public struct Recorder: Sendable {
         case .sessionEnd:
             tracks[typist].sessionEnd(at: time, totals: &totals)
         case let .commit(query, cached):
-            tracks[typist].commit(queries.ref(query, typist: typist), cached: cached, totals: &totals)
+            commit(query, cached: cached, typist: typist, at: time)
         case let .waitStarted(id, query):
             waitStarted(id: id, query: query, typist: typist, at: time)
         case let .waitFired(id, lateness):
             waitFired(id: id, lateness: lateness, typist: typist, at: time)
         case let .requestStart(id, query, lag):
-            totals.scheduleLag.record(lag)
-            tracks[typist].unitStarted(Unit(isWait: false, id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
+            requestStarted(id: id, query: query, lag: lag, typist: typist, at: time)
         case let .cancelRequested(id, wait):
             cancelRequested(id: id, wait: wait, typist: typist, at: time)
         case let .workStopped(id, reason):
@@ -68,7 +67,7 @@ public struct Recorder: Sendable {
         case let .backendStopped(id, work):
             tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
         case let .apply(id, query, kind):
-            tracks[typist].apply(id, query: queries.ref(query, typist: typist), kind: kind, at: time, totals: &totals)
+            apply(id: id, query: query, kind: kind, typist: typist, at: time)
         case let .discard(id):
             totals.discards += 1
             tracks[typist].decide(id, applied: false, totals: &totals)
@@ -94,6 +93,25 @@ public struct Recorder: Sendable {
         if time > totals.runEnd { totals.runEnd = time }
         if queries.needsCompaction { compactQueries() }
         tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleInterval, totals: &totals)
+    }
+
+    /// `record(.commit(_:cached:))`.
+    public mutating func commit(_ query: QueryKey, cached: Bool, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].commit(queries.ref(query, typist: typist), cached: cached, totals: &totals)
+    }
+
+    /// `record(.requestStart(id:query:lag:))`.
+    public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.scheduleLag.record(lag)
+        tracks[typist].unitStarted(Unit(isWait: false, id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
+    }
+
+    /// `record(.apply(id:query:kind:))`.
+    public mutating func apply(id: UInt64, query: QueryKey, kind: DisplayKind, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].apply(id, query: queries.ref(query, typist: typist), kind: kind, at: time, totals: &totals)
     }
 
     /// `record(.waitStarted(id:query:))`.

@@ -19,32 +19,40 @@ extension Recorder {
     /// `debounceTimers` must be the runner's set of live debounce waits, so a cancelled stalled
     /// or throttle timer is not counted as task churn; pass `isDebounceWait` from your own
     /// bookkeeping.
-    public mutating func record(_ effect: SearchEffect, isDebounceWait: Bool = false, lag: Int64 = 0, typist: Int, at time: Int64) {
+    ///
+    /// `identitiesTrimmed`: the strategy's normalizer trims, so every identity it emits is
+    /// trimmed already and its key is made without trimming again.
+    public mutating func record(
+        _ effect: SearchEffect, isDebounceWait: Bool = false, lag: Int64 = 0, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
+    ) {
+        @inline(__always) func key(_ query: QueryIdentity) -> QueryKey {
+            identitiesTrimmed ? QueryKey.trimmed(query) : QueryKey(query)
+        }
         switch effect {
         case let .scheduleTimer(id, _, purpose):
             if case let .debounce(query) = purpose {
-                waitStarted(id: id, query: QueryKey(query), typist: typist, at: time)
+                waitStarted(id: id, query: key(query), typist: typist, at: time)
             }
         case let .cancelTimer(id):
             if isDebounceWait { cancelRequested(id: id, wait: true, typist: typist, at: time) }
         case let .sendRequest(id, query), let .runLocally(id, query):
-            record(.requestStart(id: id, query: QueryKey(query), lag: lag), typist: typist, at: time)
+            requestStarted(id: id, query: key(query), lag: lag, typist: typist, at: time)
         case let .cancelRequest(id):
             record(.cancelRequested(id: id, wait: false), typist: typist, at: time)
         case let .display(state):
-            let (kind, query) = Self.displayRecord(state)
+            let (kind, query) = Self.displayRecord(state, trimmed: identitiesTrimmed)
             display(kind, query: query, typist: typist, at: time)
         case .setFieldText:
             break
         case let .commit(query, cached):
-            record(.commit(QueryKey(query), cached: cached), typist: typist, at: time)
+            commit(key(query), cached: cached, typist: typist, at: time)
         case let .apply(id, query, kind):
             let displayKind: DisplayKind = switch kind {
             case .results: .results
             case .empty: .empty
             case .error: .error
             }
-            record(.apply(id: id, query: QueryKey(query), kind: displayKind), typist: typist, at: time)
+            apply(id: id, query: key(query), kind: displayKind, typist: typist, at: time)
         case let .discard(id):
             record(.discard(id: id), typist: typist, at: time)
         case let .writeBack(reentries, runaway, broke):
@@ -52,14 +60,15 @@ extension Recorder {
         }
     }
 
-    static func displayRecord(_ state: DisplayState) -> (DisplayKind, QueryKey?) {
-        switch state {
+    static func displayRecord(_ state: DisplayState, trimmed: Bool = false) -> (DisplayKind, QueryKey?) {
+        func key(_ query: QueryIdentity) -> QueryKey { trimmed ? QueryKey.trimmed(query) : QueryKey(query) }
+        return switch state {
         case .idle: (.idle, nil)
         case .loading: (.loading, nil)
         case .stalled: (.stalled, nil)
-        case let .results(query, _): (.results, QueryKey(query))
-        case let .empty(query): (.empty, QueryKey(query))
-        case let .error(query): (.error, QueryKey(query))
+        case let .results(query, _): (.results, key(query))
+        case let .empty(query): (.empty, key(query))
+        case let .error(query): (.error, key(query))
         }
     }
 }
@@ -76,5 +85,12 @@ extension QueryKey {
     /// are searched twice, which shows as fan-out per distinct query.
     public init(_ identity: QueryIdentity) {
         self.init(text: QueryNormalizer.trimmed(identity.text), scope: identity.scope, tokens: identity.tokens)
+    }
+
+    /// The key of an identity whose text is trimmed already (made by a trimming normalizer):
+    /// `QueryKey(identity)` without trimming again.
+    public static func trimmed(_ identity: QueryIdentity) -> QueryKey {
+        assert(QueryNormalizer.trimmed(identity.text) == identity.text, "\(identity) is not trimmed")
+        return QueryKey(text: identity.text, scope: identity.scope, tokens: identity.tokens)
     }
 }

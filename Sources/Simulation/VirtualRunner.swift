@@ -34,6 +34,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// The normalization the recorder measures staleness against (the strategy's minimum length,
     /// always trimmed, full identity).
     let expected: QueryNormalizer
+    /// The strategy's normalizer trims: every identity in its effects is trimmed already.
+    let identitiesTrimmed: Bool
     var requests: [SimRequest] = []
     var freeHandles: [Int32] = []
     var cells: [ServerCell]
@@ -80,6 +82,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             Slot(cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
         }
         expected = QueryNormalizer(trims: true, minimumLength: prototype.configuration.normalizer.minimumLength)
+        identitiesTrimmed = prototype.configuration.normalizer.trims
         queue = EventQueue(capacity: min(sessions.count, perCell) * 8)
     }
 
@@ -182,7 +185,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
 
     private mutating func recordInput(_ typist: Int, text: String) {
         let input = slots[typist].input
-        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map(QueryKey.init)
+        // `expected` trims, so its identities are trimmed already.
+        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey.trimmed($0) }
         recorder.keystroke(query, typist: typist, at: now)
     }
 
@@ -221,7 +225,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     private mutating func perform(_ effect: SearchEffect, typist: Int) {
         switch effect {
         case let .scheduleTimer(id, delay, purpose):
-            recorder.record(effect, typist: typist, at: now)
+            recorder.record(effect, identitiesTrimmed: identitiesTrimmed, typist: typist, at: now)
             var debounce = false
             if case .debounce = purpose { debounce = true }
             slots[typist].timers.append(LiveTimer(id: id, debounce: debounce))
@@ -229,12 +233,12 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         case let .cancelTimer(id):
             guard let index = slots[typist].timers.firstIndex(where: { $0.id == id }) else { return }
             let debounce = slots[typist].timers.remove(at: index).debounce
-            recorder.record(effect, isDebounceWait: debounce, typist: typist, at: now)
+            recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: identitiesTrimmed, typist: typist, at: now)
         case let .sendRequest(id, query):
-            recorder.record(effect, typist: typist, at: now)
+            recorder.record(effect, identitiesTrimmed: identitiesTrimmed, typist: typist, at: now)
             send(id, query, typist: typist, local: false)
         case let .runLocally(id, query):
-            recorder.record(effect, typist: typist, at: now)
+            recorder.record(effect, identitiesTrimmed: identitiesTrimmed, typist: typist, at: now)
             send(id, query, typist: typist, local: true)
         case let .cancelRequest(id):
             cancel(id, typist: typist)
@@ -242,7 +246,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             let reported = slots[typist].field.programmaticSet(text)
             deliver(typist, .fieldTextSet(reported))
         case .display, .commit, .apply, .discard, .writeBack:
-            recorder.record(effect, typist: typist, at: now)
+            recorder.record(effect, identitiesTrimmed: identitiesTrimmed, typist: typist, at: now)
         }
     }
 }
