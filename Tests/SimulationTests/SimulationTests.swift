@@ -183,6 +183,50 @@ struct SimulationTests {
         #expect(order == [7, 4, 1, 3, 0, 5, 6, 2])
     }
 
+    @Test("the timing wheel pops exactly the heap's order, across its horizon and after emptying")
+    func eventQueueMatchesHeap() {
+        var rng = SeededGenerator(seed: 11)
+        for round in 0..<4 {
+            var queue = EventQueue()
+            var heap = EventHeap()
+            var sequence: UInt64 = 0
+            var now: Int64 = 0
+            var popped = 0
+            // Each round starts from time 0 again, like the runner's next cell.
+            for step in 0..<20_000 {
+                if rng.next() % 100 < 55 {
+                    // Mostly near events (same slot, next slots), some far beyond the horizon,
+                    // some at exactly `now`; round 3 also pushes into the past.
+                    let delay: Int64 = switch rng.next() % 10 {
+                    case 0: 0
+                    case 1...5: Int64(rng.next() % 2_000_000)
+                    case 6...8: Int64(rng.next() % 400_000_000)
+                    default: Int64(rng.next() % 20_000_000_000)
+                    }
+                    let time = round == 3 && step % 7 == 0 ? max(0, now - 1_000_000) : now + delay
+                    queue.push(time, .timer, typist: Int32(step))
+                    heap.push(ScheduledEvent(time: time, sequence: sequence, typist: Int32(step), kind: .timer, payload: 0))
+                    sequence += 1
+                } else {
+                    let a = queue.pop(), b = heap.pop()
+                    #expect(a?.order == b?.order)
+                    #expect(a?.typist == b?.typist)
+                    if let a { now = max(now, a.time) }
+                    popped += 1
+                }
+                #expect(queue.count == heap.count)
+            }
+            while let b = heap.pop() {
+                let a = queue.pop()
+                #expect(a?.order == b.order)
+                #expect(a?.typist == b.typist)
+            }
+            #expect(queue.pop() == nil)
+            #expect(queue.isEmpty)
+            #expect(popped > 1_000)
+        }
+    }
+
     @Test("the simple typist is deterministic per (seed, index) and ends its session")
     func simpleTypist() {
         let model = SimpleTypingModel(queriesPerSession: 2)
