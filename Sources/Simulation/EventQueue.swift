@@ -63,28 +63,15 @@ struct EventQueue: Sendable {
     static let wheelSlots = 4096
     static let mask = UInt64(wheelSlots - 1)
 
-    /// The absolute slot being consumed; `current` holds its events, sorted descending so
-    /// that the next one is the last.
-    private var base: UInt64 = 0
-    private var current: [ScheduledEvent] = []
-    /// Events of slots `base + 1 ..< base + wheelSlots`, as one singly linked list per wheel
-    /// slot (`heads[slot & mask]`, then `links`) through a pool of nodes, so filing an event
-    /// touches two flat arrays instead of growing a small array per slot.
-    private var heads: [Int32]
-    private var pool: [ScheduledEvent] = []
-    private var links: [Int32] = []
-    private var free: Int32 = -1
-    private var occupied: [UInt64]
+    /// The wheel's memory (see `Wheel`), copied on write: one uniqueness check per push or pop
+    /// instead of one per array touched.
+    private var wheel: Wheel
     private var overflow = EventHeap()
     private(set) var count = 0
     var nextSequence: UInt64 = 0
 
     init(capacity: Int = 0) {
-        heads = Array(repeating: -1, count: Self.wheelSlots)
-        occupied = Array(repeating: 0, count: Self.wheelSlots / 64)
-        current.reserveCapacity(16)
-        pool.reserveCapacity(capacity)
-        links.reserveCapacity(capacity)
+        wheel = Wheel(capacity: max(64, capacity))
         overflow = EventHeap(capacity: capacity / 4)
     }
 
@@ -98,120 +85,217 @@ struct EventQueue: Sendable {
     mutating func push(_ time: Int64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64 = 0) {
         let event = ScheduledEvent(time: time, sequence: nextSequence, typist: typist, kind: kind, payload: payload)
         nextSequence &+= 1
+        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
         let slot = Self.slot(event)
         // An empty queue starts over at this event (the runner's next cell starts at time 0).
-        if count == 0 { base = slot }
+        if count == 0 { wheel.base = slot }
         count += 1
+        let base = wheel.base
         if slot <= base {
-            insertCurrent(event)
+            wheel.insertCurrent(event)
         } else if slot - base < UInt64(Self.wheelSlots) {
-            file(event, slot: slot)
+            wheel.file(event, slot: slot)
         } else {
             overflow.push(event)
         }
     }
 
-    @inline(__always)
-    private mutating func file(_ event: ScheduledEvent, slot: UInt64) {
-        let index = Int(slot & Self.mask)
-        let node: Int32
-        if free >= 0 {
-            node = free
-            free = links[Int(node)]
-            pool[Int(node)] = event
-            links[Int(node)] = heads[index]
-        } else {
-            node = Int32(pool.count)
-            pool.append(event)
-            links.append(heads[index])
-        }
-        heads[index] = node
-        occupied[index >> 6] |= 1 << UInt64(index & 63)
-    }
-
-    /// Into the sorted (descending) events of the current slot: usually at the front, as a
-    /// new event comes after everything already due.
-    private mutating func insertCurrent(_ event: ScheduledEvent) {
-        current.append(event)
-        current.withUnsafeMutableBufferPointer { run in
-            var index = run.count - 1
-            while index > 0, run[index - 1].precedes(event) {
-                run[index] = run[index - 1]
-                index -= 1
-            }
-            run[index] = event
-        }
-    }
-
     mutating func pop() -> ScheduledEvent? {
-        if let next = current.popLast() {
-            count -= 1
-            return next
-        }
         guard count > 0 else { return nil }
-        advance()
+        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
+        if wheel.currentCount == 0 { advance() }
         count -= 1
-        return current.popLast()
+        return wheel.popCurrent()
     }
 
-    /// Moves `base` to the next slot with events and loads them into `current`, sorted.
+    /// Moves the wheel to the next slot with events and loads them into its current run.
     private mutating func advance() {
-        var next = nextOccupied()
+        var next = wheel.nextOccupied()
         if let first = overflow.first {
             let slot = Self.slot(first)
             if next == nil || slot < next! { next = slot }
         }
         // `count > 0`: some slot holds an event.
-        let target = next!
-        base = target
-        let index = Int(target & Self.mask)
-        var node = heads[index]
-        if node >= 0 {
-            heads[index] = -1
-            occupied[index >> 6] &= ~(1 << UInt64(index & 63))
-            while node >= 0 {
-                current.append(pool[Int(node)])
-                let following = links[Int(node)]
-                links[Int(node)] = free
-                free = node
-                node = following
-            }
-        }
+        wheel.base = next!
+        wheel.takeSlot()
         // The horizon moved: bring the heap's events inside it onto the wheel.
-        while let first = overflow.first, Self.slot(first) - base < UInt64(Self.wheelSlots) {
+        while let first = overflow.first, Self.slot(first) - wheel.base < UInt64(Self.wheelSlots) {
             let event = overflow.pop()!
             let slot = Self.slot(event)
-            if slot == base {
-                current.append(event)
+            if slot == wheel.base {
+                wheel.appendCurrent(event)
             } else {
-                file(event, slot: slot)
+                wheel.file(event, slot: slot)
             }
         }
-        // A slot holds a few events: insertion sort, descending.
-        current.withUnsafeMutableBufferPointer { run in
-            guard run.count > 1 else { return }
-            for i in 1..<run.count {
-                let event = run[i]
-                var j = i
-                while j > 0, run[j - 1].precedes(event) {
-                    run[j] = run[j - 1]
-                    j -= 1
-                }
-                run[j] = event
+        wheel.sortCurrent()
+    }
+}
+
+/// The timing wheel's memory: one singly linked list of events per slot (`heads`, `links`)
+/// through a pool of nodes, an occupancy bitmap, and the run of the slot being consumed.
+///
+/// `@unchecked Sendable`: it is only ever mutated through an `EventQueue` that holds the sole
+/// reference (checked with `isKnownUniquelyReferenced` before every mutation, copying
+/// otherwise), so it has value semantics and no two threads can touch one instance.
+private final class Wheel: @unchecked Sendable {
+    /// The absolute slot being consumed; `current` holds its events sorted descending, so that
+    /// the next one is the last. Wheel slot `s & mask` holds slot `s` in `base + 1 ..< base + wheelSlots`.
+    var base: UInt64 = 0
+    let heads: UnsafeMutablePointer<Int32>
+    let occupied: UnsafeMutablePointer<UInt64>
+    var pool: UnsafeMutablePointer<ScheduledEvent>
+    var links: UnsafeMutablePointer<Int32>
+    var poolCount = 0
+    var poolCapacity: Int
+    var free: Int32 = -1
+    var current: UnsafeMutablePointer<ScheduledEvent>
+    var currentCount = 0
+    var currentCapacity = 16
+
+    static let words = EventQueue.wheelSlots / 64
+
+    init(capacity: Int) {
+        heads = .allocate(capacity: EventQueue.wheelSlots)
+        heads.initialize(repeating: -1, count: EventQueue.wheelSlots)
+        occupied = .allocate(capacity: Self.words)
+        occupied.initialize(repeating: 0, count: Self.words)
+        poolCapacity = capacity
+        pool = .allocate(capacity: capacity)
+        links = .allocate(capacity: capacity)
+        current = .allocate(capacity: currentCapacity)
+    }
+
+    deinit {
+        // `ScheduledEvent` and the integers are trivial: nothing to deinitialize.
+        heads.deallocate()
+        occupied.deallocate()
+        pool.deallocate()
+        links.deallocate()
+        current.deallocate()
+    }
+
+    func copy() -> Wheel {
+        let copy = Wheel(capacity: poolCapacity)
+        copy.base = base
+        copy.heads.update(from: heads, count: EventQueue.wheelSlots)
+        copy.occupied.update(from: occupied, count: Self.words)
+        copy.pool.initialize(from: pool, count: poolCount)
+        copy.links.initialize(from: links, count: poolCount)
+        copy.poolCount = poolCount
+        copy.free = free
+        if currentCount > copy.currentCapacity { copy.growCurrent(to: currentCount) }
+        copy.current.initialize(from: current, count: currentCount)
+        copy.currentCount = currentCount
+        return copy
+    }
+
+    @inline(__always)
+    func file(_ event: ScheduledEvent, slot: UInt64) {
+        let index = Int(slot & EventQueue.mask)
+        let node: Int32
+        if free >= 0 {
+            node = free
+            free = links[Int(node)]
+        } else {
+            if poolCount == poolCapacity { growPool() }
+            node = Int32(poolCount)
+            poolCount += 1
+        }
+        (pool + Int(node)).initialize(to: event)
+        links[Int(node)] = heads[index]
+        heads[index] = node
+        occupied[index >> 6] |= 1 << UInt64(index & 63)
+    }
+
+    private func growPool() {
+        let capacity = poolCapacity * 2
+        let newPool = UnsafeMutablePointer<ScheduledEvent>.allocate(capacity: capacity)
+        newPool.moveInitialize(from: pool, count: poolCount)
+        pool.deallocate()
+        pool = newPool
+        let newLinks = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        newLinks.moveInitialize(from: links, count: poolCount)
+        links.deallocate()
+        links = newLinks
+        poolCapacity = capacity
+    }
+
+    func growCurrent(to minimum: Int) {
+        var capacity = currentCapacity
+        while capacity < minimum { capacity *= 2 }
+        let run = UnsafeMutablePointer<ScheduledEvent>.allocate(capacity: capacity)
+        run.moveInitialize(from: current, count: currentCount)
+        current.deallocate()
+        current = run
+        currentCapacity = capacity
+    }
+
+    @inline(__always)
+    func appendCurrent(_ event: ScheduledEvent) {
+        if currentCount == currentCapacity { growCurrent(to: currentCount + 1) }
+        (current + currentCount).initialize(to: event)
+        currentCount += 1
+    }
+
+    @inline(__always)
+    func popCurrent() -> ScheduledEvent {
+        currentCount -= 1
+        return (current + currentCount).move()
+    }
+
+    /// Into the sorted (descending) run: usually at its front, as a new event comes after
+    /// everything already due.
+    func insertCurrent(_ event: ScheduledEvent) {
+        appendCurrent(event)
+        var index = currentCount - 1
+        while index > 0, current[index - 1].precedes(event) {
+            current[index] = current[index - 1]
+            index -= 1
+        }
+        current[index] = event
+    }
+
+    /// Moves the events of wheel slot `base` into the current run (unsorted) and frees their nodes.
+    func takeSlot() {
+        let index = Int(base & EventQueue.mask)
+        var node = heads[index]
+        guard node >= 0 else { return }
+        heads[index] = -1
+        occupied[index >> 6] &= ~(1 << UInt64(index & 63))
+        while node >= 0 {
+            appendCurrent((pool + Int(node)).move())
+            let following = links[Int(node)]
+            links[Int(node)] = free
+            free = node
+            node = following
+        }
+    }
+
+    /// A slot holds a few events: insertion sort, descending.
+    func sortCurrent() {
+        guard currentCount > 1 else { return }
+        for i in 1..<currentCount {
+            let event = current[i]
+            var j = i
+            while j > 0, current[j - 1].precedes(event) {
+                current[j] = current[j - 1]
+                j -= 1
             }
+            current[j] = event
         }
     }
 
     /// The absolute slot of the first occupied wheel slot after `base`, if any.
-    private func nextOccupied() -> UInt64? {
-        let start = Int((base + 1) & Self.mask)
-        let words = occupied.count
+    func nextOccupied() -> UInt64? {
+        let start = Int((base + 1) & EventQueue.mask)
+        let words = Self.words
         var word = start >> 6
         var bits = occupied[word] & (~0 << UInt64(start & 63))
         for step in 0...words {
             if bits != 0 {
                 let index = (word << 6) | bits.trailingZeroBitCount
-                let distance = (index - start + Self.wheelSlots) & Int(Self.mask)
+                let distance = (index - start + EventQueue.wheelSlots) & Int(EventQueue.mask)
                 return base + 1 + UInt64(distance)
             }
             guard step < words else { break }

@@ -227,6 +227,24 @@ struct SimulationTests {
         }
     }
 
+    @Test("a copied event queue is independent of the original (copy on write)")
+    func eventQueueCopies() {
+        var queue = EventQueue()
+        for index in 0..<200 { queue.push(Int64(index % 37) * 3_000_000 + Int64(index), .timer, typist: Int32(index)) }
+        _ = queue.pop()
+        var copy = queue
+        copy.push(0, .timer, typist: 999)
+        for index in 200..<260 { queue.push(Int64(index) * 50_000_000, .timer, typist: Int32(index)) }
+        var fromCopy: [Int32] = [], fromQueue: [Int32] = []
+        while let event = copy.pop() { fromCopy.append(event.typist) }
+        while let event = queue.pop() { fromQueue.append(event.typist) }
+        #expect(fromCopy.count == 200)
+        #expect(fromCopy.first == 999)
+        #expect(fromQueue.count == 259)
+        #expect(!fromQueue.contains(999))
+        #expect(Set(fromCopy.dropFirst()) == Set(fromQueue.filter { $0 < 200 }))
+    }
+
     @Test("the simple typist is deterministic per (seed, index) and ends its session")
     func simpleTypist() {
         let model = SimpleTypingModel(queriesPerSession: 2)
