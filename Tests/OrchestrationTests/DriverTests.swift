@@ -143,11 +143,11 @@ struct DriverTests {
         let hash = try ScenarioReader.read(json: json).hash
         // A fake worker: a correct handshake, then heartbeats forever and never the phase's end.
         let script = """
-        printf '{"v":1,"type":"hello","body":{"pid":%d,"segment":{"index":0,"count":1},"scenarioHash":"\(hash)","toolVersion":"t"}}\\n' $$
-        printf '{"v":1,"type":"ready","body":{"typists":4}}\\n'
+        printf '{"v":\(WorkerProtocol.version),"type":"hello","body":{"pid":%d,"segment":{"index":0,"count":1},"scenarioHash":"\(hash)","toolVersion":"t"}}\\n' $$
+        printf '{"v":\(WorkerProtocol.version),"type":"ready","body":{"typists":4}}\\n'
         read start
         i=1
-        while :; do printf '{"v":1,"type":"snapshot","body":{"sequence":%d,"phase":0,"typistsActive":0,"groups":[]}}\\n' $i; i=$((i+1)); sleep 0.1; done
+        while :; do printf '{"v":\(WorkerProtocol.version),"type":"snapshot","body":{"sequence":%d,"phase":0,"typistsActive":0,"groups":[]}}\\n' $i; i=$((i+1)); sleep 0.1; done
         """
         let configuration = try driverConfiguration(json, in: directory, workers: 1, executable: executable,
                                                     workerCommand: { _, _ in ("/bin/sh", ["-c", script]) })

@@ -173,7 +173,10 @@ struct DriverLoop {
             }
         }
         if let trap { fds.append(trap.fileDescriptor) }
-        let ready = (try? PipeIO.poll(fds, timeoutMillis: 50)) ?? []
+        // A worker that closed its output is exiting, and nothing wakes `poll` when it is gone:
+        // look again in 1 ms rather than 50, so the run ends when the last worker does.
+        let exiting = slots.contains { !$0.outputOpen && $0.isAlive && $0.killAt == nil && $0.process != nil }
+        let ready = (try? PipeIO.poll(fds, timeoutMillis: exiting ? 1 : 50)) ?? []
         for readiness in ready {
             guard let index = owner[readiness.fd] else { continue }
             read(index)

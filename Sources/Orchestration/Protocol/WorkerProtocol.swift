@@ -2,13 +2,15 @@ import Foundation
 import Measurement
 
 /// The messages between `typestorm run` and its `typestorm worker` processes: one JSON object
-/// per line, `{"v": 1, "type": "...", ...}`, worker → driver on the worker's standard output,
+/// per line, `{"v": 2, "type": "...", ...}`, worker → driver on the worker's standard output,
 /// driver → worker on its standard input.
 ///
 /// Every message carries the protocol version, and a reader refuses any other version, so a
 /// driver and a worker from different builds fail loudly instead of misreading each other.
 public enum WorkerProtocol {
-    public static let version = 1
+    /// 2: histogram counts travel packed (`Histogram.packedCountsKey`), which a version-1 reader
+    /// cannot read.
+    public static let version = 2
 
     /// Worker → driver.
     public enum WorkerMessage: Sendable, Equatable {
