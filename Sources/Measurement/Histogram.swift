@@ -433,25 +433,32 @@ enum Base64 {
                 if input[input.count - 1] == UInt8(ascii: "=") { padding += 1 }
                 if input[input.count - 2] == UInt8(ascii: "=") { padding += 1 }
             }
-            var output = [UInt8]()
-            output.reserveCapacity(input.count / 4 * 3)
-            try values.withUnsafeBufferPointer { (values: UnsafeBufferPointer<UInt8>) throws(PackedCountsError) in
-                var index = 0
-                while index < input.count {
-                    let last = index + 4 == input.count
-                    let a = values[Int(input[index])], b = values[Int(input[index + 1])]
-                    let c = last && padding == 2 ? 0 : values[Int(input[index + 2])]
-                    let d = last && padding >= 1 ? 0 : values[Int(input[index + 3])]
-                    guard (a | b | c | d) & 0xC0 == 0 else {
-                        throw PackedCountsError(description: "packed counts are not base64 (bad character near offset \(index))")
+            let length = input.count / 4 * 3 - padding
+            var failure: PackedCountsError?
+            let output = [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
+                values.withUnsafeBufferPointer { values in
+                    var index = 0, out = 0
+                    while index < input.count {
+                        let last = index + 4 == input.count
+                        let a = values[Int(input[index])], b = values[Int(input[index + 1])]
+                        let c = last && padding == 2 ? 0 : values[Int(input[index + 2])]
+                        let d = last && padding >= 1 ? 0 : values[Int(input[index + 3])]
+                        guard (a | b | c | d) & 0xC0 == 0 else {
+                            failure = PackedCountsError(description: "packed counts are not base64 (bad character near offset \(index))")
+                            break
+                        }
+                        let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        output[out] = UInt8(truncatingIfNeeded: word >> 16)
+                        if out + 1 < length { output[out + 1] = UInt8(truncatingIfNeeded: word >> 8) }
+                        if out + 2 < length { output[out + 2] = UInt8(truncatingIfNeeded: word) }
+                        out += 3
+                        index += 4
                     }
-                    let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    output.append(UInt8(truncatingIfNeeded: word >> 16))
-                    if !(last && padding == 2) { output.append(UInt8(truncatingIfNeeded: word >> 8)) }
-                    if !(last && padding >= 1) { output.append(UInt8(truncatingIfNeeded: word)) }
-                    index += 4
                 }
+                // Only whole bytes of a good input count; on failure nothing is kept.
+                initialized = failure == nil ? length : 0
             }
+            if let failure { throw failure }
             return output
         }
     }

@@ -146,6 +146,7 @@ struct DriverLoop {
                 processGroup: group.map { .join($0) } ?? .new)
             do {
                 let process = try ChildProcess.spawn(options)
+                if let output = process.standardOutput { Self.enlargePipe(output) }
                 slot.process = process
                 slot.pid = process.pid
                 if group == nil { group = process.pid }
@@ -183,11 +184,22 @@ struct DriverLoop {
         }
     }
 
+    /// Linux's `F_SETPIPE_SZ` (not exported to Swift by Glibc).
+    static let setPipeSize: Int32 = 1031
+    /// The pipe size asked for: a whole snapshot fits (≈ 100 KB for two strategies), so the
+    /// worker's write does not stall half-way and the driver reads it in one go.
+    static let pipeBytes = 1 << 20
+
+    /// Best effort: the default 64 KB stays if the kernel refuses (`fs.pipe-max-size`).
+    static func enlargePipe(_ fd: Int32) {
+        _ = fcntl(fd, setPipeSize, Int32(pipeBytes))
+    }
+
     mutating func read(_ index: Int) {
         guard let process = slots[index].process, let fd = process.standardOutput else { return }
         let bytes: [UInt8]
         do {
-            bytes = try PipeIO.readAvailable(fd)
+            bytes = try PipeIO.readAvailable(fd, maximum: 256 << 10)
         } catch {
             closeOutput(index)
             return
