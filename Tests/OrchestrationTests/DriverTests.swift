@@ -159,6 +159,25 @@ struct DriverTests {
         #expect(outcome.workers[0].exit == .signaled(SIGTERM))
     }
 
+    /// Typists are built before `ready` (`PhaseWorkload.prepared`): a population that cannot be
+    /// built fails the worker before any phase starts, naming the phase and the cause.
+    @Test func workerThatCannotBuildItsTypistsReportsWhyBeforeTheBarrier() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let json = virtualScenarioJSON(typists: 20).replacingOccurrences(
+            of: #""session": { "queries": 1 }"#, with: #""session": { "queries": 1 }, "queryLists": "no-such-query-lists""#)
+        let phases = Mutex(0)
+        let configuration = try driverConfiguration(json, in: directory, workers: 1, executable: executable, onEvent: { event in
+            if case .phaseStarted = event { phases.withLock { $0 += 1 } }
+        })
+        let outcome = await Driver(configuration).run()
+        #expect(outcome.isPartial)
+        let problem = try #require(outcome.workers[0].problem)
+        #expect(problem.contains("reported an error: phase 0 (virtual) cannot be prepared"))
+        #expect(problem.contains("no-such-query-lists"))
+        #expect(phases.withLock { $0 } == 0)
+    }
+
     @Test func workerThatCannotReadTheScenarioReportsWhy() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
