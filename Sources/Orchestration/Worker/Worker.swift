@@ -242,21 +242,23 @@ public enum Worker {
         }
         let scenario = prepared.0
         writer.send(.hello(.init(pid: getpid(), segment: options.segment, scenarioHash: scenario.hash, toolVersion: options.toolVersion)))
-        let workloads: [any PhaseWorkload]
-        switch prepareWorkloads(prepared.1, scenario: scenario, options: options) {
-        case let .success(value): workloads = value
-        case let .failure(failure):
-            writer.send(.error(failure.message))
-            return failure.exitCode
-        }
-        let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
-        writer.send(.ready(typists: typists.count))
-
+        // The heartbeat starts before the typists are built, so a large population cannot look
+        // like a hung worker to the driver.
         let (starts, startContinuation) = AsyncStream.makeStream(of: (phase: Int, at: Int64).self)
         let control = Thread {
             controlLoop(shared: shared, interval: scenario.driver.snapshotIntervalNanos, starts: startContinuation, log: options.log)
         }
         control.start()
+        let workloads: [any PhaseWorkload]
+        switch prepareWorkloads(prepared.1, scenario: scenario, options: options) {
+        case let .success(value): workloads = value
+        case let .failure(failure):
+            shared.state.withLock { $0.finished = true }
+            writer.send(.error(failure.message))
+            return failure.exitCode
+        }
+        let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
+        writer.send(.ready(typists: typists.count))
 
         let started = MonotonicNanos.wallClock()
         var iterator = starts.makeAsyncIterator()
