@@ -7,7 +7,7 @@ import Synchronization
 // The driver benchmark: how the driver scales over worker processes, and what it costs.
 //
 //   swift build -c release --product typestorm --product DriverBenchmark
-//   .build/release/DriverBenchmark [--typists N] [--runs N] [--json]
+//   .build/release/DriverBenchmark [--typists N] [--runs N] [--json] [--scale-only | --overhead-only]
 //
 // 1. Scale-out: the same fast (simulated-time) workload over 1 and 4 workers, side by side in
 //    one run; aggregate keystrokes per second of phase wall time, and the 4:1 ratio (floor 1.6×
@@ -26,6 +26,8 @@ let typists = Int(option("typists") ?? "") ?? 400_000
 let runs = Int(option("runs") ?? "") ?? 3
 /// `--overhead-only`: skip the scale-out runs (overhead and HTTP only).
 let overheadOnly = arguments.contains("--overhead-only")
+/// `--scale-only`: only the scale-out runs (no overhead or HTTP measurement).
+let scaleOnly = arguments.contains("--scale-only")
 
 let executable: String = {
     let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -65,6 +67,18 @@ struct Measured {
     var snapshots: Int
     var partial: Bool
     var workersCPUNanos: Int64
+    /// Worker CPU from the phase's start to the end of the run (start-up excluded).
+    var phaseWorkersCPUNanos: Int64
+}
+
+/// CPU time (user + system) of process `pid` so far, from `/proc/<pid>/stat` (clock ticks).
+func processCPUNanos(_ pid: Int32) -> Int64 {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return 0 }
+    // After the command name: state is field 3, utime and stime fields 14 and 15.
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return 0 }
+    return (user + system) * 1_000_000_000 / Int64(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("typestorm-driver-bench-\(getpid())")
@@ -76,14 +90,19 @@ func measure(_ scenario: Scenario, workers: Int) async throws -> Measured {
     try Data(scenario.canonicalJSON.prettyCanonical.utf8).write(to: URL(fileURLWithPath: file))
     let phaseStart = Mutex<Int64?>(nil)
     let phaseEnd = Mutex<Int64?>(nil)
+    let pids = Mutex<[Int32]>([])
+    let startupCPU = Mutex<Int64>(0)
     let configuration = DriverConfiguration(
         scenario: scenario, scenarioFile: file, baseDirectory: directory.path, workers: workers, executable: executable,
         toolVersion: "bench", handleSignals: false,
         onEvent: { event in
             switch event {
+            case let .spawned(_, pid): pids.withLock { $0.append(pid) }
             case .phaseStarted:
                 // Workers start 100 ms after the start message (the common start instant).
                 phaseStart.withLock { $0 = MonotonicNanos.now() + 100_000_000 }
+                // What the workers spent before the phase (start-up, typists), to leave it out.
+                startupCPU.withLock { $0 = pids.withLock { $0 }.reduce(0) { $0 + processCPUNanos($1) } }
             default: break
             }
         })
@@ -92,7 +111,8 @@ func measure(_ scenario: Scenario, workers: Int) async throws -> Measured {
     let keystrokes = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter("keystrokes") }
     let seconds = Double((phaseEnd.withLock { $0 } ?? 0) - (phaseStart.withLock { $0 } ?? 0)) / 1e9
     return Measured(keystrokes: keystrokes, phaseSeconds: seconds, driverCPUNanos: outcome.driverCPUNanos,
-                    snapshots: outcome.snapshotsReceived, partial: outcome.isPartial, workersCPUNanos: outcome.workersCPUNanos)
+                    snapshots: outcome.snapshotsReceived, partial: outcome.isPartial, workersCPUNanos: outcome.workersCPUNanos,
+                    phaseWorkersCPUNanos: outcome.workersCPUNanos - startupCPU.withLock { $0 })
 }
 
 func median(_ values: [Double]) -> Double { values.isEmpty ? .nan : values.sorted()[values.count / 2] }
@@ -102,6 +122,9 @@ if !overheadOnly {
     _ = try await measure(try scenario(typists: typists / 10, runner: fastRunner, snapshot: "500ms"), workers: 2) // warm-up
 }
 var one: [Double] = [], four: [Double] = [], ratios: [Double] = [], efficiencies: [Double] = []
+// Cores the workers got during the phase: other sessions' load takes its share (Linux
+// autogroup schedules per session, so 4 workers do not get more of a busy machine than 1).
+var coresOne: [Double] = [], coresFour: [Double] = [], phaseEfficiencies: [Double] = []
 for _ in 0..<(overheadOnly ? 0 : runs) {
     let a = try await measure(scaleScenario, workers: 1)
     let b = try await measure(scaleScenario, workers: 4)
@@ -115,14 +138,17 @@ for _ in 0..<(overheadOnly ? 0 : runs) {
     ratios.append(rateFour / rateOne)
     // CPU the workers spent for the same keys: independent of what else the machine runs.
     efficiencies.append(Double(a.workersCPUNanos) / Double(max(1, b.workersCPUNanos)))
+    coresOne.append(Double(a.phaseWorkersCPUNanos) / 1e9 / a.phaseSeconds)
+    coresFour.append(Double(b.phaseWorkersCPUNanos) / 1e9 / b.phaseSeconds)
+    phaseEfficiencies.append(Double(a.phaseWorkersCPUNanos) / Double(max(1, b.phaseWorkersCPUNanos)))
 }
 
 // Overhead: real-time probe, 4 workers, a snapshot every 20 ms each.
 let overheadScenario = try scenario(typists: 2000, runner: #"{"kind": "probe", "pace": "realtime"}"#, snapshot: "20ms")
 var limited = overheadScenario
 limited.durationNanos = 5_000_000_000
-let overhead = try await measure(limited, workers: 4)
-let perSnapshotMicros = Double(overhead.driverCPUNanos) / Double(max(1, overhead.snapshots)) / 1e3
+let overhead = scaleOnly ? nil : try await measure(limited, workers: 4)
+let perSnapshotMicros = overhead.map { Double($0.driverCPUNanos) / Double(max(1, $0.snapshots)) / 1e3 }
 
 // HTTP: 4 workers against the embedded server (the engine over a generated catalog).
 struct HTTPMeasured {
@@ -167,8 +193,8 @@ func measureHTTP() async throws -> HTTPMeasured? {
                             serverCPUSeconds: serverCPU / 1e9, workersCPUSeconds: workersCPU / 1e9, partial: outcome.isPartial)
     }
 }
-let httpResult = try await measureHTTP()
-let httpNote = httpResult.map {
+let httpResult = scaleOnly ? nil : try await measureHTTP()
+let httpNote = scaleOnly ? "skipped (--scale-only)" : httpResult.map {
     String(format: "%.0f requests/s, server CPU %.2f s = %.0f%% of server + workers (workers %.2f s)%@",
            $0.requestsPerSecond, $0.serverCPUSeconds, $0.serverCPUShare * 100, $0.workersCPUSeconds, $0.partial ? " PARTIAL" : "")
 } ?? "skipped: the http-embedded runner is not in this build"
@@ -179,13 +205,20 @@ let ratio = median(ratios)
 let efficiency = median(efficiencies)
 // What 4 workers reach on this machine's cores when nothing else competes for them.
 let projected = Double(min(4, cores)) * efficiency
+let phaseEfficiency = median(phaseEfficiencies)
+/// Linux autogroup: CPU is shared fairly between sessions first, so under another session's
+/// load this benchmark's session gets its share whether it runs 1 worker or 4.
+let autogroup = (try? String(contentsOfFile: "/proc/sys/kernel/sched_autogroup_enabled", encoding: .utf8))?
+    .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
 
 if json {
     let object: [String: Any] = [
         "workload": workloadName, "typists": typists, "runs": runs, "cores": cores, "loadAverage": loadAverage,
         "keystrokesPerSecond1": median(one), "keystrokesPerSecond4": median(four), "ratio4to1": ratio, "ratioFloor": 1.6,
         "cpuEfficiency4": efficiency, "projectedRatioOnIdleCores": projected, "ratioPass": overheadOnly ? NSNull() : (ratio >= 1.6) as Any,
-        "driverCPUMicrosPerSnapshot": perSnapshotMicros, "snapshots": overhead.snapshots,
+        "coresUsedInPhase1": median(coresOne), "coresUsedInPhase4": median(coresFour), "phaseCPUEfficiency4": phaseEfficiency,
+        "schedulerAutogroup": autogroup,
+        "driverCPUMicrosPerSnapshot": perSnapshotMicros ?? NSNull(), "snapshots": overhead?.snapshots ?? NSNull(),
         "http": httpNote
     ]
     let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
@@ -198,7 +231,12 @@ if json {
         print(String(format: "  ratio 4:1: %.2f× (floor 1.6×) %@", ratio, ratio >= 1.6 ? "ok" : "BELOW FLOOR"))
         print(String(format: "  worker CPU for the same keys, 1 vs 4 workers: %.2f (1.00 = no sharding overhead); on %d idle cores 4 workers would reach %.2f×",
                      efficiency, cores, projected))
+        print(String(format: "  in the phase only (start-up excluded): worker CPU 1 vs 4 workers %.2f; cores the workers got: 1 worker %.2f, 4 workers %.2f of %d%@",
+                     phaseEfficiency, median(coresOne), median(coresFour), cores,
+                     autogroup ? " (scheduler autogroup on: other sessions' load caps this session's share)" : ""))
     }
-    print(String(format: "  driver CPU per snapshot: %.1f µs (%d snapshots from 4 workers at 20 ms)", perSnapshotMicros, overhead.snapshots))
+    if let overhead, let perSnapshotMicros {
+        print(String(format: "  driver CPU per snapshot: %.1f µs (%d snapshots from 4 workers at 20 ms)", perSnapshotMicros, overhead.snapshots))
+    }
     print("  HTTP, 4 workers: \(httpNote)")
 }

@@ -238,10 +238,17 @@ public enum MergeError: Error, Equatable, CustomStringConvertible {
 
 extension Histogram: Codable {
     enum CodingKeys: String, CodingKey {
-        case configuration, count, sum, min, max, clamped, counts
+        case configuration, count, sum, min, max, clamped, counts, packedCounts
     }
 
-    /// Encoded sparsely: `counts` is a flat array of (slot index, count) pairs of non-empty slots.
+    /// Set to `true` in an encoder's `userInfo` to write the counts in the packed wire form
+    /// (`packedCounts`, see `packCounts`) instead of the `counts` array. The worker protocol
+    /// does, because a snapshot's histograms dominate its size and its decoding cost; run
+    /// records on disk keep the documented `counts` array. Decoding accepts either form.
+    public static let packedCountsKey = CodingUserInfoKey(rawValue: "typestorm.histogram.packedCounts")!
+
+    /// Encoded sparsely: `counts` is a flat array of (slot index, count) pairs of non-empty
+    /// slots, or, with `packedCountsKey`, `packedCounts` holds the same pairs packed.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(configuration, forKey: .configuration)
@@ -250,6 +257,10 @@ extension Histogram: Codable {
         try container.encode(isEmpty ? 0 : min, forKey: .min)
         try container.encode(isEmpty ? 0 : max, forKey: .max)
         try container.encode(clamped, forKey: .clamped)
+        if encoder.userInfo[Self.packedCountsKey] as? Bool == true {
+            try container.encode(Self.packCounts(counts), forKey: .packedCounts)
+            return
+        }
         var pairs: [Int64] = []
         for index in counts.indices where counts[index] != 0 {
             pairs.append(Int64(index))
@@ -261,18 +272,31 @@ extension Histogram: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(try container.decode(Configuration.self, forKey: .configuration))
-        let pairs = try container.decode([Int64].self, forKey: .counts)
-        guard pairs.count % 2 == 0 else {
-            throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "counts must hold (index, count) pairs")
-        }
         var total: Int64 = 0
-        for pair in stride(from: 0, to: pairs.count, by: 2) {
-            let index = pairs[pair], count = pairs[pair + 1]
-            guard index >= 0, index < Int64(counts.count), count > 0 else {
-                throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "bucket \(index) with count \(count) is out of range")
+        if container.contains(.packedCounts) {
+            let text = try container.decode(String.self, forKey: .packedCounts)
+            do {
+                total = try Self.unpackCounts(text, into: &counts)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .packedCounts, in: container, debugDescription: error.description)
             }
-            counts[Int(index)] += count
-            total += count
+        } else {
+            let pairs = try container.decode([Int64].self, forKey: .counts)
+            guard pairs.count % 2 == 0 else {
+                throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "counts must hold (index, count) pairs")
+            }
+            for pair in stride(from: 0, to: pairs.count, by: 2) {
+                let index = pairs[pair], count = pairs[pair + 1]
+                guard index >= 0, index < Int64(counts.count), count > 0 else {
+                    throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "bucket \(index) with count \(count) is out of range")
+                }
+                counts[Int(index)] += count
+                let (added, overflow) = total.addingReportingOverflow(count)
+                guard !overflow else {
+                    throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "the bucket counts overflow")
+                }
+                total = added
+            }
         }
         totalCount = try container.decode(Int64.self, forKey: .count)
         guard total == totalCount else {
@@ -283,6 +307,170 @@ extension Histogram: Codable {
         if totalCount > 0 {
             min = try container.decode(Int64.self, forKey: .min)
             max = try container.decode(Int64.self, forKey: .max)
+        }
+    }
+}
+
+// MARK: Packed counts
+
+/// Why a packed counts string could not be read.
+public struct PackedCountsError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+extension Histogram {
+    /// The non-empty slots as base64 of LEB128 varints: per slot, the gap since the previous
+    /// non-empty slot (index − previous index − 1, the first from −1), then the count. Counts of
+    /// neighbouring slots are mostly small, so a pair takes 2–4 bytes instead of the ~12
+    /// characters of the JSON array, and decoding is one string instead of thousands of numbers.
+    static func packCounts(_ counts: [Int64]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        var previous = -1
+        func append(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            bytes.append(UInt8(value))
+        }
+        counts.withUnsafeBufferPointer { counts in
+            for index in counts.indices where counts[index] != 0 {
+                append(UInt64(index - previous - 1))
+                append(UInt64(bitPattern: counts[index]))
+                previous = index
+            }
+        }
+        return Base64.encode(bytes)
+    }
+
+    /// Adds the packed pairs of `text` to `counts` and returns their total; throws (never traps)
+    /// on bad base64, a truncated or over-long varint, a slot outside `counts`, a count that is
+    /// not positive, or a total that overflows.
+    static func unpackCounts(_ text: String, into counts: inout [Int64]) throws(PackedCountsError) -> Int64 {
+        let bytes = try Base64.decode(text)
+        var total: Int64 = 0
+        var position = 0
+        var previous = -1
+        func next() throws(PackedCountsError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard position < bytes.count else { throw PackedCountsError(description: "packed counts end inside a number") }
+                let byte = bytes[position]
+                position += 1
+                guard shift < 64, shift < 63 || byte & 0x7F <= 1 else {
+                    throw PackedCountsError(description: "packed counts hold a number over 64 bits")
+                }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+        }
+        while position < bytes.count {
+            let gap = try next()
+            let count = try next()
+            guard gap < UInt64(counts.count - previous - 1) else {
+                throw PackedCountsError(description: "packed counts name a bucket beyond the \(counts.count) of the configuration")
+            }
+            let index = previous + 1 + Int(gap)
+            guard count > 0, count <= UInt64(Int64.max) else {
+                throw PackedCountsError(description: "packed counts hold bucket \(index) with count \(Int64(bitPattern: count))")
+            }
+            let (added, overflow) = total.addingReportingOverflow(Int64(count))
+            guard !overflow else { throw PackedCountsError(description: "the packed bucket counts overflow") }
+            total = added
+            counts[index] = Int64(count)
+            previous = index
+        }
+        return total
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding), here so the pure Measurement module needs no
+/// Foundation for the packed form.
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    /// 0–63 for the alphabet, 0xFF for anything else.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
+        return table
+    }()
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        let length = (bytes.count + 2) / 3 * 4
+        return String(unsafeUninitializedCapacity: length) { output in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var out = 0
+                var index = 0
+                while index + 3 <= bytes.count {
+                    let word = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                    output[out] = alphabet[Int(word >> 18)]
+                    output[out + 1] = alphabet[Int(word >> 12 & 63)]
+                    output[out + 2] = alphabet[Int(word >> 6 & 63)]
+                    output[out + 3] = alphabet[Int(word & 63)]
+                    out += 4
+                    index += 3
+                }
+                let rest = bytes.count - index
+                if rest > 0 {
+                    let word = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                    output[out] = alphabet[Int(word >> 18)]
+                    output[out + 1] = alphabet[Int(word >> 12 & 63)]
+                    output[out + 2] = rest == 2 ? alphabet[Int(word >> 6 & 63)] : UInt8(ascii: "=")
+                    output[out + 3] = UInt8(ascii: "=")
+                    out += 4
+                }
+                return out
+            }
+        }
+    }
+
+    static func decode(_ text: String) throws(PackedCountsError) -> [UInt8] {
+        var text = text
+        // `withUTF8` rethrows untyped errors: carry ours out as a `Result`.
+        return try text.withUTF8 { input in Result { () throws(PackedCountsError) in try decode(input) } }.get()
+    }
+
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(PackedCountsError) -> [UInt8] {
+        do {
+            guard input.count % 4 == 0 else {
+                throw PackedCountsError(description: "packed counts are not base64 (length \(input.count) is not a multiple of 4)")
+            }
+            var padding = 0
+            if input.count >= 4 {
+                if input[input.count - 1] == UInt8(ascii: "=") { padding += 1 }
+                if input[input.count - 2] == UInt8(ascii: "=") { padding += 1 }
+            }
+            let length = input.count / 4 * 3 - padding
+            var failure: PackedCountsError?
+            let output = [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
+                values.withUnsafeBufferPointer { values in
+                    var index = 0, out = 0
+                    while index < input.count {
+                        let last = index + 4 == input.count
+                        let a = values[Int(input[index])], b = values[Int(input[index + 1])]
+                        let c = last && padding == 2 ? 0 : values[Int(input[index + 2])]
+                        let d = last && padding >= 1 ? 0 : values[Int(input[index + 3])]
+                        guard (a | b | c | d) & 0xC0 == 0 else {
+                            failure = PackedCountsError(description: "packed counts are not base64 (bad character near offset \(index))")
+                            break
+                        }
+                        let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        output[out] = UInt8(truncatingIfNeeded: word >> 16)
+                        if out + 1 < length { output[out + 1] = UInt8(truncatingIfNeeded: word >> 8) }
+                        if out + 2 < length { output[out + 2] = UInt8(truncatingIfNeeded: word) }
+                        out += 3
+                        index += 4
+                    }
+                }
+                // Only whole bytes of a good input count; on failure nothing is kept.
+                initialized = failure == nil ? length : 0
+            }
+            if let failure { throw failure }
+            return output
         }
     }
 }

@@ -143,11 +143,11 @@ struct DriverTests {
         let hash = try ScenarioReader.read(json: json).hash
         // A fake worker: a correct handshake, then heartbeats forever and never the phase's end.
         let script = """
-        printf '{"v":1,"type":"hello","body":{"pid":%d,"segment":{"index":0,"count":1},"scenarioHash":"\(hash)","toolVersion":"t"}}\\n' $$
-        printf '{"v":1,"type":"ready","body":{"typists":4}}\\n'
+        printf '{"v":\(WorkerProtocol.version),"type":"hello","body":{"pid":%d,"segment":{"index":0,"count":1},"scenarioHash":"\(hash)","toolVersion":"t"}}\\n' $$
+        printf '{"v":\(WorkerProtocol.version),"type":"ready","body":{"typists":4}}\\n'
         read start
         i=1
-        while :; do printf '{"v":1,"type":"snapshot","body":{"sequence":%d,"phase":0,"typistsActive":0,"groups":[]}}\\n' $i; i=$((i+1)); sleep 0.1; done
+        while :; do printf '{"v":\(WorkerProtocol.version),"type":"snapshot","body":{"sequence":%d,"phase":0,"typistsActive":0,"groups":[]}}\\n' $i; i=$((i+1)); sleep 0.1; done
         """
         let configuration = try driverConfiguration(json, in: directory, workers: 1, executable: executable,
                                                     workerCommand: { _, _ in ("/bin/sh", ["-c", script]) })
@@ -157,6 +157,25 @@ struct DriverTests {
         #expect(problem.contains("was still running live phase 0 (probe)"))
         #expect(outcome.workers[0].snapshots > 5)
         #expect(outcome.workers[0].exit == .signaled(SIGTERM))
+    }
+
+    /// Typists are built before `ready` (`PhaseWorkload.prepared`): a population that cannot be
+    /// built fails the worker before any phase starts, naming the phase and the cause.
+    @Test func workerThatCannotBuildItsTypistsReportsWhyBeforeTheBarrier() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let json = virtualScenarioJSON(typists: 20).replacingOccurrences(
+            of: #""session": { "queries": 1 }"#, with: #""session": { "queries": 1 }, "queryLists": "no-such-query-lists""#)
+        let phases = Mutex(0)
+        let configuration = try driverConfiguration(json, in: directory, workers: 1, executable: executable, onEvent: { event in
+            if case .phaseStarted = event { phases.withLock { $0 += 1 } }
+        })
+        let outcome = await Driver(configuration).run()
+        #expect(outcome.isPartial)
+        let problem = try #require(outcome.workers[0].problem)
+        #expect(problem.contains("reported an error: phase 0 (virtual) cannot be prepared"))
+        #expect(problem.contains("no-such-query-lists"))
+        #expect(phases.withLock { $0 } == 0)
     }
 
     @Test func workerThatCannotReadTheScenarioReportsWhy() async throws {

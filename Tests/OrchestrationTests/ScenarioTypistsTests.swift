@@ -31,15 +31,19 @@ struct ScenarioTypistsTests {
     @Test func typistsFollowTheMixAndTheSeed() throws {
         let scenario = try ScenarioReader.read(json: Self.json)
         let typists = try ScenarioTypists(scenario: scenario, baseDirectory: "/")
-        // Typists 0–4 are desktop English, 5–9 mobile Korean (shares laid out over the indices).
-        let english = Self.texts(typists.session(forTypist: 1))
-        let korean = Self.texts(typists.session(forTypist: 8))
+        // Five typists of each entry, interleaved over the indices (`Population.mixEntry`).
+        let languages = (0..<10).map { scenario.population.mixEntry(forTypist: $0).language }
+        #expect(languages.filter { $0 == .en }.count == 5)
+        let englishIndex = try #require(languages.firstIndex(of: .en))
+        let koreanIndex = try #require(languages.firstIndex(of: .ko))
+        let english = Self.texts(typists.session(forTypist: englishIndex))
+        let korean = Self.texts(typists.session(forTypist: koreanIndex))
         #expect(!english.isEmpty && !korean.isEmpty)
         #expect(english.allSatisfy { $0.unicodeScalars.allSatisfy { $0.value < 0x1100 } })
         #expect(korean.contains { $0.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) || (0x3131...0x318E).contains($0.value) } })
         // The same typist types the same keys whichever process builds it.
         let again = try ScenarioTypists(scenario: scenario, baseDirectory: "/")
-        #expect(Self.texts(again.session(forTypist: 8)) == korean)
+        #expect(Self.texts(again.session(forTypist: koreanIndex)) == korean)
     }
 
     @Test func sessionsAreCutAtMaxLength() throws {

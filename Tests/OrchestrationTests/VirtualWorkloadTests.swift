@@ -24,6 +24,32 @@ struct VirtualWorkloadTests {
         #expect(sink.latest.groups.map(\.name) == ["naive", "split-state"])
     }
 
+    /// Typists built before the barrier (`prepared`) give the same groups as typists built in
+    /// the phase; a population that cannot be built is an error at preparation, naming why.
+    @Test func preparedWorkloadTypesTheSameKeys() async throws {
+        let scenario = try ScenarioReader.read(json: virtualScenarioJSON(typists: 60))
+        func context() -> PhaseContext {
+            PhaseContext(scenario: scenario, baseDirectory: "/", segment: Segment(index: 1, count: 2), typists: Array(stride(from: 1, to: 60, by: 2)),
+                         runner: .virtual, phase: 0, startWallClockNanos: 0, progress: ProgressSink())
+        }
+        let resources = WorkloadResources(scenario: scenario, baseDirectory: "/")
+        let prepared = try VirtualWorkload().prepared(resources)
+        #expect((prepared as? VirtualWorkload)?.typists != nil)
+        let unprepared = try await VirtualWorkload().run(context())
+        #expect(try await prepared.run(context()) == unprepared)
+        #expect(!unprepared.isEmpty)
+
+        var missing = scenario
+        missing.population.queryLists = "no-such-query-lists"
+        #expect {
+            _ = try VirtualWorkload().prepared(WorkloadResources(scenario: missing, baseDirectory: "/tmp"))
+        } throws: { error in
+            "\(error)".contains("$.population.queryLists") && "\(error)".contains("no-such-query-lists")
+        }
+        // The probe needs no typist population: preparing it builds nothing and cannot fail.
+        #expect(throws: Never.self) { _ = try ProbeWorkload(realTime: false).prepared(WorkloadResources(scenario: missing, baseDirectory: "/tmp")) }
+    }
+
     @Test func chunksAreWholeCellsCoveringTheRange() {
         let chunks = VirtualWorkload.chunks(of: 200..<1_234, typistsPerServer: 10, minimumTypists: 1)
         #expect(chunks.first?.lowerBound == 200 && chunks.last?.upperBound == 1_234)

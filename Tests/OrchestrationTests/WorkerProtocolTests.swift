@@ -35,8 +35,10 @@ struct WorkerProtocolTests {
     }
 
     @Test func otherVersionsAreRefused() {
-        #expect(throws: WorkerProtocol.DecodeError.wrongVersion(2)) {
-            try WorkerProtocol.decodeWorkerMessage(Array(#"{"v":2,"type":"ready","body":{"typists":1}}"#.utf8))
+        // Version 1 (before histogram counts were packed) is another build's protocol.
+        #expect(WorkerProtocol.version == 2)
+        #expect(throws: WorkerProtocol.DecodeError.wrongVersion(1)) {
+            try WorkerProtocol.decodeWorkerMessage(Array(#"{"v":1,"type":"ready","body":{"typists":1}}"#.utf8))
         }
         #expect(throws: WorkerProtocol.DecodeError.wrongVersion(nil)) {
             try WorkerProtocol.decodeWorkerMessage(Array(#"{"type":"ready","body":{"typists":1}}"#.utf8))
@@ -51,7 +53,7 @@ struct WorkerProtocolTests {
             try WorkerProtocol.decodeWorkerMessage(Array(#"{"body":{"typists":1},"type":"ready","v":3}"#.utf8))
         }
         #expect {
-            try WorkerProtocol.decodeWorkerMessage(Array(#"{"body":"x","type":"snapshot","v":1}"#.utf8))
+            try WorkerProtocol.decodeWorkerMessage(Array(#"{"body":"x","type":"snapshot","v":2}"#.utf8))
         } throws: { error in
             if case .malformed(type: "snapshot", reason: _) = error as? WorkerProtocol.DecodeError { return true }
             return false
@@ -63,10 +65,10 @@ struct WorkerProtocolTests {
             try WorkerProtocol.decodeWorkerMessage(Array("hello from a stray print".utf8))
         }
         #expect(throws: WorkerProtocol.DecodeError.unknownType("dance")) {
-            try WorkerProtocol.decodeWorkerMessage(Array(#"{"v":1,"type":"dance","body":{}}"#.utf8))
+            try WorkerProtocol.decodeWorkerMessage(Array(#"{"v":2,"type":"dance","body":{}}"#.utf8))
         }
         #expect {
-            try WorkerProtocol.decodeWorkerMessage(Array(#"{"v":1,"type":"ready","body":{"typists":"many"}}"#.utf8))
+            try WorkerProtocol.decodeWorkerMessage(Array(#"{"v":2,"type":"ready","body":{"typists":"many"}}"#.utf8))
         } throws: { error in
             if case .malformed(type: "ready", reason: _) = error as? WorkerProtocol.DecodeError { return true }
             return false
@@ -118,6 +120,53 @@ struct SegmentSourceTests {
 
     @Test func mixDoesNotDependOnTheSplit() {
         let population = Population(typists: 10, mix: [.init(device: .desktop, language: .en, share: 0.3), .init(device: .mobile, language: .ko, share: 0.7)])
-        #expect((0..<10).map { population.mixEntry(forTypist: $0).device } == [.desktop, .desktop, .desktop] + Array(repeating: .mobile, count: 7))
+        let devices = (0..<10).map { population.mixEntry(forTypist: $0).device }
+        #expect(devices.filter { $0 == .desktop }.count == 3)
+        // Interleaved, not laid out as ranges: the old contiguous rule gave 3 desktops, then 7 mobiles.
+        #expect(devices != [.desktop, .desktop, .desktop] + Array(repeating: .mobile, count: 7))
+        #expect(Population.mixStride(typists: 10) == 7)
+    }
+
+    /// Each entry gets exactly the typists the cumulative-share rule gives it (the rule applied
+    /// to a permutation of the indices), and every quarter (half, eighth) of the index range —
+    /// what a segment of the virtual runner holds — gets close to each share: within
+    /// 3·(1 + log₂ n) typists, the discrepancy of a golden-ratio sequence growing like log n.
+    @Test(arguments: [3, 10, 97, 1_000, 4_096, 40_000, 99_991])
+    func mixIsInterleavedWithExactCounts(typists: Int) {
+        let mixes: [[Population.MixEntry]] = [
+            [.init(device: .desktop, language: .en, share: 0.7), .init(device: .mobile, language: .ko, share: 0.3)],
+            [.init(device: .desktop, language: .en, share: 0.5), .init(device: .mobile, language: .ko, share: 0.3),
+             .init(device: .mobile, language: .zh, share: 0.2)],
+        ]
+        for mix in mixes {
+            let population = Population(typists: typists, mix: mix)
+            let stride = Population.mixStride(typists: typists)
+            let indices = (0..<typists).map { population.mixIndex(forTypist: $0, stride: stride) }
+            #expect(indices == (0..<typists).map { typist in mix.firstIndex(of: population.mixEntry(forTypist: typist))! })
+            // Exact counts: the contiguous rule over positions 0..<n.
+            var expected = [Int](repeating: 0, count: mix.count)
+            for position in 0..<typists {
+                let point = (Double(position) + 0.5) / Double(typists)
+                var cumulative = 0.0
+                var entry = mix.count - 1
+                for (index, candidate) in mix.enumerated() {
+                    cumulative += candidate.share
+                    if point < cumulative { entry = index; break }
+                }
+                expected[entry] += 1
+            }
+            #expect((0..<mix.count).map { entry in indices.filter { $0 == entry }.count } == expected)
+            let tolerance = 3 * (1 + log2(Double(typists)))
+            for parts in [2, 4, 8] where typists >= parts {
+                for part in 0..<parts {
+                    let range = (part * typists / parts)..<((part + 1) * typists / parts)
+                    for (entry, candidate) in mix.enumerated() {
+                        let count = indices[range].filter { $0 == entry }.count
+                        let deviation = abs(Double(count) - candidate.share * Double(range.count))
+                        #expect(deviation <= tolerance, "n \(typists), part \(part)/\(parts), entry \(entry): \(count) of \(range.count)")
+                    }
+                }
+            }
+        }
     }
 }

@@ -146,6 +146,7 @@ struct DriverLoop {
                 processGroup: group.map { .join($0) } ?? .new)
             do {
                 let process = try ChildProcess.spawn(options)
+                if let output = process.standardOutput { Self.enlargePipe(output) }
                 slot.process = process
                 slot.pid = process.pid
                 if group == nil { group = process.pid }
@@ -173,18 +174,32 @@ struct DriverLoop {
             }
         }
         if let trap { fds.append(trap.fileDescriptor) }
-        let ready = (try? PipeIO.poll(fds, timeoutMillis: 50)) ?? []
+        // A worker that closed its output is exiting, and nothing wakes `poll` when it is gone:
+        // look again in 1 ms rather than 50, so the run ends when the last worker does.
+        let exiting = slots.contains { !$0.outputOpen && $0.isAlive && $0.killAt == nil && $0.process != nil }
+        let ready = (try? PipeIO.poll(fds, timeoutMillis: exiting ? 1 : 50)) ?? []
         for readiness in ready {
             guard let index = owner[readiness.fd] else { continue }
             read(index)
         }
     }
 
+    /// Linux's `F_SETPIPE_SZ` (not exported to Swift by Glibc).
+    static let setPipeSize: Int32 = 1031
+    /// The pipe size asked for: a whole snapshot fits (≈ 100 KB for two strategies), so the
+    /// worker's write does not stall half-way and the driver reads it in one go.
+    static let pipeBytes = 1 << 20
+
+    /// Best effort: the default 64 KB stays if the kernel refuses (`fs.pipe-max-size`).
+    static func enlargePipe(_ fd: Int32) {
+        _ = fcntl(fd, setPipeSize, Int32(pipeBytes))
+    }
+
     mutating func read(_ index: Int) {
         guard let process = slots[index].process, let fd = process.standardOutput else { return }
         let bytes: [UInt8]
         do {
-            bytes = try PipeIO.readAvailable(fd)
+            bytes = try PipeIO.readAvailable(fd, maximum: 256 << 10)
         } catch {
             closeOutput(index)
             return

@@ -2,13 +2,15 @@ import Foundation
 import Measurement
 
 /// The messages between `typestorm run` and its `typestorm worker` processes: one JSON object
-/// per line, `{"v": 1, "type": "...", ...}`, worker → driver on the worker's standard output,
+/// per line, `{"v": 2, "type": "...", ...}`, worker → driver on the worker's standard output,
 /// driver → worker on its standard input.
 ///
 /// Every message carries the protocol version, and a reader refuses any other version, so a
 /// driver and a worker from different builds fail loudly instead of misreading each other.
 public enum WorkerProtocol {
-    public static let version = 1
+    /// 2: histogram counts travel packed (`Histogram.packedCountsKey`), which a version-1 reader
+    /// cannot read.
+    public static let version = 2
 
     /// Worker → driver.
     public enum WorkerMessage: Sendable, Equatable {
@@ -109,6 +111,9 @@ public enum WorkerProtocol {
     private static func line<Value: Encodable>(_ type: String, _ body: Value) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Histogram counts in their packed form: a fraction of the bytes, and one string to
+        // decode instead of thousands of numbers (the driver decodes every snapshot).
+        encoder.userInfo[Histogram.packedCountsKey] = true
         // Encoding our own value types cannot fail; a failure here is a programming error.
         let data = try! encoder.encode(Envelope(type: type, body: body))
         return Array(data) + [10]

@@ -115,16 +115,53 @@ public struct Population: Sendable, Equatable {
         stride(from: index, to: typists, by: count)
     }
 
-    /// The mix entry of typist `typist`: shares laid out as consecutive ranges of the index
-    /// space, so the mix does not depend on how the typists are split into segments.
+    /// The mix entry of typist `typist`, from (typist, typists, mix) alone, so the mix does not
+    /// depend on how the typists are split into segments.
+    ///
+    /// Typist i is moved to position π(i) = i·s mod typists (`mixStride`: the first integer at
+    /// or above 0.618·typists that is coprime to it, so π is a permutation), and the entry is
+    /// the one whose cumulative share range holds (π(i) + ½)/typists. Because π is a
+    /// permutation, every entry gets exactly the typists the shares give it; because the golden
+    /// ratio step spreads consecutive indices evenly, every contiguous run of indices (a
+    /// segment's server cells) gets close to each share, so no segment gets all of the slowest
+    /// entry.
     public func mixEntry(forTypist typist: Int) -> MixEntry {
-        let position = (Double(typist) + 0.5) / Double(typists)
+        mixEntry(forTypist: typist, stride: Self.mixStride(typists: typists))
+    }
+
+    /// `mixEntry(forTypist:)` with the stride computed once (`mixStride(typists:)`), for loops
+    /// over many typists.
+    public func mixEntry(forTypist typist: Int, stride: Int) -> MixEntry {
+        mix[mixIndex(forTypist: typist, stride: stride)]
+    }
+
+    /// The index in `mix` of typist `typist`'s entry (see `mixEntry(forTypist:)`).
+    public func mixIndex(forTypist typist: Int, stride: Int) -> Int {
+        guard typists > 0 else { return 0 }
+        let product = (typist % typists).multipliedFullWidth(by: stride)
+        let permuted = typists.dividingFullWidth((product.high, product.low)).remainder
+        let position = (Double(permuted) + 0.5) / Double(typists)
         var cumulative = 0.0
-        for entry in mix {
+        for (index, entry) in mix.enumerated() {
             cumulative += entry.share
-            if position < cumulative { return entry }
+            if position < cumulative { return index }
         }
-        return mix[mix.count - 1]
+        return mix.count - 1
+    }
+
+    /// The step of the mix permutation for `typists` typists: the first integer at or above
+    /// 0.618·typists (the golden ratio's fractional part) that is coprime to `typists`.
+    public static func mixStride(typists: Int) -> Int {
+        guard typists > 2 else { return 1 }
+        var step = max(1, Int(Double(typists) * 0.6180339887498949))
+        while greatestCommonDivisor(step, typists) != 1 { step += 1 }
+        return step
+    }
+
+    private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int {
+        var (a, b) = (a, b)
+        while b != 0 { (a, b) = (b, a % b) }
+        return a
     }
 }
 

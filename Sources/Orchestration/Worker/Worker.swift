@@ -79,6 +79,23 @@ public enum Worker {
         return .success((scenario, workloads))
     }
 
+    /// Builds each workload's phase-independent parts (`PhaseWorkload.prepared`) before the
+    /// first phase, so they are not inside the phase all workers start together.
+    static func prepareWorkloads(_ workloads: [any PhaseWorkload], scenario: Scenario, options: WorkerOptions)
+        -> Result<[any PhaseWorkload], PrepareFailure> {
+        let resources = WorkloadResources(scenario: scenario, baseDirectory: baseDirectory(options))
+        var prepared: [any PhaseWorkload] = []
+        for (phase, workload) in workloads.enumerated() {
+            do {
+                prepared.append(try workload.prepared(resources))
+            } catch {
+                return .failure(PrepareFailure(message: "phase \(phase) (\(scenario.runners[phase].kind)) cannot be prepared: \(error)",
+                                               exitCode: WorkerExitCode.cannotRun))
+            }
+        }
+        return .success(prepared)
+    }
+
     struct PrepareFailure: Error {
         var message: String
         var exitCode: Int32
@@ -120,7 +137,14 @@ public enum Worker {
             options.log("error: \(failure.message)\n")
             return failure.exitCode
         }
-        let (scenario, workloads) = prepared
+        let scenario = prepared.0
+        let workloads: [any PhaseWorkload]
+        switch prepareWorkloads(prepared.1, scenario: scenario, options: options) {
+        case let .success(value): workloads = value
+        case let .failure(failure):
+            options.log("error: \(failure.message)\n")
+            return failure.exitCode
+        }
         let trap = try? SignalTrap()
         let sink = ProgressSink()
         let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
@@ -216,16 +240,25 @@ public enum Worker {
             writer.send(.error(failure.message))
             return failure.exitCode
         }
-        let (scenario, workloads) = prepared
+        let scenario = prepared.0
         writer.send(.hello(.init(pid: getpid(), segment: options.segment, scenarioHash: scenario.hash, toolVersion: options.toolVersion)))
-        let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
-        writer.send(.ready(typists: typists.count))
-
+        // The heartbeat starts before the typists are built, so a large population cannot look
+        // like a hung worker to the driver.
         let (starts, startContinuation) = AsyncStream.makeStream(of: (phase: Int, at: Int64).self)
         let control = Thread {
             controlLoop(shared: shared, interval: scenario.driver.snapshotIntervalNanos, starts: startContinuation, log: options.log)
         }
         control.start()
+        let workloads: [any PhaseWorkload]
+        switch prepareWorkloads(prepared.1, scenario: scenario, options: options) {
+        case let .success(value): workloads = value
+        case let .failure(failure):
+            shared.state.withLock { $0.finished = true }
+            writer.send(.error(failure.message))
+            return failure.exitCode
+        }
+        let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
+        writer.send(.ready(typists: typists.count))
 
         let started = MonotonicNanos.wallClock()
         var iterator = starts.makeAsyncIterator()

@@ -25,6 +25,18 @@ struct LiveWorkload: PhaseWorkload {
     }
 
     var target: Target
+    /// Built before the phase by `prepared` (else at the start of `run`).
+    var typists: ScenarioTypists?
+
+    init(target: Target) {
+        self.target = target
+    }
+
+    func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload {
+        var workload = self
+        workload.typists = try resources.typists()
+        return workload
+    }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -56,7 +68,7 @@ struct LiveWorkload: PhaseWorkload {
         let simulation = VirtualWorkload.simulationScenario(scenario)
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         // Typists who would arrive after the phase ends never come (they would only hold it open).
-        let population = try ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
+        let population = try typists ?? ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
         let typists = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(

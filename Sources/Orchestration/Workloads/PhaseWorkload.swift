@@ -11,6 +11,39 @@ public protocol PhaseWorkload: Sendable {
     /// strategy. Publishes cumulative progress through `context.progress` as it goes, and
     /// returns early (with what it has) once `context.progress.isStopRequested`.
     func run(_ context: PhaseContext) async throws -> [MetricGroup]
+
+    /// This workload with what does not depend on the phase's start built ahead (the typist
+    /// population), called once per worker before it reports `ready`: that work then happens
+    /// while the worker waits at the barrier instead of inside the phase that every worker
+    /// starts at the same instant. The default has nothing to build.
+    func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload
+}
+
+extension PhaseWorkload {
+    public func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload { self }
+}
+
+/// What the workloads of one worker build ahead and share (`PhaseWorkload.prepared`): built on
+/// first use, so a scenario whose runners need none of it never builds it.
+public final class WorkloadResources: Sendable {
+    public let scenario: Scenario
+    public let baseDirectory: String
+    private let cachedTypists = Mutex<ScenarioTypists?>(nil)
+
+    public init(scenario: Scenario, baseDirectory: String) {
+        self.scenario = scenario
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The scenario's typists (`ScenarioTypists`), built once.
+    public func typists() throws -> ScenarioTypists {
+        try cachedTypists.withLock { cached in
+            if let cached { return cached }
+            let typists = try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory)
+            cached = typists
+            return typists
+        }
+    }
 }
 
 /// Everything a workload needs for one phase.

@@ -13,7 +13,10 @@ public struct ScenarioTypists: Sendable {
     }
 
     private let population: Population
-    private let populations: [String: TypistPopulation]
+    /// The population of each mix entry, by its index in `population.mix` (entries with the
+    /// same device and language share one).
+    private let populations: [TypistPopulation]
+    private let mixStride: Int
 
     /// - Parameter baseDirectory: the scenario's directory; `population.queryLists` is resolved
     ///   against it.
@@ -37,13 +40,13 @@ public struct ScenarioTypists: Sendable {
                 throw Failure(description: "$.population.queryLists (\(directory)): \(error)")
             }
         }
-        self.populations = populations
+        self.populations = population.mix.map { populations[Self.key($0)]! }
+        mixStride = Population.mixStride(typists: population.typists)
     }
 
     /// Typist `index`'s session, cut at the scenario's `session.maxLength` if it has one.
     public func session(forTypist index: Int) -> DeadlineSession<GeneratedSession> {
-        let entry = population.mixEntry(forTypist: index)
-        let session = populations[Self.key(entry)]!.session(forTypist: index)
+        let session = populations[population.mixIndex(forTypist: index, stride: mixStride)].session(forTypist: index)
         return DeadlineSession(base: session, limit: population.maximumSessionNanos ?? .max)
     }
 

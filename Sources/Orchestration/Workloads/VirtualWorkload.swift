@@ -16,6 +16,8 @@ import Simulation
 public struct VirtualWorkload: PhaseWorkload {
     /// The smallest chunk (see `chunks`); tests lower it to run many chunks on few typists.
     var minimumChunkTypists = 2_000
+    /// Built before the phase by `prepared` (else at the start of `run`).
+    var typists: ScenarioTypists?
 
     public init() {}
 
@@ -28,7 +30,7 @@ public struct VirtualWorkload: PhaseWorkload {
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
         let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer, minimumTypists: minimumChunkTypists)
-        let typists = try ScenarioTypists(scenario: context.scenario, baseDirectory: context.baseDirectory)
+        let typists = try self.typists ?? ScenarioTypists(scenario: context.scenario, baseDirectory: context.baseDirectory)
         var groups: [MetricGroup] = []
         for spec in simulation.strategies {
             var group = MetricGroup(name: spec.name, labels: context.labels)
@@ -43,6 +45,12 @@ public struct VirtualWorkload: PhaseWorkload {
             groups.append(group)
         }
         return groups
+    }
+
+    public func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload {
+        var workload = self
+        workload.typists = try resources.typists()
+        return workload
     }
 
     /// Up to 16 pieces of `range`, each a run of whole server cells of at least
