@@ -73,12 +73,22 @@ final class SharedModel: Sendable {
     /// The key name of each scalar of each word, and of the typo letters `a`–`z`, made once.
     let keys: [[String]]
     let typoKeys: [String]
+    /// Every prefix of every word (`prefixes[word][n]`: its first `n` scalars): the field's text
+    /// whenever no typo is pending, shared instead of decoded from bytes on each keystroke.
+    let prefixes: [[String]]
 
     init(_ model: SimpleTypingModel) {
         self.model = model
         words = model.vocabulary.map { Array($0.unicodeScalars) }
         keys = words.map { $0.map { String($0) } }
         typoKeys = (0..<26).map { String(Unicode.Scalar(UInt8(97 + $0))) }
+        prefixes = words.map { scalars in
+            (0...scalars.count).map { count in
+                var text = String.UnicodeScalarView()
+                text.append(contentsOf: scalars.prefix(count))
+                return String(text)
+            }
+        }
     }
 }
 
@@ -157,12 +167,13 @@ public struct SimpleTypist: TypistSession, Sendable {
                 }
                 position += 1
                 append(scalar)
-                return TypingEvent(at: clock, action: .edit(key: shared.keys[word][position - 1], text: Self.text(bytes)))
+                return TypingEvent(at: clock, action: .edit(key: shared.keys[word][position - 1], text: shared.prefixes[word][position]))
             case .backspace:
                 clock += shared.model.interKey.sample(&rng) * 2
                 removeLastScalar()
                 step = .typing
-                return TypingEvent(at: clock, action: .edit(key: "⌫", text: Self.text(bytes)))
+                // The typo is gone: the field holds the word's prefix again.
+                return TypingEvent(at: clock, action: .edit(key: "⌫", text: shared.prefixes[word][position]))
             case .afterQuery:
                 step = .settle
                 if rng.chance(shared.model.submitProbability) {
