@@ -248,12 +248,7 @@ private final class Wheel: @unchecked Sendable {
     /// everything already due.
     func insertCurrent(_ event: ScheduledEvent) {
         appendCurrent(event)
-        var index = currentCount - 1
-        while index > 0, current[index - 1].precedes(event) {
-            current[index] = current[index - 1]
-            index -= 1
-        }
-        current[index] = event
+        sift(currentCount - 1)
     }
 
     /// Moves the events of wheel slot `base` into the current run (unsorted) and frees their nodes.
@@ -275,15 +270,20 @@ private final class Wheel: @unchecked Sendable {
     /// A slot holds a few events: insertion sort, descending.
     func sortCurrent() {
         guard currentCount > 1 else { return }
-        for i in 1..<currentCount {
-            let event = current[i]
-            var j = i
-            while j > 0, current[j - 1].precedes(event) {
-                current[j] = current[j - 1]
-                j -= 1
-            }
-            current[j] = event
+        for i in 1..<currentCount { sift(i) }
+    }
+
+    /// Moves the event at `index` down the run until the run is descending up to `index`
+    /// (one step of insertion sort).
+    @inline(__always)
+    private func sift(_ index: Int) {
+        let event = current[index]
+        var index = index
+        while index > 0, current[index - 1].precedes(event) {
+            current[index] = current[index - 1]
+            index -= 1
         }
+        current[index] = event
     }
 
     /// The absolute slot of the first occupied wheel slot after `base`, if any.

@@ -25,9 +25,7 @@ extension Recorder {
     public mutating func record(
         _ effect: SearchEffect, isDebounceWait: Bool = false, lag: Int64 = 0, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
     ) {
-        @inline(__always) func key(_ query: QueryIdentity) -> QueryKey {
-            identitiesTrimmed ? QueryKey.trimmed(query) : QueryKey(query)
-        }
+        func key(_ query: QueryIdentity) -> QueryKey { QueryKey(query, alreadyTrimmed: identitiesTrimmed) }
         switch effect {
         case let .scheduleTimer(id, _, purpose):
             if case let .debounce(query) = purpose {
@@ -61,7 +59,7 @@ extension Recorder {
     }
 
     static func displayRecord(_ state: DisplayState, trimmed: Bool = false) -> (DisplayKind, QueryKey?) {
-        func key(_ query: QueryIdentity) -> QueryKey { trimmed ? QueryKey.trimmed(query) : QueryKey(query) }
+        func key(_ query: QueryIdentity) -> QueryKey { QueryKey(query, alreadyTrimmed: trimmed) }
         return switch state {
         case .idle: (.idle, nil)
         case .loading: (.loading, nil)
@@ -92,5 +90,11 @@ extension QueryKey {
     public static func trimmed(_ identity: QueryIdentity) -> QueryKey {
         assert(QueryNormalizer.trimmed(identity.text) == identity.text, "\(identity) is not trimmed")
         return QueryKey(text: identity.text, scope: identity.scope, tokens: identity.tokens)
+    }
+
+    /// `QueryKey.trimmed(identity)` when `alreadyTrimmed`, else `QueryKey(identity)`.
+    @inline(__always)
+    init(_ identity: QueryIdentity, alreadyTrimmed: Bool) {
+        self = alreadyTrimmed ? .trimmed(identity) : QueryKey(identity)
     }
 }
