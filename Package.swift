@@ -35,15 +35,17 @@ let package = Package(
         .target(name: "Catalog", swiftSettings: swiftSettings),
 
         .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
+        // The runner core: one host between a strategy and any runner, and the backend model.
+        .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .target(name: "Platform", dependencies: ["CJemalloc", "CShims"], swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
-            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog", "Platform", "Simulation", "CCurl", "CShims"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement", "Matching", "Platform", "CCurl", "CShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -53,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Reporting", dependencies: ["Measurement"], swiftSettings: swiftSettings),
@@ -61,7 +63,7 @@ let package = Package(
             name: "TypestormCLI",
             dependencies: [
                 "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Platform",
-                "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting",
+                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting",
             ],
             swiftSettings: swiftSettings
         ),
@@ -90,7 +92,7 @@ let package = Package(
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["Simulation", "SearchField", "Measurement", "Typists", "CJemalloc"],
+            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Measurement", "Typists", "CJemalloc"],
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -115,12 +117,13 @@ let package = Package(
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
+        .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform", "SearchServer", "Simulation"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import FieldRuntime
 import Catalog
 import Matching
 import Measurement

@@ -1,6 +1,6 @@
+import FieldRuntime
 import Measurement
 import SearchField
-import Simulation
 import Typists
 
 /// One typist's search field in a live run: the app's UI thread.

@@ -1,7 +1,6 @@
 import Measurement
 import Platform
 import SearchField
-import Simulation
 import Synchronization
 import Typists
 

@@ -126,13 +126,13 @@ public struct BackendModel: Hashable, Sendable {
     }
 
     /// The scripted end-to-end time for `text`, if any.
-    func scriptedTime(for text: String) -> Int64? {
+    package func scriptedTime(for text: String) -> Int64? {
         if scripted.isEmpty { return scriptedDefault }
         return scripted[text] ?? scriptedDefault
     }
 
     /// Service time and items scanned for one request.
-    func serviceTime(queryLength: Int, _ rng: inout SeededGenerator) -> (ns: Int64, items: Int64) {
+    package func serviceTime(queryLength: Int, _ rng: inout SeededGenerator) -> (ns: Int64, items: Int64) {
         var ns: Int64
         var items: Int64 = 0
         switch service {
@@ -151,11 +151,11 @@ public struct BackendModel: Hashable, Sendable {
 
     /// How many results the catalog has for a query: deterministic in the text, fewer for longer
     /// queries, and none for about one long query in twenty (a genuine "no results").
-    static func resultCount(text: String, catalogItems: Int64) -> Int {
+    package static func resultCount(text: String, catalogItems: Int64) -> Int {
         resultCount(utf8Length: text.utf8.count, hash: stableHash(text), catalogItems: catalogItems)
     }
 
-    static func resultCount(utf8Length length: Int, hash: UInt64, catalogItems: Int64) -> Int {
+    package static func resultCount(utf8Length length: Int, hash: UInt64, catalogItems: Int64) -> Int {
         if length >= 4, hash % 20 == 0 { return 0 }
         let shift = min(length * 2, 40)
         return Int(max(catalogItems >> Int64(shift), Int64(1 + hash % 7)))
