@@ -121,7 +121,8 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             let ns = Int64(Double(model.localCatalogItems) * model.localNanosPerItem)
             timer.schedule(at: now &+ UInt64(max(0, ns))) { [self] in localDone(key) }
         } else {
-            timer.schedule(at: now &+ UInt64(max(0, draw.oneWayNs))) { [self] in arrive(key) }
+            let arrival = now &+ UInt64(max(0, draw.oneWayNs))
+            timer.schedule(at: arrival) { [self] in arrive(key, at: arrival) }
             if let timeout = model.timeout {
                 timer.schedule(at: now &+ UInt64(max(0, timeout))) { [self] in timedOut(key) }
             }
@@ -157,8 +158,12 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         }
     }
 
-    private func arrive(_ key: UInt64) {
-        let now = MonotonicClock.now()
+    /// The server's steps take their times from the model's timeline (`at`: the step's
+    /// deadline), not from when the timer thread got to them: a step that ran late delays only
+    /// its own delivery, instead of pushing every request queued behind it (with one busy
+    /// worker, a fraction of a millisecond per service compounded into hundreds of milliseconds
+    /// of queue that virtual time never had).
+    private func arrive(_ key: UInt64, at now: UInt64) {
         var startEngine: (UInt64, LiveSearchRequest)?
         state.withLock { state in
             guard var job = state.jobs[key] else { return }
@@ -190,10 +195,11 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         guard var job = state.jobs[key] else { return nil }
         state.cells[job.cell, default: Cell()].busy += 1
         job.phase = .inService
-        job.serviceStart = now
+        job.serviceStart = max(now, job.arrivedAt)
         job.engineRunning = engine != nil && job.draw.failure == nil
         state.jobs[key] = job
-        timer.schedule(at: now &+ UInt64(max(0, job.draw.serviceNs))) { [self] in serviceTimeUp(key) }
+        let end = job.serviceStart &+ UInt64(max(0, job.draw.serviceNs))
+        timer.schedule(at: end) { [self] in serviceTimeUp(key, at: end) }
         return job.engineRunning ? (key, job.request) : nil
     }
 
@@ -209,7 +215,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     }
 
     /// The drawn service time is over: the service ends, unless the engine is still searching.
-    private func serviceTimeUp(_ key: UInt64) {
+    private func serviceTimeUp(_ key: UInt64, at end: UInt64) {
         let finished = state.withLock { state -> Bool in
             guard var job = state.jobs[key], job.phase == .inService else { return false }
             if job.engineRunning {
@@ -220,7 +226,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             }
             return true
         }
-        if finished { serviceDone(key) }
+        if finished { serviceDone(key, at: end) }
     }
 
     private func engineFinished(_ key: UInt64) {
@@ -231,11 +237,13 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             state.jobs[key] = job
             return job.engineOverran
         }
-        if finishNow { timer.schedule(at: MonotonicClock.now()) { [self] in serviceDone(key) } }
+        if finishNow {
+            let now = MonotonicClock.now()
+            timer.schedule(at: now) { [self] in serviceDone(key, at: now) }
+        }
     }
 
-    private func serviceDone(_ key: UInt64) {
-        let now = MonotonicClock.now()
+    private func serviceDone(_ key: UInt64, at now: UInt64) {
         var starts: [(UInt64, LiveSearchRequest)] = []
         state.withLock { state in
             guard var job = state.jobs[key], job.phase == .inService else { return }
@@ -271,12 +279,11 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     }
 
     private func scheduleResponse(_ key: UInt64, at deadline: UInt64) {
-        timer.schedule(at: deadline) { [self] in respond(key) }
+        timer.schedule(at: deadline) { [self] in respond(key, at: deadline) }
     }
 
     /// The answer reaches the client.
-    private func respond(_ key: UInt64) {
-        let now = MonotonicClock.now()
+    private func respond(_ key: UInt64, at now: UInt64) {
         let delivery = state.withLock { state -> (Job, LiveSearchOutcome)? in
             guard var job = state.jobs[key], !job.clientDone else { return nil }
             job.clientDone = true
@@ -320,7 +327,8 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             job.clientDone = true
             state.jobs[key] = job
             if case let .honoured(delay) = model.cancellation, job.phase != .done {
-                timer.schedule(at: now &+ UInt64(max(0, job.draw.oneWayNs + delay))) { [self] in cancelArrives(key) }
+                let arrival = now &+ UInt64(max(0, job.draw.oneWayNs + delay))
+                timer.schedule(at: arrival) { [self] in cancelArrives(key, at: arrival) }
             }
             release(key, &state)
             return (job, Self.work(job, at: now))
@@ -334,8 +342,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
 
     private func timedOut(_ key: UInt64) { clientGivesUp(key, reason: .timeout) }
 
-    private func cancelArrives(_ key: UInt64) {
-        let now = MonotonicClock.now()
+    private func cancelArrives(_ key: UInt64, at now: UInt64) {
         var starts: [(UInt64, LiveSearchRequest)] = []
         var engineTicket: (any LiveSearchTicket)?
         state.withLock { state in
