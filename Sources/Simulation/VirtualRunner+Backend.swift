@@ -21,7 +21,6 @@ struct SimRequest {
     var utf8Length: Int32 = 0
     var textHash: UInt64 = 0
     var cell: Int32 = 0
-    var rng = SeededGenerator(seed: 0)
     var oneWay: Int64 = 0
     var arrivedAt: Int64 = 0
     var serviceStart: Int64 = 0
@@ -137,7 +136,6 @@ struct VirtualWorld: FieldRunner {
         request.utf8Length = Int32(truncatingIfNeeded: text.utf8.count)
         request.textHash = stableHash(text)
         request.cell = cell
-        request.rng = SeededGenerator(seed: mix(seed, globalIndex, id))
         request.clientDone = false
         request.server = .travelling
         request.serverCancel = false
@@ -154,11 +152,14 @@ struct VirtualWorld: FieldRunner {
             request.items = backend.localCatalogItems
             request.serviceNs = Int64(Double(backend.localCatalogItems) * backend.localNanosPerItem)
         } else {
-            request.oneWay = backend.roundTrip.sample(&request.rng) / 2
-            if request.rng.chance(backend.transportErrorRate) {
-                request.fails = .transport
-            } else if request.rng.chance(backend.errorRate) {
-                request.fails = .serverError
+            let draw = backend.draw(seed: seed, typist: globalIndex, request: id, queryLength: Int(request.characters))
+            request.oneWay = draw.oneWayNs
+            request.serviceNs = draw.serviceNs
+            request.items = draw.items
+            switch draw.failure {
+            case .transport: request.fails = .transport
+            case .serverError: request.fails = .serverError
+            case nil: break
             }
         }
         requests[Int(handle)] = request
@@ -279,12 +280,8 @@ struct VirtualWorld: FieldRunner {
 
     private mutating func startService(_ handle: Int32) {
         var request = requests[Int(handle)]
-        if !request.scripted {
-            cells[Int(request.cell)].busy += 1
-            let (ns, items) = backend.serviceTime(queryLength: Int(request.characters), &request.rng)
-            request.serviceNs = ns
-            request.items = items
-        }
+        // The service time was drawn with the rest of the request's draws when it was sent.
+        if !request.scripted { cells[Int(request.cell)].busy += 1 }
         request.server = .inService
         request.serviceStart = now
         requests[Int(handle)] = request

@@ -20,6 +20,7 @@ enum RootCommand {
             ReportCommand.command,
             CompareCommand.command,
             SweepCommand.command,
+            CrosscheckCommand.command,
         ],
         run: MainJob.run
     )

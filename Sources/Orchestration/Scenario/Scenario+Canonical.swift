@@ -87,7 +87,8 @@ extension ScenarioStrategy {
 extension RunnerSpec {
     var json: JSONValue {
         switch self {
-        case .virtual, .inProcess: return .object([("kind", .string(kind))])
+        case .virtual: return .object([("kind", .string(kind))])
+        case let .inProcess(backend): return .object([("kind", .string(kind)), ("backend", .string(backend.rawValue))])
         case let .httpEmbedded(threads): return .object([("kind", .string(kind)), ("serverThreads", .number("\(threads)"))])
         case let .httpURL(template): return .object([("kind", .string(kind)), ("url", .string(template))])
         case let .probe(realTime): return .object([("kind", .string(kind)), ("pace", .string(realTime ? "realtime" : "fast"))])
@@ -106,6 +107,11 @@ extension ScenarioBackend {
             ("cancelDelay", duration(cancelDelayNanos)),
             ("errorRate", number(errorRate)),
             ("timeout", duration(timeoutNanos)),
+            ("networkRTTSpread", number(networkRTTSpread)),
+            ("slowTail", .object([("probability", number(slowTailProbability)), ("factor", number(slowTailFactor))])),
+            ("transportErrorRate", number(transportErrorRate)),
+            ("localFilter", .object([("items", .number("\(localItems)")), ("nsPerItem", number(localNanosPerItem))])),
+            ("sharedAcrossStrategies", .bool(sharedAcrossStrategies)),
         ])
     }
 }

@@ -54,8 +54,8 @@ func closestMatch(to word: String, among candidates: [String]) -> String? {
 }
 
 /// Parses durations as scenarios and flags write them: `300ms`, `1.5s`, `250us`, `2m`, `1h`, `10ns`.
-enum DurationText {
-    static func nanos(_ text: String) -> Int64? {
+public enum DurationText {
+    public static func nanos(_ text: String) -> Int64? {
         let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count)
@@ -68,7 +68,7 @@ enum DurationText {
     }
 
     /// The shortest exact rendering: `300ms`, `2s`, `1500us`.
-    static func format(_ nanos: Int64) -> String {
+    public static func format(_ nanos: Int64) -> String {
         let units: [(String, Int64)] = [("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)]
         for (suffix, scale) in units where nanos != 0 && nanos % scale == 0 { return "\(nanos / scale)\(suffix)" }
         return "\(nanos)ns"

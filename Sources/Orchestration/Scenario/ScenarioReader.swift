@@ -210,7 +210,7 @@ private final class Context {
         guard let kind = fields.choice("kind", among: RunnerSpec.kinds, required: true) else { return nil }
         switch kind {
         case "virtual": return .virtual
-        case "in-process": return .inProcess
+        case "in-process": return .inProcess(fields.choice("backend", LiveBackendKind.self) ?? .engine)
         case "http-embedded": return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2)
         case "http-url":
             return fields.string("url", required: true) { url in
@@ -242,6 +242,19 @@ private final class Context {
         model.cancelDelayNanos = fields.duration("cancelDelay", minimum: 0) ?? model.cancelDelayNanos
         model.errorRate = fields.double("errorRate", in: 0...1) ?? model.errorRate
         model.timeoutNanos = fields.duration("timeout", minimum: 1_000_000) ?? model.timeoutNanos
+        model.networkRTTSpread = fields.double("networkRTTSpread", in: 0...5) ?? model.networkRTTSpread
+        _ = fields.nested("slowTail") { tail in
+            defer { tail.finish() }
+            model.slowTailProbability = tail.double("probability", in: 0...1) ?? model.slowTailProbability
+            model.slowTailFactor = tail.double("factor", in: 1...1_000_000) ?? model.slowTailFactor
+        }
+        model.transportErrorRate = fields.double("transportErrorRate", in: 0...1) ?? model.transportErrorRate
+        _ = fields.nested("localFilter") { local in
+            defer { local.finish() }
+            model.localItems = Int64(local.int("items", in: 0...1_000_000_000) ?? Int(model.localItems))
+            model.localNanosPerItem = local.double("nsPerItem", in: 0...1_000_000) ?? model.localNanosPerItem
+        }
+        model.sharedAcrossStrategies = fields.bool("sharedAcrossStrategies") ?? model.sharedAcrossStrategies
         return model
     }
 

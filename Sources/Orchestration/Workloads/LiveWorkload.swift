@@ -12,14 +12,18 @@ import Typists
 /// engine in this process (`in-process`) or an HTTP server (`http-embedded`, `http-url`), through
 /// LiveLoad's `LiveRunner`.
 ///
-/// The strategies run at the same time, each with its own fields for the same typists and all
-/// sharing one backend: the comparison is under one load, as on a shared server. Typists come
+/// The strategies run at the same time, each with its own fields for the same typists. In
+/// process, each strategy has its own backend instance by default (its own search threads, or
+/// with `"backend": "model"` its own modelled server cells): in production all users have one
+/// strategy, so each strategy faces only its own load. `backend.sharedAcrossStrategies` puts
+/// them all on one instance (a mixed population sharing capacity). Over HTTP the one server is
+/// shared. The groups' `load` label says which was used. Typists come
 /// from the Typists module (`ScenarioTypists`, the same keys the virtual runner types), arriving
 /// on the scenario's schedule; typing stops at the phase duration, then in-flight work drains for up to
 /// `driver.drain`.
 struct LiveWorkload: PhaseWorkload {
     enum Target: Sendable {
-        case inProcess
+        case inProcess(LiveBackendKind)
         case embeddedServer
         case url(String)
     }
@@ -42,13 +46,27 @@ struct LiveWorkload: PhaseWorkload {
         var description: String
     }
 
-    func makeBackend(_ context: PhaseContext) throws -> any LiveSearchBackend {
+    /// Whether the strategies of this phase share one backend instance.
+    func sharesBackend(_ scenario: Scenario) -> Bool {
+        if case .inProcess = target { return scenario.backend.sharedAcrossStrategies }
+        return true
+    }
+
+    /// The backend for one strategy (or, when shared, for all). `globalTypists`: each typist
+    /// slot's index in the whole population, for the model's draws and cells.
+    func makeBackend(_ context: PhaseContext, engine: (SearchEngine, ReferenceFilter)?, globalTypists: [Int]) throws -> any LiveSearchBackend {
         let scenario = context.scenario
         switch target {
-        case .inProcess:
-            let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: context.baseDirectory)
-            return EngineSearchBackend(engine: SearchEngine(catalog: catalog), reference: ReferenceFilter(catalog: catalog),
-                                       workers: scenario.backend.workers)
+        case let .inProcess(kind):
+            guard let (engine, reference) = engine else { throw Failure(description: "no catalog was loaded for the in-process runner") }
+            switch kind {
+            case .engine:
+                return EngineSearchBackend(engine: engine, reference: reference, workers: scenario.backend.workers)
+            case .model:
+                // The engine's threads only compute; the model decides who is served when.
+                let searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, scenario.backend.workers))
+                return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
+            }
         case .embeddedServer:
             guard let url = context.serverURL else {
                 throw Failure(description: "no embedded server URL was given to this worker (--server-url)")
@@ -63,13 +81,12 @@ struct LiveWorkload: PhaseWorkload {
 
     func run(_ context: PhaseContext) async throws -> [MetricGroup] {
         let scenario = context.scenario
-        let backend = try makeBackend(context)
-        defer { backend.shutdown() }
         let simulation = VirtualWorkload.simulationScenario(scenario)
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         // Typists who would arrive after the phase ends never come (they would only hold it open).
         let population = try typists ?? ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
-        let typists = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }.map { index in
+        let indices = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }
+        let typists = indices.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
                 base: population.session(forTypist: index),
@@ -78,15 +95,34 @@ struct LiveWorkload: PhaseWorkload {
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
         let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
         let finished = Flag()
-        let labels = context.labels
+        let shared = sharesBackend(scenario)
+        var labels = context.labels
+        labels["load"] = shared ? "shared" : "per-strategy"
+        if case let .inProcess(kind) = target { labels["backend"] = kind.rawValue }
+        var engine: (SearchEngine, ReferenceFilter)?
+        if case .inProcess = target {
+            let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: context.baseDirectory)
+            engine = (SearchEngine(catalog: catalog), ReferenceFilter(catalog: catalog))
+        }
+        let backends: [any LiveSearchBackend]
+        if shared {
+            let one = try makeBackend(context, engine: engine, globalTypists: indices)
+            backends = simulation.strategies.map { _ in one }
+        } else {
+            backends = try simulation.strategies.map { _ in try makeBackend(context, engine: engine, globalTypists: indices) }
+        }
+        defer {
+            if shared { backends.first?.shutdown() } else { backends.forEach { $0.shutdown() } }
+        }
+        let labelsForGroups = labels
 
         return await withTaskGroup(of: (Int, MetricGroup)?.self) { group in
             for (index, spec) in simulation.strategies.enumerated() {
                 group.addTask {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
-                        backend: backend, options: options, monitor: monitors[index])
-                    return (index, MetricGroup(name: spec.name, labels: labels, metrics: result.metrics))
+                        backend: backends[index], options: options, monitor: monitors[index])
+                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: result.metrics))
                 }
             }
             // Ends typing at the phase duration, forwards a stop request, and publishes the
@@ -98,7 +134,7 @@ struct LiveWorkload: PhaseWorkload {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(
-                        groups: zip(simulation.strategies, monitors).map { spec, monitor in Self.progressGroup(spec.name, labels, monitor) },
+                        groups: zip(simulation.strategies, monitors).map { spec, monitor in Self.progressGroup(spec.name, labelsForGroups, monitor) },
                         typistsActive: monitors.map { $0.typistsActive.load(ordering: .relaxed) }.max() ?? 0)
                     try? await Task.sleep(nanoseconds: 100_000_000)
                 }

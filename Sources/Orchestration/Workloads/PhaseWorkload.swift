@@ -125,8 +125,8 @@ public enum WorkloadRegistry {
             return ProbeWorkload(realTime: realTime)
         case .virtual:
             return VirtualWorkload()
-        case .inProcess:
-            return LiveWorkload(target: .inProcess)
+        case let .inProcess(kind):
+            return LiveWorkload(target: .inProcess(kind))
         case .httpEmbedded:
             return LiveWorkload(target: .embeddedServer)
         case let .httpURL(template):
