@@ -28,11 +28,13 @@ let package = Package(
             dependencies: ["CCurl", "CMicroHTTPD", "CJemalloc"]
         ),
 
-        // Pure modules: no project imports.
+        // Modules with no project imports.
         .target(name: "Measurement", swiftSettings: swiftSettings),
         .target(name: "Typists", swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
-        .target(name: "Catalog", swiftSettings: swiftSettings),
+        .target(name: "Diagnostics", swiftSettings: swiftSettings),
+
+        .target(name: "Catalog", dependencies: ["Platform"], swiftSettings: swiftSettings),
 
         .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
         .target(name: "Platform", dependencies: ["CJemalloc", "CShims"], swiftSettings: swiftSettings),
@@ -53,19 +55,19 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching"],
+            dependencies: ["Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Diagnostics"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reporting", dependencies: ["Measurement"], swiftSettings: swiftSettings),
+        .target(name: "Reporting", dependencies: ["Measurement", "Diagnostics"], swiftSettings: swiftSettings),
         .target(
             name: "TypestormCLI",
             dependencies: [
                 "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Platform",
-                "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting",
+                "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics",
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "CJemalloc"], swiftSettings: swiftSettings),
+        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "Diagnostics", "CJemalloc"], swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
@@ -114,6 +116,7 @@ let package = Package(
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
