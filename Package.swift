@@ -28,11 +28,13 @@ let package = Package(
             dependencies: ["CCurl", "CMicroHTTPD", "CJemalloc"]
         ),
 
-        // Pure modules: no project imports.
+        // Modules with no project imports.
         .target(name: "Measurement", swiftSettings: swiftSettings),
         .target(name: "Typists", swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
-        .target(name: "Catalog", swiftSettings: swiftSettings),
+        .target(name: "Diagnostics", swiftSettings: swiftSettings),
+
+        .target(name: "Catalog", dependencies: ["Platform"], swiftSettings: swiftSettings),
 
         .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
@@ -55,19 +57,19 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Diagnostics"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reporting", dependencies: ["Measurement"], swiftSettings: swiftSettings),
+        .target(name: "Reporting", dependencies: ["Measurement", "Diagnostics"], swiftSettings: swiftSettings),
         .target(
             name: "TypestormCLI",
             dependencies: [
                 "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Platform",
-                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting",
+                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics",
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "CJemalloc"], swiftSettings: swiftSettings),
+        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "Diagnostics", "CJemalloc"], swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
@@ -116,6 +118,7 @@ let package = Package(
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),

@@ -68,7 +68,8 @@ public struct BackendWork: Hashable, Sendable {
     }
 }
 
-/// One timestamped fact about one typist's search field (METRICS.md, "Records"). Time and typist
+/// One timestamped fact about one typist's search field (docs/metrics.md, "What the recorder is
+/// told"). Time and typist
 /// travel next to it (`Recorder.record(_:typist:at:)`).
 public enum Record: Hashable, Sendable {
     /// The field's input changed (a key, a paste, a scope or token change). `text` is the raw field

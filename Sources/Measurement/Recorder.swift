@@ -1,4 +1,4 @@
-/// Computes every metric of METRICS.md from timestamped records, for every runner.
+/// Computes every metric of docs/metrics.md from timestamped records, for every runner.
 ///
 /// Runners report what happened (`record(_:typist:at:)`) for typist slots `0..<typists`, in
 /// non-decreasing time per typist, call `finish(at:)` once, and read `metrics()`. No runner
@@ -11,7 +11,7 @@
 /// - Complexity: O(1) per record, plus O(open units) for input changes and request records
 ///   (a handful per typist).
 public struct Recorder: RecordSink, Sendable {
-    /// A burst ends once the input stays unchanged this long (METRICS.md's S).
+    /// A burst ends once the input stays unchanged this long (S in docs/metrics.md, "Settles").
     public let settleInterval: Int64
     /// A display state visible for less than this is a blink.
     public let blinkThreshold: Int64

@@ -303,8 +303,7 @@ final class ServerCore: @unchecked Sendable {
                 if isCancelled() { return cancelled(itemsScanned: 0) }
                 let now = MonotonicClock.now()
                 if now >= until { break }
-                var pause = timespec(tv_sec: 0, tv_nsec: Int(min(until - now, 1_000_000)))
-                nanosleep(&pause, nil)
+                MonotonicClock.sleep(Int64(min(until - now, 1_000_000)))
             }
         }
         if decision.fail {

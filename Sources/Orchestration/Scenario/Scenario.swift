@@ -165,7 +165,7 @@ public struct Population: Sendable, Equatable {
     }
 }
 
-/// One strategy to compare: a preset from STRATEGIES.md and the knobs a scenario may turn.
+/// One strategy to compare: a preset (docs/strategies.md) and the knobs a scenario may turn.
 public struct ScenarioStrategy: Sendable, Equatable {
     public static let presets = [
         "naive", "manual-cancel", "split-state-seed", "split-state", "sequence-guard",

@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// Reads a scenario from JSON, checking every key, type and value, and naming the JSON path of
 /// each mistake together with what was expected.
 ///
@@ -87,7 +89,7 @@ private final class Context {
             let seen = Set(strategies.map(\.name))
             for (index, threshold) in thresholds.enumerated() {
                 if let name = threshold.strategy, !seen.contains(name) {
-                    let hint = closestMatch(to: name, among: seen.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
+                    let hint = Suggestion.closest(to: name, among: seen.sorted(), ignoringCase: true).map { "; did you mean \"\($0)\"?" } ?? ""
                     fail("$.thresholds[\(index)].strategy", "no strategy is named \"\(name)\"\(hint)")
                 }
             }
@@ -327,7 +329,7 @@ private final class Fields {
     /// Reports members that no accessor asked for, with the closest known name.
     func finish() {
         for member in members where !known.contains(member.key) {
-            let hint = closestMatch(to: member.key, among: known).map { "; did you mean \"\($0)\"?" } ?? ""
+            let hint = Suggestion.closest(to: member.key, among: known, ignoringCase: true).map { "; did you mean \"\($0)\"?" } ?? ""
             context.fail(path(member.key), "unknown key\(hint) (known here: \(known.joined(separator: ", ")))")
         }
     }
@@ -397,7 +399,7 @@ private final class Fields {
         guard let value = value(key, required: required, expected: expected) else { return nil }
         guard case let .string(text) = value else { wrongType(key, value, expected); return nil }
         guard choices.contains(text) else {
-            let hint = closestMatch(to: text, among: choices).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let hint = Suggestion.closest(to: text, among: choices, ignoringCase: true).map { " (did you mean \"\($0)\"?)" } ?? ""
             wrongType(key, value, expected + hint)
             return nil
         }

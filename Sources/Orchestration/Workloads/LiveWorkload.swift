@@ -128,9 +128,9 @@ struct LiveWorkload: PhaseWorkload {
             // Ends typing at the phase duration, forwards a stop request, and publishes the
             // monitors' counters while the recorders are still open.
             group.addTask {
-                let deadline = MonotonicNanos.now() + scenario.durationNanos
+                let deadline = Int64(MonotonicClock.now()) + scenario.durationNanos
                 while !finished.isSet {
-                    if context.progress.isStopRequested || MonotonicNanos.now() >= deadline {
+                    if context.progress.isStopRequested || Int64(MonotonicClock.now()) >= deadline {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(

@@ -1,4 +1,5 @@
 import Catalog
+import Diagnostics
 import Foundation
 
 /// `typestorm catalog generate|stats`: make synthetic catalogs and describe catalog files.

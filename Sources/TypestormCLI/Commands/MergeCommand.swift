@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Measurement
 import Orchestration
@@ -69,7 +70,7 @@ enum MergeCommand {
                 }
                 if let out = invocation.arguments.value("out") { invocation.console.out("\nwrote \(out)\n") }
             }
-            return record.partial ? 2 : ExitCode.success
+            return record.partial ? ExitCode.partial : ExitCode.success
         }
     )
 }

@@ -1,3 +1,4 @@
+import Diagnostics
 import FieldRuntime
 import Foundation
 import Measurement

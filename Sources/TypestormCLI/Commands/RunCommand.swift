@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Measurement
 import Orchestration
@@ -77,7 +78,7 @@ extension RunCommand {
             console.err("typestorm: this build cannot run the \(plan.skipped.joined(separator: ", ")) runner(s) yet; running the rest of \(path)\n")
         }
         guard !plan.scenario.runners.isEmpty else {
-            throw ToolError("no runner of \(path) is available in this build", exitCode: RunSession.ExitCode.cannotRun)
+            throw ToolError("no runner of \(path) is available in this build", exitCode: ExitCode.software)
         }
         return try await execute(scenario: plan.scenario, path: path, workers: nil, out: nil,
                                  progress: console.isInteractive ? .terminal : .lines, json: false, console: console)

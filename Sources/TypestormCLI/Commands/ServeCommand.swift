@@ -1,5 +1,6 @@
 import FieldRuntime
 import Catalog
+import Diagnostics
 import Foundation
 import Platform
 import SearchServer

@@ -1,3 +1,4 @@
+import Diagnostics
 import FieldRuntime
 import Foundation
 import Measurement
@@ -270,7 +271,8 @@ enum SweepCommand {
     /// histogram is a few hundred kilobytes in memory, times hundreds of grid runs.
     static let keptHistograms: Set<String> = [ReportMetrics.ttfr, ReportMetrics.fanOutPerSettle]
 
-    /// One virtual-time run; generic so the runner is specialised for the strategy's type.
+    /// One virtual-time run. The strategy comes from `Preset.make` as an `any
+    /// SearchFieldStrategy` and is opened here, so the runner is not specialised for its type.
     /// Returns every counter and maximum, and the histograms in `keptHistograms`.
     static func simulate<S: SearchFieldStrategy, Session: TypistSession>(_ strategy: S, sessions: [Session], backend: BackendModel, seed: UInt64) -> MetricSet {
         var runner = VirtualRunner(strategy: strategy, sessions: sessions, backend: backend, seed: seed)
