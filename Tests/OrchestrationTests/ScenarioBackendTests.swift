@@ -1,5 +1,6 @@
 import FieldRuntime
 import Foundation
+import Measurement
 import Testing
 @testable import Orchestration
 
@@ -70,5 +71,16 @@ struct ScenarioBackendTests {
         let shared = try Self.scenario(backend: #"{ "sharedAcrossStrategies": true }"#)
         #expect(LiveWorkload(target: .inProcess(.engine)).sharesBackend(shared))
         #expect(LiveWorkload(target: .inProcess(.engine)).sharesBackendByChoice(shared))
+    }
+
+    /// Served through the model, a worker process takes whole server cells, so no modelled cell
+    /// is split over processes (each would get the cell's full capacity).
+    @Test func modelledLivePhasesTakeWholeCells() throws {
+        let scenario = try Self.scenario(backend: #"{ "typistsPerServer": 3 }"#)
+        let roundRobin = Array(scenario.population.typistIndices(segment: 1, of: 2))
+        let context = PhaseContext(scenario: scenario, baseDirectory: "/", segment: Segment(index: 1, count: 2), typists: roundRobin,
+                                   runner: .inProcess(.model), phase: 0, startWallClockNanos: 0, progress: ProgressSink())
+        #expect(LiveWorkload(target: .inProcess(.model)).segmentTypists(context) == [6, 7, 8, 9])
+        #expect(LiveWorkload(target: .inProcess(.engine)).segmentTypists(context) == roundRobin)
     }
 }

@@ -56,6 +56,20 @@ struct LiveWorkload: PhaseWorkload {
         }
     }
 
+    /// The typists this worker runs. Served through the model, a worker takes whole server
+    /// cells (as the virtual runner's segments do), so each modelled cell lives in one process
+    /// with all its typists; the round-robin split would spread a cell over every worker, each
+    /// with the cell's full capacity.
+    func segmentTypists(_ context: PhaseContext) -> [Int] {
+        switch target {
+        case .inProcess(.model), .embeddedServer(.model):
+            return Array(Simulation.typistRange(of: context.segment, typists: context.scenario.population.typists,
+                                                typistsPerServer: context.scenario.backend.typistsPerServer))
+        case .inProcess(.engine), .embeddedServer(.engine), .url:
+            return context.typists
+        }
+    }
+
     /// Whether the strategies share because the scenario asked for it (HTTP to a real server is
     /// shared whatever the scenario says, and is not labelled).
     func sharesBackendByChoice(_ scenario: Scenario) -> Bool {
@@ -100,7 +114,7 @@ struct LiveWorkload: PhaseWorkload {
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         // Typists who would arrive after the phase ends never come (they would only hold it open).
         let population = try typists ?? ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
-        let indices = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }
+        let indices = segmentTypists(context).filter { arrivals.offsets[$0] < scenario.durationNanos }
         let typists = indices.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
