@@ -100,7 +100,7 @@ public enum RunSession {
             })
         }
         let serverThreads = scenario.runners.compactMap { runner -> Int? in
-            if case let .httpEmbedded(threads) = runner { return threads } else { return nil }
+            if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }
         }.max()
         var outcome: DriverOutcome
         if let serverThreads {

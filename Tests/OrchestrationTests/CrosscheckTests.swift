@@ -23,7 +23,8 @@ struct CrosscheckTests {
             { "preset": "debounce-switch", "debounce": "250ms" },
             { "preset": "split-state", "debounce": "250ms", "minLength": 2, "stalledDelay": "200ms" }
           ],
-          "runners": [ { "kind": "virtual" }, { "kind": "in-process", "backend": "model" } ],
+          "runners": [ { "kind": "virtual" }, { "kind": "in-process", "backend": "model" },
+                       { "kind": "http-embedded", "serverThreads": 2, "backend": "model" } ],
           "backend": \(backend)
         }
         """
@@ -48,7 +49,8 @@ struct CrosscheckTests {
 
     @Test func lightLoadAgrees() async throws {
         let result = try await Self.crosscheck(Self.scenario(typists: 20, backend: Self.light))
-        #expect(result.strategies.count == 4)
+        #expect(result.strategies.count == 8)
+        #expect(Set(result.strategies.map(\.runner)) == ["in-process", "http-embedded"])
         for strategy in result.strategies {
             #expect(strategy.checks.first { $0.metric == "keystrokes" }?.agrees == true)
         }
@@ -64,7 +66,8 @@ struct CrosscheckTests {
 
     @Test func aScenarioWithoutAModelledLiveRunnerIsRefused() throws {
         let json = Self.scenario(typists: 4, backend: Self.light)
-            .replacingOccurrences(of: #"{ "kind": "in-process", "backend": "model" }"#, with: #"{ "kind": "http-url", "url": "http://127.0.0.1:9/s?q={query}" }"#)
+            .replacingOccurrences(of: #"{ "kind": "in-process", "backend": "model" },"#, with: #"{ "kind": "http-url", "url": "http://127.0.0.1:9/s?q={query}" }"#)
+            .replacingOccurrences(of: #"{ "kind": "http-embedded", "serverThreads": 2, "backend": "model" }"#, with: "")
         let scenario = try ScenarioReader.read(json: json)
         #expect(throws: Crosscheck.Unsuitable.self) { try Crosscheck.liveRunners(scenario) }
     }

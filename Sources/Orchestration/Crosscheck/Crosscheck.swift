@@ -73,8 +73,7 @@ public enum Crosscheck {
         for runner in scenario.runners {
             switch runner {
             case .inProcess: if !compared.contains("in-process") { compared.append("in-process") }
-            case .httpEmbedded:
-                skipped.append("http-embedded: the embedded server does not serve through the model yet, so it is not compared")
+            case .httpEmbedded: if !compared.contains("http-embedded") { compared.append("http-embedded") }
             case .httpURL:
                 skipped.append("http-url: an external API cannot follow the scenario's model, so it is not compared")
             case .virtual, .probe: break
@@ -83,14 +82,33 @@ public enum Crosscheck {
         guard !compared.isEmpty else {
             let kinds = scenario.runners.map(\.kind).joined(separator: ", ")
             throw Unsuitable(description: "crosscheck needs a live runner that can serve through the scenario's backend model: add "
-                + "{\"kind\": \"in-process\"} to \"runners\" (the scenario has \(kinds.isEmpty ? "none" : kinds); http-url cannot follow the model)")
+                + "{\"kind\": \"in-process\"} or {\"kind\": \"http-embedded\"} to \"runners\" (the scenario has \(kinds.isEmpty ? "none" : kinds); http-url cannot follow the model)")
         }
         return (compared, skipped)
     }
 
     /// Runs the crosscheck. `progress` gets one line per step.
+    ///
+    /// With `http-embedded`, the embedded search server serves the run (as the driver starts it)
+    /// and the model-driven backend's service includes a real HTTP request to it. The live
+    /// runners of one strategy run at the same time, each with its own modelled cells.
     public static func run(_ scenario: Scenario, baseDirectory: String, progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
         let (runners, skipped) = try liveRunners(scenario)
+        let threads = scenario.runners.compactMap { runner -> Int? in
+            if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }
+        }.max()
+        if let threads {
+            return try await EmbeddedServerFactory.withServer(for: scenario, baseDirectory: baseDirectory, threads: threads) { server in
+                try await run(scenario, runners: runners, skipped: skipped, serverURL: server.baseURL, baseDirectory: baseDirectory, progress: progress)
+            }
+        }
+        return try await run(scenario, runners: runners, skipped: skipped, serverURL: nil, baseDirectory: baseDirectory, progress: progress)
+    }
+
+    private static func run(
+        _ scenario: Scenario, runners: [String], skipped: [String], serverURL: String?, baseDirectory: String,
+        progress: (@Sendable (String) -> Void)?
+    ) async throws -> Result {
         let simulation = VirtualWorkload.simulationScenario(scenario)
         let typists = try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory)
         let count = scenario.population.typists
@@ -104,19 +122,39 @@ public enum Crosscheck {
             let virtual = Simulation.runStrategyCounting(spec, scenario: simulation, typists: 0..<count) { range in
                 range.map(typists.session(forTypist:))
             }.recorder.metrics()
+            progress?("\(spec.name): live \(runners.joined(separator: " and "))")
+            var backends: [ModelledSearchBackend] = []
             for runner in runners {
-                progress?("\(spec.name): live \(runner)")
-                let backend = ModelledSearchBackend(
-                    model: model, seed: scenario.seed, globalTypists: Array(0..<count),
-                    engine: EngineSearchBackend(engine: engine, reference: reference, workers: min(2, model.workers)))
-                let live = await LiveRunner.run(
-                    typists: (0..<count).map { LiveTypist(arrivalNanos: 0, session: typists.session(forTypist: $0)) },
-                    strategy: spec.preset, configuration: spec.configuration, backend: backend,
-                    options: LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeout ?? 0),
-                                            settleIntervalNanos: simulation.settleInterval))
+                let searcher: any LiveSearchBackend
+                if runner == "http-embedded", let serverURL {
+                    searcher = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: serverURL),
+                                                     timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+                } else {
+                    searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, model.workers))
+                }
+                backends.append(ModelledSearchBackend(model: model, seed: scenario.seed, globalTypists: Array(0..<count), engine: searcher))
+            }
+            let options = LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeout ?? 0),
+                                         settleIntervalNanos: simulation.settleInterval)
+            let lives = await withTaskGroup(of: (Int, LiveRunResult).self) { group in
+                for (index, backend) in backends.enumerated() {
+                    group.addTask {
+                        let result = await LiveRunner.run(
+                            typists: (0..<count).map { LiveTypist(arrivalNanos: 0, session: typists.session(forTypist: $0)) },
+                            strategy: spec.preset, configuration: spec.configuration, backend: backend, options: options)
+                        return (index, result)
+                    }
+                }
+                var lives: [Int: LiveRunResult] = [:]
+                for await (index, result) in group { lives[index] = result }
+                return lives
+            }
+            for (index, runner) in runners.enumerated() {
+                let backend = backends[index]
                 let lateness = backend.timerLateness
                 let overruns = backend.engineOverruns
                 backend.shutdown()
+                guard let live = lives[index] else { continue }
                 results.append(compare(spec.name, runner: runner, virtual: virtual, live: live.metrics, model: model,
                                        typists: count, lateness: lateness, overruns: overruns, liveNanos: live.elapsedNanos))
             }

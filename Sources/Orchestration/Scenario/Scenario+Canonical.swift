@@ -89,7 +89,8 @@ extension RunnerSpec {
         switch self {
         case .virtual: return .object([("kind", .string(kind))])
         case let .inProcess(backend): return .object([("kind", .string(kind)), ("backend", .string(backend.rawValue))])
-        case let .httpEmbedded(threads): return .object([("kind", .string(kind)), ("serverThreads", .number("\(threads)"))])
+        case let .httpEmbedded(threads, backend):
+            return .object([("kind", .string(kind)), ("serverThreads", .number("\(threads)")), ("backend", .string(backend.rawValue))])
         case let .httpURL(template): return .object([("kind", .string(kind)), ("url", .string(template))])
         case let .probe(realTime): return .object([("kind", .string(kind)), ("pace", .string(realTime ? "realtime" : "fast"))])
         }

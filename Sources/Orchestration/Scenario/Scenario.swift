@@ -203,8 +203,10 @@ public enum RunnerSpec: Sendable, Equatable {
     /// Real clock, the real filter engine in each worker process; with `.model`, served through
     /// `Scenario.backend`'s model (its delays, queues and failures around the engine).
     case inProcess(LiveBackendKind)
-    /// Real clock, HTTP to the search server the driver starts.
-    case httpEmbedded(serverThreads: Int)
+    /// Real clock, HTTP to the search server the driver starts; with `.model`, each request
+    /// goes through `Scenario.backend`'s model in the client (its delays, queues and failures),
+    /// the real HTTP request to the server taking part of the drawn service time.
+    case httpEmbedded(serverThreads: Int, backend: LiveBackendKind = .engine)
     /// Real clock, HTTP to an existing endpoint; `{query}` in the template is replaced.
     case httpURL(template: String)
     /// The driver's own probe: typists that only type (no search), to exercise and measure the

@@ -213,7 +213,9 @@ private final class Context {
         switch kind {
         case "virtual": return .virtual
         case "in-process": return .inProcess(fields.choice("backend", LiveBackendKind.self) ?? .engine)
-        case "http-embedded": return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2)
+        case "http-embedded":
+            return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2,
+                                 backend: fields.choice("backend", LiveBackendKind.self) ?? .engine)
         case "http-url":
             return fields.string("url", required: true) { url in
                 if !(url.hasPrefix("http://") || url.hasPrefix("https://")) { return "an http:// or https:// URL" }

@@ -16,15 +16,17 @@ import Typists
 /// process, each strategy has its own backend instance by default (its own search threads, or
 /// with `"backend": "model"` its own modelled server cells): in production all users have one
 /// strategy, so each strategy faces only its own load. `backend.sharedAcrossStrategies` puts
-/// them all on one instance (a mixed population sharing capacity). Over HTTP the one server is
-/// shared. The groups' `load` label says which was used. Typists come
-/// from the Typists module (`ScenarioTypists`, the same keys the virtual runner types), arriving
+/// them all on one instance (a mixed population sharing capacity). `http-embedded` with
+/// `"backend": "model"` gives each strategy its own modelled cells in the client, the real
+/// server taking part of each drawn service time; otherwise over HTTP the one server is shared.
+/// Groups of strategies that shared because the scenario asked carry the label `load=shared`;
+/// groups served through the model carry `backend=model`. Typists come from the Typists module (`ScenarioTypists`, the same keys the virtual runner types), arriving
 /// on the scenario's schedule; typing stops at the phase duration, then in-flight work drains for up to
 /// `driver.drain`.
 struct LiveWorkload: PhaseWorkload {
     enum Target: Sendable {
         case inProcess(LiveBackendKind)
-        case embeddedServer
+        case embeddedServer(LiveBackendKind)
         case url(String)
     }
 
@@ -48,8 +50,33 @@ struct LiveWorkload: PhaseWorkload {
 
     /// Whether the strategies of this phase share one backend instance.
     func sharesBackend(_ scenario: Scenario) -> Bool {
-        if case .inProcess = target { return scenario.backend.sharedAcrossStrategies }
-        return true
+        switch target {
+        case .inProcess, .embeddedServer(.model): return scenario.backend.sharedAcrossStrategies
+        case .embeddedServer(.engine), .url: return true
+        }
+    }
+
+    /// The typists this worker runs. Served through the model, a worker takes whole server
+    /// cells (as the virtual runner's segments do), so each modelled cell lives in one process
+    /// with all its typists; the round-robin split would spread a cell over every worker, each
+    /// with the cell's full capacity.
+    func segmentTypists(_ context: PhaseContext) -> [Int] {
+        switch target {
+        case .inProcess(.model), .embeddedServer(.model):
+            return Array(Simulation.typistRange(of: context.segment, typists: context.scenario.population.typists,
+                                                typistsPerServer: context.scenario.backend.typistsPerServer))
+        case .inProcess(.engine), .embeddedServer(.engine), .url:
+            return context.typists
+        }
+    }
+
+    /// Whether the strategies share because the scenario asked for it (HTTP to a real server is
+    /// shared whatever the scenario says, and is not labelled).
+    func sharesBackendByChoice(_ scenario: Scenario) -> Bool {
+        switch target {
+        case .inProcess, .embeddedServer(.model): return scenario.backend.sharedAcrossStrategies
+        case .embeddedServer(.engine), .url: return false
+        }
     }
 
     /// The backend for one strategy (or, when shared, for all). `globalTypists`: each typist
@@ -67,12 +94,14 @@ struct LiveWorkload: PhaseWorkload {
                 let searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, scenario.backend.workers))
                 return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
             }
-        case .embeddedServer:
+        case let .embeddedServer(kind):
             guard let url = context.serverURL else {
                 throw Failure(description: "no embedded server URL was given to this worker (--server-url)")
             }
-            return try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
-                                         timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+            let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
+                                             timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+            guard kind == .model else { return http }
+            return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: http)
         case let .url(template):
             return try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(template), countPath: nil),
                                          timeoutNanos: UInt64(scenario.backend.timeoutNanos))
@@ -85,7 +114,7 @@ struct LiveWorkload: PhaseWorkload {
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         // Typists who would arrive after the phase ends never come (they would only hold it open).
         let population = try typists ?? ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
-        let indices = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }
+        let indices = segmentTypists(context).filter { arrivals.offsets[$0] < scenario.durationNanos }
         let typists = indices.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
@@ -96,9 +125,14 @@ struct LiveWorkload: PhaseWorkload {
         let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
         let finished = Flag()
         let shared = sharesBackend(scenario)
+        // Labels mark what differs from the defaults (each strategy on its own backend; the
+        // engine as it is), so groups of default runs keep their identity across versions.
         var labels = context.labels
-        labels["load"] = shared ? "shared" : "per-strategy"
-        if case let .inProcess(kind) = target { labels["backend"] = kind.rawValue }
+        if shared, sharesBackendByChoice(scenario) { labels["load"] = "shared" }
+        switch target {
+        case .inProcess(.model), .embeddedServer(.model): labels["backend"] = LiveBackendKind.model.rawValue
+        default: break
+        }
         var engine: (SearchEngine, ReferenceFilter)?
         if case .inProcess = target {
             let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: context.baseDirectory)

@@ -127,8 +127,8 @@ public enum WorkloadRegistry {
             return VirtualWorkload()
         case let .inProcess(kind):
             return LiveWorkload(target: .inProcess(kind))
-        case .httpEmbedded:
-            return LiveWorkload(target: .embeddedServer)
+        case let .httpEmbedded(_, kind):
+            return LiveWorkload(target: .embeddedServer(kind))
         case let .httpURL(template):
             return LiveWorkload(target: .url(template))
         }

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Orchestration
 
@@ -46,7 +47,7 @@ enum CrosscheckCommand {
         } else {
             console.out(render(result))
         }
-        return result.agrees ? ExitCode.success : 1
+        return result.agrees ? ExitCode.success : ExitCode.failure
     }
 
     static func render(_ result: Crosscheck.Result) -> String {
