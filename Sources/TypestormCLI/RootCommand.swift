@@ -20,6 +20,8 @@ enum RootCommand {
             ReportCommand.command,
             CompareCommand.command,
             SweepCommand.command,
+            StoreCommand.command,
+            HistoryCommand.command,
         ],
         run: MainJob.run
     )
