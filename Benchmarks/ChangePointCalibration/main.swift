@@ -16,12 +16,16 @@ for length in [6, 10, 30, 60] {
         var generator = SeededGenerator(seed: seed)
         seed += 1
         let c = ChangePointCalibration.measure(detector: detector, series: seriesPerCell, length: length, step: step, using: &generator)
+        func fixed2(_ x: Double) -> String {
+            let hundredths = Int((x * 100).rounded())
+            return "\(hundredths / 100)." + (hundredths % 100 < 10 ? "0" : "") + "\(hundredths % 100)"
+        }
         func percent(_ x: Double) -> String {
             let tenths = Int((x * 1000).rounded())
             return "\(tenths / 10).\(tenths % 10) %"
         }
         let padded = [String(length), "\(Int(step)) σ", percent(c.falseAlarmRate), percent(c.detectionRate),
-                      String(Int((c.meanLocationError * 100).rounded())) + "/100 runs"]
+                      fixed2(c.meanLocationError) + " runs"]
         print(padded[0].padding(toLength: 8, withPad: " ", startingAt: 0) + padded[1].padding(toLength: 7, withPad: " ", startingAt: 0)
               + padded[2].padding(toLength: 15, withPad: " ", startingAt: 0) + padded[3].padding(toLength: 11, withPad: " ", startingAt: 0) + padded[4])
     }

@@ -63,7 +63,7 @@ extension History {
             out += "\n" + TextTable(headers: ["group", "metric", "runs", "values (newest last)", "change points"], rows: shown.map { series in
                 [series.group, series.quantity.id, String(series.points.count), recentValues(series),
                  series.changePoints.isEmpty ? "–" : series.changePoints.map { describe($0, in: series) }.joined(separator: "; ")]
-            }, firstNumericColumn: 2).render()
+            }, firstNumericColumn: 5).render()
         }
         return out
     }

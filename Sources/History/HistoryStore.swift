@@ -16,10 +16,16 @@ public final class HistoryStore {
     /// Test hook: fail after the run's row is written, before its metrics (atomicity check).
     var failAfterRunRow = false
 
-    public init(_ location: StoreLocation) throws(HistoryError) {
+    /// Opens (with `create`, creates) the store. Readers pass `create: false`, so a mistyped
+    /// SQLite path is an error rather than a new empty store.
+    public init(_ location: StoreLocation, create: Bool = true) throws(HistoryError) {
         self.location = location
         switch location {
-        case let .sqlite(path): connection = try SQLiteConnection(path: path)
+        case let .sqlite(path):
+            if !create && !FileManager.default.fileExists(atPath: path) {
+                throw .unavailable("\(location): no such store (runs are stored with 'typestorm store add' or 'typestorm run --store')")
+            }
+            connection = try SQLiteConnection(path: path)
         case let .postgres(url): connection = try PostgresConnection(url: url)
         }
         try migrate()

@@ -10,8 +10,8 @@ enum HistoryCommand {
         discussion: """
         Reads the results store that 'typestorm store add' and 'typestorm run --store' fill. Runs
         are ordered by their start time, per scenario. For every group and metric, change points
-        are found by binary segmentation with a Welch test on the runs at each side of a split
-        (Bonferroni-corrected, alpha 0.05 by default); changes within the 'compare' tolerances are
+        are found by binary segmentation with a two-sample t-test on the runs at each side of a
+        split (Bonferroni-corrected, alpha 0.05 by default); changes within the 'compare' tolerances are
         ignored. The table lists the series with change points (--all: every series); history.html
         has one chart per metric. The false-alarm rate of the method is in docs/history.md.
         Exit codes: 0 the newest run changed nothing; 2 it started a change for the worse; 4 it
@@ -53,7 +53,7 @@ enum HistoryCommand {
         }
         let strategies = arguments.values("strategy").flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
         let thresholds = try CompareCommand.thresholds(arguments.value("thresholds"))
-        let store = try HistoryCLI.open(arguments.value("store") ?? StoreLocation.defaultURL)
+        let store = try HistoryCLI.open(arguments.value("store") ?? StoreLocation.defaultURL, create: false)
         let history: History
         do {
             history = try History(store: store, scenario: arguments.value("scenario"), metrics: metrics, strategies: strategies,

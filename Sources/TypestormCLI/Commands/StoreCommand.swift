@@ -75,6 +75,10 @@ enum StoreCommand {
 /// Opening stores and reporting their errors, for `store`, `history` and `run --store`.
 enum HistoryCLI {
     static func open(_ url: String) throws -> HistoryStore {
+        try open(url, create: true)
+    }
+
+    static func open(_ url: String, create: Bool) throws -> HistoryStore {
         let location: StoreLocation
         do {
             location = try StoreLocation(url)
@@ -82,7 +86,7 @@ enum HistoryCLI {
             throw toolError(error, path: nil)
         }
         do {
-            return try HistoryStore(location)
+            return try HistoryStore(location, create: create)
         } catch {
             throw toolError(error, path: nil)
         }
