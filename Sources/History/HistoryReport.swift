@@ -20,19 +20,30 @@ public struct HistoryReport: Sendable {
             let members = history.series.filter { $0.scenario == scenario && $0.quantity.id == metric }
             let quantity = members[0].quantity
             let (divisor, unitLabel) = Self.axisUnit(quantity.unit, values: members.flatMap { $0.points.map(\.value) })
-            var callouts: [LineChart.Callout] = []
+            // Every change point is circled; where several start at the same run, only the largest
+            // is labelled, so the labels do not pile up.
+            var marks: [(run: Int, y: Double, size: Double, text: String)] = []
             let lines = members.map { series in
                 for change in series.changePoints {
                     let point = series.points[change.index]
                     let size = change.relative.map { ($0 >= 0 ? "+" : "") + ValueFormat.fixed($0 * 100, 0) + " %" } ?? ValueFormat.delta(change.delta, unit: quantity.unit)
-                    callouts.append(LineChart.Callout(point: LineChart.Point(x: Double(point.run + 1), y: point.value / divisor),
-                                                      text: "\(size) · \(ValueFormat.fixed(change.confidence * 100, 0)) %"))
+                    marks.append((point.run, point.value / divisor, abs(change.relative ?? change.delta),
+                                  "\(size) · \(ValueFormat.fixed(change.confidence * 100, 0)) %"))
                 }
                 return LineChart.Series(name: series.group, points: series.points.map { LineChart.Point(x: Double($0.run + 1), y: $0.value / divisor) },
                                         style: .lineWithMarkers)
             }
-            let chart = LineChart(title: quantity.label, xTitle: "run (oldest → newest)", yTitle: unitLabel, series: lines,
+            var labelled: Set<Int> = []
+            let callouts = marks.sorted { $0.size > $1.size }.map { mark -> LineChart.Callout in
+                let first = labelled.insert(mark.run).inserted
+                return LineChart.Callout(point: LineChart.Point(x: Double(mark.run + 1), y: mark.y), text: first ? mark.text : "")
+            }
+            var chart = LineChart(title: quantity.label, xTitle: "run (oldest → newest)", yTitle: unitLabel, series: lines,
                                   callouts: callouts, emptyNote: "no values", width: 560, height: 300)
+            // Runs are counted: ticks on whole runs only.
+            var runs = AxisScale.linear(1, Double(max(2, history.runs(of: scenario).count)))
+            runs.ticks = runs.ticks.filter { $0 == $0.rounded() }
+            chart.xScale = runs
             return (metric, chart.svg())
         }
     }
