@@ -15,7 +15,7 @@ enum HistoryCommand {
         ignored. The table lists the series with change points (--all: every series); history.html
         has one chart per metric. The false-alarm rate of the method is in docs/history.md.
         Exit codes: 0 the newest run changed nothing; 2 it started a change for the worse; 4 it
-        only improved things; 64/66 for a bad store URL or an unreachable store.
+        only improved things; 64 bad options; 65 no runs stored; 66 the store cannot be opened.
         """,
         options: [
             StoreCommand.storeOption,
