@@ -65,10 +65,20 @@ let package = Package(
             name: "TypestormCLI",
             dependencies: [
                 "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Platform",
-                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics",
+                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "History",
             ],
             swiftSettings: swiftSettings
         ),
+        // The results store: SQLite and PostgreSQL from Debian, history and change points.
+        system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
+        .target(name: "History", dependencies: ["Measurement", "Reporting", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
+        .testTarget(name: "HistoryTests", dependencies: ["History", "Measurement", "Reporting", "Typists", "Platform"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ChangePointCalibration", dependencies: ["History", "Typists"],
+            path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings
+        ),
+
         .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "Diagnostics", "CJemalloc"], swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.

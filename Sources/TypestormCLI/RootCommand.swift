@@ -21,6 +21,8 @@ enum RootCommand {
             CompareCommand.command,
             SweepCommand.command,
             CrosscheckCommand.command,
+            StoreCommand.command,
+            HistoryCommand.command,
         ],
         run: MainJob.run
     )

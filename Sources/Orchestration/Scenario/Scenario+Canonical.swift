@@ -1,3 +1,5 @@
+import Measurement
+
 extension Scenario {
     /// The scenario as JSON with every default written out: what workers read, what the run
     /// directory keeps, and what the hash covers.
