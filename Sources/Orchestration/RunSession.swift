@@ -92,13 +92,16 @@ public enum RunSession {
         guard !fm.fileExists(atPath: finalURL.path) else {
             throw Failure(message: "the run directory \(final) already exists; choose another with --out", exitCode: ExitCode.cannotWrite)
         }
-        let temporary = finalURL.deletingLastPathComponent().appendingPathComponent(".\(finalURL.lastPathComponent).partial-\(getpid())")
+        for note in removeStalePartialDirectories(in: finalURL.deletingLastPathComponent().path) {
+            request.writeProgress("run: \(note)\n")
+        }
+        let temporary = finalURL.deletingLastPathComponent().appendingPathComponent(partialName(for: finalURL.lastPathComponent, pid: getpid()))
         let scenarioFile = temporary.appendingPathComponent("scenario.json")
         do {
             try fm.createDirectory(at: temporary.appendingPathComponent("workers"), withIntermediateDirectories: true)
             try Data(scenario.canonicalJSON.prettyCanonical.utf8).write(to: scenarioFile)
         } catch {
-            throw Failure(message: "cannot create the run directory next to \(final): \(error.localizedDescription)", exitCode: ExitCode.cannotWrite)
+            throw Failure(message: "cannot create the run directory next to \(final): \(ErrorText.describe(error)); choose a writable place with --out", exitCode: ExitCode.cannotWrite)
         }
 
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
@@ -155,7 +158,7 @@ public enum RunSession {
             }
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {
-            throw Failure(message: "cannot write the run directory \(final): \(error.localizedDescription) (partial files in \(temporary.path))", exitCode: ExitCode.cannotWrite)
+            throw Failure(message: "cannot write the run directory \(final): \(ErrorText.describe(error)) (partial files in \(temporary.path))", exitCode: ExitCode.cannotWrite)
         }
         let exitCode: Int32
         if let signal = outcome.interruptedBy {

@@ -66,7 +66,7 @@ public enum Worker {
         } catch let error as ScenarioError {
             return .failure(PrepareFailure(message: error.description, exitCode: WorkerExitCode.badScenario))
         } catch {
-            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(error.localizedDescription)", exitCode: WorkerExitCode.badScenario))
+            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", exitCode: WorkerExitCode.badScenario))
         }
         var workloads: [any PhaseWorkload] = []
         for runner in scenario.runners {
@@ -185,7 +185,7 @@ public enum Worker {
                 FileHandle.standardOutput.write(data)
             }
         } catch {
-            options.log("error: cannot write the run record to \(output ?? "standard output"): \(error.localizedDescription)\n")
+            options.log("error: cannot write the run record to \(output ?? "standard output"): \(ErrorText.describe(error))\n")
             return WorkerExitCode.cannotWrite
         }
         return stopped ? WorkerExitCode.stopped : WorkerExitCode.success

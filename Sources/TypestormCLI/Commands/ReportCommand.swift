@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import Reporting
 
 /// `typestorm report`: (re)generates `report.html` from a stored run record.
@@ -105,7 +106,7 @@ enum ReportingCLI {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw ToolError("cannot write \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+            throw ToolError("cannot write \(path): \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
         }
     }
 
@@ -113,7 +114,7 @@ enum ReportingCLI {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw ToolError("cannot create directory \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+            throw ToolError("cannot create directory \(path): \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Measurement
+import Platform
 import SearchField
 import Simulation
 
@@ -65,7 +66,7 @@ enum SimulateCommand {
             do {
                 try record.encoded().write(to: URL(fileURLWithPath: path))
             } catch {
-                throw ToolError("cannot write the run record to '\(path)': \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+                throw ToolError("cannot write the run record to '\(path)': \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
             }
         }
         if arguments.flag("json") {

@@ -20,7 +20,7 @@ enum WorkerCommand {
         options: [
             .value("segment", "I/N", help: "Run segment I of N (0-based)."),
             .value("segment-count", "N", help: "Segment count for JOB_COMPLETION_INDEX."),
-            .value("out", "FILE", help: "Write the run record here (atomically) instead of standard output."),
+            .value("out", "FILE", help: "Write the run record here (atomically) instead of standard output; {segment} and {count} in FILE become the segment's index and count, and an existing directory (or FILE ending in /) gets segment-I-of-N.json."),
             .value("base-dir", "DIR", help: "Resolve the scenario's relative paths here (default: the scenario's directory)."),
             .flag("driver", help: "Speak the worker protocol on standard input/output (set by 'typestorm run')."),
             .value("parent-pid", "PID", help: "With --driver: exit if this process is not the parent."),
@@ -44,7 +44,13 @@ enum WorkerCommand {
                 let parent = try arguments.int("parent-pid", default: nil, in: 1...Int(Int32.max)).map { Int32($0) }
                 mode = .driver(parentPID: parent)
             } else {
-                mode = .standalone(output: arguments.value("out"))
+                var output: String?
+                if let pattern = arguments.value("out") {
+                    do { output = try WorkerOutput.path(pattern, segment: segment) } catch let error as WorkerOutput.Failure {
+                        throw UsageError.invalidValue(option: "out", value: pattern, expected: error.message)
+                    }
+                }
+                mode = .standalone(output: output)
             }
             let options = WorkerOptions(
                 scenarioPath: path, baseDirectory: arguments.value("base-dir"), segment: segment, mode: mode,
