@@ -30,7 +30,8 @@ public enum ShippedData {
 
     /// The directories searched for `relativePath`, in order (see the type's comment).
     public static func roots(scenarioDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                             executable: String = executablePath) -> [String] {
+                             executable: String = executablePath,
+                             currentDirectory: String = FileManager.default.currentDirectoryPath) -> [String] {
         func ancestors(of path: String, count: Int) -> [String] {
             var url = URL(fileURLWithPath: path).standardizedFileURL
             var result: [String] = []
@@ -45,7 +46,7 @@ public enum ShippedData {
         if let scenarioDirectory { roots += ancestors(of: scenarioDirectory, count: 3) }
         if let home = environment["TYPESTORM_HOME"], !home.isEmpty { roots.append(URL(fileURLWithPath: home).standardizedFileURL.path) }
         roots += ancestors(of: URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().path, count: 5)
-        roots.append(FileManager.default.currentDirectoryPath)
+        roots.append(currentDirectory)
         var seen = Set<String>()
         return roots.filter { seen.insert($0).inserted }
     }
@@ -53,8 +54,10 @@ public enum ShippedData {
     /// The first `root/relativePath` that exists.
     public static func find(_ relativePath: String, scenarioDirectory: String? = nil,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
-                            executable: String = executablePath) throws(NotFound) -> String {
-        let searched = roots(scenarioDirectory: scenarioDirectory, environment: environment, executable: executable)
+                            executable: String = executablePath,
+                            currentDirectory: String = FileManager.default.currentDirectoryPath) throws(NotFound) -> String {
+        let searched = roots(scenarioDirectory: scenarioDirectory, environment: environment, executable: executable,
+                             currentDirectory: currentDirectory)
         let fm = FileManager.default
         for root in searched {
             let candidate = URL(fileURLWithPath: root).appendingPathComponent(relativePath).path

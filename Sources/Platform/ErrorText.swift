@@ -7,13 +7,13 @@ import Foundation
 public enum ErrorText {
     /// What went wrong with a file operation, without the path (callers name the file).
     public static func describe(_ error: any Error) -> String {
-        if let system = error as? SystemError { return String(cString: strerror(system.errno)) }
-        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        if let system = error as? SystemError { return errnoText(system.errno) }
+        if let posix = error as? POSIXError { return errnoText(posix.code.rawValue) }
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
+            return errnoText(Int32(underlying.code))
         }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        if nsError.domain == NSPOSIXErrorDomain { return errnoText(Int32(nsError.code)) }
         if let cocoa = error as? CocoaError {
             switch cocoa.code {
             case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or directory"
@@ -31,5 +31,11 @@ public enum ErrorText {
         }
         if nsError.domain == NSCocoaErrorDomain { return "the file operation failed (code \(nsError.code))" }
         return String(describing: error)
+    }
+
+    /// `strerror` in lower case, to sit after a colon: "no such file or directory".
+    public static func errnoText(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return text.prefix(1).lowercased() + text.dropFirst()
     }
 }

@@ -168,7 +168,8 @@ struct HostileInputTests {
         let scenarios = directory.file("scenario-tree/Datasets/scenarios")
         let home = ["TYPESTORM_HOME": directory.file("home")]
         func find(_ scenario: String?, _ environment: [String: String]) throws -> String {
-            try ShippedData.find(ShippedData.queries, scenarioDirectory: scenario, environment: environment, executable: executable)
+            try ShippedData.find(ShippedData.queries, scenarioDirectory: scenario, environment: environment, executable: executable,
+                                 currentDirectory: directory.file("install/.build"))
         }
         #expect(try find(scenarios, home) == directory.file("scenario-tree/Datasets/queries"))
         #expect(try find(directory.path, home) == directory.file("home/Datasets/queries"))
@@ -223,7 +224,7 @@ struct HostileInputTests {
         let unwritable = directory.file("no-such-directory/m.json")
         let merge = try typestorm(["merge", record, "--out", unwritable], in: directory)
         #expect(merge.status == .exited(73))
-        #expect(merge.err.contains("cannot write \(unwritable): No such file or directory"), "\(merge.err)")
+        #expect(merge.err.contains("cannot write \(unwritable): no such file or directory"), "\(merge.err)")
         #expect(!merge.err.contains("NSCocoaErrorDomain") && !merge.err.contains("couldn’t") && !merge.err.contains("The operation"))
 
         let trace = directory.write("t.jsonl", "{\"session\":0}\n{\"t_ms\":\"soon\",\"key\":\"a\",\"text\":\"a\"}\n")
