@@ -13,7 +13,8 @@ enum MergeCommand {
         Records merge when they come from the same scenario (hash) and seed and cover different
         segments. Prints the summary table (or, with --json, the merged record) and writes the
         record to --out. Exit codes: 0 all segments present; 2 some segment missing or a record
-        partial (merged anyway, marked partial); 65 a file is not a mergeable run record;
+        partial (merged anyway, marked partial); 65 a file is not a mergeable run record, or two
+        files overlap (the same segment, or segments of different splits such as 0/3 and 0/2);
         66 a file cannot be read; 73 --out cannot be written.
         """,
         options: [
