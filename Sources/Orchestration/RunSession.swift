@@ -99,6 +99,7 @@ public enum RunSession {
         let scenarioFile = temporary.appendingPathComponent("scenario.json")
         do {
             try fm.createDirectory(at: temporary.appendingPathComponent("workers"), withIntermediateDirectories: true)
+            try markDriverHost(in: temporary.path)
             try Data(scenario.canonicalJSON.prettyCanonical.utf8).write(to: scenarioFile)
         } catch {
             throw Failure(message: "cannot create the run directory next to \(final): \(ErrorText.describe(error)); choose a writable place with --out", exitCode: ExitCode.cannotWrite)
@@ -156,6 +157,7 @@ public enum RunSession {
             for file in request.extraFiles?(outcome.record, scenario.canonicalJSON.prettyCanonical) ?? [] {
                 try Data(file.contents.utf8).write(to: temporary.appendingPathComponent(file.name))
             }
+            try? fm.removeItem(atPath: temporary.appendingPathComponent(driverHostFile).path)
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {
             throw Failure(message: "cannot write the run directory \(final): \(ErrorText.describe(error)) (partial files in \(temporary.path))", exitCode: ExitCode.cannotWrite)

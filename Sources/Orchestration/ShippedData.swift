@@ -23,9 +23,11 @@ public enum ShippedData {
         }
     }
 
-    /// The running executable, resolved through symbolic links.
+    /// The running executable, resolved through symbolic links (also what the driver spawns
+    /// as its workers).
     public static var executablePath: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? "."
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? Bundle.main.executablePath ?? CommandLine.arguments.first ?? "."
     }
 
     /// The directories searched for `relativePath`, in order (see the type's comment).

@@ -124,6 +124,9 @@ struct HostileInputTests {
         sleeper.send(SIGKILL)
         #expect(sleeper.waitForExit(timeoutNanos: 10_000_000_000) == .signaled(SIGKILL))
         #expect(RunSession.stalePartialDirectories(in: directory.path) == [RunSession.PartialDirectory(path: partial, pid: sleeper.pid)])
+        // A driver on another host sharing this file system: its pid means nothing here.
+        try Data("another-host".utf8).write(to: URL(fileURLWithPath: "\(partial)/\(RunSession.driverHostFile)"))
+        #expect(RunSession.stalePartialDirectories(in: directory.path).isEmpty)
     }
 
     @Test func runRemovesWhatAKilledDriverLeft() throws {
@@ -151,6 +154,7 @@ struct HostileInputTests {
         #expect(!FileManager.default.fileExists(atPath: partial))
         #expect(outcome.err.contains("removed \(partial)"), "\(outcome.err)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: runs).sorted() == ["second"])
+        #expect(!FileManager.default.fileExists(atPath: "\(runs)/second/\(RunSession.driverHostFile)"))
     }
 
     // MARK: shipped data from any directory
