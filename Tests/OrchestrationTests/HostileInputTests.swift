@@ -237,6 +237,11 @@ struct HostileInputTests {
         #expect(replay.err.contains("field 't_ms': expected a number"), "\(replay.err)")
         #expect(!replay.err.contains("Expected to decode"))
 
+        let noScenario = directory.file("no-such-scenario.json")
+        let worker = try typestorm(["worker", noScenario], in: directory)
+        #expect(worker.status == .exited(66))
+        #expect(worker.err.contains("cannot read scenario \(noScenario): no such file or directory"), "\(worker.err)")
+
         let missing = directory.file("no-such-run")
         let report = try typestorm(["report", missing], in: directory)
         #expect(report.status == .exited(66))

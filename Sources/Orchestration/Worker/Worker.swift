@@ -42,6 +42,8 @@ public enum WorkerExitCode {
     /// Stopped early (driver asked, or a signal): the record is marked partial.
     public static let stopped: Int32 = 2
     public static let badScenario: Int32 = 65
+    /// The scenario file cannot be read.
+    public static let noInput: Int32 = 66
     public static let cannotRun: Int32 = 70
     public static let cannotWrite: Int32 = 73
 }
@@ -66,7 +68,7 @@ public enum Worker {
         } catch let error as ScenarioError {
             return .failure(PrepareFailure(message: error.description, exitCode: WorkerExitCode.badScenario))
         } catch {
-            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", exitCode: WorkerExitCode.badScenario))
+            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", exitCode: WorkerExitCode.noInput))
         }
         var workloads: [any PhaseWorkload] = []
         for runner in scenario.runners {
