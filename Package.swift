@@ -72,7 +72,7 @@ let package = Package(
         // The results store: SQLite and PostgreSQL from Debian, history and change points.
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
-        .target(name: "History", dependencies: ["Measurement", "Reporting", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
+        .target(name: "History", dependencies: ["Measurement", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
         .testTarget(name: "HistoryTests", dependencies: ["History", "Measurement", "Reporting", "Typists", "Platform"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ChangePointCalibration", dependencies: ["History", "Typists"],

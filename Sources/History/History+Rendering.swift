@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Reporting
 
@@ -120,7 +121,7 @@ extension History {
     /// GitHub-flavoured markdown for `$GITHUB_STEP_SUMMARY`: the verdict on the newest run,
     /// every change point, and the runs in a collapsed section.
     public func markdown() -> String {
-        let verdict = exitCode == Comparison.exitRegression ? "regression" : exitCode == Comparison.exitImprovement ? "improvement" : "no change"
+        let verdict = exitCode == ExitCode.regression ? "regression" : exitCode == ExitCode.improvement ? "improvement" : "no change"
         var out = "### Typestorm history: \(verdict) in the newest run\n\n" + summaryLine + "\n\n"
         let changed = series.filter { !$0.changePoints.isEmpty }
         if !changed.isEmpty {

@@ -1,3 +1,4 @@
+import Diagnostics
 import Reporting
 
 /// The history of a store: per scenario, its runs oldest first, and for every group and metric
@@ -107,9 +108,9 @@ public struct History: Sendable {
     /// Exit codes like `compare`: 0 the newest run changed nothing, 2 it regressed something,
     /// 4 it only improved things.
     public var exitCode: Int32 {
-        if !newestRegressions.isEmpty { return Comparison.exitRegression }
-        if !newestChanges.isEmpty { return Comparison.exitImprovement }
-        return Comparison.exitUnchanged
+        if !newestRegressions.isEmpty { return ExitCode.regression }
+        if !newestChanges.isEmpty { return ExitCode.improvement }
+        return ExitCode.success
     }
 
     public var changePointCount: Int { series.reduce(0) { $0 + $1.changePoints.count } }

@@ -91,7 +91,8 @@ public struct RunRecord: Sendable, Equatable, Codable {
     /// Combines the record of another shard of the same run.
     ///
     /// Segments are unioned, times widened, problems concatenated; a segment present in both is
-    /// an error (it would be counted twice).
+    /// an error (it would be counted twice), and so are segments of different counts (`0/3` and
+    /// `0/2` cover overlapping typists, so their sum would count some twice).
     public mutating func merge(_ other: RunRecord) throws(MergeError) {
         guard other.schemaVersion == schemaVersion else {
             throw .incompatibleSchema(expected: schemaVersion, found: other.schemaVersion)
@@ -101,6 +102,10 @@ public struct RunRecord: Sendable, Equatable, Codable {
         }
         guard other.metadata.seed == metadata.seed else {
             throw .incompatibleRuns("seed \(other.metadata.seed) differs from \(metadata.seed)")
+        }
+        if let mine = metadata.segments.first,
+           let theirs = (metadata.segments + other.metadata.segments).first(where: { $0.count != mine.count }) {
+            throw .incompatibleRuns("segment \(mine.index)/\(mine.count) and segment \(theirs.index)/\(theirs.count) come from different splits of the typists")
         }
         let overlap = Set(metadata.segments).intersection(other.metadata.segments)
         if let repeated = overlap.sorted().first {

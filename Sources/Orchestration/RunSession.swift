@@ -76,13 +76,17 @@ public enum RunSession {
         guard !fm.fileExists(atPath: finalURL.path) else {
             throw Failure(message: "the run directory \(final) already exists; choose another with --out", exitCode: ExitCode.cannotCreate)
         }
-        let temporary = finalURL.deletingLastPathComponent().appendingPathComponent(".\(finalURL.lastPathComponent).partial-\(getpid())")
+        for note in removeStalePartialDirectories(in: finalURL.deletingLastPathComponent().path) {
+            request.writeProgress("run: \(note)\n")
+        }
+        let temporary = finalURL.deletingLastPathComponent().appendingPathComponent(partialName(for: finalURL.lastPathComponent, pid: getpid()))
         let scenarioFile = temporary.appendingPathComponent("scenario.json")
         do {
             try fm.createDirectory(at: temporary.appendingPathComponent("workers"), withIntermediateDirectories: true)
+            try markDriverHost(in: temporary.path)
             try Data(scenario.canonicalJSON.prettyCanonical.utf8).write(to: scenarioFile)
         } catch {
-            throw Failure(message: "cannot create the run directory next to \(final): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+            throw Failure(message: "cannot create the run directory next to \(final): \(ErrorText.describe(error)); choose a writable place with --out", exitCode: ExitCode.cannotCreate)
         }
 
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
@@ -137,9 +141,10 @@ public enum RunSession {
             for file in request.extraFiles?(outcome.record, scenario.canonicalJSON.prettyCanonical) ?? [] {
                 try Data(file.contents.utf8).write(to: temporary.appendingPathComponent(file.name))
             }
+            try? fm.removeItem(atPath: temporary.appendingPathComponent(driverHostFile).path)
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {
-            throw Failure(message: "cannot write the run directory \(final): \(error.localizedDescription) (partial files in \(temporary.path))", exitCode: ExitCode.cannotCreate)
+            throw Failure(message: "cannot write the run directory \(final): \(ErrorText.describe(error)) (partial files in \(temporary.path))", exitCode: ExitCode.cannotCreate)
         }
         let exitCode: Int32
         if let signal = outcome.interruptedBy {

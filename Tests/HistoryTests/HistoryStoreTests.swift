@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Measurement
 import Reporting
@@ -136,7 +137,7 @@ enum StoreChecks {
         #expect(stale.changePoints.first.map(stale.isRegression) == true)
         let ttfr = try #require(history.series.first { $0.quantity.id == "ttfr.p50" })
         #expect(ttfr.changePoints.isEmpty)
-        #expect(history.exitCode == Comparison.exitRegression)
+        #expect(history.exitCode == ExitCode.regression)
         #expect(history.terminalTable().contains("run 3 (3333333): +100.0 %"))
         #expect(history.markdown().contains("**run 3 (3333333): +100.0 %"))
         let junit = history.junit().render()

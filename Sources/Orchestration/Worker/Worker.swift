@@ -57,7 +57,7 @@ public enum Worker {
         } catch let error as ScenarioError {
             return .failure(PrepareFailure(message: error.description, exitCode: ExitCode.dataError))
         } catch {
-            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(error.localizedDescription)", exitCode: ExitCode.dataError))
+            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", exitCode: ExitCode.noInput))
         }
         var workloads: [any PhaseWorkload] = []
         for runner in scenario.runners {
@@ -176,7 +176,7 @@ public enum Worker {
                 FileHandle.standardOutput.write(data)
             }
         } catch {
-            options.log("error: cannot write the run record to \(output ?? "standard output"): \(error.localizedDescription)\n")
+            options.log("error: cannot write the run record to \(output ?? "standard output"): \(ErrorText.describe(error))\n")
             return ExitCode.cannotCreate
         }
         return stopped ? ExitCode.partial : ExitCode.success

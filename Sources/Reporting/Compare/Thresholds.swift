@@ -97,7 +97,7 @@ extension Thresholds {
         do {
             root = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw ThresholdsError(description: "\(file): not valid JSON (\(error.localizedDescription))")
+            throw ThresholdsError(description: "\(file): not valid JSON (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "it cannot be parsed"))")
         }
         guard let object = root as? [String: Any] else { throw fail("top level", "expected an object") }
         var thresholds = Thresholds()

@@ -108,10 +108,7 @@ enum ScenarioLoading {
 
 /// The path of the running `typestorm` executable, which the driver spawns as its workers.
 enum ExecutablePath {
-    static func current() -> String {
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
-        return Bundle.main.executablePath ?? CommandLine.arguments[0]
-    }
+    static func current() -> String { ShippedData.executablePath }
 }
 
 /// `typestorm run --json`: stable keys (documented in docs/driver.md).

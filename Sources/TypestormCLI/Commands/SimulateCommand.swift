@@ -3,6 +3,7 @@ import FieldRuntime
 import Foundation
 import Measurement
 import Orchestration
+import Platform
 import SearchField
 import Simulation
 
@@ -93,7 +94,7 @@ enum SimulateCommand {
             do {
                 try record.encoded().write(to: URL(fileURLWithPath: path))
             } catch {
-                throw ToolError("cannot write the run record to '\(path)': \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+                throw ToolError("cannot write the run record to '\(path)': \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
             }
         }
         if arguments.flag("json") {

@@ -30,7 +30,7 @@ enum SweepCommand {
             .value("strategy", "NAME", help: "The scenario strategy to sweep (default: debounce-switch if present, else the first)."),
             .value("typists", "N", help: "Typists per population (default: the scenario's share of its typists, at least 50)."),
             .value("workers", "N", help: "Worker processes the grid is spread over (default: the scenario's processes); 1 runs it in this process on every core."),
-            .value("queries", "DIR", help: "Query lists for the typists.", default: "Datasets/queries"),
+            .value("queries", "DIR", help: "Query lists for the typists (default: the scenario's population.queryLists, else the shipped Datasets/queries)."),
             .value("record", "FILE", help: "Analyse a stored sweep record instead of running the grid."),
             .value("out", "DIR", help: "Write sweep.html, sweep.json and one SVG per plot into DIR."),
             .json,
@@ -137,14 +137,23 @@ enum SweepCommand {
             throw ToolError("\(scenarioPath): strategy '\(spec.name)' has preset '\(spec.preset)', which this build cannot simulate", exitCode: ExitCode.dataError)
         }
         let backend = virtualBackend(scenario)
-        let queriesDirectory = arguments.value("queries") ?? "Datasets/queries"
         let typistsOverride = try arguments.int("typists", default: nil, in: 1...1_000_000)
 
         // One population per mix entry, each typed by the Typists models for its device and
         // language, as the driver types it (`ScenarioTypists`: sessions cut at the scenario's
         // maxLength), so the in-process grid and the grid over workers give the same numbers.
         let fm = FileManager.default
-        let queries = URL(fileURLWithPath: queriesDirectory, relativeTo: URL(fileURLWithPath: fm.currentDirectoryPath)).standardizedFileURL.path
+        let queries: String
+        if let given = arguments.value("queries") {
+            queries = URL(fileURLWithPath: given, relativeTo: URL(fileURLWithPath: fm.currentDirectoryPath)).standardizedFileURL.path
+        } else {
+            let scenarioDirectory = URL(fileURLWithPath: scenarioPath).deletingLastPathComponent().path
+            do {
+                queries = try ScenarioTypists.queriesDirectory(scenario.population.queryLists, baseDirectory: scenarioDirectory)
+            } catch {
+                throw ToolError("\(scenarioPath): \(error); or give --queries DIR", exitCode: ExitCode.noInput)
+            }
+        }
         var populations: [(label: String, scenario: Scenario, sessions: [DeadlineSession<GeneratedSession>])] = []
         for entry in scenario.population.mix {
             let label = "\(entry.device.rawValue)-\(entry.language.rawValue)"
@@ -160,7 +169,7 @@ enum SweepCommand {
             do {
                 typists = try ScenarioTypists(scenario: derived, baseDirectory: fm.currentDirectoryPath)
             } catch {
-                throw ToolError("\(error) (run from the repository root, or give --queries DIR)", exitCode: ExitCode.noInput)
+                throw ToolError("\(error) (give --queries DIR)", exitCode: ExitCode.noInput)
             }
             populations.append((label, derived, (0..<count).map(typists.session(forTypist:))))
         }
