@@ -172,6 +172,7 @@ public enum RunSession {
         var text = "\(record.metadata.scenarioName) (hash \(record.metadata.scenarioHash), seed \(record.metadata.seed)), "
         text += "\(outcome.workers.count) worker(s), \(String(format: "%.1f", seconds)) s\(record.partial ? " — PARTIAL" : "")\n\n"
         text += RunSummary.table(record)
+        if let agreement = RunSummary.agreement(record) { text += "\n" + agreement }
         if let server = record.group(named: "server", labels: ["runner": "http-embedded"])?.metrics {
             let serverCPU = Double(server.counter("server_cpu_ns")), workersCPU = Double(server.counter("workers_cpu_ns"))
             let share = serverCPU + workersCPU > 0 ? serverCPU / (serverCPU + workersCPU) * 100 : 0

@@ -187,6 +187,13 @@ public enum Crosscheck {
         for (p, slack, share) in [(50.0, 25e6, 0.15), (90.0, 40e6, 0.20), (99.0, 80e6, 0.30)] {
             let a = virtual.histograms[N.timeToFresh]?.percentile(p).map(Double.init)
             let b = live.histograms[N.timeToFresh]?.percentile(p).map(Double.init)
+            let samples = min(virtual.histograms[N.timeToFresh]?.totalCount ?? 0, live.histograms[N.timeToFresh]?.totalCount ?? 0)
+            if let needed = Tolerance.samplesNeeded(percentile: p), samples < needed {
+                // A quantile from too few samples is one or two outliers: stated, not judged.
+                checks.append(Check(metric: "ttfr_p\(Int(p))_ns", virtual: a, live: b,
+                                    rule: "not judged: \(samples) fresh settles, p\(Int(p)) needs \(needed)", agrees: true))
+                continue
+            }
             checks.append(Check(metric: "ttfr_p\(Int(p))_ns", virtual: a, live: b,
                                 rule: "within \(Int(slack / 1e6)) ms or \(Int(share * 100)) %, whichever is larger",
                                 agrees: Tolerance.durationsAgree(a, b, slack: slack, share: share)))
@@ -231,6 +238,13 @@ public enum Crosscheck {
 
     /// The stated tolerances, in one place (docs/crosscheck.md quotes them).
     public enum Tolerance {
+        /// The fewest samples on each side for a quantile to be compared: at least 10 of them
+        /// beyond it (20 for p50, 100 for p90, 1,000 for p99), so one late outlier cannot decide.
+        public static func samplesNeeded(percentile p: Double) -> Int64? {
+            guard p > 0, p < 100 else { return nil }
+            return Int64((10 / (1 - p / 100)).rounded(.up))
+        }
+
         public static let requests = "within 5 % or 3 requests (a timer and a keystroke that real time delays differently may swap)"
         public static let shares = "two-proportion z-test |z| < 3.29 (p 0.001), or within 1 percentage point"
         public static let counts = "Poisson test |a - b| ≤ 3.29·√(a + b), or within 2"

@@ -316,7 +316,15 @@ struct DriverLoop {
         }
         // A child that exited but left its pipe open (a grandchild holds it) is done anyway.
         if !slots[index].isAlive, slots[index].outputOpen, let seen = slots[index].exitSeenAt, now - seen > 1_000_000_000 {
-            closeOutput(index)
+            // First read what the worker wrote before it exited (a slow driver may be behind);
+            // only then is the pipe closed.
+            var rounds = 0
+            while slots[index].outputOpen, rounds < 64, let fd = slots[index].process?.standardOutput,
+                  (try? PipeIO.poll([fd], timeoutMillis: 0))?.isEmpty == false {
+                read(index)
+                rounds += 1
+            }
+            if slots[index].outputOpen { closeOutput(index) }
         }
         guard slots[index].isFinished || !slots[index].isAlive else {
             // Alive: is it silent for too long?

@@ -245,7 +245,7 @@ public enum Worker {
         case let .success(value): workloads = value
         case let .failure(failure):
             shared.state.withLock { $0.finished = true }
-            writer.send(.error(failure.message))
+            writer.send(.error(failure.message), final: true)
             return failure.exitCode
         }
         let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
@@ -289,11 +289,11 @@ public enum Worker {
             return state.completed
         }
         if let failure {
-            writer.send(.error(failure))
+            writer.send(.error(failure), final: true)
             return ExitCode.software
         }
         let record = record(scenario, options: options, groups: completed, stopped: stopped, started: started, ended: WallClock.now())
-        writer.send(.done(record))
+        writer.send(.done(record), final: true)
         return stopped ? ExitCode.partial : ExitCode.success
     }
 
@@ -352,11 +352,16 @@ final class ProtocolWriter: Sendable {
 
     /// Sends `message`; a write error (the driver went away) is remembered and later sends are
     /// dropped: the worker notices through its closed input and stops.
-    func send(_ message: WorkerProtocol.WorkerMessage) {
+    ///
+    /// `final`: the last message (`done` or an error before exiting); later sends are dropped,
+    /// so a heartbeat snapshot racing the exit can neither follow the result nor be cut off
+    /// half-written when the process ends.
+    func send(_ message: WorkerProtocol.WorkerMessage, final: Bool = false) {
         let bytes = WorkerProtocol.encode(message)
         fd.withLock { fd in
             guard !broken.load(ordering: .relaxed) else { return }
             do { try PipeIO.writeAll(fd, bytes) } catch { broken.store(true, ordering: .relaxed) }
+            if final { broken.store(true, ordering: .relaxed) }
         }
     }
 }

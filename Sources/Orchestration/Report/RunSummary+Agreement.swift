@@ -1,0 +1,36 @@
+import FieldRuntime
+import Measurement
+
+extension RunSummary {
+    /// Virtual time next to the live runs served through the same backend model, per strategy,
+    /// judged by the crosscheck's stated tolerances (`Crosscheck.Tolerance`, docs/crosscheck.md):
+    /// the evidence, in every run that has both, that the virtual rows can be trusted.
+    ///
+    /// `nil` when the record has no virtual group with a model-driven live group of the same
+    /// strategy beside it.
+    public static func agreement(_ record: RunRecord) -> String? {
+        let virtual = record.groups.filter { $0.labels["runner"] == "virtual" }
+        var rows: [[String]] = [["strategy", "live runner", "verdict", "virtual → live (what differs)"]]
+        for group in virtual {
+            for live in record.groups where live.name == group.name && live.labels["backend"] == "model" {
+                let runner = live.labels["runner"] ?? "-"
+                let result = Crosscheck.compare(
+                    group.name, runner: runner, virtual: group.metrics, live: live.metrics, model: BackendModel(),
+                    typists: Int(group.metrics.counter(MetricName.settles)), lateness: Histogram(.latency), overruns: 0, liveNanos: 0)
+                let differing = result.checks.filter { !$0.agrees }.map { check in
+                    "\(check.metric) \(Self.describe(check.virtual, check.metric)) → \(Self.describe(check.live, check.metric))"
+                }
+                rows.append([group.name, runner, result.agrees ? "agrees" : "differs", differing.joined(separator: "; ")])
+            }
+        }
+        guard rows.count > 1 else { return nil }
+        return "virtual time against live runs on the same backend model (tolerances: docs/crosscheck.md):\n" + align(rows)
+    }
+
+    private static func describe(_ value: Double?, _ metric: String) -> String {
+        guard let value else { return "–" }
+        if metric.hasSuffix("_ns") { return formatDuration(value) }
+        if metric.hasSuffix("_share") { return String(format: "%.1f%%", value * 100) }
+        return formatCount(value)
+    }
+}
