@@ -20,7 +20,13 @@ extension RunSummary {
                 let differing = result.checks.filter { !$0.agrees }.map { check in
                     "\(check.metric) \(Self.describe(check.virtual, check.metric)) → \(Self.describe(check.live, check.metric))"
                 }
-                rows.append([group.name, runner, result.agrees ? "agrees" : "differs", differing.joined(separator: "; ")])
+                var note = differing.joined(separator: "; ")
+                // Live keystrokes handled late mean the load generator itself was behind: the
+                // difference is the machine's, not the model's.
+                if !result.agrees, let lag = live.metrics.histograms[MetricName.inputLag]?.percentile(99), lag > 10_000_000 {
+                    note += " (live keystrokes ran up to \(formatDuration(Double(lag))) late at p99: the load generator was behind)"
+                }
+                rows.append([group.name, runner, result.agrees ? "agrees" : "differs", note])
             }
         }
         guard rows.count > 1 else { return nil }
