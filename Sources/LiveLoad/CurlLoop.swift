@@ -2,6 +2,7 @@ import CCurl
 import CShims
 import Dispatch
 import Glibc
+import Measurement
 import Platform
 import Synchronization
 
@@ -283,6 +284,7 @@ final class CurlLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             active.removeValue(forKey: transfer.id)
             let outcome: HTTPCompletion.Outcome
+            var cause: ErrorCause?
             if result == CURLE_OK {
                 let count = configuration.countPath?.extract(from: transfer.body)
                 outcome = .response(status: cshims_curl_easy_response_code(easy), bodyBytes: transfer.bodyBytes, count: count,
@@ -291,12 +293,35 @@ final class CurlLoop: @unchecked Sendable {
                 outcome = .timedOut
             } else {
                 outcome = .failed(String(cString: curl_easy_strerror(result)))
+                let osErrno = cshims_curl_easy_info_long(easy, Int32(bitPattern: CURLINFO_OS_ERRNO.rawValue))
+                cause = Self.cause(of: result, osErrno: Int32(truncatingIfNeeded: osErrno))
             }
             let firstByteMicros = cshims_curl_easy_info_off_t(easy, Int32(bitPattern: CURLINFO_STARTTRANSFER_TIME_T.rawValue))
             deliver(HTTPCompletion(
                 id: transfer.id, outcome: outcome, intendedNanos: transfer.intendedNanos, startedNanos: transfer.startedNanos,
-                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil))
+                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil, cause: cause))
             recycle(transfer)
+        }
+    }
+
+    /// Classifies a failed transfer: curl's code says which step failed, the socket's errno
+    /// whether a connect was refused or could not reach the host at all.
+    static func cause(of code: CURLcode, osErrno: Int32) -> ErrorCause {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .dns
+        case CURLE_COULDNT_CONNECT:
+            return osErrno == ECONNREFUSED ? .connectionRefused : .connectFailed
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE,
+             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            return .tls
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeout
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
+            return osErrno == ECONNREFUSED ? .connectionRefused : .connectionReset
+        default:
+            return .transport
         }
     }
 

@@ -81,12 +81,7 @@ public enum RunSession {
         }
         let fm = FileManager.default
         let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
-        if case let .file(path) = scenario.catalog {
-            let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardizedFileURL.path
-            guard fm.fileExists(atPath: resolved) else {
-                throw Failure(message: "\(request.scenarioPath ?? "scenario"): $.catalog.file: \(path) does not exist (looked for \(resolved))", exitCode: ExitCode.noInput)
-            }
-        }
+        try checkInputs(scenario, scenarioPath: request.scenarioPath, baseDirectory: baseDirectory)
         let final = request.outputDirectory ?? defaultDirectory(for: scenario)
         let finalURL = URL(fileURLWithPath: final).standardizedFileURL
         guard !fm.fileExists(atPath: finalURL.path) else {
@@ -144,7 +139,7 @@ public enum RunSession {
             try? fm.removeItem(at: temporary)
             throw Failure(message: outcome.record.problems.first ?? "no worker could be started", exitCode: ExitCode.cannotRun)
         }
-        let thresholds = scenario.thresholds.flatMap { $0.evaluate(outcome.record) }
+        let thresholds = scenario.evaluateThresholds(outcome.record)
         let summary = summaryText(outcome: outcome, thresholds: thresholds, directory: final)
         do {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
@@ -176,7 +171,7 @@ public enum RunSession {
         return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 
-    static func defaultDirectory(for scenario: Scenario) -> String {
+    public static func defaultDirectory(for scenario: Scenario) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -195,6 +190,14 @@ public enum RunSession {
             text += String(format: "\nembedded server: %lld requests (%lld ok, %lld cancelled, %lld refused), CPU %.2f s = %.0f%% of server + workers\n",
                            server.counter("server_requests"), server.counter("server_ok"), server.counter("server_cancelled"),
                            server.counter("server_overload_rejections"), serverCPU / 1e9, share)
+        }
+        let failures = record.groups.compactMap { group -> String? in
+            guard let breakdown = group.metrics.errorBreakdownText else { return nil }
+            let share = MetricExpression.failedShare(in: group.metrics).map { String(format: " (%.1f%% of requests)", $0 * 100) } ?? ""
+            return "  \(group.key): \(breakdown)\(share)\n"
+        }
+        if !failures.isEmpty {
+            text += "\nfailed requests:\n" + failures.joined()
         }
         if !thresholds.isEmpty {
             text += "\nthresholds:\n" + thresholds.map { "  \($0.passed ? "ok  " : "FAIL") \($0.message)\n" }.joined()

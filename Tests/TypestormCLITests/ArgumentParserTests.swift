@@ -1,3 +1,4 @@
+import Measurement
 import Testing
 @testable import TypestormCLI
 
@@ -107,9 +108,11 @@ struct ArgumentParserTests {
     }
 
     @Test func editDistanceIsLevenshtein() {
-        #expect(editDistance("kitten", "sitting") == 3)
-        #expect(editDistance("", "abc") == 3)
-        #expect(editDistance("same", "same") == 0)
+        #expect(Spelling.distance("kitten", "sitting") == 3)
+        #expect(Spelling.distance("", "abc") == 3)
+        #expect(Spelling.distance("same", "same") == 0)
+        #expect(Spelling.distance("rnu", "run") == 1, "a swap of neighbours is one edit")
+        #expect(Spelling.distance("Compare", "comapre") == 1)
     }
 }
 

@@ -69,20 +69,24 @@ public final class HTTPSearchBackend: LiveSearchBackend {
 
     static func outcome(of completion: HTTPCompletion) -> LiveSearchOutcome {
         let result: LiveSearchOutcome.Result
+        var cause: ErrorCause?
         switch completion.outcome {
         case let .response(status, _, count, _):
             if (200..<300).contains(status) {
                 result = .results(count: count ?? 0)
             } else {
                 result = .failed(.serverError)
+                cause = .httpStatus(status)
             }
         case .cancelled:
             result = .failed(.cancelled)
         case .timedOut:
             result = .failed(.timeout)
+            cause = .timeout
         case .failed:
             result = .failed(.transport)
+            cause = completion.cause ?? .transport
         }
-        return LiveSearchOutcome(result: result, startedNanos: completion.startedNanos)
+        return LiveSearchOutcome(result: result, startedNanos: completion.startedNanos, cause: cause)
     }
 }

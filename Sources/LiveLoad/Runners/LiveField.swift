@@ -176,6 +176,7 @@ actor LiveField {
             deliver(.responseArrived(id, ResultSummary(count: count)), at: now)
         case let .failed(reason):
             if reason != .cancelled { shared.monitor.errors.add(1, ordering: .relaxed) }
+            if let cause = outcome.errorCause { shared.record { $0.recordError(cause, typist: slot, at: now) } }
             let stop: StopReason = switch reason {
             case .cancelled: .cancelledObserved
             case .serverError: .serverError

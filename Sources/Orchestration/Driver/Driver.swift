@@ -416,10 +416,12 @@ struct DriverLoop {
         if let last = lastProgress, now - last.at < configuration.progressIntervalNanos { return }
         var keystrokes: Int64 = 0, requests: Int64 = 0, errors: Int64 = 0, active = 0
         var ttfr: Histogram?
+        var causes = MetricSet()
         for slot in slots {
             guard let snapshot = slot.latest else { continue }
             active += slot.isAlive ? snapshot.typistsActive : 0
             for group in snapshot.groups {
+                for (name, count) in group.metrics.counters where name.hasPrefix(MetricName.errorCausePrefix) { causes.add(name, count) }
                 keystrokes += group.metrics.counter(ProgressMetrics.keystrokes)
                 requests += group.metrics.counter(ProgressMetrics.requests)
                 errors += ProgressMetrics.errors.reduce(0) { $0 + group.metrics.counter($1) }
@@ -434,7 +436,7 @@ struct DriverLoop {
             runner: phase >= 0 ? scenario.runners[phase].kind : nil, typistsActive: active,
             keystrokes: keystrokes, keystrokesPerSecond: seconds > 0 ? Double(keystrokes - lastProgress!.keystrokes) / seconds : 0,
             requests: requests, requestsPerSecond: seconds > 0 ? Double(requests - lastProgress!.requests) / seconds : 0,
-            errors: errors, ttfrP99Nanos: ttfr?.percentile(99),
+            errors: errors, ttfrP99Nanos: ttfr?.percentile(99), errorCauses: causes.errorBreakdownText,
             workers: slots.map { slot in
                 DriverProgress.WorkerHealth(
                     index: slot.index, pid: slot.pid, state: Self.health(slot),

@@ -85,6 +85,8 @@ public struct DriverProgress: Sendable {
     public var errors: Int64
     /// p99 time to fresh results so far, over every worker (nil until one was measured).
     public var ttfrP99Nanos: Int64?
+    /// Failed requests so far by cause ("connection refused × 12, HTTP 503 × 3"), nil if none.
+    public var errorCauses: String? = nil
     public var workers: [WorkerHealth]
 }
 

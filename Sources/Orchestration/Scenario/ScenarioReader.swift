@@ -1,3 +1,6 @@
+import LiveLoad
+import Measurement
+
 /// Reads a scenario from JSON, checking every key, type and value, and naming the JSON path of
 /// each mistake together with what was expected.
 ///
@@ -87,7 +90,7 @@ private final class Context {
             let seen = Set(strategies.map(\.name))
             for (index, threshold) in thresholds.enumerated() {
                 if let name = threshold.strategy, !seen.contains(name) {
-                    let hint = closestMatch(to: name, among: seen.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
+                    let hint = Spelling.suggestion(for: name, among: seen.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
                     fail("$.thresholds[\(index)].strategy", "no strategy is named \"\(name)\"\(hint)")
                 }
             }
@@ -213,11 +216,12 @@ private final class Context {
         case "in-process": return .inProcess
         case "http-embedded": return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2)
         case "http-url":
-            return fields.string("url", required: true) { url in
-                if !(url.hasPrefix("http://") || url.hasPrefix("https://")) { return "an http:// or https:// URL" }
-                if !url.contains("{query}") { return "a URL template containing {query}" }
+            guard let url = fields.string("url", required: true) else { return nil }
+            do { _ = try URLTemplate(url) } catch {
+                fail(fields.path("url"), error.description)
                 return nil
-            }.map { .httpURL(template: $0) }
+            }
+            return .httpURL(template: url)
         default:
             let pace = fields.choice("pace", among: ["fast", "realtime"]) ?? "fast"
             return .probe(realTime: pace == "realtime")
@@ -314,7 +318,7 @@ private final class Fields {
     /// Reports members that no accessor asked for, with the closest known name.
     func finish() {
         for member in members where !known.contains(member.key) {
-            let hint = closestMatch(to: member.key, among: known).map { "; did you mean \"\($0)\"?" } ?? ""
+            let hint = Spelling.suggestion(for: member.key, among: known).map { "; did you mean \"\($0)\"?" } ?? ""
             context.fail(path(member.key), "unknown key\(hint) (known here: \(known.joined(separator: ", ")))")
         }
     }
@@ -384,7 +388,7 @@ private final class Fields {
         guard let value = value(key, required: required, expected: expected) else { return nil }
         guard case let .string(text) = value else { wrongType(key, value, expected); return nil }
         guard choices.contains(text) else {
-            let hint = closestMatch(to: text, among: choices).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let hint = Spelling.suggestion(for: text, among: choices).map { " (did you mean \"\($0)\"?)" } ?? ""
             wrongType(key, value, expected + hint)
             return nil
         }

@@ -77,6 +77,7 @@ struct LiveWorkload: PhaseWorkload {
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
         let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
+        let tallies = simulation.strategies.map { _ in ErrorTallyBackend(backend) }
         let finished = Flag()
         let labels = context.labels
 
@@ -85,7 +86,7 @@ struct LiveWorkload: PhaseWorkload {
                 group.addTask {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
-                        backend: backend, options: options, monitor: monitors[index])
+                        backend: tallies[index], options: options, monitor: monitors[index])
                     return (index, MetricGroup(name: spec.name, labels: labels, metrics: result.metrics))
                 }
             }
@@ -98,7 +99,9 @@ struct LiveWorkload: PhaseWorkload {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(
-                        groups: zip(simulation.strategies, monitors).map { spec, monitor in Self.progressGroup(spec.name, labels, monitor) },
+                        groups: simulation.strategies.indices.map { index in
+                            Self.progressGroup(simulation.strategies[index].name, labels, monitors[index], tallies[index])
+                        },
                         typistsActive: monitors.map { $0.typistsActive.load(ordering: .relaxed) }.max() ?? 0)
                     try? await Task.sleep(nanoseconds: 100_000_000)
                 }
@@ -117,11 +120,12 @@ struct LiveWorkload: PhaseWorkload {
     }
 
     /// Running counts of one strategy (the recorder's metrics arrive when its run ends).
-    static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor) -> MetricGroup {
+    static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor, _ tally: ErrorTallyBackend) -> MetricGroup {
         var metrics = MetricSet()
         metrics.add(ProgressMetrics.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
         metrics.add(ProgressMetrics.requests, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
         metrics.add(ProgressMetrics.liveErrors, Int64(monitor.errors.load(ordering: .relaxed)))
+        tally.add(to: &metrics)
         return MetricGroup(name: name, labels: labels, metrics: metrics)
     }
 }

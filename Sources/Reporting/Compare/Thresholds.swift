@@ -1,4 +1,5 @@
 import Foundation
+import Measurement
 
 /// How much a number may move before `compare` calls it a change, and how sure it must be.
 ///
@@ -58,6 +59,14 @@ public struct Thresholds: Sendable, Equatable {
         "cancel.signal.p99": PartialTolerance(relative: 0.10), "cancel.stopClient.p99": PartialTolerance(relative: 0.10),
         "cancel.stopBackend.p99": PartialTolerance(relative: 0.10),
     ]
+
+    /// With one run on a side, Welch's test cannot separate a change from run-to-run noise, so
+    /// the tolerances are wide: relative ×4 (at least 25 %), absolute ×4, and counts may move by
+    /// half (a count that was 0 must stay 0). Stated in `compare`'s output.
+    public static func widenedForSingleRuns(_ tolerance: Tolerance, unit: ValueUnit) -> Tolerance {
+        if unit == .count { return Tolerance(relative: max(0.5, tolerance.relative), absolute: tolerance.absolute) }
+        return Tolerance(relative: max(0.25, tolerance.relative * 4), absolute: tolerance.absolute * 4)
+    }
 
     /// The tolerance for `quantity` in group `group` (a group key or name).
     public func tolerance(for quantity: Quantity, group: String) -> Tolerance {
@@ -132,7 +141,7 @@ extension Thresholds {
                     unit = Set(matching.map(\.unit)).count == 1 ? matching[0].unit : nil
                 } else {
                     guard let quantity = Quantity.named(metric) else {
-                        let hint = Quantity.all.map(\.id).min { editDistance(metric, $0) < editDistance(metric, $1) }.map { " (did you mean '\($0)'?)" } ?? ""
+                        let hint = Spelling.nearest(to: metric, among: Quantity.all.map(\.id)).map { " (did you mean '\($0)'?)" } ?? ""
                         throw fail("metrics.\"\(key)\"", "unknown metric\(hint)")
                     }
                     unit = quantity.unit
@@ -178,21 +187,4 @@ extension Thresholds {
         }
         return nil
     }
-}
-
-/// Levenshtein distance, for "did you mean".
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }

@@ -1,3 +1,5 @@
+import Measurement
+
 /// Which direction of change is good.
 public enum Better: String, Sendable, Codable {
     case lower, higher
@@ -13,6 +15,9 @@ public struct Quantity: Sendable {
     public var unit: ValueUnit
     public var better: Better
     public var value: @Sendable (StrategySummary) -> Double?
+    /// For a percentile: which one (99.9) and of which histogram, so `compare` can tell when
+    /// too few samples lie beyond it to judge a change.
+    public var percentile: (p: Double, histogram: @Sendable (StrategySummary) -> Histogram?)?
 
     public init(_ id: String, _ label: String, _ unit: ValueUnit, better: Better = .lower, value: @escaping @Sendable (StrategySummary) -> Double?) {
         self.id = id
@@ -22,33 +27,58 @@ public struct Quantity: Sendable {
         self.value = value
     }
 
+    /// The `p`th percentile of a histogram of the summary.
+    static func percentile(_ id: String, _ label: String, _ unit: ValueUnit, _ p: Double,
+                           of histogram: @escaping @Sendable (StrategySummary) -> Histogram?) -> Quantity {
+        var quantity = Quantity(id, label, unit) { histogram($0)?.percentile(p).map(Double.init) }
+        quantity.percentile = (p, histogram)
+        return quantity
+    }
+
+    /// A 95 % confidence interval of the percentile from one run's samples, by order statistics
+    /// (ranks n·q ± 1.96·√(n·q·(1−q))); `nil` for other quantities or without samples.
+    public func confidenceInterval(_ summary: StrategySummary) -> ClosedRange<Double>? {
+        guard let percentile, let histogram = percentile.histogram(summary), !histogram.isEmpty else { return nil }
+        let n = Double(histogram.totalCount), q = percentile.p / 100
+        let spread = 1.96 * (n * q * (1 - q)).squareRoot()
+        let low = max(0, (n * q - spread) / n * 100), high = min(100, (n * q + spread + 1) / n * 100)
+        guard let lower = histogram.percentile(low), let upper = histogram.percentile(high) else { return nil }
+        return Double(lower)...Double(max(lower, upper))
+    }
+
+    /// Samples beyond the percentile in `summary` (count × (1 − p)); `nil` for other quantities.
+    public func tailSamples(_ summary: StrategySummary) -> Double? {
+        guard let percentile, let histogram = percentile.histogram(summary) else { return nil }
+        return Double(histogram.totalCount) * (1 - percentile.p / 100)
+    }
+
     /// Every quantity, in display order.
     public static let all: [Quantity] = {
         var list: [Quantity] = []
         let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p99.9", 99.9)]
         for (suffix, p) in percentiles {
-            list.append(Quantity("ttfr.\(suffix)", "time to fresh results \(suffix)", .nanoseconds) { $0.ttfr?.percentile(p).map(Double.init) })
+            list.append(.percentile("ttfr.\(suffix)", "time to fresh results \(suffix)", .nanoseconds, p) { $0.ttfr })
         }
         list.append(Quantity("ttfr.neverShare", "searches never fresh", .share) { $0.neverFreshShare })
         for (suffix, p) in percentiles {
-            list.append(Quantity("latency.\(suffix)", "request latency \(suffix)", .nanoseconds) { $0.requestLatency?.percentile(p).map(Double.init) })
+            list.append(.percentile("latency.\(suffix)", "request latency \(suffix)", .nanoseconds, p) { $0.requestLatency })
         }
         list.append(Quantity("latency.max", "request latency max", .nanoseconds) { $0.requestLatency.map { Double($0.max) } })
         list += [
             Quantity("fanout.mean", "requests per search (mean)", .ratio) { $0.fanOutMean },
-            Quantity("fanout.p90", "requests per search p90", .ratio) { $0.fanOut?.percentile(90).map(Double.init) },
+            .percentile("fanout.p90", "requests per search p90", .ratio, 90) { $0.fanOut },
             Quantity("fanout.perKeystroke", "requests per keystroke", .ratio) { $0.requestsPerKeystroke },
             Quantity("churn.perSettle", "debounce waits cancelled per search", .ratio) { $0.churnPerSettle },
             Quantity("stale.share", "wrong final screen", .share) { $0.staleShare },
             Quantity("stale.outOfOrder", "out-of-order applies", .count) { $0.settles > 0 || $0.requestsStarted > 0 ? Double($0.outOfOrderApplies) : nil },
             Quantity("stale.mismatchPerSettle", "mismatch time per search", .nanoseconds) { $0.mismatchPerSettleNanos },
             Quantity("stale.mismatchShare", "share of session showing another query's results", .share) { $0.mismatchShare },
-            Quantity("cancel.signal.p50", "cancel signal latency p50", .nanoseconds) { $0.cancelSignal?.percentile(50).map(Double.init) },
-            Quantity("cancel.signal.p99", "cancel signal latency p99", .nanoseconds) { $0.cancelSignal?.percentile(99).map(Double.init) },
-            Quantity("cancel.stopClient.p50", "cancel stop latency p50 (client)", .nanoseconds) { $0.cancelStopClient?.percentile(50).map(Double.init) },
-            Quantity("cancel.stopClient.p99", "cancel stop latency p99 (client)", .nanoseconds) { $0.cancelStopClient?.percentile(99).map(Double.init) },
-            Quantity("cancel.stopBackend.p50", "cancel stop latency p50 (backend)", .nanoseconds) { $0.cancelStopBackend?.percentile(50).map(Double.init) },
-            Quantity("cancel.stopBackend.p99", "cancel stop latency p99 (backend)", .nanoseconds) { $0.cancelStopBackend?.percentile(99).map(Double.init) },
+            .percentile("cancel.signal.p50", "cancel signal latency p50", .nanoseconds, 50) { $0.cancelSignal },
+            .percentile("cancel.signal.p99", "cancel signal latency p99", .nanoseconds, 99) { $0.cancelSignal },
+            .percentile("cancel.stopClient.p50", "cancel stop latency p50 (client)", .nanoseconds, 50) { $0.cancelStopClient },
+            .percentile("cancel.stopClient.p99", "cancel stop latency p99 (client)", .nanoseconds, 99) { $0.cancelStopClient },
+            .percentile("cancel.stopBackend.p50", "cancel stop latency p50 (backend)", .nanoseconds, 50) { $0.cancelStopBackend },
+            .percentile("cancel.stopBackend.p99", "cancel stop latency p99 (backend)", .nanoseconds, 99) { $0.cancelStopBackend },
             Quantity("waste.client", "wasted work (client view)", .share) { $0.clientWastedShare },
             Quantity("waste.backend", "wasted work (backend view)", .share) { $0.backendWastedShare },
             Quantity("flicker.changesPerSettle", "display changes per search", .ratio) { $0.displayChangesPerSettle },

@@ -1,3 +1,5 @@
+import Measurement
+
 /// Splits a command line into tokens, finds the command, and checks the arguments against it.
 ///
 /// Parsing is separate from running, so tests parse argv without starting a process.
@@ -41,11 +43,16 @@ public struct ArgumentParser: Sendable {
                 continue
             }
             if word == "help" {
-                let (target, targetPath) = ArgumentParser(root: command).commandPath(for: Array(argv[(index + 1)...]))
+                let rest = Array(argv[(index + 1)...])
+                let (target, targetPath) = ArgumentParser(root: command).commandPath(for: rest)
+                // `help X` for an X that is no command is a mistake, not a request for other help.
+                if let unknown = rest.dropFirst(targetPath.count - 1).first, !unknown.hasPrefix("-") {
+                    throw .unknownCommand(unknown, suggestion: Spelling.suggestion(for: unknown, among: target.subcommands.map(\.name)))
+                }
                 return .help(command: target, path: path + targetPath.dropFirst())
             }
             if !command.subcommands.isEmpty && command.positionals.isEmpty {
-                throw .unknownCommand(word, suggestion: suggestion(for: word, among: command.subcommands.map(\.name) + ["help"]))
+                throw .unknownCommand(word, suggestion: Spelling.suggestion(for: word, among: command.subcommands.map(\.name) + ["help"]))
             }
             break
         }
@@ -82,7 +89,7 @@ public struct ArgumentParser: Sendable {
                 }
                 guard let found = command.option(named: String(name)) else {
                     let names = command.options.map { "--" + $0.name } + ["--help"]
-                    throw .unknownOption("--" + name, suggestion: suggestion(for: "--" + name, among: names))
+                    throw .unknownOption("--" + name, suggestion: Spelling.suggestion(for: "--" + name, among: names))
                 }
                 option = found
             } else {
@@ -93,7 +100,7 @@ public struct ArgumentParser: Sendable {
                         continue
                     }
                     let names = command.options.map { "--" + $0.name }
-                    throw .unknownOption(token, suggestion: suggestion(for: "-" + token, among: names))
+                    throw .unknownOption(token, suggestion: Spelling.suggestion(for: "-" + token, among: names))
                 }
                 option = found
             }

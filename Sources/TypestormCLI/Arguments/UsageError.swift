@@ -82,32 +82,3 @@ public struct ToolError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 }
-
-/// Levenshtein distance, for "did you mean".
-///
-/// - Complexity: O(a.count × b.count).
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
-}
-
-/// The closest candidate to `word`, if it is close enough to be a likely typo.
-func suggestion(for word: String, among candidates: [String]) -> String? {
-    let scored = candidates.map { ($0, editDistance(word, $0)) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-    let limit = max(1, min(3, word.count / 3))
-    if best.1 <= limit { return best.0 }
-    return candidates.first { $0.hasPrefix(word) && word.count >= 2 }
-}

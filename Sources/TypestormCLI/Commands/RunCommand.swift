@@ -14,6 +14,13 @@ enum RunCommand {
         together phase by phase (one phase per runner), merges their snapshots and writes the run
         directory atomically: record.json, summary.csv, summary.txt, scenario.json, workers/*.log.
 
+        Command-line overrides (--typists, --duration, --seed, --strategies, --url, --set) change
+        the scenario before it is checked; the run directory's scenario.json and the hash are those
+        of the overridden scenario. With --repeat N the runs go to DIR/run-1 … DIR/run-N ('typestorm
+        compare' reads such a directory as repeated runs) and the exit code is the worst of them.
+        Every run fails (exit 1) when more than 1 % of a group's requests failed, unless the
+        scenario sets its own threshold on failed_share.
+
         Exit codes: 0 complete; 1 a threshold failed; 2 partial (a worker crashed, hung or sent
         garbage; the report holds what arrived); 65 bad scenario; 70 a runner is unavailable or no
         worker started; 73 the run directory cannot be written; 130/143 stopped by SIGINT/SIGTERM
@@ -23,24 +30,43 @@ enum RunCommand {
             .value("workers", "N", help: "Worker processes (default: the scenario's \"processes\").", default: nil),
             .value("out", "DIR", help: "Run directory to create (default: runs/<scenario>-<UTC time>)."),
             .flag("quiet", short: "q", help: "No progress output."),
+            .value("repeat", "N", help: "Run the scenario N times into DIR/run-1 … DIR/run-N, for compare's Welch test (default 1)."),
             .json,
-        ],
+        ] + RunOverrides.options,
         positionals: [Positional("scenario", help: "Scenario JSON file (see Datasets/scenarios/).")],
         run: { invocation in
             let path = try invocation.arguments.requiredPositional(0, name: "scenario")
             let workers = try invocation.arguments.int("workers", default: nil, in: 1...256)
-            let scenario = try ScenarioLoading.load(path)
+            let repeats = try invocation.arguments.int("repeat", default: 1, in: 1...1_000)
+            let scenario = try ScenarioLoading.load(path, overrides: try RunOverrides.parse(invocation.arguments))
             let json = invocation.arguments.flag("json")
             let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
-            return try await execute(
-                scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
-                progress: mode, json: json, console: invocation.console)
+            guard repeats > 1 else {
+                return try await execute(
+                    scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
+                    progress: mode, json: json, console: invocation.console)
+            }
+            return try await repeated(repeats, scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
+                                      progress: mode, json: json, console: invocation.console)
         }
     )
 
     /// Runs a loaded scenario and prints the summary (shared with the main job).
     static func execute(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
                         json: Bool, console: Console) async throws -> Int32 {
+        let result = try await session(scenario: scenario, path: path, workers: workers, out: out, progress: progress, console: console)
+        if json {
+            console.out(RunJSON.render(result))
+        } else {
+            console.out(result.summary)
+            console.out("\nreport: \(result.runDirectory)/report.html\n")
+        }
+        return result.exitCode
+    }
+
+    /// One run, report files included; printing is the caller's.
+    static func session(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
+                        console: Console) async throws -> RunSession.Result {
         var request = RunSession.Request(
             scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
             executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
@@ -54,13 +80,7 @@ enum RunCommand {
         } catch {
             throw ToolError(error.message, exitCode: error.exitCode)
         }
-        if json {
-            console.out(RunJSON.render(result))
-        } else {
-            console.out(result.summary)
-            console.out("\nreport: \(result.runDirectory)/report.html\n")
-        }
-        return result.exitCode
+        return result
     }
 }
 
@@ -86,12 +106,12 @@ extension RunCommand {
 
 /// Reading a scenario file with errors a user can act on.
 enum ScenarioLoading {
-    static func load(_ path: String) throws -> Scenario {
+    static func load(_ path: String, overrides: [ScenarioOverride] = []) throws -> Scenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ToolError("cannot read scenario file \(path): no such file or not readable", exitCode: ExitCode.noInput)
         }
         do {
-            return try ScenarioReader.read(bytes: Array(data), file: path)
+            return try ScenarioReader.read(bytes: Array(data), file: path, overrides: overrides)
         } catch {
             throw ToolError(error.description, exitCode: ExitCode.dataError)
         }

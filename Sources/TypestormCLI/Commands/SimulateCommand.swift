@@ -99,7 +99,7 @@ enum SimulateCommand {
             let name = name.trimmingCharacters(in: .whitespaces)
             guard let spec = StrategySpec.parse(name) else {
                 let base = String(name.split(separator: "+").first ?? "")
-                let hint = suggestion(for: base, among: Preset.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
+                let hint = Spelling.suggestion(for: base, among: Preset.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
                 throw UsageError.invalidValue(
                     option: option, value: name,
                     expected: "presets \(Preset.allCases.map(\.rawValue).joined(separator: ", ")) with optional +write-back, +text-keyed, +cache" + hint)

@@ -1,0 +1,21 @@
+import Catalog
+import Foundation
+
+extension RunSession {
+    /// Checks what the run reads before anything is created or started: the catalog file is
+    /// loaded once here (every row parsed), so a bad row fails with its file:line and exit 65
+    /// instead of failing every worker after the load has begun, and an unreadable file with 66.
+    static func checkInputs(_ scenario: Scenario, scenarioPath: String?, baseDirectory: String) throws(Failure) {
+        guard case let .file(path) = scenario.catalog else { return }
+        let resolved = ScenarioCatalog.path(path, baseDirectory: baseDirectory)
+        guard FileManager.default.fileExists(atPath: resolved) else {
+            throw Failure(message: "\(scenarioPath ?? "scenario"): $.catalog.file: \(path) does not exist (looked for \(resolved))", exitCode: ExitCode.noInput)
+        }
+        do {
+            _ = try CatalogLoader.load(path: resolved)
+        } catch {
+            let exitCode = if case .cannotRead = error.kind { ExitCode.noInput } else { ExitCode.badScenario }
+            throw Failure(message: "\(scenarioPath ?? "scenario"): $.catalog.file: \(error)", exitCode: exitCode)
+        }
+    }
+}
