@@ -18,7 +18,7 @@ final class Transfer {
     var bodyBytes = 0
     let keepBody: Bool
 
-    init?(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?) {
+    init?(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?, caFile: String? = nil, acceptCompressed: Bool = false) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.keepBody = keepBody
@@ -30,6 +30,13 @@ final class Transfer {
         cshims_curl_easy_setopt_long(easy, option(CURLOPT_TCP_NODELAY), 1)
         if let headers {
             cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_HTTPHEADER), UnsafeMutableRawPointer(headers))
+        }
+        if let caFile {
+            _ = caFile.withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_CAINFO), UnsafeMutableRawPointer(mutating: $0)) }
+        }
+        if acceptCompressed {
+            // An empty string: every encoding this libcurl can decode.
+            _ = "".withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_ACCEPT_ENCODING), UnsafeMutableRawPointer(mutating: $0)) }
         }
         if !useEnvironmentProxy {
             // An empty proxy string disables proxies, environment variables included.
@@ -240,7 +247,8 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         guard let transfer = spare.popLast() ?? Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil,
-                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList) else {
+                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList,
+                                                                   caFile: configuration.caFile, acceptCompressed: configuration.acceptCompressed) else {
             deliver(HTTPCompletion(id: submission.id, outcome: .failed("curl_easy_init failed"),
                                    intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
             return

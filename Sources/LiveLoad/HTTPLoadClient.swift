@@ -31,6 +31,10 @@ public final class HTTPLoadClient: Sendable {
         public var useEnvironmentProxy = false
         /// Extra request headers, `Name: value` each (e.g. an API key for a user's search API).
         public var headers: [String] = []
+        /// PEM bundle of the certificate authorities to trust (`nil`: the system's).
+        public var caFile: String?
+        /// Send `Accept-Encoding` for every encoding libcurl decodes, and decode the answers.
+        public var acceptCompressed = false
 
         public init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
                     countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false,

@@ -20,6 +20,8 @@ public struct ErrorCause: Hashable, Sendable, Comparable, CustomStringConvertibl
     public static let connectionReset = ErrorCause(key: "connection_reset")
     /// Connecting failed for another reason than a refusal (unreachable host, no route).
     public static let connectFailed = ErrorCause(key: "connect_failed")
+    /// A 2xx answer without a number at the runner's count path (a response check failed).
+    public static let countMissing = ErrorCause(key: "count_missing")
     /// A server error whose status is unknown (a modelled backend, the in-process engine).
     public static let serverError = ErrorCause(key: "server_error")
     /// Any other transport failure.
@@ -35,7 +37,7 @@ public struct ErrorCause: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// The coarse counter this cause is also counted under.
     public var coarseMetric: String {
-        if httpStatus != nil || self == .serverError { return MetricName.serverErrors }
+        if httpStatus != nil || self == .serverError || self == .countMissing { return MetricName.serverErrors }
         if self == .timeout { return MetricName.timeouts }
         return MetricName.transportErrors
     }

@@ -89,7 +89,7 @@ extension RunnerSpec {
         switch self {
         case .virtual, .inProcess: return .object([("kind", .string(kind))])
         case let .httpEmbedded(threads): return .object([("kind", .string(kind)), ("serverThreads", .number("\(threads)"))])
-        case let .httpURL(template): return .object([("kind", .string(kind)), ("url", .string(template))])
+        case let .httpURL(template, request): return .object([("kind", .string(kind)), ("url", .string(template))] + request.jsonMembers)
         case let .probe(realTime): return .object([("kind", .string(kind)), ("pace", .string(realTime ? "realtime" : "fast"))])
         }
     }

@@ -205,7 +205,7 @@ public enum RunnerSpec: Sendable, Equatable {
     /// Real clock, HTTP to the search server the driver starts.
     case httpEmbedded(serverThreads: Int)
     /// Real clock, HTTP to an existing endpoint; `{query}` in the template is replaced.
-    case httpURL(template: String)
+    case httpURL(template: String, request: HTTPRequestSpec = HTTPRequestSpec())
     /// The driver's own probe: typists that only type (no search), to exercise and measure the
     /// driver, the protocol and sharding. `realTime`: keys at their intended wall-clock times.
     case probe(realTime: Bool)

@@ -221,7 +221,7 @@ private final class Context {
                 fail(fields.path("url"), error.description)
                 return nil
             }
-            return .httpURL(template: url)
+            return .httpURL(template: url, request: httpRequest(fields))
         default:
             let pace = fields.choice("pace", among: ["fast", "realtime"]) ?? "fast"
             return .probe(realTime: pace == "realtime")
@@ -247,6 +247,42 @@ private final class Context {
         model.errorRate = fields.double("errorRate", in: 0...1) ?? model.errorRate
         model.timeoutNanos = fields.duration("timeout", minimum: 1_000_000) ?? model.timeoutNanos
         return model
+    }
+
+    /// The `http-url` runner's request settings (`HTTPRequestSpec`).
+    func httpRequest(_ fields: Fields) -> HTTPRequestSpec {
+        var spec = HTTPRequestSpec()
+        spec.preset = fields.choice("preset", SearchEnginePreset.self)
+        spec.countPath = fields.string("count") { path in
+            (try? JSONCountPath(path)) == nil ? "a JSON path such as total, hits.total.value or items.#" : nil
+        }
+        spec.caFile = fields.string("caFile") { $0.isEmpty ? "a PEM file path" : nil }
+        spec.compressed = fields.bool("compressed") ?? false
+        spec.headers = fields.nested("headers") { headers -> [HTTPRequestSpec.Header] in
+            return headers.members.compactMap { member -> HTTPRequestSpec.Header? in
+                let path = headers.path(member.key)
+                let tokenCharacters = "!#$%&'*+-.^_`|~"
+                guard !member.key.isEmpty, member.key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || tokenCharacters.contains($0)) }) else {
+                    fail(path, "not a header name (letters, digits and !#$%&'*+-.^_`|~)")
+                    return nil
+                }
+                switch member.value {
+                case let .string(text) where !text.contains("\r") && !text.contains("\n"):
+                    return .init(name: member.key, value: .literal(text))
+                case let .object(entries) where entries.count == 1 && entries[0].key == "env":
+                    guard case let .string(variable) = entries[0].value, !variable.isEmpty,
+                          variable.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                        fail(path + ".env", "expected the name of an environment variable (letters, digits, _)")
+                        return nil
+                    }
+                    return .init(name: member.key, value: .environment(variable))
+                default:
+                    fail(path, "expected a string on one line, or {\"env\": \"VARIABLE\"} for a secret, found \(member.value.brief)")
+                    return nil
+                }
+            }
+        } ?? []
+        return spec
     }
 
     func threshold(_ value: JSONValue, at path: String) -> Threshold? {

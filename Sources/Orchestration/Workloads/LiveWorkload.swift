@@ -1,4 +1,5 @@
 import Catalog
+import Foundation
 import LiveLoad
 import Matching
 import Measurement
@@ -21,7 +22,7 @@ struct LiveWorkload: PhaseWorkload {
     enum Target: Sendable {
         case inProcess
         case embeddedServer
-        case url(String)
+        case url(String, HTTPRequestSpec)
     }
 
     var target: Target
@@ -55,9 +56,16 @@ struct LiveWorkload: PhaseWorkload {
             }
             return try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
                                          timeoutNanos: UInt64(scenario.backend.timeoutNanos))
-        case let .url(template):
-            return try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(template), countPath: nil),
-                                         timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+        case let .url(template, request):
+            let countPath = try request.effectiveCountPath.map { path in try JSONCountPath(path) }
+            let headers: [String]
+            do { headers = try request.headerLines(environment: ProcessInfo.processInfo.environment) } catch {
+                throw Failure(description: error.description)
+            }
+            return try HTTPSearchBackend(
+                target: HTTPSearchTarget(template: try URLTemplate(template), countPath: countPath),
+                timeoutNanos: UInt64(scenario.backend.timeoutNanos), headers: headers,
+                caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: context.baseDirectory) }, compressed: request.compressed)
         }
     }
 

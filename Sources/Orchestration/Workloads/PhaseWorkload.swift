@@ -129,8 +129,8 @@ public enum WorkloadRegistry {
             return LiveWorkload(target: .inProcess)
         case .httpEmbedded:
             return LiveWorkload(target: .embeddedServer)
-        case let .httpURL(template):
-            return LiveWorkload(target: .url(template))
+        case let .httpURL(template, request):
+            return LiveWorkload(target: .url(template, request))
         }
     }
 
