@@ -24,6 +24,8 @@ public enum RunSession {
         /// More files for the run directory, made from the merged record and the canonical
         /// scenario text (the HTML report); written inside the same atomic rename.
         public var extraFiles: (@Sendable (RunRecord, String) -> [(name: String, contents: String)])?
+        /// `--out-jsonl`: write the groups so far to this file at every progress tick.
+        public var progressLinesPath: String?
 
         public init(scenario: Scenario, scenarioPath: String?, workers: Int? = nil, outputDirectory: String? = nil,
                     executable: String, toolVersion: String, progress: ProgressRenderer.Mode = .quiet,
@@ -97,6 +99,15 @@ public enum RunSession {
         }
 
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
+        var lines: ProgressLines?
+        if let path = request.progressLinesPath {
+            do { lines = try ProgressLines(path: path) } catch {
+                try? fm.removeItem(at: temporary)
+                throw Failure(message: "cannot write --out-jsonl \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotWrite)
+            }
+        }
+        defer { lines?.close() }
+        let progressLines = lines
         let extra = request.onEvent
         func configuration(serverURL: String?) -> DriverConfiguration {
             DriverConfiguration(
@@ -107,6 +118,7 @@ public enum RunSession {
             serverURL: serverURL, handleSignals: request.handleSignals,
             onEvent: { event in
                 renderer.handle(event)
+                if case let .progress(progress) = event { progressLines?.write(progress) }
                 extra?(event)
             })
         }

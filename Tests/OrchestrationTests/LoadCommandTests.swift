@@ -57,3 +57,23 @@ extension CommandLineTests {
         #expect(output.contains("2 runs in "))
     }
 }
+
+extension CommandLineTests {
+    @Test func outJSONLWritesTheGroupsWhileTheRunRuns() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let scenario = directory.write("s.json", probeScenarioJSON(typists: 8, duration: "3s", runners: #"[{"kind": "probe", "pace": "realtime"}]"#))
+        let (status, _) = try typestorm(["run", scenario, "--out", directory.file("run"), "--out-jsonl", directory.file("progress.jsonl"), "--quiet"], in: directory)
+        #expect(status == .exited(0))
+        let text = try String(contentsOfFile: directory.file("progress.jsonl"), encoding: .utf8)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count >= 2, "one line per group per second of a 3 s phase:\n\(text)")
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(Set(object.keys) == ["t", "phase", "runner", "group", "name", "labels", "counters", "quantiles"])
+            #expect(object["name"] as? String == "probe")
+        }
+        let last = try #require(try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as? [String: Any])
+        #expect(((last["counters"] as? [String: Any])?["keystrokes"] as? Int).map { $0 > 0 } == true)
+    }
+}

@@ -163,6 +163,12 @@ struct CompareTests {
         #expect(try row(far, "ttfr.p50").status == .regression)
     }
 
+    @Test func singleRunSharesWithinAProportionsSamplingNoiseAreNoise() throws {
+        // 0 of 40 → 2 of 40 wrong final screens: beyond the tolerance, not beyond chance (z ≈ 1.4).
+        let few = Comparison(baseline: [Self.record(ttfrMs: 100, settles: 40)], candidate: [Self.record(ttfrMs: 100, stale: 2, settles: 40)])
+        #expect(try row(few, "stale.share").status == .noise)
+    }
+
     @Test func groupsOnOneSideOnlyDoNotChangeTheExitCode() {
         let comparison = Comparison(baseline: [Self.record(ttfrMs: 100, name: "old")], candidate: [Self.record(ttfrMs: 100, name: "new")])
         #expect(comparison.rows.contains { $0.status == .onlyBaseline && $0.group == "old" })

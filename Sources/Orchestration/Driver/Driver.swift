@@ -417,10 +417,12 @@ struct DriverLoop {
         var keystrokes: Int64 = 0, requests: Int64 = 0, errors: Int64 = 0, active = 0
         var ttfr: Histogram?
         var causes = MetricSet()
+        var merged: [String: MetricGroup] = [:]
         for slot in slots {
             guard let snapshot = slot.latest else { continue }
             active += slot.isAlive ? snapshot.typistsActive : 0
             for group in snapshot.groups {
+                if merged[group.key] == nil { merged[group.key] = group } else { try? merged[group.key]!.metrics.merge(group.metrics) }
                 for (name, count) in group.metrics.counters where name.hasPrefix(MetricName.errorCausePrefix) { causes.add(name, count) }
                 keystrokes += group.metrics.counter(ProgressMetrics.keystrokes)
                 requests += group.metrics.counter(ProgressMetrics.requests)
@@ -437,6 +439,7 @@ struct DriverLoop {
             keystrokes: keystrokes, keystrokesPerSecond: seconds > 0 ? Double(keystrokes - lastProgress!.keystrokes) / seconds : 0,
             requests: requests, requestsPerSecond: seconds > 0 ? Double(requests - lastProgress!.requests) / seconds : 0,
             errors: errors, ttfrP99Nanos: ttfr?.percentile(99), errorCauses: causes.errorBreakdownText,
+            groups: merged.keys.sorted().map { merged[$0]! },
             workers: slots.map { slot in
                 DriverProgress.WorkerHealth(
                     index: slot.index, pid: slot.pid, state: Self.health(slot),

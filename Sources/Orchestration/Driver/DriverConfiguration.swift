@@ -87,6 +87,9 @@ public struct DriverProgress: Sendable {
     public var ttfrP99Nanos: Int64?
     /// Failed requests so far by cause ("connection refused × 12, HTTP 503 × 3"), nil if none.
     public var errorCauses: String? = nil
+    /// Every group so far, merged over the workers' latest snapshots (running counts during a
+    /// live phase, the recorder's metrics once it ended).
+    public var groups: [MetricGroup] = []
     public var workers: [WorkerHealth]
 }
 

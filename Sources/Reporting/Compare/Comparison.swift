@@ -119,9 +119,13 @@ public struct Comparison: Sendable {
                 // One run a side: a percentile whose confidence intervals overlap did not move
                 // beyond its own sampling noise.
                 if baseline.count == 1, candidate.count == 1, row.status == .regression || row.status == .improvement,
-                   let before = baseSummaries[0][key].flatMap(quantity.confidenceInterval),
-                   let after = candSummaries[0][key].flatMap(quantity.confidenceInterval), before.overlaps(after) {
-                    row.status = .noise
+                   let before = baseSummaries[0][key], let after = candSummaries[0][key] {
+                    if let low = quantity.confidenceInterval(before), let high = quantity.confidenceInterval(after), low.overlaps(high) {
+                        row.status = .noise
+                    } else if quantity.sharesDiffer(before, after) == false {
+                        // A share of counted events within a proportion's sampling noise.
+                        row.status = .noise
+                    }
                 }
                 rows.append(row)
             }

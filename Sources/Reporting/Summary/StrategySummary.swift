@@ -26,6 +26,8 @@ public struct StrategySummary: Sendable {
     public var displayChanges: Int64
     public var blinks: Int64
     public var falseEmpties: Int64
+    /// Requests whose work was wasted; `nil` when not recorded.
+    public var wastedRequests: Int64?
     /// Failed requests by cause ("connection refused", "HTTP 503", "timeout"), most frequent
     /// first; only causes that occurred.
     public var errors: [(reason: String, count: Int64)]
@@ -65,6 +67,7 @@ public struct StrategySummary: Sendable {
         displayChanges = m.counter(ReportMetrics.displayChanges)
         blinks = m.counter(ReportMetrics.blinks)
         falseEmpties = m.counter(ReportMetrics.falseEmpties)
+        wastedRequests = m.counters[ReportMetrics.wastedRequests]
         errors = m.errorBreakdown.map { ($0.cause.label, $0.count) }
         failedRequests = m.failedRequests
         inFlightMax = m.maxima[ReportMetrics.inFlightMax]

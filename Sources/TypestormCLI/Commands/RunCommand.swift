@@ -30,6 +30,7 @@ enum RunCommand {
             .value("workers", "N", help: "Worker processes (default: the scenario's \"processes\").", default: nil),
             .value("out", "DIR", help: "Run directory to create (default: runs/<scenario>-<UTC time>)."),
             .flag("quiet", short: "q", help: "No progress output."),
+            .value("out-jsonl", "FILE", help: "Write the groups' counters and quantiles so far to FILE, one JSON line per group every second."),
             .value("repeat", "N", help: "Run the scenario N times into DIR/run-1 … DIR/run-N, for compare's Welch test (default 1)."),
             .json,
         ] + RunOverrides.options,
@@ -41,11 +42,13 @@ enum RunCommand {
             let scenario = try ScenarioLoading.load(path, overrides: try RunOverrides.parse(invocation.arguments))
             let json = invocation.arguments.flag("json")
             let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
+            let jsonl = invocation.arguments.value("out-jsonl")
             guard repeats > 1 else {
                 return try await execute(
                     scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
-                    progress: mode, json: json, console: invocation.console)
+                    progress: mode, json: json, console: invocation.console, progressLines: jsonl)
             }
+            if jsonl != nil { throw UsageError.conflictingOptions("out-jsonl", "repeat") }
             return try await repeated(repeats, scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
                                       progress: mode, json: json, console: invocation.console)
         }
@@ -53,8 +56,9 @@ enum RunCommand {
 
     /// Runs a loaded scenario and prints the summary (shared with the main job).
     static func execute(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
-                        json: Bool, console: Console) async throws -> Int32 {
-        let result = try await session(scenario: scenario, path: path, workers: workers, out: out, progress: progress, console: console)
+                        json: Bool, console: Console, progressLines: String? = nil) async throws -> Int32 {
+        let result = try await session(scenario: scenario, path: path, workers: workers, out: out, progress: progress, console: console,
+                                       progressLines: progressLines)
         if json {
             console.out(RunJSON.render(result))
         } else {
@@ -66,11 +70,12 @@ enum RunCommand {
 
     /// One run, report files included; printing is the caller's.
     static func session(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
-                        console: Console) async throws -> RunSession.Result {
+                        console: Console, progressLines: String? = nil) async throws -> RunSession.Result {
         var request = RunSession.Request(
             scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
             executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
             progress: progress, writeProgress: { console.err($0) })
+        request.progressLinesPath = progressLines
         request.extraFiles = { record, scenarioText in
             [("report.html", HTMLReport(record: record, scenarioText: scenarioText).render())]
         }
