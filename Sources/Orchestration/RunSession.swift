@@ -26,6 +26,8 @@ public enum RunSession {
         public var extraFiles: (@Sendable (RunRecord, String) -> [(name: String, contents: String)])?
         /// `--out-jsonl`: write the groups so far to this file at every progress tick.
         public var progressLinesPath: String?
+        /// `--metrics-port`: serve the groups so far on 127.0.0.1 (0: a free port).
+        public var metricsPort: UInt16?
 
         public init(scenario: Scenario, scenarioPath: String?, workers: Int? = nil, outputDirectory: String? = nil,
                     executable: String, toolVersion: String, progress: ProgressRenderer.Mode = .quiet,
@@ -108,6 +110,16 @@ public enum RunSession {
         }
         defer { lines?.close() }
         let progressLines = lines
+        var endpoint: MetricsEndpoint?
+        if let port = request.metricsPort {
+            do { endpoint = try MetricsEndpoint(port: port) } catch {
+                try? fm.removeItem(at: temporary)
+                throw Failure(message: "--metrics-port: \(error)", exitCode: ExitCode.cannotRun)
+            }
+            request.writeProgress("run: metrics at http://127.0.0.1:\(endpoint!.port)/metrics\n")
+        }
+        defer { endpoint?.close() }
+        let metrics = endpoint
         let extra = request.onEvent
         func configuration(serverURL: String?) -> DriverConfiguration {
             DriverConfiguration(
@@ -118,7 +130,10 @@ public enum RunSession {
             serverURL: serverURL, handleSignals: request.handleSignals,
             onEvent: { event in
                 renderer.handle(event)
-                if case let .progress(progress) = event { progressLines?.write(progress) }
+                if case let .progress(progress) = event {
+                    progressLines?.write(progress)
+                    metrics?.update(progress)
+                }
                 extra?(event)
             })
         }

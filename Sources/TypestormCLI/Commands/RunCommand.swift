@@ -31,6 +31,7 @@ enum RunCommand {
             .value("out", "DIR", help: "Run directory to create (default: runs/<scenario>-<UTC time>)."),
             .flag("quiet", short: "q", help: "No progress output."),
             .value("out-jsonl", "FILE", help: "Write the groups' counters and quantiles so far to FILE, one JSON line per group every second."),
+            .value("metrics-port", "PORT", help: "Serve the groups so far in the Prometheus text format on http://127.0.0.1:PORT/metrics (0: a free port, printed)."),
             .value("repeat", "N", help: "Run the scenario N times into DIR/run-1 … DIR/run-N, for compare's Welch test (default 1)."),
             .json,
         ] + RunOverrides.options,
@@ -43,12 +44,14 @@ enum RunCommand {
             let json = invocation.arguments.flag("json")
             let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
             let jsonl = invocation.arguments.value("out-jsonl")
+            let metricsPort = try invocation.arguments.int("metrics-port", default: nil, in: 0...65_535).map { UInt16($0) }
             guard repeats > 1 else {
                 return try await execute(
                     scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
-                    progress: mode, json: json, console: invocation.console, progressLines: jsonl)
+                    progress: mode, json: json, console: invocation.console, progressLines: jsonl, metricsPort: metricsPort)
             }
             if jsonl != nil { throw UsageError.conflictingOptions("out-jsonl", "repeat") }
+            if metricsPort != nil { throw UsageError.conflictingOptions("metrics-port", "repeat") }
             return try await repeated(repeats, scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
                                       progress: mode, json: json, console: invocation.console)
         }
@@ -56,9 +59,9 @@ enum RunCommand {
 
     /// Runs a loaded scenario and prints the summary (shared with the main job).
     static func execute(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
-                        json: Bool, console: Console, progressLines: String? = nil) async throws -> Int32 {
+                        json: Bool, console: Console, progressLines: String? = nil, metricsPort: UInt16? = nil) async throws -> Int32 {
         let result = try await session(scenario: scenario, path: path, workers: workers, out: out, progress: progress, console: console,
-                                       progressLines: progressLines)
+                                       progressLines: progressLines, metricsPort: metricsPort)
         if json {
             console.out(RunJSON.render(result))
         } else {
@@ -70,12 +73,13 @@ enum RunCommand {
 
     /// One run, report files included; printing is the caller's.
     static func session(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
-                        console: Console, progressLines: String? = nil) async throws -> RunSession.Result {
+                        console: Console, progressLines: String? = nil, metricsPort: UInt16? = nil) async throws -> RunSession.Result {
         var request = RunSession.Request(
             scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
             executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
             progress: progress, writeProgress: { console.err($0) })
         request.progressLinesPath = progressLines
+        request.metricsPort = metricsPort
         request.extraFiles = { record, scenarioText in
             [("report.html", HTMLReport(record: record, scenarioText: scenarioText).render())]
         }
