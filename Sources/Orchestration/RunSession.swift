@@ -182,6 +182,8 @@ public enum RunSession {
         let exitCode: Int32
         if let signal = outcome.interruptedBy {
             exitCode = ExitCode.interrupted(by: signal)
+        } else if outcome.abortedBy != nil {
+            exitCode = ExitCode.thresholdFailed
         } else if outcome.isPartial {
             exitCode = ExitCode.partial
         } else if thresholds.contains(where: { !$0.passed }) {

@@ -69,3 +69,24 @@ extension CommandLineTests {
         #expect(report.contains("requests fail (100.0 %): connection refused × "))
     }
 }
+
+extension CommandLineTests {
+    @Test func anAbortThresholdStopsTheRunAsSoonAsItIsCrossed() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let scenario = directory.write("abort.json", httpURLScenarioJSON(
+            url: "http://127.0.0.1:\(refusing.port)/search?q={query}", duration: "60s",
+            thresholds: #"[{ "metric": "failed_share", "max": 0.2, "abort": true }]"#))
+        let started = Date()
+        let (status, summary) = try typestorm(["run", scenario, "--workers", "1", "--out", directory.file("run"), "--quiet"], in: directory,
+                                              timeoutSeconds: 120)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(status == .exited(1), "\(summary)")
+        #expect(seconds < 45, "the 60 s phase was cut short: \(seconds) s")
+        #expect(summary.contains("the run was aborted by a threshold: naive|runner=http-url: failed_share = 1"), "\(summary)")
+        let record = try RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: directory.file("run/record.json"))))
+        #expect(record.partial)
+    }
+}

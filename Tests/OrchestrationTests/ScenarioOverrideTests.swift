@@ -69,3 +69,14 @@ struct ScenarioOverrideTests {
         #expect(throws: ScenarioError.self) { try ScenarioOverride.assignment("a[x]=1") }
     }
 }
+
+@Suite("Abort thresholds in the scenario")
+struct AbortThresholdReaderTests {
+    @Test func abortIsReadAndWrittenBack() throws {
+        let json = httpURLScenarioJSON(url: "http://127.0.0.1:7700/s?q={query}", thresholds: #"[{"metric": "failed_share", "max": 0.2, "abort": true}]"#)
+        let scenario = try ScenarioReader.read(json: json)
+        #expect(scenario.thresholds == [Threshold(metric: "failed_share", maximum: 0.2, abort: true)])
+        #expect(scenario.canonicalJSON.canonical.contains(#""abort":true"#))
+        #expect(try ScenarioReader.read(json: scenario.canonicalJSON.canonical) == scenario)
+    }
+}

@@ -73,6 +73,8 @@ struct DriverLoop {
     var stopping = false
     var drainDeadline: Int64?
     var interruptedBy: Int32?
+    /// The `abort` threshold verdict that stopped the run.
+    var abortedBy: String?
     var trap: SignalTrap?
     var startedAt: Int64 = 0
     var snapshotsReceived = 0
@@ -365,6 +367,22 @@ struct DriverLoop {
         }
     }
 
+    /// Stops the run (drain, then a partial report) when a threshold marked `abort` fails on the
+    /// running figures; a metric not yet recorded does not abort.
+    mutating func checkAbortThresholds(_ groups: [MetricGroup], now: Int64) {
+        guard !stopping, abortedBy == nil else { return }
+        let aborting = scenario.thresholds.filter(\.abort)
+        guard !aborting.isEmpty else { return }
+        let running = RunRecord(metadata: RunMetadata(toolVersion: "", scenarioName: scenario.name, scenarioHash: "", seed: scenario.seed,
+                                                      runner: "", segments: []), groups: groups)
+        guard let crossed = aborting.lazy.flatMap({ $0.evaluate(running) }).first(where: { $0.value != nil && !$0.passed }) else { return }
+        abortedBy = crossed.message
+        stopping = true
+        drainDeadline = now + settings.drainNanos
+        emit(.stopping(reason: "abort threshold crossed (\(crossed.message)): stopping the load and draining"))
+        send(.stop(reason: "abort threshold"))
+    }
+
     mutating func checkSignals(_ now: Int64) {
         guard let trap else { return }
         for signal in trap.received() {
@@ -447,6 +465,7 @@ struct DriverLoop {
             })
         lastProgress = (now, keystrokes, requests)
         emit(.progress(progress))
+        checkAbortThresholds(progress.groups, now: now)
     }
 
     static func health(_ slot: Slot) -> String {
@@ -489,13 +508,16 @@ struct DriverLoop {
         if let signal = interruptedBy {
             problems.insert("the run was interrupted by \(signalName(signal)); workers were drained and stopped", at: 0)
         }
+        if let abortedBy {
+            problems.insert("the run was aborted by a threshold: \(abortedBy); workers were drained and stopped", at: 0)
+        }
         record.problems = problems + record.problems
         if !problems.isEmpty || !record.coversAllSegments { record.partial = true }
         let reports = slots.map { slot in
             WorkerReport(index: slot.index, pid: slot.pid, segment: slot.segment, exit: slot.exit, problem: slot.problem,
                          snapshots: slot.snapshots, completed: slot.record != nil)
         }
-        return DriverOutcome(record: record, workers: reports, interruptedBy: interruptedBy,
+        return DriverOutcome(record: record, workers: reports, interruptedBy: interruptedBy, abortedBy: abortedBy,
                              startedWallClockNanos: startedWall, endedWallClockNanos: endedWall,
                              driverCPUNanos: cpu, snapshotsReceived: snapshotsReceived)
     }

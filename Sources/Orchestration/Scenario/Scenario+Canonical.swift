@@ -117,6 +117,7 @@ extension Threshold {
         if let runner { members.append(("runner", .string(runner))) }
         if let maximum { members.append(("max", number(maximum))) }
         if let minimum { members.append(("min", number(minimum))) }
+        if abort { members.append(("abort", .bool(true))) }
         return .object(members)
     }
 }

@@ -284,13 +284,17 @@ public struct Threshold: Sendable, Equatable {
     public var runner: String?
     public var maximum: Double?
     public var minimum: Double?
+    /// Stop the run as soon as the running figures cross the bound (exit 1, partial report).
+    public var abort: Bool
 
-    public init(metric: String, strategy: String? = nil, runner: String? = nil, maximum: Double? = nil, minimum: Double? = nil) {
+    public init(metric: String, strategy: String? = nil, runner: String? = nil, maximum: Double? = nil, minimum: Double? = nil,
+                abort: Bool = false) {
         self.metric = metric
         self.strategy = strategy
         self.runner = runner
         self.maximum = maximum
         self.minimum = minimum
+        self.abort = abort
     }
 }
 

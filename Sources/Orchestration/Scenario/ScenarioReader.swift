@@ -293,6 +293,7 @@ private final class Context {
         let runner = fields.choice("runner", among: RunnerSpec.kinds)
         let maximum = fields.bound("max")
         let minimum = fields.bound("min")
+        let abort = fields.bool("abort") ?? false
         if maximum == nil, minimum == nil, !fields.has("max"), !fields.has("min") {
             fail(path, "expected \"max\" or \"min\" (a number, or a duration such as \"800ms\")")
             return nil
@@ -301,7 +302,7 @@ private final class Context {
             fail(fields.path("min"), "expected min ≤ max, found min \(minimum) > max \(maximum)")
         }
         guard let metric else { return nil }
-        return Threshold(metric: metric, strategy: strategy, runner: runner, maximum: maximum, minimum: minimum)
+        return Threshold(metric: metric, strategy: strategy, runner: runner, maximum: maximum, minimum: minimum, abort: abort)
     }
 
     func driverSettings(_ fields: Fields) -> DriverSettings {

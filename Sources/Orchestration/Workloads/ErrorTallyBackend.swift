@@ -2,8 +2,9 @@ import LiveLoad
 import Measurement
 import Synchronization
 
-/// One strategy's view of the shared live backend that counts its failed requests by cause as
-/// they happen, so the progress line can name them while the recorder's metrics are still open.
+/// One strategy's view of the shared live backend that counts its answered and failed requests
+/// (by class and cause) as they happen, so the progress line can name the causes and `abort`
+/// thresholds can judge the running figures while the recorder's metrics are still open.
 ///
 /// Several strategies share one backend; each gets its own tally around it. The wrapped backend
 /// is shut down by its owner, not through a tally.
@@ -19,15 +20,25 @@ final class ErrorTallyBackend: LiveSearchBackend {
 
     func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
         base.start(request) { [self] outcome in
-            if let cause = outcome.errorCause { counts.withLock { $0[cause.key, default: 0] += 1 } }
+            counts.withLock { counts in
+                if let cause = outcome.errorCause {
+                    counts[MetricName.errorCausePrefix + cause.key, default: 0] += 1
+                    counts[cause.coarseMetric, default: 0] += 1
+                } else if case .results = outcome.result {
+                    counts[MetricName.requestsCompleted, default: 0] += 1
+                }
+            }
             completion(outcome)
         }
     }
 
     func shutdown() {}
 
-    /// The failures so far as `error_cause.<key>` counters.
+    /// The requests so far as the recorder counts them: `requests_completed`, the failure
+    /// classes (`errors_server`, `errors_timeout`, `errors_transport`, each present, 0 or more)
+    /// and `error_cause.<key>`, so running thresholds such as `failed_share` can be checked.
     func add(to metrics: inout MetricSet) {
-        for (key, count) in counts.withLock({ $0 }) { metrics.add(MetricName.errorCausePrefix + key, count) }
+        for name in [MetricName.requestsCompleted] + MetricName.failureCounters { metrics.add(name, 0) }
+        for (name, count) in counts.withLock({ $0 }) { metrics.add(name, count) }
     }
 }

@@ -132,7 +132,6 @@ struct LiveWorkload: PhaseWorkload {
         var metrics = MetricSet()
         metrics.add(ProgressMetrics.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
         metrics.add(ProgressMetrics.requests, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
-        metrics.add(ProgressMetrics.liveErrors, Int64(monitor.errors.load(ordering: .relaxed)))
         tally.add(to: &metrics)
         return MetricGroup(name: name, labels: labels, metrics: metrics)
     }
