@@ -21,9 +21,11 @@ enum RunCommand {
         Every run fails (exit 1) when more than 1 % of a group's requests failed, unless the
         scenario sets its own threshold on failed_share.
 
-        Exit codes: 0 complete; 1 a threshold failed; 2 partial (a worker crashed, hung or sent
-        garbage; the report holds what arrived); 65 bad scenario; 70 a runner is unavailable or no
-        worker started; 73 the run directory cannot be written; 130/143 stopped by SIGINT/SIGTERM
+        Exit codes: 0 complete; 1 a threshold failed (or an "abort" threshold stopped the run);
+        2 partial (a worker crashed, hung or sent garbage; the report holds what arrived); 65 bad
+        scenario or override, or a bad catalog row; 66 the catalog, a CA file or a header's
+        environment variable is missing; 70 a runner is unavailable, no worker started or the
+        metrics port is taken; 73 the run directory cannot be written; 130/143 stopped by SIGINT/SIGTERM
         (load drained, children stopped, partial report written).
         """,
         options: [
