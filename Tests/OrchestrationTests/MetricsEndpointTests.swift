@@ -6,30 +6,6 @@ import Testing
 
 @Suite("Prometheus endpoint")
 struct MetricsEndpointTests {
-    /// One HTTP/1.0 request over a plain socket; returns the whole response.
-    func get(_ port: UInt16, _ path: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
-        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var response: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            response += buffer[0..<count]
-        }
-        return String(decoding: response, as: UTF8.self)
-    }
-
     @Test func servesTheLatestProgressInThePrometheusTextFormat() throws {
         let endpoint = try MetricsEndpoint(port: 0)
         defer { endpoint.close() }
@@ -43,7 +19,7 @@ struct MetricsEndpointTests {
             keystrokesPerSecond: 10, requests: 10, requestsPerSecond: 1, errors: 7, ttfrP99Nanos: nil,
             groups: [MetricGroup(name: "naive", labels: ["runner": "in-process"], metrics: metrics)], workers: [])
         endpoint.update(progress)
-        let response = try get(endpoint.port, "/metrics")
+        let response = try httpGet(port: endpoint.port, "/metrics")
         #expect(response.hasPrefix("HTTP/1.1 200 OK"))
         #expect(response.contains("Content-Type: text/plain; version=0.0.4"))
         #expect(response.contains("typestorm_elapsed_seconds 2.5\n"))
@@ -52,7 +28,7 @@ struct MetricsEndpointTests {
         #expect(response.contains(#"name="error_cause.connection_refused"} 7"#))
         #expect(response.contains(#"typestorm_quantile{group="naive|runner=in-process",strategy="naive",runner="in-process",name="ttfr_ns",quantile="0.99"} "#))
         #expect(response.contains(#"typestorm_samples{group="naive|runner=in-process",strategy="naive",runner="in-process",name="ttfr_ns"} 1"#))
-        #expect(try get(endpoint.port, "/other").hasPrefix("HTTP/1.1 404"))
+        #expect(try httpGet(port: endpoint.port, "/other").hasPrefix("HTTP/1.1 404"))
     }
 
     @Test func aPortInUseIsRefusedWithTheReason() throws {
