@@ -76,6 +76,8 @@ final class CurlLoop: @unchecked Sendable {
     struct Submission: Sendable {
         var id: UInt64
         var url: String
+        /// `POST` this; `nil`: `GET`.
+        var body: [UInt8]?
         var intendedNanos: UInt64
         var timeoutNanos: UInt64?
     }
@@ -258,6 +260,15 @@ final class CurlLoop: @unchecked Sendable {
         transfer.body.removeAll(keepingCapacity: true)
         transfer.bodyBytes = 0
         _ = submission.url.withCString { cshims_curl_easy_setopt_pointer(transfer.easy, option(CURLOPT_URL), UnsafeMutableRawPointer(mutating: $0)) }
+        if let body = submission.body {
+            // The size first: COPYPOSTFIELDS copies that many bytes. Handles are reused, so a GET
+            // after a POST must say so.
+            cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_POSTFIELDSIZE), body.count)
+            let bytes = body.isEmpty ? [0] : body
+            _ = bytes.withUnsafeBytes { cshims_curl_easy_setopt_pointer(transfer.easy, option(CURLOPT_COPYPOSTFIELDS), UnsafeMutableRawPointer(mutating: $0.baseAddress!)) }
+        } else {
+            cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_HTTPGET), 1)
+        }
         let timeout = submission.timeoutNanos ?? configuration.defaultTimeoutNanos
         cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_TIMEOUT_MS), max(1, Int(timeout / 1_000_000)))
         transfer.startedNanos = MonotonicClock.now()

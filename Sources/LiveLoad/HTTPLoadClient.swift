@@ -84,8 +84,9 @@ public final class HTTPLoadClient: Sendable {
 
     /// Sends `url` at `intendedNanos` (monotonic; now or earlier sends at once). `id` names the
     /// request in its completion and in `abort(id:)`; ids must be unique among live requests.
-    public func submit(id: UInt64, url: String, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
-        loop.post(.submit(CurlLoop.Submission(id: id, url: url, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
+    /// With a `body`, the request is a `POST` of it.
+    public func submit(id: UInt64, url: String, body: [UInt8]? = nil, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
+        loop.post(.submit(CurlLoop.Submission(id: id, url: url, body: body, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
     }
 
     /// Aborts request `id`: its completion is `.cancelled` with the stop latency. A request that

@@ -20,7 +20,8 @@ public struct URLTemplate: Sendable, Equatable {
 
     public static let embeddedServer = "/search?q={query}&scope={scope}&tokens={tokens}&limit={limit}&offset={offset}"
 
-    public init(_ template: String) throws(ParseError) {
+    /// `requiresQuery`: false for a `POST` target whose body carries the query.
+    public init(_ template: String, requiresQuery: Bool = true) throws(ParseError) {
         self.template = template
         guard template.hasPrefix("http://") || template.hasPrefix("https://") else {
             throw ParseError(description: "URL template '\(template)' must start with http:// or https://")
@@ -56,8 +57,8 @@ public struct URLTemplate: Sendable, Equatable {
             }
         }
         if !literal.isEmpty { parts.append(.literal(literal)) }
-        guard parts.contains(.query) else {
-            throw ParseError(description: "URL template '\(template)' has no {query} placeholder")
+        guard parts.contains(.query) || !requiresQuery else {
+            throw ParseError(description: "URL template '\(template)' has no {query} placeholder (nor a body template with one)")
         }
         try Self.checkAuthority(of: template)
         self.parts = parts
@@ -106,13 +107,20 @@ public struct URLTemplate: Sendable, Equatable {
 
     /// The URL for one search.
     public func render(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) -> String {
+        Self.render(parts, query: query, scope: scope, tokens: tokens, limit: limit, offset: offset, encode: Self.percentEncode)
+    }
+
+    /// `parts` with the search's values in, text values through `encode` (percent-encoding for
+    /// a URL, JSON string escaping for a body).
+    static func render(_ parts: [Part], query: String, scope: String?, tokens: [String], limit: Int, offset: Int,
+                       encode: (String, inout String) -> Void) -> String {
         var out = ""
         for part in parts {
             switch part {
             case .literal(let text): out += text
-            case .query: Self.percentEncode(query, into: &out)
-            case .scope: Self.percentEncode(scope ?? "", into: &out)
-            case .tokens: Self.percentEncode(tokens.joined(separator: ","), into: &out)
+            case .query: encode(query, &out)
+            case .scope: encode(scope ?? "", &out)
+            case .tokens: encode(tokens.joined(separator: ","), &out)
             case .limit: out += String(limit)
             case .offset: out += String(offset)
             }

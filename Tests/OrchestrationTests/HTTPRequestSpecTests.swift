@@ -69,3 +69,17 @@ extension CommandLineTests {
         #expect(try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8).contains("$.runners[0].caFile"))
     }
 }
+
+extension HTTPRequestSpecTests {
+    @Test func aBodyTemplateIsReadAndChecked() throws {
+        let spec = try runner(#""body": "{\"q\": \"{query}\", \"limit\": {limit}}""#)
+        guard case let .httpURL(_, request) = spec else { Issue.record("not http-url"); return }
+        #expect(request.body == #"{"q": "{query}", "limit": {limit}}"#)
+        #expect(issues(#""body": "{\"q\": \"{qeury}\"}""#).first?.path == "$.runners[0].body")
+        #expect(issues(#""body": "{\"q\": {query}}""#).first?.message.contains("JSON once its placeholders are filled in") == true)
+        let post = probeScenarioJSON(runners: #"[{"kind": "http-url", "url": "http://127.0.0.1:7700/indexes/p/search", "body": "{\"q\": \"{query}\"}"}]"#)
+        #expect(throws: Never.self) { try ScenarioReader.read(json: post) }
+        let neither = probeScenarioJSON(runners: #"[{"kind": "http-url", "url": "http://127.0.0.1:7700/indexes/p/search"}]"#)
+        #expect(throws: ScenarioError.self) { try ScenarioReader.read(json: neither) }
+    }
+}

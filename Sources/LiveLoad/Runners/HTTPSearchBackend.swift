@@ -55,6 +55,9 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         let pending = pending
         var configuration = target.clientConfiguration(maxConnections: maxConnections)
         configuration.headers = headers
+        if target.body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
+            configuration.headers.append("Content-Type: application/json")
+        }
         configuration.caFile = caFile
         configuration.acceptCompressed = compressed
         let expectsCount = target.countPath != nil
@@ -68,7 +71,8 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         let id = nextTransfer.wrappingAdd(1, ordering: .relaxed).oldValue
         pending.entries.withLock { $0[id] = Pending(completion: completion) }
         let url = target.url(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
-        client.submit(id: id, url: url, intendedNanos: request.intendedNanos, timeoutNanos: timeoutNanos)
+        let body = target.body(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
+        client.submit(id: id, url: url, body: body, intendedNanos: request.intendedNanos, timeoutNanos: timeoutNanos)
         return Ticket(id: id, client: client)
     }
 

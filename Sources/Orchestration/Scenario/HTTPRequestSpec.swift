@@ -33,8 +33,12 @@ public struct HTTPRequestSpec: Sendable, Equatable {
     public var caFile: String?
     /// Ask for gzip/deflate/brotli responses (`Accept-Encoding`) and decode them.
     public var compressed: Bool
+    /// A JSON body template: each search is a `POST` of it (`{"q": "{query}"}`).
+    public var body: String?
 
-    public init(preset: SearchEnginePreset? = nil, countPath: String? = nil, headers: [Header] = [], caFile: String? = nil, compressed: Bool = false) {
+    public init(preset: SearchEnginePreset? = nil, countPath: String? = nil, headers: [Header] = [], caFile: String? = nil, compressed: Bool = false,
+                body: String? = nil) {
+        self.body = body
         self.preset = preset
         self.countPath = countPath
         self.headers = headers
@@ -97,6 +101,7 @@ extension HTTPRequestSpec {
         }
         if let caFile { members.append(("caFile", .string(caFile))) }
         if compressed { members.append(("compressed", .bool(true))) }
+        if let body { members.append(("body", .string(body))) }
         return members
     }
 }

@@ -216,12 +216,13 @@ private final class Context {
         case "in-process": return .inProcess
         case "http-embedded": return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2)
         case "http-url":
+            let request = httpRequest(fields)
             guard let url = fields.string("url", required: true) else { return nil }
-            do { _ = try URLTemplate(url) } catch {
+            do { _ = try URLTemplate(url, requiresQuery: request.body == nil) } catch {
                 fail(fields.path("url"), error.description)
                 return nil
             }
-            return .httpURL(template: url, request: httpRequest(fields))
+            return .httpURL(template: url, request: request)
         default:
             let pace = fields.choice("pace", among: ["fast", "realtime"]) ?? "fast"
             return .probe(realTime: pace == "realtime")
@@ -258,6 +259,14 @@ private final class Context {
         }
         spec.caFile = fields.string("caFile") { $0.isEmpty ? "a PEM file path" : nil }
         spec.compressed = fields.bool("compressed") ?? false
+        spec.body = fields.string("body") { text in
+            guard let template = try? BodyTemplate(text) else {
+                return "a JSON body template with {query} and no unknown {placeholder}, e.g. {\"q\": \"{query}\"}"
+            }
+            // With the placeholders filled in, it must be JSON.
+            return (try? JSONParser.parse(template.render(query: "q", scope: "s", tokens: ["t"]))) == nil
+                ? "a body that is JSON once its placeholders are filled in (text placeholders go inside quotes)" : nil
+        }
         spec.headers = fields.nested("headers") { headers -> [HTTPRequestSpec.Header] in
             return headers.members.compactMap { member -> HTTPRequestSpec.Header? in
                 let path = headers.path(member.key)

@@ -63,7 +63,8 @@ struct LiveWorkload: PhaseWorkload {
                 throw Failure(description: error.description)
             }
             return try HTTPSearchBackend(
-                target: HTTPSearchTarget(template: try URLTemplate(template), countPath: countPath),
+                target: HTTPSearchTarget(template: try URLTemplate(template, requiresQuery: request.body == nil), countPath: countPath,
+                                         body: try request.body.map { text in try BodyTemplate(text) }),
                 timeoutNanos: UInt64(scenario.backend.timeoutNanos), headers: headers,
                 caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: context.baseDirectory) }, compressed: request.compressed)
         }
