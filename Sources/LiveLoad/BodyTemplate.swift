@@ -1,3 +1,5 @@
+import Typists
+
 /// A JSON request body with the search's values in it, for search APIs queried by `POST`:
 /// `{"q": "{query}", "limit": {limit}}`.
 ///
@@ -44,20 +46,8 @@ public struct BodyTemplate: Sendable, Equatable {
         URLTemplate.render(parts, query: query, scope: scope, tokens: tokens, limit: limit, offset: offset, encode: Self.escape)
     }
 
-    /// The inside of a JSON string: quote, backslash and control characters escaped.
+    /// The inside of a JSON string (the trace writer's escaping, without the quotes).
     static func escape(_ text: String, into out: inout String) {
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
+        out += TraceWriter.quoted(text).dropFirst().dropLast()
     }
 }
