@@ -249,6 +249,12 @@ int64_t cshims_curl_easy_info_off_t(void *easy, int info) {
     if (curl_easy_getinfo((CURL *)easy, (CURLINFO)info, &value) != CURLE_OK) return -1;
     return (int64_t)value;
 }
+
+long cshims_curl_easy_info_long(void *easy, int info) {
+    long value = 0;
+    if (curl_easy_getinfo((CURL *)easy, (CURLINFO)info, &value) != CURLE_OK) return 0;
+    return value;
+}
 /* ---- Process control (driver branch: Sources/Platform/Process) ---- */
 
 #ifdef __linux__

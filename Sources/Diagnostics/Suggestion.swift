@@ -22,13 +22,16 @@ public enum Suggestion {
         candidates.min { editDistance(word, $0) < editDistance(word, $1) }
     }
 
-    /// Levenshtein distance between the characters of `a` and `b`.
+    /// Edit distance between the characters of `a` and `b`: insertions, deletions,
+    /// substitutions and swaps of two neighbouring characters (the commonest typo: `rnu` → `run`
+    /// is 1) each cost 1 (optimal string alignment).
     ///
     /// - Complexity: O(a.count × b.count).
     public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -36,8 +39,11 @@ public enum Suggestion {
             for j in 1...b.count {
                 let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }

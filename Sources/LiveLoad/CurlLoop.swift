@@ -2,6 +2,7 @@ import CCurl
 import CShims
 import Dispatch
 import Glibc
+import Measurement
 import Platform
 import Synchronization
 
@@ -17,7 +18,7 @@ final class Transfer {
     var bodyBytes = 0
     let keepBody: Bool
 
-    init?(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?) {
+    init?(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?, caFile: String? = nil, acceptCompressed: Bool = false) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.keepBody = keepBody
@@ -29,6 +30,13 @@ final class Transfer {
         cshims_curl_easy_setopt_long(easy, option(CURLOPT_TCP_NODELAY), 1)
         if let headers {
             cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_HTTPHEADER), UnsafeMutableRawPointer(headers))
+        }
+        if let caFile {
+            _ = caFile.withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_CAINFO), UnsafeMutableRawPointer(mutating: $0)) }
+        }
+        if acceptCompressed {
+            // An empty string: every encoding this libcurl can decode.
+            _ = "".withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_ACCEPT_ENCODING), UnsafeMutableRawPointer(mutating: $0)) }
         }
         if !useEnvironmentProxy {
             // An empty proxy string disables proxies, environment variables included.
@@ -68,6 +76,8 @@ final class CurlLoop: @unchecked Sendable {
     struct Submission: Sendable {
         var id: UInt64
         var url: String
+        /// `POST` this; `nil`: `GET`.
+        var body: [UInt8]?
         var intendedNanos: UInt64
         var timeoutNanos: UInt64?
     }
@@ -239,7 +249,8 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         guard let transfer = spare.popLast() ?? Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil,
-                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList) else {
+                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList,
+                                                                   caFile: configuration.caFile, acceptCompressed: configuration.acceptCompressed) else {
             deliver(HTTPCompletion(id: submission.id, outcome: .failed("curl_easy_init failed"),
                                    intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
             return
@@ -249,6 +260,15 @@ final class CurlLoop: @unchecked Sendable {
         transfer.body.removeAll(keepingCapacity: true)
         transfer.bodyBytes = 0
         _ = submission.url.withCString { cshims_curl_easy_setopt_pointer(transfer.easy, option(CURLOPT_URL), UnsafeMutableRawPointer(mutating: $0)) }
+        if let body = submission.body {
+            // The size first: COPYPOSTFIELDS copies that many bytes. Handles are reused, so a GET
+            // after a POST must say so.
+            cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_POSTFIELDSIZE), body.count)
+            let bytes = body.isEmpty ? [0] : body
+            _ = bytes.withUnsafeBytes { cshims_curl_easy_setopt_pointer(transfer.easy, option(CURLOPT_COPYPOSTFIELDS), UnsafeMutableRawPointer(mutating: $0.baseAddress!)) }
+        } else {
+            cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_HTTPGET), 1)
+        }
         let timeout = submission.timeoutNanos ?? configuration.defaultTimeoutNanos
         cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_TIMEOUT_MS), max(1, Int(timeout / 1_000_000)))
         transfer.startedNanos = MonotonicClock.now()
@@ -283,6 +303,7 @@ final class CurlLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             active.removeValue(forKey: transfer.id)
             let outcome: HTTPCompletion.Outcome
+            var cause: ErrorCause?
             if result == CURLE_OK {
                 let count = configuration.countPath?.extract(from: transfer.body)
                 outcome = .response(status: cshims_curl_easy_response_code(easy), bodyBytes: transfer.bodyBytes, count: count,
@@ -291,12 +312,35 @@ final class CurlLoop: @unchecked Sendable {
                 outcome = .timedOut
             } else {
                 outcome = .failed(String(cString: curl_easy_strerror(result)))
+                let osErrno = cshims_curl_easy_info_long(easy, Int32(bitPattern: CURLINFO_OS_ERRNO.rawValue))
+                cause = Self.cause(of: result, osErrno: Int32(truncatingIfNeeded: osErrno))
             }
             let firstByteMicros = cshims_curl_easy_info_off_t(easy, Int32(bitPattern: CURLINFO_STARTTRANSFER_TIME_T.rawValue))
             deliver(HTTPCompletion(
                 id: transfer.id, outcome: outcome, intendedNanos: transfer.intendedNanos, startedNanos: transfer.startedNanos,
-                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil))
+                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil, cause: cause))
             recycle(transfer)
+        }
+    }
+
+    /// Classifies a failed transfer: curl's code says which step failed, the socket's errno
+    /// whether a connect was refused or could not reach the host at all.
+    static func cause(of code: CURLcode, osErrno: Int32) -> ErrorCause {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .dns
+        case CURLE_COULDNT_CONNECT:
+            return osErrno == ECONNREFUSED ? .connectionRefused : .connectFailed
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE,
+             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            return .tls
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeout
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
+            return osErrno == ECONNREFUSED ? .connectionRefused : .connectionReset
+        default:
+            return .transport
         }
     }
 

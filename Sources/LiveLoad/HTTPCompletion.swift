@@ -1,3 +1,5 @@
+import Measurement
+
 /// How one HTTP request ended, with its timings on the monotonic clock (nanoseconds).
 ///
 /// Latency is measured from the *intended* send time (when the strategy emitted the send
@@ -24,6 +26,8 @@ public struct HTTPCompletion: Sendable {
     public var finishedNanos: UInt64
     /// From start to the first response byte, as curl measured it; nil if none arrived.
     public var firstByteNanos: UInt64?
+    /// For `.failed`: what went wrong, classified from curl's code and the socket's errno.
+    public var cause: ErrorCause? = nil
 
     /// Start − intended: how late the client sent.
     public var scheduleLagNanos: UInt64 { startedNanos > intendedNanos ? startedNanos - intendedNanos : 0 }

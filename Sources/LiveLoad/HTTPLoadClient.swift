@@ -32,6 +32,10 @@ public final class HTTPLoadClient: Sendable {
         public var useEnvironmentProxy = false
         /// Extra request headers, `Name: value` each (e.g. an API key for a user's search API).
         public var headers: [String] = []
+        /// PEM bundle of the certificate authorities to trust (`nil`: the system's).
+        public var caFile: String?
+        /// Send `Accept-Encoding` for every encoding libcurl decodes, and decode the answers.
+        public var acceptCompressed = false
 
         public init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
                     countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false,
@@ -81,8 +85,9 @@ public final class HTTPLoadClient: Sendable {
 
     /// Sends `url` at `intendedNanos` (monotonic; now or earlier sends at once). `id` names the
     /// request in its completion and in `abort(id:)`; ids must be unique among live requests.
-    public func submit(id: UInt64, url: String, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
-        loop.post(.submit(CurlLoop.Submission(id: id, url: url, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
+    /// With a `body`, the request is a `POST` of it.
+    public func submit(id: UInt64, url: String, body: [UInt8]? = nil, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
+        loop.post(.submit(CurlLoop.Submission(id: id, url: url, body: body, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
     }
 
     /// Aborts request `id`: its completion is `.cancelled` with the stop latency. A request that

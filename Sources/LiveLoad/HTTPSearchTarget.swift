@@ -5,11 +5,14 @@ public struct HTTPSearchTarget: Sendable, Equatable {
     public var countPath: JSONCountPath?
     /// Page size put in `{limit}`.
     public var limit: Int
+    /// With a body the search is a `POST` of this JSON (`Content-Type: application/json`).
+    public var body: BodyTemplate?
 
-    public init(template: URLTemplate, countPath: JSONCountPath?, limit: Int = 20) {
+    public init(template: URLTemplate, countPath: JSONCountPath?, limit: Int = 20, body: BodyTemplate? = nil) {
         self.template = template
         self.countPath = countPath
         self.limit = limit
+        self.body = body
     }
 
     /// `typestorm serve` at `baseURL` (e.g. `http://127.0.0.1:7700`): all parameters, count at `total`.
@@ -20,6 +23,11 @@ public struct HTTPSearchTarget: Sendable, Equatable {
     /// The URL of one search request.
     public func url(query: String, scope: String? = nil, tokens: [String] = [], offset: Int = 0) -> String {
         template.render(query: query, scope: scope, tokens: tokens, limit: limit, offset: offset)
+    }
+
+    /// The `POST` body of one search, or `nil` for a `GET`.
+    public func body(query: String, scope: String? = nil, tokens: [String] = [], offset: Int = 0) -> [UInt8]? {
+        body.map { Array($0.render(query: query, scope: scope, tokens: tokens, limit: limit, offset: offset).utf8) }
     }
 
     /// A client configuration that parses this target's count.

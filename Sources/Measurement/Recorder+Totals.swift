@@ -61,6 +61,8 @@ struct Totals: Sendable {
     var scheduleLag = Histogram(.latency)
     var timerLateness = Histogram(.latency)
     var inputLag = Histogram(.latency)
+    /// Failed requests by cause (`ErrorCause.key`), for the breakdown in reports.
+    var errorCauses: [String: Int64] = [:]
 
     func metricSet() -> MetricSet {
         typealias N = MetricName
@@ -81,6 +83,7 @@ struct Totals: Sendable {
             N.writeBackReentries: writeBackReentries, N.writeBackRunaways: writeBackRunaways,
             N.compositionBreaks: compositionBreaks, N.cpuNs: cpuNs, N.allocatedBytes: allocatedBytes,
         ]
+        for (key, count) in errorCauses { counters[N.errorCausePrefix + key] = count }
         var maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight, N.peakRSS: peakRSS]
         timeline.write(into: &counters, maxima: &maxima)
         let histograms: [String: Histogram] = [

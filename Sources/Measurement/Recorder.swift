@@ -19,7 +19,7 @@ public struct Recorder: RecordSink, Sendable {
     /// the client and the backend are done with it.
     public let expectsBackend: Bool
     private var tracks: [Track]
-    private var totals = Totals()
+    var totals = Totals()
     /// Per-typist state refers to queries by number (see `QueryRef`).
     private(set) var queries: QueryInterner
 

@@ -25,6 +25,10 @@ public enum RunSession {
         /// More files for the run directory, made from the merged record and the canonical
         /// scenario text (the HTML report); written inside the same atomic rename.
         public var extraFiles: (@Sendable (RunRecord, String) -> [(name: String, contents: String)])?
+        /// `--out-jsonl`: write the groups so far to this file at every progress tick.
+        public var progressLinesPath: String?
+        /// `--metrics-port`: serve the groups so far on 127.0.0.1 (0: a free port).
+        public var metricsPort: UInt16?
 
         public init(scenario: Scenario, scenarioPath: String?, workers: Int? = nil, outputDirectory: String? = nil,
                     executable: String, toolVersion: String, progress: ProgressRenderer.Mode = .quiet,
@@ -65,12 +69,7 @@ public enum RunSession {
         }
         let fm = FileManager.default
         let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
-        if case let .file(path) = scenario.catalog {
-            let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardizedFileURL.path
-            guard fm.fileExists(atPath: resolved) else {
-                throw Failure(message: "\(request.scenarioPath ?? "scenario"): $.catalog.file: \(path) does not exist (looked for \(resolved))", exitCode: ExitCode.noInput)
-            }
-        }
+        try checkInputs(scenario, scenarioPath: request.scenarioPath, baseDirectory: baseDirectory)
         let final = request.outputDirectory ?? defaultDirectory(for: scenario)
         let finalURL = URL(fileURLWithPath: final).standardizedFileURL
         guard !fm.fileExists(atPath: finalURL.path) else {
@@ -90,6 +89,25 @@ public enum RunSession {
         }
 
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
+        var lines: ProgressLines?
+        if let path = request.progressLinesPath {
+            do { lines = try ProgressLines(path: path) } catch {
+                try? fm.removeItem(at: temporary)
+                throw Failure(message: "cannot write --out-jsonl \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+            }
+        }
+        defer { lines?.close() }
+        let progressLines = lines
+        var endpoint: MetricsEndpoint?
+        if let port = request.metricsPort {
+            do { endpoint = try MetricsEndpoint(port: port) } catch {
+                try? fm.removeItem(at: temporary)
+                throw Failure(message: "--metrics-port: \(error)", exitCode: ExitCode.software)
+            }
+            request.writeProgress("run: metrics at http://127.0.0.1:\(endpoint!.port)/metrics\n")
+        }
+        defer { endpoint?.close() }
+        let metrics = endpoint
         let extra = request.onEvent
         func configuration(serverURL: String?) -> DriverConfiguration {
             DriverConfiguration(
@@ -100,6 +118,10 @@ public enum RunSession {
             serverURL: serverURL, handleSignals: request.handleSignals,
             onEvent: { event in
                 renderer.handle(event)
+                if case let .progress(progress) = event {
+                    progressLines?.write(progress)
+                    metrics?.update(progress)
+                }
                 extra?(event)
             })
         }
@@ -132,7 +154,7 @@ public enum RunSession {
             try? fm.removeItem(at: temporary)
             throw Failure(message: outcome.record.problems.first ?? "no worker could be started", exitCode: ExitCode.software)
         }
-        let thresholds = scenario.thresholds.flatMap { $0.evaluate(outcome.record) }
+        let thresholds = scenario.evaluateThresholds(outcome.record)
         let summary = summaryText(outcome: outcome, thresholds: thresholds, directory: final)
         do {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
@@ -149,6 +171,8 @@ public enum RunSession {
         let exitCode: Int32
         if let signal = outcome.interruptedBy {
             exitCode = ExitCode.interrupted(by: signal)
+        } else if outcome.abortedBy != nil {
+            exitCode = ExitCode.failure
         } else if outcome.isPartial {
             exitCode = ExitCode.partial
         } else if thresholds.contains(where: { !$0.passed }) {
@@ -159,7 +183,7 @@ public enum RunSession {
         return Result(outcome: outcome, runDirectory: final, thresholds: thresholds, exitCode: exitCode, summary: summary)
     }
 
-    static func defaultDirectory(for scenario: Scenario) -> String {
+    public static func defaultDirectory(for scenario: Scenario) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -179,6 +203,14 @@ public enum RunSession {
             text += String(format: "\nembedded server: %lld requests (%lld ok, %lld cancelled, %lld refused), CPU %.2f s = %.0f%% of server + workers\n",
                            server.counter("server_requests"), server.counter("server_ok"), server.counter("server_cancelled"),
                            server.counter("server_overload_rejections"), serverCPU / 1e9, share)
+        }
+        let failures = record.groups.compactMap { group -> String? in
+            guard let breakdown = group.metrics.errorBreakdownText else { return nil }
+            let share = MetricExpression.failedShare(in: group.metrics).map { String(format: " (%.1f%% of requests)", $0 * 100) } ?? ""
+            return "  \(group.key): \(breakdown)\(share)\n"
+        }
+        if !failures.isEmpty {
+            text += "\nfailed requests:\n" + failures.joined()
         }
         if !thresholds.isEmpty {
             text += "\nthresholds:\n" + thresholds.map { "  \($0.passed ? "ok  " : "FAIL") \($0.message)\n" }.joined()

@@ -35,6 +35,8 @@ public enum ReportMetrics {
     public static let backendWastedNanos = "wasted_service_ns"
     /// Items scanned by the backend, all requests and wasted ones.
     public static let itemsScanned = "items_scanned"
+    /// Requests whose work was wasted (obsolete, cancelled, failed or never applied).
+    public static let wastedRequests = "wasted_requests"
     public static let itemsScannedWasted = "wasted_items"
     /// Display changes, blinks (states visible < 200 ms) and false empties, summed over settles.
     public static let displayChanges = "display_changes"

@@ -6,6 +6,7 @@ enum RootCommand {
         discussion: """
         With no subcommand, runs the main job: the default scenario on the shipped catalog.
         """,
+        options: [.flag("version", short: "V", help: "Print the version and exit (as 'typestorm version').")],
         subcommands: [
             VersionCommand.command,
             ReplayCommand.command,
@@ -15,6 +16,7 @@ enum RootCommand {
             TypistsCommand.command,
             ServeCommand.command,
             RunCommand.command,
+            LoadCommand.command,
             WorkerCommand.command,
             MergeCommand.command,
             ReportCommand.command,

@@ -10,7 +10,8 @@ struct CommandLineTests {
     let executable = TypestormExecutable.path ?? "/nonexistent"
 
     /// Runs `typestorm ARGUMENTS` to the end; returns exit status and standard output.
-    func typestorm(_ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory) throws -> (Platform.ExitStatus, String) {
+    func typestorm(_ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory,
+                   timeoutSeconds: Int64 = 60) throws -> (Platform.ExitStatus, String) {
         var env = ProcessInfo.processInfo.environment
         for key in ["SLURM_PROCID", "SLURM_NTASKS", "JOB_COMPLETION_INDEX", "TYPESTORM_SEGMENT_COUNT"] { env[key] = nil }
         env.merge(environment) { $1 }
@@ -18,7 +19,7 @@ struct CommandLineTests {
         let child = try ChildProcess.spawn(SpawnOptions(
             executable: executable, arguments: arguments, environment: env,
             standardOutput: .file(output), standardError: .file(directory.file("stderr.log"))))
-        let status = child.waitForExit(timeoutNanos: 60_000_000_000) ?? child.terminate(graceNanos: 0)
+        let status = child.waitForExit(timeoutNanos: timeoutSeconds * 1_000_000_000) ?? child.terminate(graceNanos: 0)
         return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 

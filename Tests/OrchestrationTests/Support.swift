@@ -109,3 +109,27 @@ func virtualScenarioJSON(typists: Int = 120, seed: Int = 5) -> String {
     }
     """
 }
+
+/// One HTTP/1.0 GET to 127.0.0.1:`port` over a plain socket; returns the whole response.
+func httpGet(port: UInt16, _ path: String) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard fd >= 0, connected == 0 else { throw CocoaError(.fileReadUnknown) }
+    let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        response += buffer[0..<count]
+    }
+    return String(decoding: response, as: UTF8.self)
+}

@@ -6,14 +6,21 @@ import Testing
 @Suite("Compare")
 struct CompareTests {
     /// A record with one strategy whose every search took exactly `ttfrMs` to show fresh results
-    /// and sent `fanOut` requests; one histogram value, so every percentile equals it.
-    static func record(ttfrMs: Double, fanOut: Int64 = 3, stale: Int64 = 0, settles: Int64 = 100, name: String = "switch-latest") -> RunRecord {
+    /// and sent `fanOut` requests; `samples` equal histogram values, so every percentile equals
+    /// it (and enough lie beyond p99 for it to be judged).
+    static func record(ttfrMs: Double, fanOut: Int64 = 3, stale: Int64 = 0, settles: Int64 = 100, name: String = "switch-latest",
+                       samples: Int64 = 1_000, outOfOrder: Int64? = nil, ttfrHistogram: Histogram? = nil) -> RunRecord {
         var m = MetricSet()
+        if let outOfOrder { m.add(ReportMetrics.outOfOrderApplies, outOfOrder) }
         m.add(ReportMetrics.settles, settles)
         m.add(ReportMetrics.requestsStarted, fanOut * settles)
         m.add(ReportMetrics.staleSettles, stale)
-        m.record(ReportMetrics.ttfr, Int64(ttfrMs * 1e6))
-        m.record(ReportMetrics.fanOutPerSettle, fanOut, configuration: .counts)
+        var ttfr = Histogram(.latency)
+        ttfr.record(Int64(ttfrMs * 1e6), count: samples)
+        m.histograms[ReportMetrics.ttfr] = ttfrHistogram ?? ttfr
+        var fanOutHistogram = Histogram(.counts)
+        fanOutHistogram.record(fanOut, count: samples)
+        m.histograms[ReportMetrics.fanOutPerSettle] = fanOutHistogram
         let metadata = RunMetadata(toolVersion: "0", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "virtual", segments: [.init(index: 0, count: 1)])
         return RunRecord(metadata: metadata, groups: [MetricGroup(name: name, metrics: m)])
     }
@@ -39,14 +46,15 @@ struct CompareTests {
     }
 
     @Test func fasterOnlyIsAnImprovementExitFour() throws {
-        let comparison = Comparison(baseline: [Self.record(ttfrMs: 100, fanOut: 4)], candidate: [Self.record(ttfrMs: 80, fanOut: 4)])
+        // One run a side: the latency tolerance is widened to 25 %, so 30 % faster is needed.
+        let comparison = Comparison(baseline: [Self.record(ttfrMs: 100, fanOut: 4)], candidate: [Self.record(ttfrMs: 70, fanOut: 4)])
         #expect(comparison.exitCode == 4)
         #expect(try row(comparison, "ttfr.p95").status == .improvement)
         #expect(try row(comparison, "fanout.mean").status == .unchanged)
     }
 
     @Test func anyRegressionWinsOverImprovements() {
-        let comparison = Comparison(baseline: [Self.record(ttfrMs: 100, fanOut: 3)], candidate: [Self.record(ttfrMs: 80, fanOut: 5)])
+        let comparison = Comparison(baseline: [Self.record(ttfrMs: 100, fanOut: 3)], candidate: [Self.record(ttfrMs: 70, fanOut: 5)])
         #expect(comparison.regressions.map(\.quantity.id).contains("fanout.mean"))
         #expect(!comparison.improvements.isEmpty)
         #expect(comparison.exitCode == 2)
@@ -105,6 +113,60 @@ struct CompareTests {
         #expect(p50.status == .regression)
         #expect(try #require(p50.welch).p < 0.001)
         #expect(comparison.exitCode == 2)
+    }
+
+    @Test func singleRunsSayNoiseCannotBeJudgedAndUseWideTolerances() throws {
+        // +20 %: a regression with repeated runs that agree, not with one run a side.
+        let single = Comparison(baseline: [Self.record(ttfrMs: 100)], candidate: [Self.record(ttfrMs: 120)])
+        #expect(single.isSingleRun)
+        #expect(try row(single, "ttfr.p50").status == .unchanged)
+        #expect(try row(single, "ttfr.p50").tolerance == .init(relative: 0.25, absolute: 4_000_000))
+        #expect(single.terminalTable().contains("One run per side: run-to-run noise cannot be judged"))
+        #expect(single.markdown().contains("> One run per side"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(try single.json().utf8)) as? [String: Any])
+        #expect((object["note"] as? String)?.hasPrefix("One run per side") == true)
+        let repeated = Comparison(baseline: [99.0, 100, 101].map { Self.record(ttfrMs: $0) }, candidate: [119.0, 120, 121].map { Self.record(ttfrMs: $0) })
+        #expect(!repeated.isSingleRun)
+        #expect(try row(repeated, "ttfr.p50").status == .regression)
+        #expect(repeated.singleRunNote == nil)
+        let repeatedObject = try #require(try JSONSerialization.jsonObject(with: Data(try repeated.json().utf8)) as? [String: Any])
+        #expect(repeatedObject["note"] is NSNull)
+    }
+
+    @Test func aCountThatWasZeroMustStayZeroEvenInSingleRuns() throws {
+        let baseline = Self.record(ttfrMs: 100, outOfOrder: 0)
+        let candidate = Self.record(ttfrMs: 100, outOfOrder: 1)
+        #expect(try row(Comparison(baseline: [baseline], candidate: [candidate]), "stale.outOfOrder").status == .regression)
+    }
+
+    @Test func aPercentileWithFewSamplesBeyondItIsNotJudged() throws {
+        // p99.9 of 1,000 searches has one sample beyond it; p50 has 500.
+        let comparison = Comparison(baseline: [Self.record(ttfrMs: 100)], candidate: [Self.record(ttfrMs: 200)])
+        #expect(try row(comparison, "ttfr.p99.9").status == .tooFewSamples)
+        #expect(try row(comparison, "ttfr.p50").status == .regression)
+        #expect(comparison.summaryLine.contains("not judged (fewer than 10 samples beyond the percentile)"))
+    }
+
+    @Test func singleRunPercentilesWithinEachOthersSamplingNoiseAreNoise() throws {
+        // 40 searches a side, spread 50–250 ms: the medians differ by 30 % but their 95 %
+        // confidence intervals overlap, so one run cannot tell.
+        func spread(_ shift: Double) -> RunRecord {
+            var histogram = Histogram(.latency)
+            for index in 0..<40 { histogram.record(Int64((50 + Double(index) * 5 + shift) * 1e6)) }
+            return Self.record(ttfrMs: 100, ttfrHistogram: histogram)
+        }
+        let comparison = Comparison(baseline: [spread(0)], candidate: [spread(45)])
+        let p50 = try row(comparison, "ttfr.p50")
+        #expect(try #require(p50.relative) > 0.25)
+        #expect(p50.status == .noise)
+        let far = Comparison(baseline: [spread(0)], candidate: [spread(400)])
+        #expect(try row(far, "ttfr.p50").status == .regression)
+    }
+
+    @Test func singleRunSharesWithinAProportionsSamplingNoiseAreNoise() throws {
+        // 0 of 40 → 2 of 40 wrong final screens: beyond the tolerance, not beyond chance (z ≈ 1.4).
+        let few = Comparison(baseline: [Self.record(ttfrMs: 100, settles: 40)], candidate: [Self.record(ttfrMs: 100, stale: 2, settles: 40)])
+        #expect(try row(few, "stale.share").status == .noise)
     }
 
     @Test func groupsOnOneSideOnlyDoNotChangeTheExitCode() {

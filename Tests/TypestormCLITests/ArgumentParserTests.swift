@@ -1,3 +1,5 @@
+import Diagnostics
+import Measurement
 import Testing
 @testable import TypestormCLI
 
@@ -104,6 +106,14 @@ struct ArgumentParserTests {
     @Test(arguments: [("300ms", Int64(300_000_000)), ("1.5s", 1_500_000_000), ("250us", 250_000), ("40", 40_000_000), ("2m", 120_000_000_000)])
     func durations(text: String, nanos: Int64) {
         #expect(ParsedArguments.parseDurationNanos(text) == nanos)
+    }
+
+    @Test func editDistanceIsLevenshtein() {
+        #expect(Suggestion.editDistance("kitten", "sitting") == 3)
+        #expect(Suggestion.editDistance("", "abc") == 3)
+        #expect(Suggestion.editDistance("same", "same") == 0)
+        #expect(Suggestion.editDistance("rnu", "run") == 1, "a swap of neighbours is one edit")
+        #expect(Suggestion.editDistance("compare", "comapre") == 1)
     }
 }
 

@@ -108,6 +108,8 @@ long cshims_curl_easy_response_code(void *easy);
 /// A `curl_off_t` info of an easy handle (e.g. `CURLINFO_STARTTRANSFER_TIME_T`, microseconds);
 /// -1 if curl does not know it.
 int64_t cshims_curl_easy_info_off_t(void *easy, int info);
+/// A `long` info of an easy handle (e.g. `CURLINFO_OS_ERRNO`); 0 if curl does not know it.
+long cshims_curl_easy_info_long(void *easy, int info);
 /* ---- Process control (driver branch: Sources/Platform/Process) ---- */
 
 /// Linux `prctl(PR_SET_PDEATHSIG, signal)`: the kernel sends `signal` to the calling process

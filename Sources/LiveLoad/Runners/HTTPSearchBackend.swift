@@ -7,7 +7,7 @@ import Synchronization
 /// API described by an `HTTPSearchTarget`.
 ///
 /// Cancel aborts the transfer; the client reports the abort as `.failed(.cancelled)` once curl
-/// tore it down. A non-2xx answer is a server error, a timed-out transfer a timeout, anything
+/// tore it down. A non-2xx answer (or a 2xx one without the target's count) is a server error, a timed-out transfer a timeout, anything
 /// else (refused, reset) a transport failure. The server's own work is not visible from here, so
 /// the recorder judges wasted work from the client's side; the server's `/metrics` has its side.
 public final class HTTPSearchBackend: LiveSearchBackend {
@@ -45,13 +45,25 @@ public final class HTTPSearchBackend: LiveSearchBackend {
     /// - Parameters:
     ///   - maxConnections: connections the client keeps open at most (reused between requests).
     ///   - timeoutNanos: per-request timeout (`nil`: the client's default, 10 s).
-    public init(target: HTTPSearchTarget, maxConnections: Int = 1024, timeoutNanos: UInt64? = nil) throws {
+    ///   - headers: extra request headers, `Name: value` each.
+    ///   - caFile: PEM bundle of the certificate authorities to trust for `https://`.
+    ///   - compressed: ask for compressed responses and decode them.
+    public init(target: HTTPSearchTarget, maxConnections: Int = 1024, timeoutNanos: UInt64? = nil,
+                headers: [String] = [], caFile: String? = nil, compressed: Bool = false) throws {
         self.target = target
         self.timeoutNanos = timeoutNanos
         let pending = pending
-        client = try HTTPLoadClient(configuration: target.clientConfiguration(maxConnections: maxConnections)) { completion in
+        var configuration = target.clientConfiguration(maxConnections: maxConnections)
+        configuration.headers = headers
+        if target.body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
+            configuration.headers.append("Content-Type: application/json")
+        }
+        configuration.caFile = caFile
+        configuration.acceptCompressed = compressed
+        let expectsCount = target.countPath != nil
+        client = try HTTPLoadClient(configuration: configuration) { completion in
             guard let entry = pending.entries.withLock({ $0.removeValue(forKey: completion.id) }) else { return }
-            entry.completion(HTTPSearchBackend.outcome(of: completion))
+            entry.completion(HTTPSearchBackend.outcome(of: completion, expectsCount: expectsCount))
         }
     }
 
@@ -59,7 +71,8 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         let id = nextTransfer.wrappingAdd(1, ordering: .relaxed).oldValue
         pending.entries.withLock { $0[id] = Pending(completion: completion) }
         let url = target.url(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
-        client.submit(id: id, url: url, intendedNanos: request.intendedNanos, timeoutNanos: timeoutNanos)
+        let body = target.body(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
+        client.submit(id: id, url: url, body: body, intendedNanos: request.intendedNanos, timeoutNanos: timeoutNanos)
         return Ticket(id: id, client: client)
     }
 
@@ -67,22 +80,31 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         client.shutdown()
     }
 
-    static func outcome(of completion: HTTPCompletion) -> LiveSearchOutcome {
+    /// `expectsCount`: the target names a count path, so a 2xx answer without a count there is
+    /// not an answer the search field could show (`count_missing`).
+    static func outcome(of completion: HTTPCompletion, expectsCount: Bool = false) -> LiveSearchOutcome {
         let result: LiveSearchOutcome.Result
+        var cause: ErrorCause?
         switch completion.outcome {
         case let .response(status, _, count, _):
-            if (200..<300).contains(status) {
+            if (200..<300).contains(status), expectsCount, count == nil {
+                result = .failed(.serverError)
+                cause = .countMissing
+            } else if (200..<300).contains(status) {
                 result = .results(count: count ?? 0)
             } else {
                 result = .failed(.serverError)
+                cause = .httpStatus(status)
             }
         case .cancelled:
             result = .failed(.cancelled)
         case .timedOut:
             result = .failed(.timeout)
+            cause = .timeout
         case .failed:
             result = .failed(.transport)
+            cause = completion.cause ?? .transport
         }
-        return LiveSearchOutcome(result: result, startedNanos: completion.startedNanos)
+        return LiveSearchOutcome(result: result, startedNanos: completion.startedNanos, cause: cause)
     }
 }

@@ -71,6 +71,10 @@ actor LiveField<Strategy: SearchFieldStrategy> {
         actions.forget(id)
         host.requestFinished(id, outcome.result, scheduleLag: lag, typist: slot, at: now, context: &context, recorder: &records, runner: &actions)
         flush()
+        if case .failed = outcome.result, let cause = outcome.errorCause {
+            // The failure's cause refines the class `workStopped` recorded.
+            shared.record { $0.recordError(cause, typist: slot, at: now) }
+        }
         if local {
             actions.uiBusy = false
             let held = heldKeystrokes

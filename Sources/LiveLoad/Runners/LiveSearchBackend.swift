@@ -33,11 +33,27 @@ public struct LiveSearchOutcome: Sendable {
     public var startedNanos: UInt64
     /// What the backend spent, where the backend reports it.
     public var backendWork: BackendWork?
+    /// Why a failed request failed, where the backend knows more than the class (connection
+    /// refused, HTTP 503, DNS); `nil` for successes and cancellations.
+    public var cause: ErrorCause?
 
-    public init(result: Result, startedNanos: UInt64, backendWork: BackendWork? = nil) {
+    public init(result: Result, startedNanos: UInt64, backendWork: BackendWork? = nil, cause: ErrorCause? = nil) {
         self.result = result
         self.startedNanos = startedNanos
         self.backendWork = backendWork
+        self.cause = cause
+    }
+
+    /// The cause to record: the backend's, or the failure class's generic one; `nil` when the
+    /// request did not fail (a cancellation is not a failure).
+    public var errorCause: ErrorCause? {
+        guard case let .failed(reason) = result else { return nil }
+        switch reason {
+        case .cancelled: return nil
+        case .serverError: return cause ?? .serverError
+        case .timeout: return cause ?? .timeout
+        case .transport: return cause ?? .transport
+        }
     }
 }
 

@@ -73,6 +73,8 @@ struct DriverLoop {
     var stopping = false
     var drainDeadline: Int64?
     var interruptedBy: Int32?
+    /// The `abort` threshold verdict that stopped the run.
+    var abortedBy: String?
     var trap: SignalTrap?
     var startedAt: Int64 = 0
     var snapshotsReceived = 0
@@ -368,6 +370,22 @@ struct DriverLoop {
         }
     }
 
+    /// Stops the run (drain, then a partial report) when a threshold marked `abort` fails on the
+    /// running figures; a metric not yet recorded does not abort.
+    mutating func checkAbortThresholds(_ groups: [MetricGroup], now: Int64) {
+        guard !stopping, abortedBy == nil else { return }
+        let aborting = scenario.thresholds.filter(\.abort)
+        guard !aborting.isEmpty else { return }
+        let running = RunRecord(metadata: RunMetadata(toolVersion: "", scenarioName: scenario.name, scenarioHash: "", seed: scenario.seed,
+                                                      runner: "", segments: []), groups: groups)
+        guard let crossed = aborting.lazy.flatMap({ $0.evaluate(running) }).first(where: { $0.value != nil && !$0.passed }) else { return }
+        abortedBy = crossed.message
+        stopping = true
+        drainDeadline = now + settings.drainNanos
+        emit(.stopping(reason: "abort threshold crossed (\(crossed.message)): stopping the load and draining"))
+        send(.stop(reason: "abort threshold"))
+    }
+
     mutating func checkSignals(_ now: Int64) {
         guard let trap else { return }
         for signal in trap.received() {
@@ -419,10 +437,14 @@ struct DriverLoop {
         if let last = lastProgress, now - last.at < configuration.progressIntervalNanos { return }
         var keystrokes: Int64 = 0, requests: Int64 = 0, errors: Int64 = 0, active = 0
         var ttfr: Histogram?
+        var causes = MetricSet()
+        var merged: [String: MetricGroup] = [:]
         for slot in slots {
             guard let snapshot = slot.latest else { continue }
             active += slot.isAlive ? snapshot.typistsActive : 0
             for group in snapshot.groups {
+                if merged[group.key] == nil { merged[group.key] = group } else { try? merged[group.key]!.metrics.merge(group.metrics) }
+                for (name, count) in group.metrics.counters where name.hasPrefix(MetricName.errorCausePrefix) { causes.add(name, count) }
                 keystrokes += group.metrics.counter(ProgressMetrics.keystrokes)
                 requests += group.metrics.counter(ProgressMetrics.requests)
                 errors += ProgressMetrics.errors.reduce(0) { $0 + group.metrics.counter($1) }
@@ -437,7 +459,8 @@ struct DriverLoop {
             runner: phase >= 0 ? scenario.runners[phase].kind : nil, typistsActive: active,
             keystrokes: keystrokes, keystrokesPerSecond: seconds > 0 ? Double(keystrokes - lastProgress!.keystrokes) / seconds : 0,
             requests: requests, requestsPerSecond: seconds > 0 ? Double(requests - lastProgress!.requests) / seconds : 0,
-            errors: errors, ttfrP99Nanos: ttfr?.percentile(99),
+            errors: errors, ttfrP99Nanos: ttfr?.percentile(99), errorCauses: causes.errorBreakdownText,
+            groups: merged.keys.sorted().map { merged[$0]! },
             workers: slots.map { slot in
                 DriverProgress.WorkerHealth(
                     index: slot.index, pid: slot.pid, state: Self.health(slot),
@@ -445,6 +468,7 @@ struct DriverLoop {
             })
         lastProgress = (now, keystrokes, requests)
         emit(.progress(progress))
+        checkAbortThresholds(progress.groups, now: now)
     }
 
     static func health(_ slot: Slot) -> String {
@@ -487,13 +511,16 @@ struct DriverLoop {
         if let signal = interruptedBy {
             problems.insert("the run was interrupted by \(signalName(signal)); workers were drained and stopped", at: 0)
         }
+        if let abortedBy {
+            problems.insert("the run was aborted by a threshold: \(abortedBy); workers were drained and stopped", at: 0)
+        }
         record.problems = problems + record.problems
         if !problems.isEmpty || !record.coversAllSegments { record.partial = true }
         let reports = slots.map { slot in
             WorkerReport(index: slot.index, pid: slot.pid, segment: slot.segment, exit: slot.exit, problem: slot.problem,
                          snapshots: slot.snapshots, completed: slot.record != nil)
         }
-        return DriverOutcome(record: record, workers: reports, interruptedBy: interruptedBy,
+        return DriverOutcome(record: record, workers: reports, interruptedBy: interruptedBy, abortedBy: abortedBy,
                              startedWallClockNanos: startedWall, endedWallClockNanos: endedWall,
                              driverCPUNanos: cpu, snapshotsReceived: snapshotsReceived)
     }

@@ -85,6 +85,11 @@ public struct DriverProgress: Sendable {
     public var errors: Int64
     /// p99 time to fresh results so far, over every worker (nil until one was measured).
     public var ttfrP99Nanos: Int64?
+    /// Failed requests so far by cause ("connection refused × 12, HTTP 503 × 3"), nil if none.
+    public var errorCauses: String? = nil
+    /// Every group so far, merged over the workers' latest snapshots (running counts during a
+    /// live phase, the recorder's metrics once it ended).
+    public var groups: [MetricGroup] = []
     public var workers: [WorkerHealth]
 }
 
@@ -93,9 +98,7 @@ public struct DriverProgress: Sendable {
 public enum ProgressMetrics {
     public static let keystrokes = "keystrokes"
     public static let requests = "requests_started"
-    public static let errors = ["errors_server", "errors_timeout", "errors_transport", liveErrors]
-    /// A live runner's running error count, published until its recorder's metrics arrive.
-    public static let liveErrors = "live_errors"
+    public static let errors = ["errors_server", "errors_timeout", "errors_transport"]
     public static let ttfr = "ttfr_ns"
 }
 
@@ -118,6 +121,8 @@ public struct DriverOutcome: Sendable {
     public var workers: [WorkerReport]
     /// SIGINT or SIGTERM stopped the run.
     public var interruptedBy: Int32?
+    /// An `abort` threshold stopped the run: its verdict on the running figures.
+    public var abortedBy: String? = nil
     public var startedWallClockNanos: Int64
     public var endedWallClockNanos: Int64
     /// CPU time of the driver's loop thread during the run, and snapshots processed: the

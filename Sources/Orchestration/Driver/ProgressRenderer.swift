@@ -65,7 +65,7 @@ public final class ProgressRenderer: Sendable {
         let phase = progress.runner.map { "phase \(progress.phase + 1)/\(progress.phaseCount) \($0)" } ?? "starting"
         let ttfr = progress.ttfrP99Nanos.map { RunSummary.formatDuration(Double($0)) } ?? "–"
         return "\(elapsed)  \(phase)  typists \(progress.typistsActive)  keys/s \(Int(progress.keystrokesPerSecond))  "
-            + "req/s \(Int(progress.requestsPerSecond))  errors \(progress.errors)  TTFR p99 \(ttfr)"
+            + "req/s \(Int(progress.requestsPerSecond))  errors \(progress.errors)\(progress.errorCauses.map { " (\($0))" } ?? "")  TTFR p99 \(ttfr)"
     }
 
     private func render(_ progress: DriverProgress) {

@@ -14,6 +14,7 @@ public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
 
     /// The value in `metrics`, or `nil` if what it names was not recorded.
     public func value(in metrics: MetricSet) -> Double? {
+        if text == Self.failedShare { return Self.failedShare(in: metrics) }
         if let slash = text.firstIndex(of: "/") {
             let numerator = MetricExpression(String(text[..<slash])).value(in: metrics)
             let denominator = MetricExpression(String(text[text.index(after: slash)...])).value(in: metrics)
@@ -65,10 +66,13 @@ public struct ThresholdResult: Sendable, Equatable {
     public var passed: Bool
     /// The metric is a latency in nanoseconds (shown as a duration).
     public var isDuration: Bool = false
+    /// Why a value is missing when it was not simply unrecorded ("every request failed").
+    public var unmeasurable: String? = nil
 
     public var message: String {
         let limits = [threshold.minimum.map { "≥ \(format($0))" }, threshold.maximum.map { "≤ \(format($0))" }]
             .compactMap { $0 }.joined(separator: " and ")
+        if let unmeasurable { return "\(group): \(threshold.metric) cannot be measured: \(unmeasurable) (required \(limits))" }
         guard let value else { return "\(group): \(threshold.metric) was not recorded (required \(limits))" }
         return "\(group): \(threshold.metric) = \(format(value)) (required \(limits))\(passed ? "" : " FAILED")"
     }
@@ -86,12 +90,18 @@ extension Threshold {
         return record.groups.compactMap { group in
             if let strategy, group.name != strategy { return nil }
             if let runner, group.labels["runner"] != runner { return nil }
+            let isDuration = expression.isDuration(in: group.metrics)
+            // A latency of a group whose every request failed describes no answer at all (the
+            // settles that needed no request): it must not pass as "0ns".
+            if isDuration, MetricExpression.failedShare(in: group.metrics) == 1 {
+                return ThresholdResult(threshold: self, group: group.key, value: nil, passed: false, isDuration: true,
+                                       unmeasurable: "every request failed")
+            }
             let value = expression.value(in: group.metrics)
             let passed = value.map { value in
                 (minimum.map { value >= $0 } ?? true) && (maximum.map { value <= $0 } ?? true)
             } ?? false
-            return ThresholdResult(threshold: self, group: group.key, value: value, passed: passed,
-                                   isDuration: expression.isDuration(in: group.metrics))
+            return ThresholdResult(threshold: self, group: group.key, value: value, passed: passed, isDuration: isDuration)
         }
     }
 }

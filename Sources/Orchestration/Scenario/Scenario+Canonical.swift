@@ -93,7 +93,7 @@ extension RunnerSpec {
         case let .inProcess(backend): return .object([("kind", .string(kind)), ("backend", .string(backend.rawValue))])
         case let .httpEmbedded(threads, backend):
             return .object([("kind", .string(kind)), ("serverThreads", .number("\(threads)")), ("backend", .string(backend.rawValue))])
-        case let .httpURL(template): return .object([("kind", .string(kind)), ("url", .string(template))])
+        case let .httpURL(template, request): return .object([("kind", .string(kind)), ("url", .string(template))] + request.jsonMembers)
         case let .probe(realTime): return .object([("kind", .string(kind)), ("pace", .string(realTime ? "realtime" : "fast"))])
         }
     }
@@ -126,6 +126,7 @@ extension Threshold {
         if let runner { members.append(("runner", .string(runner))) }
         if let maximum { members.append(("max", number(maximum))) }
         if let minimum { members.append(("min", number(minimum))) }
+        if abort { members.append(("abort", .bool(true))) }
         return .object(members)
     }
 }

@@ -208,7 +208,7 @@ public enum RunnerSpec: Sendable, Equatable {
     /// the real HTTP request to the server taking part of the drawn service time.
     case httpEmbedded(serverThreads: Int, backend: LiveBackendKind = .engine)
     /// Real clock, HTTP to an existing endpoint; `{query}` in the template is replaced.
-    case httpURL(template: String)
+    case httpURL(template: String, request: HTTPRequestSpec = HTTPRequestSpec())
     /// The driver's own probe: typists that only type (no search), to exercise and measure the
     /// driver, the protocol and sharding. `realTime`: keys at their intended wall-clock times.
     case probe(realTime: Bool)
@@ -321,13 +321,17 @@ public struct Threshold: Sendable, Equatable {
     public var runner: String?
     public var maximum: Double?
     public var minimum: Double?
+    /// Stop the run as soon as the running figures cross the bound (exit 1, partial report).
+    public var abort: Bool
 
-    public init(metric: String, strategy: String? = nil, runner: String? = nil, maximum: Double? = nil, minimum: Double? = nil) {
+    public init(metric: String, strategy: String? = nil, runner: String? = nil, maximum: Double? = nil, minimum: Double? = nil,
+                abort: Bool = false) {
         self.metric = metric
         self.strategy = strategy
         self.runner = runner
         self.maximum = maximum
         self.minimum = minimum
+        self.abort = abort
     }
 }
 

@@ -1,4 +1,6 @@
 import Diagnostics
+import LiveLoad
+import Measurement
 
 /// Reads a scenario from JSON, checking every key, type and value, and naming the JSON path of
 /// each mistake together with what was expected.
@@ -217,11 +219,13 @@ private final class Context {
             return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2,
                                  backend: fields.choice("backend", LiveBackendKind.self) ?? .engine)
         case "http-url":
-            return fields.string("url", required: true) { url in
-                if !(url.hasPrefix("http://") || url.hasPrefix("https://")) { return "an http:// or https:// URL" }
-                if !url.contains("{query}") { return "a URL template containing {query}" }
+            let request = httpRequest(fields)
+            guard let url = fields.string("url", required: true) else { return nil }
+            do { _ = try URLTemplate(url, requiresQuery: request.body == nil) } catch {
+                fail(fields.path("url"), error.description)
                 return nil
-            }.map { .httpURL(template: $0) }
+            }
+            return .httpURL(template: url, request: request)
         default:
             let pace = fields.choice("pace", among: ["fast", "realtime"]) ?? "fast"
             return .probe(realTime: pace == "realtime")
@@ -262,6 +266,50 @@ private final class Context {
         return model
     }
 
+    /// The `http-url` runner's request settings (`HTTPRequestSpec`).
+    func httpRequest(_ fields: Fields) -> HTTPRequestSpec {
+        var spec = HTTPRequestSpec()
+        spec.preset = fields.choice("preset", SearchEnginePreset.self)
+        spec.countPath = fields.string("count") { path in
+            (try? JSONCountPath(path)) == nil ? "a JSON path such as total, hits.total.value or items.#" : nil
+        }
+        spec.caFile = fields.string("caFile") { $0.isEmpty ? "a PEM file path" : nil }
+        spec.compressed = fields.bool("compressed") ?? false
+        spec.body = fields.string("body") { text in
+            guard let template = try? BodyTemplate(text) else {
+                return "a JSON body template with {query} and no unknown {placeholder}, e.g. {\"q\": \"{query}\"}"
+            }
+            // With the placeholders filled in, it must be JSON.
+            return (try? JSONParser.parse(template.render(query: "q", scope: "s", tokens: ["t"]))) == nil
+                ? "a body that is JSON once its placeholders are filled in (text placeholders go inside quotes)" : nil
+        }
+        spec.headers = fields.nested("headers") { headers -> [HTTPRequestSpec.Header] in
+            return headers.members.compactMap { member -> HTTPRequestSpec.Header? in
+                let path = headers.path(member.key)
+                let tokenCharacters = "!#$%&'*+-.^_`|~"
+                guard !member.key.isEmpty, member.key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || tokenCharacters.contains($0)) }) else {
+                    fail(path, "not a header name (letters, digits and !#$%&'*+-.^_`|~)")
+                    return nil
+                }
+                switch member.value {
+                case let .string(text) where !text.contains("\r") && !text.contains("\n"):
+                    return .init(name: member.key, value: .literal(text))
+                case let .object(entries) where entries.count == 1 && entries[0].key == "env":
+                    guard case let .string(variable) = entries[0].value, !variable.isEmpty,
+                          variable.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                        fail(path + ".env", "expected the name of an environment variable (letters, digits, _)")
+                        return nil
+                    }
+                    return .init(name: member.key, value: .environment(variable))
+                default:
+                    fail(path, "expected a string on one line, or {\"env\": \"VARIABLE\"} for a secret, found \(member.value.brief)")
+                    return nil
+                }
+            }
+        } ?? []
+        return spec
+    }
+
     func threshold(_ value: JSONValue, at path: String) -> Threshold? {
         guard let fields = object(value, at: path) else { return nil }
         defer { fields.finish() }
@@ -270,6 +318,7 @@ private final class Context {
         let runner = fields.choice("runner", among: RunnerSpec.kinds)
         let maximum = fields.bound("max")
         let minimum = fields.bound("min")
+        let abort = fields.bool("abort") ?? false
         if maximum == nil, minimum == nil, !fields.has("max"), !fields.has("min") {
             fail(path, "expected \"max\" or \"min\" (a number, or a duration such as \"800ms\")")
             return nil
@@ -278,7 +327,7 @@ private final class Context {
             fail(fields.path("min"), "expected min ≤ max, found min \(minimum) > max \(maximum)")
         }
         guard let metric else { return nil }
-        return Threshold(metric: metric, strategy: strategy, runner: runner, maximum: maximum, minimum: minimum)
+        return Threshold(metric: metric, strategy: strategy, runner: runner, maximum: maximum, minimum: minimum, abort: abort)
     }
 
     func driverSettings(_ fields: Fields) -> DriverSettings {

@@ -67,6 +67,12 @@ public enum Worker {
                 return .failure(PrepareFailure(message: error.description, exitCode: ExitCode.software))
             }
         }
+        if options.serverURL == nil, let index = scenario.runners.firstIndex(where: { if case .httpEmbedded = $0 { true } else { false } }) {
+            return .failure(PrepareFailure(
+                message: "\(options.scenarioPath): $.runners[\(index)]: an http-embedded runner needs the search server that 'typestorm run' starts "
+                    + "(--server-url); run this scenario with 'typestorm run', or aim an http-url runner at 'typestorm serve'",
+                exitCode: ExitCode.software))
+        }
         return .success((scenario, workloads))
     }
 

@@ -1,4 +1,5 @@
 import Catalog
+import Foundation
 import LiveLoad
 import Matching
 import Measurement
@@ -27,7 +28,7 @@ struct LiveWorkload: PhaseWorkload {
     enum Target: Sendable {
         case inProcess(LiveBackendKind)
         case embeddedServer(LiveBackendKind)
-        case url(String)
+        case url(String, HTTPRequestSpec)
     }
 
     var target: Target
@@ -102,9 +103,17 @@ struct LiveWorkload: PhaseWorkload {
                                              timeoutNanos: UInt64(scenario.backend.timeoutNanos))
             guard kind == .model else { return http }
             return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: http)
-        case let .url(template):
-            return try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(template), countPath: nil),
-                                         timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+        case let .url(template, request):
+            let countPath = try request.effectiveCountPath.map { path in try JSONCountPath(path) }
+            let headers: [String]
+            do { headers = try request.headerLines(environment: ProcessInfo.processInfo.environment) } catch {
+                throw Failure(description: error.description)
+            }
+            return try HTTPSearchBackend(
+                target: HTTPSearchTarget(template: try URLTemplate(template, requiresQuery: request.body == nil), countPath: countPath,
+                                         body: try request.body.map { text in try BodyTemplate(text) }),
+                timeoutNanos: UInt64(scenario.backend.timeoutNanos), headers: headers,
+                caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: context.baseDirectory) }, compressed: request.compressed)
         }
     }
 
@@ -148,6 +157,8 @@ struct LiveWorkload: PhaseWorkload {
         defer {
             if shared { backends.first?.shutdown() } else { backends.forEach { $0.shutdown() } }
         }
+        // Each strategy's failures are tallied by cause for the progress line.
+        let tallies = backends.map { ErrorTallyBackend($0) }
         let labelsForGroups = labels
 
         return await withTaskGroup(of: (Int, MetricGroup)?.self) { group in
@@ -155,7 +166,7 @@ struct LiveWorkload: PhaseWorkload {
                 group.addTask {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
-                        backend: backends[index], options: options, monitor: monitors[index])
+                        backend: tallies[index], options: options, monitor: monitors[index])
                     return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: result.metrics))
                 }
             }
@@ -168,7 +179,9 @@ struct LiveWorkload: PhaseWorkload {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(
-                        groups: zip(simulation.strategies, monitors).map { spec, monitor in Self.progressGroup(spec.name, labelsForGroups, monitor) },
+                        groups: simulation.strategies.indices.map { index in
+                            Self.progressGroup(simulation.strategies[index].name, labelsForGroups, monitors[index], tallies[index])
+                        },
                         typistsActive: monitors.map { $0.typistsActive.load(ordering: .relaxed) }.max() ?? 0)
                     try? await Task.sleep(nanoseconds: 100_000_000)
                 }
@@ -187,11 +200,11 @@ struct LiveWorkload: PhaseWorkload {
     }
 
     /// Running counts of one strategy (the recorder's metrics arrive when its run ends).
-    static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor) -> MetricGroup {
+    static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor, _ tally: ErrorTallyBackend) -> MetricGroup {
         var metrics = MetricSet()
         metrics.add(ProgressMetrics.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
         metrics.add(ProgressMetrics.requests, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
-        metrics.add(ProgressMetrics.liveErrors, Int64(monitor.errors.load(ordering: .relaxed)))
+        tally.add(to: &metrics)
         return MetricGroup(name: name, labels: labels, metrics: metrics)
     }
 }

@@ -129,8 +129,8 @@ public enum WorkloadRegistry {
             return LiveWorkload(target: .inProcess(kind))
         case let .httpEmbedded(_, kind):
             return LiveWorkload(target: .embeddedServer(kind))
-        case let .httpURL(template):
-            return LiveWorkload(target: .url(template))
+        case let .httpURL(template, request):
+            return LiveWorkload(target: .url(template, request))
         }
     }
 

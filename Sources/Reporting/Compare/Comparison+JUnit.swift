@@ -13,6 +13,7 @@ extension Comparison {
             case .regression: outcome = .failed("\(row.quantity.label) regressed: \(numbers)")
             case .onlyBaseline: outcome = .skipped("only in the baseline")
             case .onlyCandidate: outcome = .skipped("only in the candidate")
+            case .tooFewSamples: outcome = .skipped("too few samples beyond the percentile to judge")
             case .unchanged, .noise, .improvement: outcome = .passed
             }
             return JUnitXML.TestCase(className: "typestorm.compare." + row.group, name: row.quantity.id, outcome: outcome,

@@ -6,6 +6,7 @@ extension Comparison.Status {
         switch self {
         case .unchanged: return "ok"
         case .noise: return "noise"
+        case .tooFewSamples: return "too few samples"
         case .regression: return "REGRESSION"
         case .improvement: return "improved"
         case .onlyBaseline: return "only in baseline"
@@ -21,7 +22,12 @@ extension Comparison {
         let unchanged = counted.filter { $0.status == .unchanged }.count
         let noise = counted.filter { $0.status == .noise }.count
         var parts = ["\(regressions.count) \(regressions.count == 1 ? "metric" : "metrics") worse", "\(improvements.count) better", "\(unchanged) unchanged"]
-        if noise > 0 { parts.append("\(noise) within run-to-run noise (Welch p ≥ \(ValueFormat.significant(thresholds.alpha)))") }
+        if noise > 0 {
+            parts.append(isSingleRun ? "\(noise) within sampling noise (95 % confidence intervals overlap)"
+                                     : "\(noise) within run-to-run noise (Welch p ≥ \(ValueFormat.significant(thresholds.alpha)))")
+        }
+        let thin = counted.filter { $0.status == .tooFewSamples }.count
+        if thin > 0 { parts.append("\(thin) not judged (fewer than \(Int(Self.minimumTailSamples)) samples beyond the percentile)") }
         let runs = "\(baselineRuns) baseline \(baselineRuns == 1 ? "run" : "runs") vs \(candidateRuns) candidate \(candidateRuns == 1 ? "run" : "runs")"
         let head: String
         switch overall {
@@ -30,6 +36,15 @@ extension Comparison {
         default: head = "No change"
         }
         return "\(head): " + parts.joined(separator: ", ") + " (\(runs))."
+    }
+
+    /// Said whenever a side has one run: what the verdict cannot tell, and how to get one that can.
+    public var singleRunNote: String? {
+        guard isSingleRun else { return nil }
+        return "One run per side: run-to-run noise cannot be judged, so changes are held to wide tolerances "
+            + "(relative ×4, at least 25 %; absolute ×4; counts ±50 %, a 0 must stay 0), and a percentile counts only when "
+            + "its 95 % confidence intervals from the two runs' samples do not overlap. For a verdict that separates run-to-run noise, "
+            + "compare directories of repeated runs (typestorm run SCENARIO --repeat 5 --out DIR)."
     }
 
     private func cells(_ row: Row) -> [String] {
@@ -57,7 +72,7 @@ extension Comparison {
 
     /// An aligned table for the terminal: changed rows only unless `all`.
     public func terminalTable(all: Bool = false) -> String {
-        var out = summaryLine + "\n" + oneSidedNote
+        var out = summaryLine + "\n" + (singleRunNote.map { $0 + "\n" } ?? "") + oneSidedNote
         let shown = shownRows(all: all)
         if shown.isEmpty { return out }
         out += "\n" + TextTable(headers: ["group", "metric", "baseline", "candidate", "change", "rel", "welch", "verdict"],
@@ -70,6 +85,7 @@ extension Comparison {
     public func markdown() -> String {
         var out = "### Typestorm compare: \(overall == .regression ? "regression" : overall == .improvement ? "improvement" : "no change")\n\n"
         out += summaryLine + "\n\n"
+        if let singleRunNote { out += "> " + singleRunNote + "\n\n" }
         if !oneSidedNote.isEmpty { out += oneSidedNote + "\n" }
         func table(_ rows: [Row]) -> String {
             var text = "| group | metric | baseline | candidate | change | rel | Welch | verdict |\n|---|---|--:|--:|--:|--:|--:|---|\n"
@@ -94,7 +110,7 @@ extension Comparison {
     public func json() throws -> String {
         let document = ComparisonJSON(
             status: overall.rawValue, exitCode: exitCode, alpha: thresholds.alpha,
-            baselineRuns: baselineRuns, candidateRuns: candidateRuns, summary: summaryLine,
+            baselineRuns: baselineRuns, candidateRuns: candidateRuns, summary: summaryLine, note: singleRunNote,
             rows: rows.map { row in
                 ComparisonJSON.Row(
                     group: row.group, metric: row.quantity.id, label: row.quantity.label, unit: row.quantity.unit.rawValue,
@@ -173,5 +189,23 @@ struct ComparisonJSON: Encodable {
     var baselineRuns: Int
     var candidateRuns: Int
     var summary: String
+    /// The single-run caveat (`null` with repeated runs on both sides).
+    var note: String?
     var rows: [Row]
+
+    enum CodingKeys: String, CodingKey {
+        case status, exitCode, alpha, baselineRuns, candidateRuns, summary, note, rows
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(status, forKey: .status)
+        try c.encode(exitCode, forKey: .exitCode)
+        try c.encode(alpha, forKey: .alpha)
+        try c.encode(baselineRuns, forKey: .baselineRuns)
+        try c.encode(candidateRuns, forKey: .candidateRuns)
+        try c.encode(summary, forKey: .summary)
+        try c.encode(note, forKey: .note)
+        try c.encode(rows, forKey: .rows)
+    }
 }

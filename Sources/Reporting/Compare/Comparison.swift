@@ -10,8 +10,12 @@ public struct Comparison: Sendable {
     public enum Status: String, Sendable, Codable {
         /// Within tolerance.
         case unchanged
-        /// Beyond tolerance but not significant by Welch's test: run-to-run noise.
+        /// Beyond tolerance but not significant by Welch's test: run-to-run noise. With one run a
+        /// side: a percentile whose 95 % confidence intervals (from each run's samples) overlap.
         case noise
+        /// A percentile with fewer than `Comparison.minimumTailSamples` samples beyond it on a
+        /// side (p99.9 of 136 searches): its value is one sample's luck, so no verdict.
+        case tooFewSamples = "too-few-samples"
         case regression
         case improvement
         /// Present on one side only (not counted in the exit code).
@@ -45,6 +49,13 @@ public struct Comparison: Sendable {
     public var thresholds: Thresholds
     public var baselineRuns: Int
     public var candidateRuns: Int
+
+    /// One run on a side: Welch's test needs two, so run-to-run noise cannot be judged and the
+    /// tolerances are widened (`Thresholds.widenedForSingleRuns`).
+    public var isSingleRun: Bool { baselineRuns < 2 || candidateRuns < 2 }
+
+    /// Fewest samples beyond a percentile, on each side, for a change of it to be judged.
+    public static let minimumTailSamples = 10.0
 
     /// Groups present on one side only, by side.
     public var groupsOnlyInBaseline: [String] { onlyOneSide(.onlyBaseline) }
@@ -92,9 +103,27 @@ public struct Comparison: Sendable {
                 let b = baseSummaries.compactMap { $0[key].flatMap(quantity.value) }.filter(\.isFinite)
                 let c = candSummaries.compactMap { $0[key].flatMap(quantity.value) }.filter(\.isFinite)
                 if b.isEmpty && c.isEmpty { continue }
-                let tolerance = thresholds.tolerance(for: quantity, group: key)
+                var tolerance = thresholds.tolerance(for: quantity, group: key)
+                if baseline.count < 2 || candidate.count < 2 { tolerance = Thresholds.widenedForSingleRuns(tolerance, unit: quantity.unit) }
                 var row = Row(group: key, quantity: quantity, baseline: b, candidate: c, tolerance: tolerance, welch: nil, status: .unchanged)
                 row.status = Self.judge(&row, alpha: thresholds.alpha)
+                // Judged only when every run on both sides has enough samples beyond the percentile.
+                let tails = (baseSummaries + candSummaries).compactMap { $0[key].flatMap(quantity.tailSamples) }
+                if !b.isEmpty, !c.isEmpty, let fewest = tails.min(), fewest < Self.minimumTailSamples,
+                   row.status == .regression || row.status == .improvement || row.status == .noise {
+                    row.status = .tooFewSamples
+                }
+                // One run a side: a percentile whose confidence intervals overlap did not move
+                // beyond its own sampling noise.
+                if baseline.count == 1, candidate.count == 1, row.status == .regression || row.status == .improvement,
+                   let before = baseSummaries[0][key], let after = candSummaries[0][key] {
+                    if let low = quantity.confidenceInterval(before), let high = quantity.confidenceInterval(after), low.overlaps(high) {
+                        row.status = .noise
+                    } else if quantity.sharesDiffer(before, after) == false {
+                        // A share of counted events within a proportion's sampling noise.
+                        row.status = .noise
+                    }
+                }
                 rows.append(row)
             }
         }

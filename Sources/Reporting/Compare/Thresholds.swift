@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import Measurement
 
 /// How much a number may move before `compare` calls it a change, and how sure it must be.
 ///
@@ -59,6 +60,14 @@ public struct Thresholds: Sendable, Equatable {
         "cancel.signal.p99": PartialTolerance(relative: 0.10), "cancel.stopClient.p99": PartialTolerance(relative: 0.10),
         "cancel.stopBackend.p99": PartialTolerance(relative: 0.10),
     ]
+
+    /// With one run on a side, Welch's test cannot separate a change from run-to-run noise, so
+    /// the tolerances are wide: relative ×4 (at least 25 %), absolute ×4, and counts may move by
+    /// half (a count that was 0 must stay 0). Stated in `compare`'s output.
+    public static func widenedForSingleRuns(_ tolerance: Tolerance, unit: ValueUnit) -> Tolerance {
+        if unit == .count { return Tolerance(relative: max(0.5, tolerance.relative), absolute: tolerance.absolute) }
+        return Tolerance(relative: max(0.25, tolerance.relative * 4), absolute: tolerance.absolute * 4)
+    }
 
     /// The tolerance for `quantity` in group `group` (a group key or name).
     public func tolerance(for quantity: Quantity, group: String) -> Tolerance {

@@ -1,3 +1,5 @@
+import Measurement
+
 /// Which direction of change is good.
 public enum Better: String, Sendable, Codable {
     case lower, higher
@@ -13,6 +15,12 @@ public struct Quantity: Sendable {
     public var unit: ValueUnit
     public var better: Better
     public var value: @Sendable (StrategySummary) -> Double?
+    /// For a percentile: which one (99.9) and of which histogram, so `compare` can tell when
+    /// too few samples lie beyond it to judge a change.
+    public var percentile: (p: Double, histogram: @Sendable (StrategySummary) -> Histogram?)?
+    /// For a share of events: how many happened out of how many chances, so `compare` can tell a
+    /// single run's difference from the sampling noise of a proportion.
+    public var proportion: (@Sendable (StrategySummary) -> (events: Double, trials: Double)?)?
 
     public init(_ id: String, _ label: String, _ unit: ValueUnit, better: Better = .lower, value: @escaping @Sendable (StrategySummary) -> Double?) {
         self.id = id
@@ -22,39 +30,85 @@ public struct Quantity: Sendable {
         self.value = value
     }
 
+    /// The `p`th percentile of a histogram of the summary.
+    static func percentile(_ id: String, _ label: String, _ unit: ValueUnit, _ p: Double,
+                           of histogram: @escaping @Sendable (StrategySummary) -> Histogram?) -> Quantity {
+        var quantity = Quantity(id, label, unit) { histogram($0)?.percentile(p).map(Double.init) }
+        quantity.percentile = (p, histogram)
+        return quantity
+    }
+
+    /// A 95 % confidence interval of the percentile from one run's samples, by order statistics
+    /// (ranks n·q ± 1.96·√(n·q·(1−q))); `nil` for other quantities or without samples.
+    public func confidenceInterval(_ summary: StrategySummary) -> ClosedRange<Double>? {
+        guard let percentile, let histogram = percentile.histogram(summary), !histogram.isEmpty else { return nil }
+        let n = Double(histogram.totalCount), q = percentile.p / 100
+        let spread = 1.96 * (n * q * (1 - q)).squareRoot()
+        let low = max(0, (n * q - spread) / n * 100), high = min(100, (n * q + spread + 1) / n * 100)
+        guard let lower = histogram.percentile(low), let upper = histogram.percentile(high) else { return nil }
+        return Double(lower)...Double(max(lower, upper))
+    }
+
+    /// The same quantity, judged as a share of `events` out of `trials` counted events.
+    func counting(_ events: @escaping @Sendable (StrategySummary) -> Int64?, of trials: @escaping @Sendable (StrategySummary) -> Int64) -> Quantity {
+        var quantity = self
+        quantity.proportion = { summary in
+            guard let count = events(summary), trials(summary) > 0 else { return nil }
+            return (events: Double(count), trials: Double(trials(summary)))
+        }
+        return quantity
+    }
+
+    /// Whether two single runs' shares differ by more than sampling noise: a two-proportion z
+    /// test at 95 % (|z| ≥ 1.96); `nil` when this is no share of counted events.
+    public func sharesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
+        guard let proportion, let x = proportion(a), let y = proportion(b), x.trials > 0, y.trials > 0 else { return nil }
+        let pooled = (x.events + y.events) / (x.trials + y.trials)
+        let spread = (pooled * (1 - pooled) * (1 / x.trials + 1 / y.trials)).squareRoot()
+        guard spread > 0 else { return x.events / x.trials != y.events / y.trials }
+        return abs(x.events / x.trials - y.events / y.trials) / spread >= 1.96
+    }
+
+    /// Samples beyond the percentile in `summary` (count × (1 − p)); `nil` for other quantities.
+    public func tailSamples(_ summary: StrategySummary) -> Double? {
+        guard let percentile, let histogram = percentile.histogram(summary) else { return nil }
+        return Double(histogram.totalCount) * (1 - percentile.p / 100)
+    }
+
     /// Every quantity, in display order.
     public static let all: [Quantity] = {
         var list: [Quantity] = []
         let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p99.9", 99.9)]
         for (suffix, p) in percentiles {
-            list.append(Quantity("ttfr.\(suffix)", "time to fresh results \(suffix)", .nanoseconds) { $0.ttfr?.percentile(p).map(Double.init) })
+            list.append(.percentile("ttfr.\(suffix)", "time to fresh results \(suffix)", .nanoseconds, p) { $0.ttfr })
         }
-        list.append(Quantity("ttfr.neverShare", "searches never fresh", .share) { $0.neverFreshShare })
+        list.append(Quantity("ttfr.neverShare", "searches never fresh", .share) { $0.neverFreshShare }.counting({ $0.neverFresh }, of: { $0.settles }))
         for (suffix, p) in percentiles {
-            list.append(Quantity("latency.\(suffix)", "request latency \(suffix)", .nanoseconds) { $0.requestLatency?.percentile(p).map(Double.init) })
+            list.append(.percentile("latency.\(suffix)", "request latency \(suffix)", .nanoseconds, p) { $0.requestLatency })
         }
-        list.append(Quantity("latency.max", "request latency max", .nanoseconds) { $0.requestLatency.map { Double($0.max) } })
+        // The largest of a run's samples: never enough beyond it to judge a change.
+        list.append(.percentile("latency.max", "request latency max", .nanoseconds, 100) { $0.requestLatency })
         list += [
             Quantity("fanout.mean", "requests per search (mean)", .ratio) { $0.fanOutMean },
-            Quantity("fanout.p90", "requests per search p90", .ratio) { $0.fanOut?.percentile(90).map(Double.init) },
+            .percentile("fanout.p90", "requests per search p90", .ratio, 90) { $0.fanOut },
             Quantity("fanout.perKeystroke", "requests per keystroke", .ratio) { $0.requestsPerKeystroke },
             Quantity("churn.perSettle", "debounce waits cancelled per search", .ratio) { $0.churnPerSettle },
-            Quantity("stale.share", "wrong final screen", .share) { $0.staleShare },
+            Quantity("stale.share", "wrong final screen", .share) { $0.staleShare }.counting({ $0.staleSettles }, of: { $0.settles }),
             Quantity("stale.outOfOrder", "out-of-order applies", .count) { $0.settles > 0 || $0.requestsStarted > 0 ? Double($0.outOfOrderApplies) : nil },
             Quantity("stale.mismatchPerSettle", "mismatch time per search", .nanoseconds) { $0.mismatchPerSettleNanos },
             Quantity("stale.mismatchShare", "share of session showing another query's results", .share) { $0.mismatchShare },
-            Quantity("cancel.signal.p50", "cancel signal latency p50", .nanoseconds) { $0.cancelSignal?.percentile(50).map(Double.init) },
-            Quantity("cancel.signal.p99", "cancel signal latency p99", .nanoseconds) { $0.cancelSignal?.percentile(99).map(Double.init) },
-            Quantity("cancel.stopClient.p50", "cancel stop latency p50 (client)", .nanoseconds) { $0.cancelStopClient?.percentile(50).map(Double.init) },
-            Quantity("cancel.stopClient.p99", "cancel stop latency p99 (client)", .nanoseconds) { $0.cancelStopClient?.percentile(99).map(Double.init) },
-            Quantity("cancel.stopBackend.p50", "cancel stop latency p50 (backend)", .nanoseconds) { $0.cancelStopBackend?.percentile(50).map(Double.init) },
-            Quantity("cancel.stopBackend.p99", "cancel stop latency p99 (backend)", .nanoseconds) { $0.cancelStopBackend?.percentile(99).map(Double.init) },
-            Quantity("waste.client", "wasted work (client view)", .share) { $0.clientWastedShare },
-            Quantity("waste.backend", "wasted work (backend view)", .share) { $0.backendWastedShare },
+            .percentile("cancel.signal.p50", "cancel signal latency p50", .nanoseconds, 50) { $0.cancelSignal },
+            .percentile("cancel.signal.p99", "cancel signal latency p99", .nanoseconds, 99) { $0.cancelSignal },
+            .percentile("cancel.stopClient.p50", "cancel stop latency p50 (client)", .nanoseconds, 50) { $0.cancelStopClient },
+            .percentile("cancel.stopClient.p99", "cancel stop latency p99 (client)", .nanoseconds, 99) { $0.cancelStopClient },
+            .percentile("cancel.stopBackend.p50", "cancel stop latency p50 (backend)", .nanoseconds, 50) { $0.cancelStopBackend },
+            .percentile("cancel.stopBackend.p99", "cancel stop latency p99 (backend)", .nanoseconds, 99) { $0.cancelStopBackend },
+            Quantity("waste.client", "wasted work (client view)", .share) { $0.clientWastedShare }.counting({ $0.wastedRequests }, of: { $0.requestsStarted }),
+            Quantity("waste.backend", "wasted work (backend view)", .share) { $0.backendWastedShare }.counting({ $0.wastedRequests }, of: { $0.requestsStarted }),
             Quantity("flicker.changesPerSettle", "display changes per search", .ratio) { $0.displayChangesPerSettle },
             Quantity("flicker.blinksPerSettle", "blinks per search", .ratio) { $0.blinksPerSettle },
             Quantity("flicker.falseEmptiesPerSettle", "false empties per search", .ratio) { $0.falseEmptiesPerSettle },
-            Quantity("errors.share", "failed requests", .share) { $0.requestsStarted > 0 ? Double($0.errorCount) / Double($0.requestsStarted) : nil },
+            Quantity("errors.share", "failed requests", .share) { $0.requestsStarted > 0 ? Double($0.errorCount) / Double($0.requestsStarted) : nil }.counting({ $0.errorCount }, of: { $0.requestsStarted }),
             Quantity("load.completedPerSecond", "requests completed per second", .ratio, better: .higher) { $0.completedPerSecond },
         ]
         return list

@@ -26,8 +26,14 @@ public struct StrategySummary: Sendable {
     public var displayChanges: Int64
     public var blinks: Int64
     public var falseEmpties: Int64
-    /// Failed requests by reason, sorted by reason.
+    /// Requests whose work was wasted; `nil` when not recorded.
+    public var wastedRequests: Int64?
+    /// Failed requests by cause ("connection refused", "HTTP 503", "timeout"), most frequent
+    /// first; only causes that occurred.
     public var errors: [(reason: String, count: Int64)]
+    /// Failed requests (server errors, timeouts, transport failures; not cancellations), `nil`
+    /// when the runner counted none of those classes.
+    public var failedRequests: Int64?
     public var inFlightMax: Int64?
     public var sessionNanos: Int64
     public var runEndNanos: Int64?
@@ -61,9 +67,9 @@ public struct StrategySummary: Sendable {
         displayChanges = m.counter(ReportMetrics.displayChanges)
         blinks = m.counter(ReportMetrics.blinks)
         falseEmpties = m.counter(ReportMetrics.falseEmpties)
-        errors = m.counters.keys.filter { $0.hasPrefix(ReportMetrics.errorPrefix) }.sorted().map {
-            (String($0.dropFirst(ReportMetrics.errorPrefix.count)), m.counters[$0]!)
-        }
+        wastedRequests = m.counters[ReportMetrics.wastedRequests]
+        errors = m.errorBreakdown.map { ($0.cause.label, $0.count) }
+        failedRequests = m.failedRequests
         inFlightMax = m.maxima[ReportMetrics.inFlightMax]
         sessionNanos = m.counter(ReportMetrics.sessionNanos)
         runEndNanos = m.maxima[ReportMetrics.runEndNanos]

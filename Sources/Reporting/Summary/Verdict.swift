@@ -2,12 +2,24 @@
 /// repeat ("naive showed the wrong final results in 3.1 % of searches").
 public enum Verdict {
     /// The verdict for one strategy: a few short sentences, most important first
-    /// (correctness, then speed, then cost, then flicker).
+    /// (failed requests when more than 1 % failed, correctness, then speed, then cost, then
+    /// flicker; a few failed requests close the verdict).
     public static func sentences(for s: StrategySummary, title: String? = nil) -> [String] {
         let name = title ?? s.name
         var out: [String] = []
+        var failures: String?
+        var failuresLead = false
+        if let failed = s.failedRequests, failed > 0 {
+            let ended = s.requestsCompleted + failed
+            let causes = s.errors.map { "\($0.reason) × \($0.count)" }.joined(separator: ", ")
+            let share = Double(failed) / Double(ended)
+            failures = "\(name) had \(failed) of \(ended) requests fail (\(ValueFormat.percent(share))): \(causes)."
+            // More than 1 % fails the run (the default threshold), so it comes first.
+            failuresLead = share > 0.01
+        }
+        if failuresLead, let failures { out.append(failures) }
         guard s.settles > 0 else {
-            return ["\(name) recorded no finished searches, so there is nothing to judge."]
+            return out + ["\(name) recorded no finished searches, so there is nothing to judge."]
         }
         let searches = s.settles == 1 ? "1 search" : "\(s.settles) searches"
         if s.staleSettles > 0 {
@@ -21,7 +33,10 @@ public enum Verdict {
         } else {
             out.append("\(name) ended on the right results in all \(searches).")
         }
-        if let ttfr = s.ttfr, let p50 = ttfr.percentile(50), let p95 = ttfr.percentile(95) {
+        let noneSucceeded = (s.failedRequests ?? 0) > 0 && s.requestsCompleted == 0
+        if noneSucceeded {
+            out.append("No request succeeded, so time to fresh results cannot be measured.")
+        } else if let ttfr = s.ttfr, let p50 = ttfr.percentile(50), let p95 = ttfr.percentile(95) {
             var sentence = "Fresh results took \(ValueFormat.duration(nanos: Double(p50))) at the median and \(ValueFormat.duration(nanos: Double(p95))) at p95"
             if s.neverFresh > 0 {
                 sentence += "; \(ValueFormat.percent(s.neverFreshShare ?? 0)) of searches never got them"
@@ -46,6 +61,7 @@ public enum Verdict {
             let count = times(s.falseEmpties)
             out.append(count.prefix(1).uppercased() + count.dropFirst() + " it showed an empty or error screen that was not the backend's answer (\(ValueFormat.significant(s.falseEmptiesPerSettle ?? 0)) per search).")
         }
+        if !failuresLead, let failures { out.append(failures) }
         return out
     }
 

@@ -43,7 +43,12 @@ public struct ArgumentParser: Sendable {
                 continue
             }
             if word == "help" {
-                let (target, targetPath) = ArgumentParser(root: command).commandPath(for: Array(argv[(index + 1)...]))
+                let rest = Array(argv[(index + 1)...])
+                let (target, targetPath) = ArgumentParser(root: command).commandPath(for: rest)
+                // `help X` for an X that is no command is a mistake, not a request for other help.
+                if let unknown = rest.dropFirst(targetPath.count - 1).first, !unknown.hasPrefix("-") {
+                    throw .unknownCommand(unknown, suggestion: Suggestion.closest(to: unknown, among: target.subcommands.map(\.name)))
+                }
                 return .help(command: target, path: path + targetPath.dropFirst())
             }
             if !command.subcommands.isEmpty && command.positionals.isEmpty {

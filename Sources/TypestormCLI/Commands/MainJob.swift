@@ -5,6 +5,7 @@
 /// across several worker processes, ending with the summary and the report's path.
 enum MainJob {
     static let run: Command.Run = { invocation in
-        try await RunCommand.mainJob(invocation.console)
+        if invocation.arguments.flag("version") { return VersionCommand.print(json: false, console: invocation.console) }
+        return try await RunCommand.mainJob(invocation.console)
     }
 }

@@ -16,9 +16,18 @@ enum RunCommand {
         together phase by phase (one phase per runner), merges their snapshots and writes the run
         directory atomically: record.json, summary.csv, summary.txt, scenario.json, workers/*.log.
 
-        Exit codes: 0 complete; 1 a threshold failed; 2 partial (a worker crashed, hung or sent
-        garbage; the report holds what arrived); 65 bad scenario; 70 a runner is unavailable or no
-        worker started; 73 the run directory cannot be written; 130/143 stopped by SIGINT/SIGTERM
+        Command-line overrides (--typists, --duration, --seed, --strategies, --url, --set) change
+        the scenario before it is checked; the run directory's scenario.json and the hash are those
+        of the overridden scenario. With --repeat N the runs go to DIR/run-1 … DIR/run-N ('typestorm
+        compare' reads such a directory as repeated runs) and the exit code is the worst of them.
+        Every run fails (exit 1) when more than 1 % of a group's requests failed, unless the
+        scenario sets its own threshold on failed_share.
+
+        Exit codes: 0 complete; 1 a threshold failed (or an "abort" threshold stopped the run);
+        2 partial (a worker crashed, hung or sent garbage; the report holds what arrived); 65 bad
+        scenario or override, or a bad catalog row; 66 the catalog, a CA file or a header's
+        environment variable is missing; 70 a runner is unavailable, no worker started or the
+        metrics port is taken; 73 the run directory cannot be written; 130/143 stopped by SIGINT/SIGTERM
         (load drained, children stopped, partial report written).
         """,
         options: [
@@ -26,39 +35,42 @@ enum RunCommand {
             .value("out", "DIR", help: "Run directory to create (default: runs/<scenario>-<UTC time>)."),
             .flag("quiet", short: "q", help: "No progress output."),
             .value("store", "URL", help: "Also add the run to a results store (sqlite:PATH or postgres://…; see docs/history.md)."),
+            .value("out-jsonl", "FILE", help: "Write the groups' counters and quantiles so far to FILE, one JSON line per group every second."),
+            .value("metrics-port", "PORT", help: "Serve the groups so far in the Prometheus text format on http://127.0.0.1:PORT/metrics (0: a free port, printed)."),
+            .value("repeat", "N", help: "Run the scenario N times into DIR/run-1 … DIR/run-N, for compare's Welch test (default 1)."),
             .json,
-        ],
+        ] + RunOverrides.options,
         positionals: [Positional("scenario", help: "Scenario JSON file (see Datasets/scenarios/).")],
         run: { invocation in
             let path = try invocation.arguments.requiredPositional(0, name: "scenario")
             let workers = try invocation.arguments.int("workers", default: nil, in: 1...256)
-            let scenario = try ScenarioLoading.load(path)
+            let repeats = try invocation.arguments.int("repeat", default: 1, in: 1...1_000)
+            let scenario = try ScenarioLoading.load(path, overrides: try RunOverrides.parse(invocation.arguments))
             let json = invocation.arguments.flag("json")
             let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
             // Opened before the run, so a wrong URL or an unreachable database costs no load.
             let store = try invocation.arguments.value("store").map(HistoryCLI.open)
-            return try await execute(
-                scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
-                progress: mode, json: json, console: invocation.console, store: store)
+            let jsonl = invocation.arguments.value("out-jsonl")
+            let metricsPort = try invocation.arguments.int("metrics-port", default: nil, in: 0...65_535).map { UInt16($0) }
+            guard repeats > 1 else {
+                return try await execute(
+                    scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
+                    progress: mode, json: json, console: invocation.console, progressLines: jsonl, metricsPort: metricsPort, store: store)
+            }
+            if jsonl != nil { throw UsageError.conflictingOptions("out-jsonl", "repeat") }
+            if metricsPort != nil { throw UsageError.conflictingOptions("metrics-port", "repeat") }
+            if store != nil { throw UsageError.conflictingOptions("store", "repeat") }
+            return try await repeated(repeats, scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
+                                      progress: mode, json: json, console: invocation.console)
         }
     )
 
     /// Runs a loaded scenario and prints the summary (shared with the main job).
     static func execute(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
-                        json: Bool, console: Console, store: HistoryStore? = nil) async throws -> Int32 {
-        var request = RunSession.Request(
-            scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
-            executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
-            progress: progress, writeProgress: { console.err($0) })
-        request.extraFiles = { record, scenarioText in
-            [("report.html", HTMLReport(record: record, scenarioText: scenarioText).render())]
-        }
-        let result: RunSession.Result
-        do {
-            result = try await RunSession.run(request)
-        } catch {
-            throw ToolError(error.message, exitCode: error.exitCode)
-        }
+                        json: Bool, console: Console, progressLines: String? = nil, metricsPort: UInt16? = nil,
+                        store: HistoryStore? = nil) async throws -> Int32 {
+        let result = try await session(scenario: scenario, path: path, workers: workers, out: out, progress: progress, console: console,
+                                       progressLines: progressLines, metricsPort: metricsPort)
         if json {
             console.out(RunJSON.render(result))
         } else {
@@ -69,6 +81,27 @@ enum RunCommand {
             try HistoryCLI.addAfterRun(result.outcome.record, runDirectory: result.runDirectory, to: store, console: console)
         }
         return result.exitCode
+    }
+
+    /// One run, report files included; printing is the caller's.
+    static func session(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
+                        console: Console, progressLines: String? = nil, metricsPort: UInt16? = nil) async throws -> RunSession.Result {
+        var request = RunSession.Request(
+            scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
+            executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
+            progress: progress, writeProgress: { console.err($0) })
+        request.progressLinesPath = progressLines
+        request.metricsPort = metricsPort
+        request.extraFiles = { record, scenarioText in
+            [("report.html", HTMLReport(record: record, scenarioText: scenarioText).render())]
+        }
+        let result: RunSession.Result
+        do {
+            result = try await RunSession.run(request)
+        } catch {
+            throw ToolError(error.message, exitCode: error.exitCode)
+        }
+        return result
     }
 }
 
@@ -94,12 +127,12 @@ extension RunCommand {
 
 /// Reading a scenario file with errors a user can act on.
 enum ScenarioLoading {
-    static func load(_ path: String) throws -> Scenario {
+    static func load(_ path: String, overrides: [ScenarioOverride] = []) throws -> Scenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ToolError("cannot read scenario file \(path): no such file or not readable", exitCode: ExitCode.noInput)
         }
         do {
-            return try ScenarioReader.read(bytes: Array(data), file: path)
+            return try ScenarioReader.read(bytes: Array(data), file: path, overrides: overrides)
         } catch {
             throw ToolError(error.description, exitCode: ExitCode.dataError)
         }

@@ -8,12 +8,13 @@ enum VersionCommand {
         abstract: "Print Typestorm's version.",
         options: [.json],
         run: { invocation in
-            if invocation.arguments.flag("json") {
-                invocation.console.out("{\"version\":\"\(version)\"}\n")
-            } else {
-                invocation.console.out("typestorm \(version)\n")
-            }
-            return ExitCode.success
+            print(json: invocation.arguments.flag("json"), console: invocation.console)
         }
     )
+
+    /// Prints the version (`typestorm version`, `typestorm --version`, `-V`).
+    static func print(json: Bool, console: Console) -> Int32 {
+        console.out(json ? "{\"version\":\"\(version)\"}\n" : "typestorm \(version)\n")
+        return ExitCode.success
+    }
 }

@@ -64,7 +64,7 @@ public struct TraceWriter: Sendable {
     }
 
     /// A JSON string literal.
-    static func quoted(_ string: String) -> String {
+    public static func quoted(_ string: String) -> String {
         var result = "\""
         for scalar in string.unicodeScalars {
             switch scalar {

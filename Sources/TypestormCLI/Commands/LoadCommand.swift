@@ -1,0 +1,97 @@
+import Diagnostics
+import Foundation
+import LiveLoad
+import Orchestration
+
+/// `typestorm load URL-TEMPLATE`: human typists against a search URL without a scenario file.
+///
+/// It builds the scenario a user would otherwise write (one `http-url` runner, one strategy, the
+/// chosen languages) and runs it exactly as `run` does, run directory and thresholds included.
+enum LoadCommand {
+    static let command = Command(
+        name: "load",
+        abstract: "Hit a search URL with human typists, no scenario file needed; writes the usual run directory.",
+        discussion: """
+        The URL template holds {query} (and optionally {scope}, {tokens}, {limit}, {offset}), e.g.
+        'http://127.0.0.1:7700/search?q={query}'. Typists type queries of the chosen languages at
+        human speed through the chosen search-field strategy; each keeps searching until the
+        duration ends. The scenario this builds is written to the run directory as scenario.json
+        (use it as a starting point for 'typestorm run'); --set changes any field of it.
+        Exit codes as for 'run': 0 complete; 1 a threshold failed (more than 1 % of the requests
+        failed); 2 partial; 64 bad arguments; 65 a bad --set value; 70 no worker started.
+        """,
+        options: [
+            .value("typists", "N", help: "Typists.", default: "50"),
+            .value("duration", "D", help: "How long they type (e.g. 30s, 2m).", default: "30s"),
+            .value("strategy", "S", help: "Search-field strategy (a preset: naive, split-state, debounce-switch, …).", default: "split-state"),
+            .value("language", "L", help: "Query languages, comma-separated, equal shares: en, ko, zh.", default: "en"),
+            .value("device", "KIND", help: "Keyboard: desktop or mobile.", default: "desktop"),
+            .value("ramp", "D", help: "Spread the arrivals over this long (default: all at once)."),
+            .value("seed", "S", help: "Seed of the typists' randomness.", default: "1"),
+            .value("timeout", "D", help: "Per-request timeout.", default: "5s"),
+            .value("workers", "N", help: "Worker processes.", default: "1"),
+            .value("set", "PATH=VALUE", help: "Set any field of the built scenario (as 'run --set').", repeatable: true),
+            .value("out", "DIR", help: "Run directory to create (default: runs/load-<UTC time>)."),
+            .flag("quiet", short: "q", help: "No progress output."),
+            .json,
+        ],
+        positionals: [Positional("url-template", help: "Search URL with {query}, e.g. 'http://127.0.0.1:7700/search?q={query}'.")],
+        run: { invocation in
+            let arguments = invocation.arguments
+            let url = try arguments.requiredPositional(0, name: "url-template")
+            do { _ = try URLTemplate(url) } catch let error as URLTemplate.ParseError {
+                throw UsageError.invalid(error.description)
+            }
+            let typists = try arguments.int("typists", default: 50, in: 1...10_000_000)
+            let workers = try arguments.int("workers", default: 1, in: 1...256)
+            let seed = try arguments.uint64("seed", default: 1)
+            let strategy = try arguments.choice("strategy", among: ScenarioStrategy.presets, default: "split-state")!
+            let device = try arguments.choice("device", among: Device.allCases.map(\.rawValue), default: "desktop")!
+            let languages = try (arguments.value("language") ?? "en").split(separator: ",").map { code -> String in
+                let code = code.trimmingCharacters(in: .whitespaces)
+                guard ScenarioLanguage(rawValue: code) != nil else {
+                    throw UsageError.invalidValue(option: "language", value: code, expected: "en, ko or zh (comma-separated)")
+                }
+                return code
+            }
+            guard !languages.isEmpty else { throw UsageError.invalidValue(option: "language", value: "", expected: "en, ko or zh") }
+            for name in ["duration", "timeout", "ramp"] { _ = try arguments.durationNanos(name) }
+            let text = scenarioJSON(
+                url: url, typists: typists, duration: arguments.value("duration") ?? "30s", strategy: strategy, device: device,
+                languages: languages, ramp: arguments.value("ramp"), seed: seed, timeout: arguments.value("timeout") ?? "5s")
+            let overrides = try arguments.values("set").map(RunOverrides.assignment)
+            let scenario: Scenario
+            do {
+                scenario = try ScenarioReader.read(bytes: Array(text.utf8), file: nil, overrides: overrides)
+            } catch let error as ScenarioError {
+                throw ToolError(error.description, exitCode: ExitCode.dataError)
+            }
+            let mode: ProgressRenderer.Mode = arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
+            return try await RunCommand.execute(
+                scenario: scenario, path: nil, workers: workers, out: arguments.value("out"),
+                progress: mode, json: arguments.flag("json"), console: invocation.console)
+        }
+    )
+
+    /// The scenario `load` runs, as JSON text (every value already checked or quoted).
+    static func scenarioJSON(url: String, typists: Int, duration: String, strategy: String, device: String,
+                             languages: [String], ramp: String?, seed: UInt64, timeout: String) -> String {
+        func quoted(_ text: String) -> String { JSONValue.string(text).canonical }
+        let share = 1.0 / Double(languages.count)
+        let mix = languages.map { #"{"device": \#(quoted(device)), "language": \#(quoted($0)), "share": \#(share)}"# }.joined(separator: ", ")
+        let arrival = ramp.map { #"{"kind": "ramp", "over": \#(quoted($0))}"# } ?? #"{"kind": "all-at-once"}"#
+        return """
+        {
+          "name": "load",
+          "description": \(quoted("typestorm load \(url)")),
+          "seed": \(seed),
+          "duration": \(quoted(duration)),
+          "catalog": { "generate": { "items": 1000 } },
+          "population": { "typists": \(typists), "mix": [\(mix)], "arrival": \(arrival), "session": { "queries": 1000 } },
+          "strategies": [ { "preset": \(quoted(strategy)) } ],
+          "runners": [ { "kind": "http-url", "url": \(quoted(url)) } ],
+          "backend": { "timeout": \(quoted(timeout)) }
+        }
+        """
+    }
+}
