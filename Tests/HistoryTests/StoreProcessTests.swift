@@ -35,7 +35,8 @@ struct StoreProcessTests {
     }
 
     /// `run --store` twice, the modelled backend made slower, a third run: `history` shows three
-    /// runs and flags the change at run 3 (exit 2: the newest run regressed).
+    /// runs and flags the change at run 3 (exit 2: the newest run regressed). The slow backend
+    /// makes naive time out, so the scenario allows failed requests (else the run itself fails).
     static func runsWithAnInjectedChangeAreFlagged(store url: String) throws {
         let executable = try #require(typestormExecutable, "the typestorm executable is not built; run swift build first")
         let directory = try temporaryDirectory()
@@ -48,7 +49,8 @@ struct StoreProcessTests {
               "population": { "typists": 100, "session": { "queries": 2 } },
               "strategies": [ { "preset": "naive" }, { "preset": "split-state" } ],
               "runners": [ { "kind": "virtual" } ],
-              "backend": { "workers": 4, "typistsPerServer": 100, "serviceTime": { "median": "\(serviceTime)", "p99": "200ms" }, "networkRTT": "20ms" }
+              "backend": { "workers": 4, "typistsPerServer": 100, "serviceTime": { "median": "\(serviceTime)", "p99": "200ms" }, "networkRTT": "20ms" },
+              "thresholds": [ { "metric": "failed_share", "max": 1 } ]
             }
             """
             try Data(text.utf8).write(to: scenario)
