@@ -13,7 +13,7 @@ extension CommandLineTests {
         defer { directory.remove() }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let scenario = root + "/Datasets/scenarios/default.json"
-        let smaller = ["--typists", "24", "--duration", "4s", "--workers", "2",
+        let smaller = ["--typists", "24", "--duration", "4s", "--workers", "2", "--set", "population.arrival.over=1s",
                        "--set", #"runners=[{"kind": "virtual"}, {"kind": "in-process"}]"#, "--quiet"]
         for side in ["baseline", "candidate"] {
             let (status, summary) = try typestorm(["run", scenario, "--out", directory.file(side)] + smaller, in: directory, timeoutSeconds: 240)
