@@ -25,6 +25,23 @@ public enum ScenarioReader {
         }
         return scenario
     }
+
+    /// Reads a file holding exactly a scenario's `backend` object (the same keys, checked the
+    /// same way, paths from `$`), e.g. a calibrated model of the user's own API.
+    public static func readBackend(bytes: [UInt8], file: String? = nil) throws(ScenarioError) -> ScenarioBackend {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw ScenarioError(file: file, issues: [.init(path: "$", message: "not valid JSON: \(error)")])
+        }
+        let context = Context()
+        let backend = context.object(document, at: "$").map { context.backendModel($0) }
+        guard context.issues.isEmpty, let backend else {
+            throw ScenarioError(file: file, issues: context.issues)
+        }
+        return backend
+    }
 }
 
 /// The validating decoder's state: the problems found so far.
