@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform", "SearchServer", "Simulation"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
