@@ -186,5 +186,7 @@ struct SweepTests {
         #expect(objective.svg.contains("fill-opacity=\"0.18\""))
         #expect(objective.svg.contains("<rect"))
         #expect(objective.svg.contains("200 ms"))
+        #expect(SweepReport.shades([0, 100, 300].map { SweepSetting(strategy: "s", minLength: 2, debounceMs: $0) }, grid: [0, 100, 200, 300, 400])
+            == [0...100, 300...300])
     }
 }

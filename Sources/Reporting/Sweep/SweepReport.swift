@@ -56,7 +56,8 @@ public struct SweepReport: Sendable {
                 LineChart.Band(series: index, lower: curve.1.map { .init(x: Double($0.setting.debounceMs), y: objectiveScale($0.objective!.low)) },
                                upper: curve.1.map { .init(x: Double($0.setting.debounceMs), y: objectiveScale($0.objective!.high)) })
             },
-            xShades: Self.shades(recommendation.goodRange.filter { chosen == nil || ($0.strategy == chosen!.strategy && $0.minLength == chosen!.minLength) }),
+            xShades: Self.shades(recommendation.goodRange.filter { chosen == nil || ($0.strategy == chosen!.strategy && $0.minLength == chosen!.minLength) },
+                                 grid: results.map(\.setting.debounceMs)),
             emptyNote: "no setting has fresh results in every replicate")
         charts.append(("objective\(slug)", objectiveChart.svg()))
 
@@ -93,11 +94,22 @@ public struct SweepReport: Sendable {
         return charts
     }
 
-    /// Consecutive grid intervals of the good range as shaded x ranges.
-    static func shades(_ settings: [SweepSetting]) -> [ClosedRange<Double>] {
-        let intervals = Array(Set(settings.map(\.debounceMs))).sorted()
-        guard let first = intervals.first else { return [] }
-        return [Double(first)...Double(intervals.last!)]
+    /// The good range's intervals as shaded x ranges, one per run of intervals consecutive in the grid.
+    static func shades(_ settings: [SweepSetting], grid: [Int]) -> [ClosedRange<Double>] {
+        let grid = Array(Set(grid)).sorted()
+        let wanted = Set(settings.map(\.debounceMs))
+        var ranges: [ClosedRange<Double>] = []
+        var start: Int?
+        for (index, interval) in grid.enumerated() {
+            if wanted.contains(interval) {
+                if start == nil { start = interval }
+                if index == grid.count - 1 || !wanted.contains(grid[index + 1]) {
+                    ranges.append(Double(start!)...Double(interval))
+                    start = nil
+                }
+            }
+        }
+        return ranges
     }
 
     // MARK: Terminal
