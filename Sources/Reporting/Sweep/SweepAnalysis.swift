@@ -222,22 +222,20 @@ public struct SweepAnalysis: Sendable {
 
     // MARK: Recommendation
 
-    /// The most conservative point of the good range: the fewest requests per search (with
-    /// `--ttfr-p95`, the lowest p95 time to fresh results), ties to the longer interval, then
-    /// the longer minimum length.
-    static func conservativeOrder(_ a: SettingResult, _ b: SettingResult, objective: SweepObjective) -> Bool {
-        let key = { (r: SettingResult) -> Double in
-            if case .ttfrP95 = objective.goal { return r.ttfrP95?.mean ?? .infinity }
-            return r.requests.mean
-        }
-        return (key(a), -a.setting.debounceMs, -a.setting.minLength, a.setting.strategy) < (key(b), -b.setting.debounceMs, -b.setting.minLength, b.setting.strategy)
+    /// The most conservative point of the good range: the lowest upper 95 % bound of the
+    /// objective (the best the measurements can guarantee, so a setting that is good on average
+    /// but uncertain loses to one that is reliably good); ties to fewer requests per search, then
+    /// the longer interval, then the longer minimum length.
+    static func conservativeOrder(_ a: SettingResult, _ b: SettingResult) -> Bool {
+        (a.objective!.high, a.requests.mean, -a.setting.debounceMs, -a.setting.minLength, a.setting.strategy)
+            < (b.objective!.high, b.requests.mean, -b.setting.debounceMs, -b.setting.minLength, b.setting.strategy)
     }
 
     static func recommend(scope: Scope, results: [SettingResult], objective: SweepObjective, overall: Recommendation?) -> Recommendation {
         let replicates = results.map(\.requests.values.count).max() ?? 0
         let range = results.filter(\.inGoodRange)
         let who = scope.kind == .overall ? "All typists (the scenario's mix)" : scope.kind == .device ? "\(scope.name.capitalized) typists" : scope.name
-        guard let chosen = range.min(by: { conservativeOrder($0, $1, objective: objective) }) else {
+        guard let chosen = range.min(by: conservativeOrder) else {
             let closest = results.min { ($0.disqualifiedBy.count, $0.stale.mean + $0.neverFresh.mean, $0.setting) < ($1.disqualifiedBy.count, $1.stale.mean + $1.neverFresh.mean, $1.setting) }
             var sentence = "\(who): no setting meets \(objective.constraints)"
             if case .requestCost = objective.goal {} else { sentence += " and the goal (\(objective.statement))" }
@@ -261,13 +259,11 @@ public struct SweepAnalysis: Sendable {
         if differs { sentence += " This differs from the overall recommendation: their good ranges do not overlap." }
         sentence += " Objective (\(objective.statement)): \(value(chosen.objective!)) (\(confidence)); \(objective.constraints)."
         sentence += " Good range (not significantly worse than the best): \(Self.describe(goodRange, among: results.map(\.setting)))"
-        let margin: String
-        if case .ttfrP95 = objective.goal {
-            margin = "the lowest p95 time to fresh results (\(ValueFormat.duration(nanos: chosen.ttfrP95!.mean)))"
+        if goodRange.count > 1 {
+            sentence += "; the recommendation is its point with the lowest upper bound of the objective (\(objective.format(chosen.objective!.high)))."
         } else {
-            margin = "the fewest requests per search (\(ValueFormat.significant(chosen.requests.mean)))"
+            sentence += "."
         }
-        sentence += goodRange.count > 1 ? "; the recommendation is its point with \(margin)." : "."
         if let runnerUp {
             sentence += " Runner-up: \(runnerUp.setting.description), \(value(runnerUp.objective!))\(runnerUp.setting == best.setting ? " (the best mean)" : "")."
         }
