@@ -123,6 +123,7 @@ public struct SweepReport: Sendable {
         let detail = analysis.recommendations.filter { $0.scope.kind == .population }
         if !detail.isEmpty, let overallSetting = overall?.result?.setting {
             out += "Per population, at the overall recommendation (\(overallSetting.description)):\n"
+            let severalStrategies = Set(analysis.points.map(\.strategy)).count > 1
             let table = TextTable(
                 headers: ["population", "objective", "req/search", "TTFR p95", "stale", "never fresh", "own pick", "overlaps"],
                 rows: detail.map { recommendation in
@@ -130,7 +131,7 @@ public struct SweepReport: Sendable {
                     return [recommendation.scope.name, at?.objective.map(format) ?? "–", at.map { ValueFormat.significant($0.requests.mean) } ?? "–",
                             at?.ttfrP95.map { ValueFormat.duration(nanos: $0.mean) } ?? "never", at.map { ValueFormat.percent($0.stale.mean) } ?? "–",
                             at.map { ValueFormat.percent($0.neverFresh.mean) } ?? "–",
-                            recommendation.result.map { "\($0.setting.debounceMs) ms, min \($0.setting.minLength)" + (analysis.results.keys.count > 0 && Set(analysis.results["all"]!.map(\.setting.strategy)).count > 1 ? ", \($0.setting.strategy)" : "") } ?? "none",
+                            recommendation.result.map { "\($0.setting.debounceMs) ms, min \($0.setting.minLength)" + (severalStrategies ? ", \($0.setting.strategy)" : "") } ?? "none",
                             recommendation.differsFromOverall ? "no (flagged)" : recommendation.satisfied ? "yes" : "–"]
                 }, firstNumericColumn: 1)
             out += table.render() + "\n"
