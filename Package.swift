@@ -28,22 +28,26 @@ let package = Package(
             dependencies: ["CCurl", "CMicroHTTPD", "CJemalloc"]
         ),
 
-        // Pure modules: no project imports.
+        // Modules with no project imports.
         .target(name: "Measurement", swiftSettings: swiftSettings),
         .target(name: "Typists", swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
-        .target(name: "Catalog", swiftSettings: swiftSettings),
+        .target(name: "Diagnostics", swiftSettings: swiftSettings),
+
+        .target(name: "Catalog", dependencies: ["Platform"], swiftSettings: swiftSettings),
 
         .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
+        // The runner core: one host between a strategy and any runner, and the backend model.
+        .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .target(name: "Platform", dependencies: ["CJemalloc", "CShims"], swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
-            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["SearchField", "Typists", "Measurement", "Matching", "Catalog", "Platform", "Simulation", "CCurl", "CShims"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement", "Matching", "Platform", "CCurl", "CShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -53,19 +57,29 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Diagnostics"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reporting", dependencies: ["Measurement"], swiftSettings: swiftSettings),
+        .target(name: "Reporting", dependencies: ["Measurement", "Diagnostics"], swiftSettings: swiftSettings),
         .target(
             name: "TypestormCLI",
             dependencies: [
                 "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Platform",
-                "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting",
+                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "History",
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "CJemalloc"], swiftSettings: swiftSettings),
+        // The results store: SQLite and PostgreSQL from Debian, history and change points.
+        system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
+        .target(name: "History", dependencies: ["Measurement", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
+        .testTarget(name: "HistoryTests", dependencies: ["History", "Measurement", "Reporting", "Typists", "Platform"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ChangePointCalibration", dependencies: ["History", "Typists"],
+            path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "Diagnostics", "CJemalloc"], swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
@@ -90,7 +104,7 @@ let package = Package(
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["Simulation", "SearchField", "Measurement", "Typists", "CJemalloc"],
+            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Measurement", "Typists", "CJemalloc"],
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -114,13 +128,15 @@ let package = Package(
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
+        .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "LiveLoadTests", dependencies: ["LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -100,14 +100,14 @@ func measure(_ scenario: Scenario, workers: Int) async throws -> Measured {
             case let .spawned(_, pid): pids.withLock { $0.append(pid) }
             case .phaseStarted:
                 // Workers start 100 ms after the start message (the common start instant).
-                phaseStart.withLock { $0 = MonotonicNanos.now() + 100_000_000 }
+                phaseStart.withLock { $0 = Int64(MonotonicClock.now()) + 100_000_000 }
                 // What the workers spent before the phase (start-up, typists), to leave it out.
                 startupCPU.withLock { $0 = pids.withLock { $0 }.reduce(0) { $0 + processCPUNanos($1) } }
             default: break
             }
         })
     let outcome = await Driver(configuration).run()
-    phaseEnd.withLock { $0 = MonotonicNanos.now() }
+    phaseEnd.withLock { $0 = Int64(MonotonicClock.now()) }
     let keystrokes = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter("keystrokes") }
     let seconds = Double((phaseEnd.withLock { $0 } ?? 0) - (phaseStart.withLock { $0 } ?? 0)) / 1e9
     return Measured(keystrokes: keystrokes, phaseSeconds: seconds, driverCPUNanos: outcome.driverCPUNanos,
@@ -181,10 +181,10 @@ func measureHTTP() async throws -> HTTPMeasured? {
             scenario: http, scenarioFile: file, baseDirectory: directory.path, workers: 4, executable: executable,
             toolVersion: "bench", serverURL: server.baseURL, handleSignals: false,
             onEvent: { event in
-                if case .phaseStarted = event { phaseStart.withLock { $0 = MonotonicNanos.now() + 100_000_000 } }
+                if case .phaseStarted = event { phaseStart.withLock { $0 = Int64(MonotonicClock.now()) + 100_000_000 } }
             })
         let outcome = await Driver(configuration).run()
-        let seconds = Double(MonotonicNanos.now() - phaseStart.withLock { $0 }) / 1e9
+        let seconds = Double(Int64(MonotonicClock.now()) - phaseStart.withLock { $0 }) / 1e9
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)
         let serverCPU = Double(Int64(cpu.tv_sec) * 1_000_000_000 + Int64(cpu.tv_nsec) - processBefore - outcome.driverCPUNanos)
         let workersCPU = Double(outcome.workersCPUNanos)

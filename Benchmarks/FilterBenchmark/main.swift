@@ -308,7 +308,7 @@ for size in options.sizes {
     ))
 }
 
-// Floors (issue 2), judged where the run has the size they name.
+// Floors, judged where the run has the size they name.
 var floors: [Floor] = []
 if let oneM = sizeResults.first(where: { $0.items == 1_000_000 }) {
     let m = oneM.measurements
@@ -365,7 +365,7 @@ if !checked.isEmpty {
         : "\nWRONG: \(wrong) of \(checked.count) engine answers differ from the reference.\n"
 }
 if !floors.isEmpty {
-    out += "\nFloors (issue 2):\n"
+    out += "\nFloors:\n"
     for f in floors { out += "  [\(f.met ? "met" : "NOT MET")] \(f.name): \(f.measured) (target \(f.target))\n" }
 }
 print(out, terminator: "")

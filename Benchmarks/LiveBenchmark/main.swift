@@ -1,4 +1,4 @@
-// The live in-process runner's two floors (issue 5), measured side by side in one run:
+// The live in-process runner's two goals, measured side by side in one run:
 //
 // 1. Timer lateness with many concurrent typists: N realistic typists (Typists population,
 //    shipped queries) against split-state and the real engine on the shipped catalog, for a

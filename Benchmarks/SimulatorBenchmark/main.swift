@@ -5,7 +5,7 @@ import SearchField
 import Simulation
 
 /// Simulated keystrokes per second per core, with the recorder on, and memory per simulated
-/// typist. The floor (issue 3): 1,000,000 keystrokes/s/core for `split-state` with 10,000
+/// typist. The goal: 1,000,000 keystrokes/s/core for `split-state` with 10,000
 /// typists.
 ///
 /// Usage: SimulatorBenchmark [--typists N] [--runs N] [--presets a,b|all] [--json] [--metrics FILE]

@@ -110,7 +110,7 @@ final class CurlLoop: @unchecked Sendable {
             curl_multi_cleanup(multi)
             return nil
         }
-        for fd in [pipe.readEnd.rawValue, pipe.writeEnd.rawValue] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        for end in [pipe.readEnd, pipe.writeEnd] { try? end.setNonBlocking() }
         deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
         deadline.initialize(to: Int64.max)
         guard cshims_epoll_watch_readable(epoll, pipe.readEnd.rawValue, Self.wakeToken) == 0,

@@ -2,7 +2,7 @@
 ///
 /// Latency is measured from the *intended* send time (when the strategy emitted the send
 /// effect), not from when the client got round to it; the gap is reported as schedule lag, so a
-/// saturated load generator shows itself instead of hiding in the numbers (METRICS.md).
+/// saturated load generator shows itself instead of hiding in the numbers (docs/metrics.md).
 public struct HTTPCompletion: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// A full response. `count` is the value at the client's JSON count path, if set and found;

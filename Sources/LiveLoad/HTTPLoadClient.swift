@@ -6,7 +6,8 @@ import Synchronization
 
 /// An HTTP load client on libcurl's multi interface, driven by one thread of its own.
 ///
-/// Thousands of transfers run concurrently on one `curl_multi_poll` loop with connection reuse
+/// Thousands of transfers run concurrently on one event loop (libcurl's socket API on epoll,
+/// `CurlLoop`) with connection reuse
 /// (curl's connection cache), per-request timeouts, and cancellation that aborts the transfer
 /// (closing its connection, which is how the server learns it can stop). A request may be
 /// submitted ahead of its intended time: the loop holds it and sends it when due, and every

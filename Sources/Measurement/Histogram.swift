@@ -120,7 +120,7 @@ public struct Histogram: Sendable, Equatable {
             return lowest + range - 1
         }
 
-        /// Latencies in nanoseconds: 1 µs to 1 h at 3 significant digits (METRICS.md).
+        /// Latencies in nanoseconds: 1 µs to 1 h at 3 significant digits (docs/metrics.md).
         public static let latency = Configuration(lowestDiscernible: 1_000, highestTrackable: 3_600_000_000_000, significantDigits: 3)
         /// Small counts (fan-out per settle, display changes): exact below 2048, 3 digits above.
         public static let counts = Configuration(lowestDiscernible: 1, highestTrackable: 1_000_000_000, significantDigits: 3)

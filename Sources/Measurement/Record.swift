@@ -68,7 +68,8 @@ public struct BackendWork: Hashable, Sendable {
     }
 }
 
-/// One timestamped fact about one typist's search field (METRICS.md, "Records"). Time and typist
+/// One timestamped fact about one typist's search field (docs/metrics.md, "What the recorder is
+/// told"). Time and typist
 /// travel next to it (`Recorder.record(_:typist:at:)`).
 public enum Record: Hashable, Sendable {
     /// The field's input changed (a key, a paste, a scope or token change). `text` is the raw field
@@ -84,8 +85,9 @@ public enum Record: Hashable, Sendable {
     case waitStarted(id: UInt64, query: QueryKey)
     /// A debounce wait ran out; `lateness`: how much later than scheduled it fired.
     case waitFired(id: UInt64, lateness: Int64)
-    /// A request was sent; `lag`: how much later than the strategy asked the runner sent it.
-    case requestStart(id: UInt64, query: QueryKey, lag: Int64)
+    /// A request was sent; `lag`: how much later than the strategy asked the runner sent it,
+    /// when known at the start (else a `scheduleLag` record follows once it is).
+    case requestStart(id: UInt64, query: QueryKey, lag: Int64?)
     /// The client asked to cancel request `id` (or, with `wait: true`, debounce wait `id`).
     case cancelRequested(id: UInt64, wait: Bool)
     /// The client stopped waiting for request `id`.
@@ -106,4 +108,7 @@ public enum Record: Hashable, Sendable {
     /// A typist's input was handled `lag` after its intended time (the UI thread was busy, or a
     /// live load generator fell behind).
     case inputLag(Int64)
+    /// A request left `lag` after the strategy asked for it (the runner or its client library
+    /// was busy): the intended-vs-actual time that keeps latency free of coordinated omission.
+    case scheduleLag(Int64)
 }

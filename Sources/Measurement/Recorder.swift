@@ -1,4 +1,4 @@
-/// Computes every metric of METRICS.md from timestamped records, for every runner.
+/// Computes every metric of docs/metrics.md from timestamped records, for every runner.
 ///
 /// Runners report what happened (`record(_:typist:at:)`) for typist slots `0..<typists`, in
 /// non-decreasing time per typist, call `finish(at:)` once, and read `metrics()`. No runner
@@ -10,8 +10,8 @@
 ///
 /// - Complexity: O(1) per record, plus O(open units) for input changes and request records
 ///   (a handful per typist).
-public struct Recorder: Sendable {
-    /// A burst ends once the input stays unchanged this long (METRICS.md's S).
+public struct Recorder: RecordSink, Sendable {
+    /// A burst ends once the input stays unchanged this long (S in docs/metrics.md, "Settles").
     public let settleInterval: Int64
     /// A display state visible for less than this is a blink.
     public let blinkThreshold: Int64
@@ -82,6 +82,8 @@ public struct Recorder: Sendable {
             totals.timerLateness.record(lateness)
         case let .inputLag(lag):
             totals.inputLag.record(lag)
+        case let .scheduleLag(lag):
+            totals.scheduleLag.record(lag)
         }
     }
 
@@ -102,9 +104,9 @@ public struct Recorder: Sendable {
     }
 
     /// `record(.requestStart(id:query:lag:))`.
-    public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64, typist: Int, at time: Int64) {
+    public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
-        totals.scheduleLag.record(lag)
+        if let lag { totals.scheduleLag.record(lag) }
         tracks[typist].unitStarted(Unit(isWait: false, id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
     }
 
@@ -159,6 +161,7 @@ public struct Recorder: Sendable {
         for typist in tracks.indices {
             tracks[typist].field = tracks[typist].field.map(keep)
             tracks[typist].displayQuery = tracks[typist].displayQuery.map(keep)
+            tracks[typist].answerQuery = tracks[typist].answerQuery.map(keep)
             for index in tracks[typist].burstCommits.indices {
                 tracks[typist].burstCommits[index] = keep(tracks[typist].burstCommits[index])
             }
@@ -240,6 +243,11 @@ struct Track: Sendable {
     var endedAt: Int64 = -1
     var displayKind = DisplayKind.idle
     var displayQuery: QueryRef?
+    /// The query whose real answer the screen's data holds: set by an apply of a completed
+    /// response (or a client-cache hit, an earlier real answer), cleared by an apply of a
+    /// failure. A screen that shows "results" or "empty" for the field's query without one
+    /// (a failure rendered as an empty list) answers nothing and is never fresh.
+    var answerQuery: QueryRef?
     var displaySince: Int64 = 0
     var displayChangedOnce = false
     var mismatchFrom: Int64 = -1
@@ -261,7 +269,7 @@ struct Track: Sendable {
     /// the field is below the minimum length.
     var isFresh: Bool {
         guard let field else { return displayKind == .idle }
-        return (displayKind == .results || displayKind == .empty) && displayQuery == field
+        return (displayKind == .results || displayKind == .empty) && displayQuery == field && answerQuery == field
     }
 
     var showsAnswerForOtherQuery: Bool {
@@ -316,7 +324,10 @@ struct Track: Sendable {
 
     mutating func commit(_ query: QueryRef, cached: Bool, totals: inout Totals) {
         totals.commits += 1
-        if cached { totals.cachedCommits += 1 }
+        if cached {
+            totals.cachedCommits += 1
+            answerQuery = query
+        }
         if burstOpen, !burstCommits.contains(query) {
             burstCommits.append(query)
         }
@@ -423,6 +434,8 @@ struct Track: Sendable {
         if !hasApplied || id > maxApplied { maxApplied = id }
         hasApplied = true
         let unitIndex = unitIndex(id, wait: false)
+        let answered = (kind == .results || kind == .empty) && (unitIndex.map { units[$0].completed } ?? false)
+        answerQuery = answered ? query : nil
         if kind == .empty || kind == .error {
             let cancelled = unitIndex.map { units[$0].cancelAt >= 0 } ?? false
             if cancelled || query != field { falseApplyAt = time }

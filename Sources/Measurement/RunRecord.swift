@@ -1,86 +1,3 @@
-/// Named, mergeable measurements: counters add, maxima take the larger, histograms merge.
-///
-/// Everything is integral (nanoseconds, counts, bytes), so merging shards in any order gives
-/// exactly the same numbers as recording in one place. Metric names are documented where they
-/// are recorded (the Recorder); reports read them by name.
-public struct MetricSet: Sendable, Equatable, Codable {
-    public var counters: [String: Int64]
-    public var maxima: [String: Int64]
-    public var histograms: [String: Histogram]
-
-    public init(counters: [String: Int64] = [:], maxima: [String: Int64] = [:], histograms: [String: Histogram] = [:]) {
-        self.counters = counters
-        self.maxima = maxima
-        self.histograms = histograms
-    }
-
-    public var isEmpty: Bool { counters.isEmpty && maxima.isEmpty && histograms.isEmpty }
-
-    public mutating func add(_ name: String, _ amount: Int64 = 1) {
-        counters[name, default: 0] += amount
-    }
-
-    public mutating func raiseMaximum(_ name: String, to value: Int64) {
-        if let current = maxima[name], current >= value { return }
-        maxima[name] = value
-    }
-
-    public mutating func record(_ name: String, _ value: Int64, configuration: Histogram.Configuration = .latency) {
-        if histograms[name] == nil { histograms[name] = Histogram(configuration) }
-        histograms[name]!.record(value)
-    }
-
-    public func counter(_ name: String) -> Int64 { counters[name] ?? 0 }
-
-    public mutating func merge(_ other: MetricSet) throws(MergeError) {
-        for (name, value) in other.counters { counters[name, default: 0] += value }
-        for (name, value) in other.maxima { raiseMaximum(name, to: value) }
-        for (name, histogram) in other.histograms {
-            if var mine = histograms[name] {
-                try mine.merge(histogram)
-                histograms[name] = mine
-            } else {
-                histograms[name] = histogram
-            }
-        }
-    }
-}
-
-/// The measurements of one strategy (or one strategy under one runner, population, or grid
-/// point), identified by its name and labels.
-public struct MetricGroup: Sendable, Equatable, Codable {
-    public var name: String
-    /// What distinguishes groups of the same name: runner, population, debounce, ...
-    public var labels: [String: String]
-    public var metrics: MetricSet
-
-    public init(name: String, labels: [String: String] = [:], metrics: MetricSet = MetricSet()) {
-        self.name = name
-        self.labels = labels
-        self.metrics = metrics
-    }
-
-    /// Groups merge when their names and labels are equal.
-    public var key: String {
-        ([name] + labels.keys.sorted().map { "\($0)=\(labels[$0]!)" }).joined(separator: "|")
-    }
-}
-
-/// Which part of the typist population a record covers: segment `index` of `count`.
-public struct Segment: Sendable, Hashable, Codable, Comparable {
-    public var index: Int
-    public var count: Int
-
-    public init(index: Int, count: Int) {
-        self.index = index
-        self.count = count
-    }
-
-    public static func < (a: Segment, b: Segment) -> Bool {
-        (a.count, a.index) < (b.count, b.index)
-    }
-}
-
 /// Where and when a run happened. Wall-clock fields are optional: virtual-time records leave
 /// them out so that the same scenario and seed give the same bytes.
 public struct RunMetadata: Sendable, Equatable, Codable {
@@ -174,7 +91,8 @@ public struct RunRecord: Sendable, Equatable, Codable {
     /// Combines the record of another shard of the same run.
     ///
     /// Segments are unioned, times widened, problems concatenated; a segment present in both is
-    /// an error (it would be counted twice).
+    /// an error (it would be counted twice), and so are segments of different counts (`0/3` and
+    /// `0/2` cover overlapping typists, so their sum would count some twice).
     public mutating func merge(_ other: RunRecord) throws(MergeError) {
         guard other.schemaVersion == schemaVersion else {
             throw .incompatibleSchema(expected: schemaVersion, found: other.schemaVersion)
@@ -184,6 +102,10 @@ public struct RunRecord: Sendable, Equatable, Codable {
         }
         guard other.metadata.seed == metadata.seed else {
             throw .incompatibleRuns("seed \(other.metadata.seed) differs from \(metadata.seed)")
+        }
+        if let mine = metadata.segments.first,
+           let theirs = (metadata.segments + other.metadata.segments).first(where: { $0.count != mine.count }) {
+            throw .incompatibleRuns("segment \(mine.index)/\(mine.count) and segment \(theirs.index)/\(theirs.count) come from different splits of the typists")
         }
         let overlap = Set(metadata.segments).intersection(other.metadata.segments)
         if let repeated = overlap.sorted().first {

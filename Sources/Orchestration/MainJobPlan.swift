@@ -9,26 +9,12 @@ public struct MainJobPlan: Sendable {
     public var skipped: [String]
 
     /// The default scenario's path inside the package.
-    public static let relativeScenarioPath = "Datasets/scenarios/default.json"
+    public static let relativeScenarioPath = ShippedData.defaultScenario
 
-    /// Finds `Datasets/scenarios/default.json`: `$TYPESTORM_HOME`, then the package that holds
-    /// the executable (`<package>/.build/<config>/typestorm`), then the current directory and
-    /// its parents.
+    /// Finds `Datasets/scenarios/default.json` through the shipped-data lookup
+    /// (`$TYPESTORM_HOME`, beside the executable, the current directory).
     public static func defaultScenarioPath(executable: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        let fm = FileManager.default
-        var roots: [URL] = []
-        if let home = environment["TYPESTORM_HOME"] { roots.append(URL(fileURLWithPath: home)) }
-        var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 {
-            roots.append(directory)
-            directory.deleteLastPathComponent()
-        }
-        var current = URL(fileURLWithPath: fm.currentDirectoryPath)
-        for _ in 0..<5 {
-            roots.append(current)
-            current.deleteLastPathComponent()
-        }
-        return roots.map { $0.appendingPathComponent(relativeScenarioPath).path }.first { fm.fileExists(atPath: $0) }
+        try? ShippedData.find(relativeScenarioPath, environment: environment, executable: executable)
     }
 
     /// The default scenario with the runners this build cannot run removed (named in

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Measurement
 import Platform
@@ -57,27 +58,10 @@ public enum RunSession {
         public var description: String { message }
     }
 
-    /// Exit codes of `typestorm run` (documented in docs/driver.md).
-    public enum ExitCode {
-        public static let success: Int32 = 0
-        /// Complete run, but a threshold failed.
-        public static let thresholdFailed: Int32 = 1
-        /// A worker crashed, hung or sent garbage: the report holds what arrived.
-        public static let partial: Int32 = 2
-        public static let badScenario: Int32 = 65
-        /// The scenario's catalog file does not exist.
-        public static let noInput: Int32 = 66
-        /// A runner is not available, or no worker could be started.
-        public static let cannotRun: Int32 = 70
-        public static let cannotWrite: Int32 = 73
-        /// Stopped by a signal: 128 + the signal (130 for SIGINT, 143 for SIGTERM).
-        public static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
-    }
-
     public static func run(_ request: Request) async throws(Failure) -> Result {
         let scenario = request.scenario
         do { try WorkloadRegistry.check(scenario) } catch {
-            throw Failure(message: error.description, exitCode: ExitCode.cannotRun)
+            throw Failure(message: error.description, exitCode: ExitCode.software)
         }
         let fm = FileManager.default
         let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
@@ -90,15 +74,19 @@ public enum RunSession {
         let final = request.outputDirectory ?? defaultDirectory(for: scenario)
         let finalURL = URL(fileURLWithPath: final).standardizedFileURL
         guard !fm.fileExists(atPath: finalURL.path) else {
-            throw Failure(message: "the run directory \(final) already exists; choose another with --out", exitCode: ExitCode.cannotWrite)
+            throw Failure(message: "the run directory \(final) already exists; choose another with --out", exitCode: ExitCode.cannotCreate)
         }
-        let temporary = finalURL.deletingLastPathComponent().appendingPathComponent(".\(finalURL.lastPathComponent).partial-\(getpid())")
+        for note in removeStalePartialDirectories(in: finalURL.deletingLastPathComponent().path) {
+            request.writeProgress("run: \(note)\n")
+        }
+        let temporary = finalURL.deletingLastPathComponent().appendingPathComponent(partialName(for: finalURL.lastPathComponent, pid: getpid()))
         let scenarioFile = temporary.appendingPathComponent("scenario.json")
         do {
             try fm.createDirectory(at: temporary.appendingPathComponent("workers"), withIntermediateDirectories: true)
+            try markDriverHost(in: temporary.path)
             try Data(scenario.canonicalJSON.prettyCanonical.utf8).write(to: scenarioFile)
         } catch {
-            throw Failure(message: "cannot create the run directory next to \(final): \(error.localizedDescription)", exitCode: ExitCode.cannotWrite)
+            throw Failure(message: "cannot create the run directory next to \(final): \(ErrorText.describe(error)); choose a writable place with --out", exitCode: ExitCode.cannotCreate)
         }
 
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
@@ -116,24 +104,24 @@ public enum RunSession {
             })
         }
         let serverThreads = scenario.runners.compactMap { runner -> Int? in
-            if case let .httpEmbedded(threads) = runner { return threads } else { return nil }
+            if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }
         }.max()
         var outcome: DriverOutcome
         if let serverThreads {
             do {
                 outcome = try await EmbeddedServerFactory.withServer(for: scenario, baseDirectory: baseDirectory, threads: serverThreads) { server in
-                    let cpuBefore = processCPUNanos()
+                    let cpuBefore = CPUTime.process()
                     var outcome = await Driver(configuration(serverURL: server.baseURL)).run()
                     var group = server.metricsGroup()
                     // The server runs in this process: its CPU is the process's minus the driver's.
-                    group.metrics.add("server_cpu_ns", max(0, processCPUNanos() - cpuBefore - outcome.driverCPUNanos))
+                    group.metrics.add("server_cpu_ns", max(0, CPUTime.process() - cpuBefore - outcome.driverCPUNanos))
                     group.metrics.add("workers_cpu_ns", outcome.workersCPUNanos)
                     try? outcome.record.add(group)
                     return outcome
                 }
             } catch {
                 try? fm.removeItem(at: temporary)
-                throw Failure(message: "cannot start the embedded search server: \(error)", exitCode: ExitCode.cannotRun)
+                throw Failure(message: "cannot start the embedded search server: \(error)", exitCode: ExitCode.software)
             }
         } else {
             outcome = await Driver(configuration(serverURL: nil)).run()
@@ -142,7 +130,7 @@ public enum RunSession {
 
         if outcome.workers.allSatisfy({ $0.pid == 0 }) {
             try? fm.removeItem(at: temporary)
-            throw Failure(message: outcome.record.problems.first ?? "no worker could be started", exitCode: ExitCode.cannotRun)
+            throw Failure(message: outcome.record.problems.first ?? "no worker could be started", exitCode: ExitCode.software)
         }
         let thresholds = scenario.thresholds.flatMap { $0.evaluate(outcome.record) }
         let summary = summaryText(outcome: outcome, thresholds: thresholds, directory: final)
@@ -153,9 +141,10 @@ public enum RunSession {
             for file in request.extraFiles?(outcome.record, scenario.canonicalJSON.prettyCanonical) ?? [] {
                 try Data(file.contents.utf8).write(to: temporary.appendingPathComponent(file.name))
             }
+            try? fm.removeItem(atPath: temporary.appendingPathComponent(driverHostFile).path)
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {
-            throw Failure(message: "cannot write the run directory \(final): \(error.localizedDescription) (partial files in \(temporary.path))", exitCode: ExitCode.cannotWrite)
+            throw Failure(message: "cannot write the run directory \(final): \(ErrorText.describe(error)) (partial files in \(temporary.path))", exitCode: ExitCode.cannotCreate)
         }
         let exitCode: Int32
         if let signal = outcome.interruptedBy {
@@ -163,17 +152,11 @@ public enum RunSession {
         } else if outcome.isPartial {
             exitCode = ExitCode.partial
         } else if thresholds.contains(where: { !$0.passed }) {
-            exitCode = ExitCode.thresholdFailed
+            exitCode = ExitCode.failure
         } else {
             exitCode = ExitCode.success
         }
         return Result(outcome: outcome, runDirectory: final, thresholds: thresholds, exitCode: exitCode, summary: summary)
-    }
-
-    static func processCPUNanos() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 
     static func defaultDirectory(for scenario: Scenario) -> String {

@@ -11,7 +11,7 @@ public enum AllocatorKind: String, Sendable, Codable {
     case system
 }
 
-/// jemalloc's view of this process's heap (METRICS.md §8), read with `mallctl`.
+/// jemalloc's view of this process's heap (docs/metrics.md, "Requests and load"), read with `mallctl`.
 ///
 /// - `allocated`: bytes the program holds in live allocations;
 /// - `active`: bytes in pages holding live allocations (allocated plus fragmentation);

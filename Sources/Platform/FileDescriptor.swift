@@ -28,6 +28,14 @@ public final class FileDescriptor: Sendable {
         if Glibc.close(raw) == -1 && errno != EINTR { throw SystemError(call: "close", errno: errno) }
     }
 
+    /// Makes reads and writes return `EAGAIN` instead of blocking (`O_NONBLOCK`), for a
+    /// descriptor an event loop watches.
+    public func setNonBlocking() throws(SystemError) {
+        let raw = rawValue
+        let flags = try Syscall.call("fcntl") { fcntl(raw, F_GETFL) }
+        _ = try Syscall.call("fcntl") { fcntl(raw, F_SETFL, flags | O_NONBLOCK) }
+    }
+
     /// Writes all of `bytes`, looping over short writes.
     public func writeAll(_ bytes: some Collection<UInt8>) throws(SystemError) {
         let raw = rawValue

@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Nanoseconds on the monotonic clock, the one time base for latencies in every process.
+/// Nanoseconds on the monotonic clock, the one clock for latencies, timeouts and intervals in
+/// every process.
 ///
 /// `CLOCK_MONOTONIC` is served from the vDSO (tens of nanoseconds), never jumps with NTP steps,
 /// and is shared by all processes on a machine, so a server and a client in different processes
@@ -23,5 +24,16 @@ public enum MonotonicClock {
     public static func since(_ start: UInt64) -> UInt64 {
         let current = now()
         return current > start ? current - start : 0
+    }
+
+    /// Sleeps the calling thread for `nanos` (nothing if not positive), resuming after signals
+    /// until the whole interval has passed.
+    public static func sleep(_ nanos: Int64) {
+        guard nanos > 0 else { return }
+        var request = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR {
+            request = remaining
+        }
     }
 }

@@ -1,4 +1,4 @@
-/// What one process used, for run records and load reports (METRICS.md §8): CPU seconds, peak
+/// What one process used, for run records and load reports (docs/metrics.md, "Requests and load"): CPU seconds, peak
 /// RSS, and jemalloc's heap figures when jemalloc serves `malloc`.
 public struct ProcessSnapshot: Sendable, Equatable, Codable {
     public var allocator: AllocatorKind

@@ -3,7 +3,7 @@ import Glibc
 /// CPU time and peak memory of this process, from `getrusage(RUSAGE_SELF)`.
 ///
 /// Load reports put client and server CPU seconds and peak RSS next to throughput so that a
-/// faster run that merely burned more CPU shows itself (METRICS.md §8).
+/// faster run that merely burned more CPU shows itself (docs/metrics.md, "Requests and load").
 public struct ResourceUsage: Sendable, Equatable, Codable {
     public var userCPUSeconds: Double
     public var systemCPUSeconds: Double
@@ -28,9 +28,15 @@ public struct ResourceUsage: Sendable, Equatable, Codable {
         try read(RUSAGE_CHILDREN)
     }
 
-    private static func read(_ who: __rusage_who) throws(SystemError) -> ResourceUsage {
+    /// The kernel's `rusage` for `who`, through the one syscall wrapper.
+    static func raw(_ who: __rusage_who) throws(SystemError) -> rusage {
         var usage = rusage()
         _ = try Syscall.call("getrusage") { getrusage(__rusage_who_t(who.rawValue), &usage) }
+        return usage
+    }
+
+    private static func read(_ who: __rusage_who) throws(SystemError) -> ResourceUsage {
+        let usage = try raw(who)
         func seconds(_ value: timeval) -> Double { Double(value.tv_sec) + Double(value.tv_usec) / 1_000_000 }
         let rssBytes = UInt64(max(0, usage.ru_maxrss)) * 1024
         return ResourceUsage(

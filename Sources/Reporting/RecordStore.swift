@@ -94,6 +94,21 @@ public enum RecordStore {
         }
     }
 
+    /// A Swift type as a JSON reader would name it: "a number", not "Int64".
+    static func expected(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Int.Type, is Int64.Type, is Int32.Type, is UInt64.Type, is UInt32.Type: return "an integer"
+        case is Double.Type, is Float.Type: return "a number"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "a \(name) value"
+        }
+    }
+
     /// A decoding error as "field a.b.c: reason".
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
@@ -102,13 +117,13 @@ public enum RecordStore {
         switch error {
         case let .dataCorrupted(context):
             if context.codingPath.isEmpty { return "not valid JSON" }
-            return "\(path(context.codingPath)): \(context.debugDescription)"
+            return "\(path(context.codingPath)): \(context.underlyingError == nil ? context.debugDescription : "not a valid value")"
         case let .keyNotFound(key, context):
             return "\(path(context.codingPath + [key])): missing"
         case let .typeMismatch(type, context):
-            return "\(path(context.codingPath)): expected \(type)"
+            return "\(path(context.codingPath)): expected \(expected(type))"
         case let .valueNotFound(type, context):
-            return "\(path(context.codingPath)): expected \(type), found null"
+            return "\(path(context.codingPath)): expected \(expected(type)), found null"
         @unknown default:
             return String(describing: error)
         }

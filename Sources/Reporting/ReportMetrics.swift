@@ -1,16 +1,15 @@
 /// Every metric name the reports read from a `MetricSet`, in one place.
 ///
-/// The Recorder (Measurement's `MetricName`) owns the definitions (METRICS.md) and names the
-/// metrics; reports only read them. The names are repeated here as literals, so a rename on the
-/// Recorder's side is a one-line change on ours and this module builds against any Measurement
-/// that has the run record. The time-series names (`timeline_*`) are this module's proposal;
-/// see docs/reports.md.
+/// The Recorder (Measurement's `MetricName`) owns the definitions (docs/metrics.md) and names
+/// the metrics; reports only read them. The names are repeated here as literals, some under
+/// other Swift names than `MetricName`'s (`debounceChurn` for `task_churn`); the time-series
+/// names (`timeline_*`) are the ones the Recorder's `Timeline` writes.
 public enum ReportMetrics {
     // MARK: Counters (Int64, summed across shards)
 
     /// Keystrokes typed (every raw text change).
     public static let keystrokes = "keystrokes"
-    /// Settles: ends of typing bursts (METRICS.md, "settle").
+    /// Settles: ends of typing bursts (docs/metrics.md, "Settles").
     public static let settles = "settles"
     /// Distinct queries the strategy committed to search for (summed over settles).
     public static let committedQueries = "distinct_commits"

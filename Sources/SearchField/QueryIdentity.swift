@@ -1,4 +1,4 @@
-/// What a search is for: the normalized text, the scope and the tokens (STRATEGIES.md).
+/// What a search is for: the normalized text, the scope and the tokens (docs/strategies.md).
 ///
 /// Two requests answer the same question exactly when their identities are equal, so every
 /// "is this result still current?" check in Typestorm compares identities, never raw text.

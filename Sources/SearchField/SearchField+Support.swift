@@ -80,12 +80,6 @@ extension ResultSummary {
     var applyKind: ApplyKind { count == 0 ? .empty : .results }
 }
 
-/// The client-side LRU cache of identity → results (seed 003: "prefetching and caching data").
-///
-/// Small capacities (tens of entries) are the point of a client cache, so entries live in a flat
-/// array ordered from least to most recently used.
-///
-/// - Complexity: O(capacity) per lookup.
 /// The answer handling of a switch-to-latest pipeline (RxJS `switchMap`, Combine
 /// `switchToLatest`), shared by `debounce-switch`, `throttle` and `submit-only`: only the request
 /// in flight may answer; its results (or emptiness) go on screen and into the cache, a failure
@@ -122,6 +116,12 @@ enum SwitchToLatest {
     }
 }
 
+/// The client-side LRU cache of identity → results (seed 003: "prefetching and caching data").
+///
+/// Small capacities (tens of entries) are the point of a client cache, so entries live in a flat
+/// array ordered from least to most recently used.
+///
+/// - Complexity: O(capacity) per lookup.
 struct ClientCache: Hashable, Sendable {
     let capacity: Int
     private var entries: [Entry] = []

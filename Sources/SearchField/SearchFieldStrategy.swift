@@ -25,7 +25,7 @@ public enum RestartKey: String, Hashable, Sendable {
     case text
 }
 
-/// The shared knobs (STRATEGIES.md). Presets are named points in this space.
+/// The shared knobs (docs/strategies.md). Presets are named points in this space.
 public struct SearchFieldConfiguration: Hashable, Sendable {
     /// Debounce wait in nanoseconds (0: none). Also the throttle interval for `throttle`.
     public var debounce: Int64
@@ -63,7 +63,7 @@ public struct SearchFieldConfiguration: Hashable, Sendable {
     }
 }
 
-/// The named strategies of STRATEGIES.md.
+/// The named strategies of docs/strategies.md.
 public enum Preset: String, CaseIterable, Sendable {
     case naive
     case manualCancel = "manual-cancel"

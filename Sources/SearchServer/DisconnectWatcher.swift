@@ -60,11 +60,7 @@ final class DisconnectWatcher: Sendable {
     private func run() {
         var tokens = [UInt64](repeating: 0, count: 64)
         loop: while true {
-            let count = cshims_epoll_wait_tokens(epollFD, &tokens, 64, -1)
-            if count < 0 {
-                if errno == EINTR { continue }
-                break
-            }
+            guard let count = try? Syscall.call("epoll_wait", { cshims_epoll_wait_tokens(epollFD, &tokens, 64, -1) }) else { break }
             let now = MonotonicClock.now()
             for token in tokens[0..<Int(count)] {
                 if token == 0 { break loop }

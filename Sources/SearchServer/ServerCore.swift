@@ -23,6 +23,8 @@ final class RequestContext: @unchecked Sendable {
 
     let target: String
     let acceptedNanos: UInt64
+    /// The connection's key in the `ConnectionTable`.
+    let connectionKey: UInt
     var stage = Stage.headers
     var endpoint = "other"
     var enqueuedNanos: UInt64 = 0
@@ -30,9 +32,10 @@ final class RequestContext: @unchecked Sendable {
     /// The client went away during the search: close without answering.
     var dropConnection = false
 
-    init(target: String, acceptedNanos: UInt64) {
+    init(target: String, acceptedNanos: UInt64, connectionKey: UInt) {
         self.target = target
         self.acceptedNanos = acceptedNanos
+        self.connectionKey = connectionKey
     }
 }
 
@@ -71,6 +74,7 @@ final class ServerCore: @unchecked Sendable {
     let pool: WorkerPool
     let faults: FaultSampler
     let watcher: DisconnectWatcher
+    let connections: ConnectionTable
     let draining = Atomic<Bool>(false)
     /// Set when the drain deadline passed: in-flight searches see themselves cancelled.
     let abandon = Atomic<Bool>(false)
@@ -83,6 +87,7 @@ final class ServerCore: @unchecked Sendable {
         self.backend = backend
         pool = WorkerPool(threads: max(1, configuration.workers), capacity: max(1, configuration.queueCapacity), name: "search-worker")
         faults = FaultSampler(configuration.faults)
+        connections = ConnectionTable(limit: configuration.maxConnections)
         do { watcher = try DisconnectWatcher() } catch {
             pool.shutdown()
             throw SearchServerError(description: "cannot start the disconnect watcher: \(error)")
@@ -97,7 +102,7 @@ final class ServerCore: @unchecked Sendable {
         options.flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue)
         options.port = configuration.port
         options.ipv4_address_be = address.s_addr
-        options.connection_limit = UInt32(configuration.maxConnections + 64)
+        options.connection_limit = UInt32(configuration.hardConnectionLimit)
         options.connection_timeout_seconds = UInt32(max(1, configuration.connectionTimeoutSeconds))
         options.thread_pool_size = UInt32(max(1, configuration.ioThreads))
         // Bounds the request line and headers; libmicrohttpd clears the pool per request, so a
@@ -116,8 +121,9 @@ final class ServerCore: @unchecked Sendable {
             let code = errno
             pool.shutdown()
             watcher.stop()
-            throw SearchServerError(
-                description: "cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(code))); is the port in use?")
+            let reason = SearchServerConfiguration.bindProblem(host: configuration.host, address: address, port: configuration.port)
+                ?? "libmicrohttpd could not start (\(String(cString: strerror(code))))"
+            throw SearchServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
         }
         self.daemon = daemon
         port = cshims_mhd_bound_port(daemon)
@@ -168,6 +174,7 @@ final class ServerCore: @unchecked Sendable {
         switch context.stage {
         case .headers:
             context.stage = .fresh
+            connections.requestStarted(context.connectionKey)
             return .YES
         case .fresh:
             return handleFresh(context, connection: connection, method: method)
@@ -221,7 +228,7 @@ final class ServerCore: @unchecked Sendable {
         } catch {
             return reject(error, context, connection)
         }
-        if metrics.openConnections.load(ordering: .relaxed) > configuration.maxConnections {
+        if connections.liveCount > configuration.maxConnections {
             return overloaded("too many open connections (limit \(configuration.maxConnections))", context, connection)
         }
         let fd = cshims_mhd_connection_fd(connection)
@@ -303,8 +310,7 @@ final class ServerCore: @unchecked Sendable {
                 if isCancelled() { return cancelled(itemsScanned: 0) }
                 let now = MonotonicClock.now()
                 if now >= until { break }
-                var pause = timespec(tv_sec: 0, tv_nsec: Int(min(until - now, 1_000_000)))
-                nanosleep(&pause, nil)
+                MonotonicClock.sleep(Int64(min(until - now, 1_000_000)))
             }
         }
         if decision.fail {
@@ -338,13 +344,18 @@ private func core(_ cls: UnsafeMutableRawPointer?) -> ServerCore {
     Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
 }
 
+/// A connection's identity in the `ConnectionTable`: its address, unique while it is open.
+private func connectionKey(_ connection: OpaquePointer?) -> UInt {
+    connection.map { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer($0))) } ?? 0
+}
+
 /// Called with the raw request target before anything else: the context is born here so the
 /// strict parser sees the undecoded query string.
-private let mhdURILog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, _ in
+private let mhdURILog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, connection in
     let server = core(cls)
     server.metrics.inFlight.add(1, ordering: .relaxed)
     let target = uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? "/"
-    let context = RequestContext(target: target, acceptedNanos: MonotonicClock.now())
+    let context = RequestContext(target: target, acceptedNanos: MonotonicClock.now(), connectionKey: connectionKey(connection))
     return Unmanaged.passRetained(context).toOpaque()
 }
 
@@ -366,18 +377,25 @@ private let mhdCompleted: @convention(c) (
 ) -> Void = { cls, _, requestContext, _ in
     guard let requestContext, let raw = requestContext.pointee else { return }
     requestContext.pointee = nil
-    Unmanaged<RequestContext>.fromOpaque(raw).release()
-    core(cls).metrics.inFlight.subtract(1, ordering: .relaxed)
+    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
+    let server = core(cls)
+    server.connections.requestFinished(context.connectionKey, now: MonotonicClock.now())
+    server.metrics.inFlight.subtract(1, ordering: .relaxed)
 }
 
 private let mhdNotifyConnection: @convention(c) (
     UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, MHD_ConnectionNotificationCode
-) -> Void = { cls, _, _, code in
+) -> Void = { cls, connection, _, code in
     let server = core(cls)
     if code == .CONNECTION_NOTIFY_STARTED {
         server.metrics.openConnections.add(1, ordering: .relaxed)
         server.metrics.connectionsAccepted.add(1, ordering: .relaxed)
+        if let connection {
+            let shed = server.connections.opened(connectionKey(connection), fd: cshims_mhd_connection_fd(connection), now: MonotonicClock.now())
+            if shed > 0 { server.metrics.connectionsShed.add(UInt64(shed), ordering: .relaxed) }
+        }
     } else {
+        server.connections.closed(connectionKey(connection))
         server.metrics.openConnections.subtract(1, ordering: .relaxed)
     }
 }

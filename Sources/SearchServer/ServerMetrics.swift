@@ -53,6 +53,8 @@ public struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
     public var itemsScanned: UInt64 = 0
     /// Requests refused for overload (503 with Retry-After).
     public var overloadRejections: UInt64 = 0
+    /// Idle or slow connections closed to make room for new ones at the connection limit.
+    public var connectionsShed: UInt64 = 0
     public var injectedErrors: UInt64 = 0
     /// The latest cancelled searches (up to 4,096): when each was noticed and stopped.
     public var recentCancellations: [CancellationRecord] = []
@@ -96,6 +98,7 @@ final class ServerMetrics: Sendable {
     let inFlight = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
     let connectionsAccepted = Atomic<Int>(0)
+    let connectionsShed = Atomic<UInt64>(0)
 
     func recordResponse(endpoint: String, status: Int, latencyNanos: UInt64?) {
         state.withLock { s in
@@ -149,6 +152,7 @@ final class ServerMetrics: Sendable {
                 wastedItems: s.wastedItems,
                 itemsScanned: s.itemsScanned,
                 overloadRejections: s.overload,
+                connectionsShed: connectionsShed.load(ordering: .relaxed),
                 injectedErrors: s.injectedErrors,
                 recentCancellations: s.recent
             )
@@ -186,6 +190,8 @@ final class ServerMetrics: Sendable {
         }
         out += "# HELP typestorm_connections_accepted_total Client connections accepted.\n# TYPE typestorm_connections_accepted_total counter\n"
         out += "typestorm_connections_accepted_total \(connectionsAccepted.load(ordering: .relaxed))\n"
+        out += "# HELP typestorm_connections_shed_total Idle or slow connections closed to make room at the connection limit.\n# TYPE typestorm_connections_shed_total counter\n"
+        out += "typestorm_connections_shed_total \(connectionsShed.load(ordering: .relaxed))\n"
         gauge("typestorm_requests_in_flight", "Requests received and not yet completed.", inFlight.load(ordering: .relaxed))
         gauge("typestorm_connections_open", "Open client connections.", openConnections.load(ordering: .relaxed))
         gauge("typestorm_search_queue_depth", "Searches waiting for a worker.", queueDepth)

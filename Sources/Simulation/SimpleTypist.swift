@@ -1,3 +1,4 @@
+import FieldRuntime
 import Typists
 
 /// A simple typing model, until the Typists module's realistic typists are wired in: a few

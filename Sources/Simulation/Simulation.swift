@@ -1,3 +1,4 @@
+import FieldRuntime
 import Measurement
 import SearchField
 import Typists

@@ -1,3 +1,4 @@
+import FieldRuntime
 import Measurement
 import SearchField
 import Typists
@@ -20,7 +21,6 @@ struct SimRequest {
     var utf8Length: Int32 = 0
     var textHash: UInt64 = 0
     var cell: Int32 = 0
-    var rng = SeededGenerator(seed: 0)
     var oneWay: Int64 = 0
     var arrivedAt: Int64 = 0
     var serviceStart: Int64 = 0
@@ -56,12 +56,74 @@ struct ServerCell {
     }
 }
 
-extension VirtualRunner {
+/// What happens in a request's end, for the host.
+struct FinishedRequest {
+    var typist: Int
+    var id: RequestID
+    var result: RequestResult
+}
+
+/// Per typist, what the virtual clock tracks beside the field: the next keystroke, the UI
+/// thread's busy time (local-filter), and where its requests go.
+struct TypistSlot {
+    var pending: TypingEvent?
+    var uiBusyUntil: Int64 = 0
+    let cell: Int32
+    let globalIndex: UInt64
+}
+
+/// The virtual runner's world: its clock, its event queue and the modelled network and servers.
+/// It carries out what a `FieldHost` asks (`FieldRunner`) and reports requests' ends back.
+struct VirtualWorld: FieldRunner {
+    typealias Handle = Int32
+
+    let backend: BackendModel
+    let seed: UInt64
+    var now: Int64 = 0
+    var queue: EventQueue
+    var slots: [TypistSlot]
+    var requests: [SimRequest] = []
+    var freeHandles: [Int32] = []
+    var cells: [ServerCell]
+    var observer: ((Int64, Int, TimelineEntry) -> Void)?
+
+    init(backend: BackendModel, seed: UInt64, globalIndices indices: [Int]) {
+        self.backend = backend
+        self.seed = seed
+        let perCell = max(1, backend.typistsPerServer)
+        let firstCell = (indices.min() ?? 0) / perCell
+        let lastCell = (indices.max() ?? 0) / perCell
+        cells = Array(repeating: ServerCell(), count: lastCell - firstCell + 1)
+        slots = indices.map { index in
+            TypistSlot(cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
+        }
+        queue = EventQueue(capacity: min(indices.count, perCell) * 8)
+    }
+
+    func observe(_ entry: TimelineEntry, typist: Int, at time: Int64) {
+        if let observer { observer(time, typist, entry) }
+    }
+
+    mutating func scheduleTimer(_ id: TimerID, at deadline: Int64, typist: Int) {
+        queue.push(deadline, .timer, typist: Int32(typist), payload: id)
+    }
+
+    /// A cancelled timer stays queued; the host ignores it when it pops (cheaper than removal).
+    func cancelTimer(_ id: TimerID, typist: Int) {}
+
+    mutating func startRequest(_ id: RequestID, query: QueryIdentity, local: Bool, typist: Int, at time: Int64) -> Int32 {
+        send(id, query, typist: typist, local: local)
+    }
+
+    mutating func cancelRequest(_ handle: Int32, id: RequestID, typist: Int, at time: Int64) {
+        cancel(handle, typist: typist)
+    }
+
     private func payload(_ handle: Int32) -> UInt64 {
         UInt64(UInt32(handle)) | UInt64(requests[Int(handle)].generation) << 32
     }
 
-    mutating func send(_ id: RequestID, _ query: QueryIdentity, typist: Int, local: Bool) {
+    mutating func send(_ id: RequestID, _ query: QueryIdentity, typist: Int, local: Bool) -> Int32 {
         let handle = allocate()
         let cell = slots[typist].cell
         let globalIndex = slots[typist].globalIndex
@@ -74,7 +136,6 @@ extension VirtualRunner {
         request.utf8Length = Int32(truncatingIfNeeded: text.utf8.count)
         request.textHash = stableHash(text)
         request.cell = cell
-        request.rng = SeededGenerator(seed: mix(seed, globalIndex, id))
         request.clientDone = false
         request.server = .travelling
         request.serverCancel = false
@@ -82,7 +143,6 @@ extension VirtualRunner {
         request.items = 0
         request.scripted = false
         request.timeoutScheduled = false
-        slots[typist].requests.append(LiveRequest(id: id, handle: handle))
         if let scripted = backend.scriptedTime(for: text) {
             request.scripted = true
             request.oneWay = 0
@@ -92,11 +152,14 @@ extension VirtualRunner {
             request.items = backend.localCatalogItems
             request.serviceNs = Int64(Double(backend.localCatalogItems) * backend.localNanosPerItem)
         } else {
-            request.oneWay = backend.roundTrip.sample(&request.rng) / 2
-            if request.rng.chance(backend.transportErrorRate) {
-                request.fails = .transport
-            } else if request.rng.chance(backend.errorRate) {
-                request.fails = .serverError
+            let draw = backend.draw(seed: seed, typist: globalIndex, request: id, queryLength: Int(request.characters))
+            request.oneWay = draw.oneWayNs
+            request.serviceNs = draw.serviceNs
+            request.items = draw.items
+            switch draw.failure {
+            case .transport: request.fails = .transport
+            case .serverError: request.fails = .serverError
+            case nil: break
             }
         }
         requests[Int(handle)] = request
@@ -108,13 +171,14 @@ extension VirtualRunner {
             requests[Int(handle)].arrivedAt = now
             requests[Int(handle)].serviceStart = start
             queue.push(start + request.serviceNs, .localDone, typist: Int32(typist), payload: tag)
-            return
+            return handle
         }
         requests[Int(handle)].sentAt = now
         queue.push(now + request.oneWay, .serverArrive, typist: Int32(typist), payload: tag)
         if backend.timeout != nil, request.oneWay * 2 >= backend.timeout! {
             scheduleTimeout(handle)
         }
+        return handle
     }
 
     /// Timeouts are scheduled only once they can matter (the request waits in a queue, or its
@@ -127,10 +191,7 @@ extension VirtualRunner {
         queue.push(request.sentAt + timeout, .timeout, typist: request.typist, payload: payload(handle))
     }
 
-    mutating func cancel(_ id: RequestID, typist: Int) {
-        guard let entry = slots[typist].requests.first(where: { $0.id == id }) else { return }
-        recorder.record(.cancelRequest(id), typist: typist, at: now)
-        let handle = entry.handle
+    mutating func cancel(_ handle: Int32, typist: Int) {
         let request = requests[Int(handle)]
         guard !request.local, !request.clientDone else { return }
         switch backend.cancellation {
@@ -148,19 +209,22 @@ extension VirtualRunner {
         }
     }
 
-    mutating func requestEvent(_ event: ScheduledEvent) {
+    /// Carries out one network or server step; returns the request whose end the client saw,
+    /// if this step was one.
+    mutating func requestEvent(_ event: ScheduledEvent, recorder: inout Recorder) -> FinishedRequest? {
         let handle = Int32(truncatingIfNeeded: event.payload & 0xFFFF_FFFF)
-        guard Int(handle) < requests.count, requests[Int(handle)].generation == UInt32(event.payload >> 32) else { return }
+        guard Int(handle) < requests.count, requests[Int(handle)].generation == UInt32(event.payload >> 32) else { return nil }
         switch event.kind {
-        case .serverArrive: serverArrive(handle)
-        case .serviceDone: serviceDone(handle)
-        case .cancelArrive: cancelArrive(handle)
-        case .responseArrive: responseArrive(handle)
-        case .clientCancelled: clientCancelled(handle)
-        case .timeout: timeout(handle)
-        case .localDone: localDone(handle)
+        case .serverArrive: serverArrive(handle, recorder: &recorder)
+        case .serviceDone: serviceDone(handle, recorder: &recorder)
+        case .cancelArrive: cancelArrive(handle, recorder: &recorder)
+        case .responseArrive: return responseArrive(handle)
+        case .clientCancelled: return clientCancelled(handle)
+        case .timeout: return timeout(handle)
+        case .localDone: return localDone(handle, recorder: &recorder)
         case .typing, .timer: break
         }
+        return nil
     }
 
     private mutating func allocate() -> Int32 {
@@ -177,26 +241,17 @@ extension VirtualRunner {
         freeHandles.append(handle)
     }
 
-    /// The client stops tracking request `handle`.
-    private mutating func forget(_ handle: Int32) {
-        let typist = Int(requests[Int(handle)].typist)
-        let id = requests[Int(handle)].id
-        if let index = slots[typist].requests.firstIndex(where: { $0.id == id }) {
-            slots[typist].requests.remove(at: index)
-        }
-    }
-
-    private mutating func note(_ typist: Int32, _ text: @autoclosure () -> String) {
+    private func note(_ typist: Int32, _ text: @autoclosure () -> String) {
         if let observer { observer(now, Int(typist), .backend(text())) }
     }
 
-    private mutating func serverArrive(_ handle: Int32) {
+    private mutating func serverArrive(_ handle: Int32, recorder: inout Recorder) {
         var request = requests[Int(handle)]
         request.arrivedAt = now
         if request.fails == .transport {
             request.server = .done
             requests[Int(handle)] = request
-            backendStopped(handle, queueNs: 0, serviceNs: 0, items: 0)
+            backendStopped(handle, recorder: &recorder, queueNs: 0, serviceNs: 0, items: 0)
             if !request.clientDone {
                 queue.push(now + request.oneWay, .responseArrive, typist: request.typist, payload: payload(handle))
             }
@@ -206,7 +261,7 @@ extension VirtualRunner {
             request.server = .done
             requests[Int(handle)] = request
             note(request.typist, "server drops #\(request.id) (cancelled before it arrived)")
-            backendStopped(handle, queueNs: 0, serviceNs: 0, items: 0)
+            backendStopped(handle, recorder: &recorder, queueNs: 0, serviceNs: 0, items: 0)
             releaseIfDone(handle)
             return
         }
@@ -225,12 +280,8 @@ extension VirtualRunner {
 
     private mutating func startService(_ handle: Int32) {
         var request = requests[Int(handle)]
-        if !request.scripted {
-            cells[Int(request.cell)].busy += 1
-            let (ns, items) = backend.serviceTime(queryLength: Int(request.characters), &request.rng)
-            request.serviceNs = ns
-            request.items = items
-        }
+        // The service time was drawn with the rest of the request's draws when it was sent.
+        if !request.scripted { cells[Int(request.cell)].busy += 1 }
         request.server = .inService
         request.serviceStart = now
         requests[Int(handle)] = request
@@ -241,12 +292,12 @@ extension VirtualRunner {
         queue.push(now + request.serviceNs, .serviceDone, typist: request.typist, payload: payload(handle))
     }
 
-    private mutating func serviceDone(_ handle: Int32) {
+    private mutating func serviceDone(_ handle: Int32, recorder: inout Recorder) {
         let request = requests[Int(handle)]
         guard request.server == .inService else { return }
         requests[Int(handle)].server = .done
         if !request.scripted { cells[Int(request.cell)].busy -= 1 }
-        backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
+        backendStopped(handle, recorder: &recorder, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
         note(request.typist, "server finishes #\(request.id)" + (request.clientDone ? " (nobody is waiting)" : ""))
         if !request.clientDone {
             queue.push(now + request.oneWay, .responseArrive, typist: request.typist, payload: payload(handle))
@@ -261,7 +312,7 @@ extension VirtualRunner {
         }
     }
 
-    private mutating func cancelArrive(_ handle: Int32) {
+    private mutating func cancelArrive(_ handle: Int32, recorder: inout Recorder) {
         let request = requests[Int(handle)]
         requests[Int(handle)].serverCancel = true
         switch request.server {
@@ -270,75 +321,64 @@ extension VirtualRunner {
         case .queued:
             requests[Int(handle)].server = .done
             note(request.typist, "server drops queued #\(request.id)")
-            backendStopped(handle, queueNs: now - request.arrivedAt, serviceNs: 0, items: 0)
+            backendStopped(handle, recorder: &recorder, queueNs: now - request.arrivedAt, serviceNs: 0, items: 0)
         case .inService:
             let elapsed = now - request.serviceStart
             let items = request.serviceNs > 0 ? request.items * elapsed / request.serviceNs : 0
             requests[Int(handle)].server = .done
             if !request.scripted { cells[Int(request.cell)].busy -= 1 }
             note(request.typist, "server stops #\(request.id) after \(Self.millis(elapsed))")
-            backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: elapsed, items: items)
+            backendStopped(handle, recorder: &recorder, queueNs: request.serviceStart - request.arrivedAt, serviceNs: elapsed, items: items)
             startQueued(cell: Int(request.cell))
         }
         releaseIfDone(handle)
     }
 
-    private mutating func backendStopped(_ handle: Int32, queueNs: Int64, serviceNs: Int64, items: Int64) {
+    private func backendStopped(_ handle: Int32, recorder: inout Recorder, queueNs: Int64, serviceNs: Int64, items: Int64) {
         let request = requests[Int(handle)]
         recorder.record(.backendStopped(id: request.id, work: BackendWork(queueNs: queueNs, serviceNs: serviceNs, itemsScanned: items)),
                         typist: Int(request.typist), at: now)
     }
 
-    private mutating func responseArrive(_ handle: Int32) {
+    private mutating func responseArrive(_ handle: Int32) -> FinishedRequest? {
         let request = requests[Int(handle)]
-        guard !request.clientDone else { return }
+        guard !request.clientDone else { return nil }
         requests[Int(handle)].clientDone = true
-        forget(handle)
-        let typist = Int(request.typist)
-        if let failure = request.fails {
-            recorder.record(.workStopped(id: request.id, reason: failure == .transport ? .transport : .serverError), typist: typist, at: now)
-            releaseIfDone(handle)
-            deliver(typist, .requestFailed(request.id, failure))
-        } else {
-            recorder.record(.workStopped(id: request.id, reason: .completed), typist: typist, at: now)
-            let count = BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash, catalogItems: 1_000_000)
-            releaseIfDone(handle)
-            deliver(typist, .responseArrived(request.id, ResultSummary(count: count)))
-        }
-    }
-
-    private mutating func clientCancelled(_ handle: Int32) {
-        let request = requests[Int(handle)]
-        forget(handle)
-        recorder.record(.workStopped(id: request.id, reason: .cancelledObserved), typist: Int(request.typist), at: now)
         releaseIfDone(handle)
-        deliver(Int(request.typist), .requestFailed(request.id, .cancelled))
+        let result: RequestResult
+        if let failure = request.fails {
+            result = .failed(failure)
+        } else {
+            result = .results(count: BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash, catalogItems: 1_000_000))
+        }
+        return FinishedRequest(typist: Int(request.typist), id: request.id, result: result)
     }
 
-    private mutating func timeout(_ handle: Int32) {
+    private mutating func clientCancelled(_ handle: Int32) -> FinishedRequest? {
         let request = requests[Int(handle)]
-        guard !request.clientDone else { return }
+        releaseIfDone(handle)
+        return FinishedRequest(typist: Int(request.typist), id: request.id, result: .failed(.cancelled))
+    }
+
+    private mutating func timeout(_ handle: Int32) -> FinishedRequest? {
+        let request = requests[Int(handle)]
+        guard !request.clientDone else { return nil }
         requests[Int(handle)].clientDone = true
-        forget(handle)
-        recorder.record(.workStopped(id: request.id, reason: .timeout), typist: Int(request.typist), at: now)
         if case let .honoured(delay) = backend.cancellation, request.server != .done {
             queue.push(now + request.oneWay + delay, .cancelArrive, typist: request.typist, payload: payload(handle))
         }
         releaseIfDone(handle)
-        deliver(Int(request.typist), .requestFailed(request.id, .timeout))
+        return FinishedRequest(typist: Int(request.typist), id: request.id, result: .failed(.timeout))
     }
 
-    private mutating func localDone(_ handle: Int32) {
+    private mutating func localDone(_ handle: Int32, recorder: inout Recorder) -> FinishedRequest? {
         let request = requests[Int(handle)]
         requests[Int(handle)].clientDone = true
         requests[Int(handle)].server = .done
-        forget(handle)
-        let typist = Int(request.typist)
-        backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
-        recorder.record(.workStopped(id: request.id, reason: .completed), typist: typist, at: now)
+        backendStopped(handle, recorder: &recorder, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
         let count = BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash, catalogItems: backend.localCatalogItems)
         releaseIfDone(handle)
-        deliver(typist, .responseArrived(request.id, ResultSummary(count: count)))
+        return FinishedRequest(typist: Int(request.typist), id: request.id, result: .results(count: count))
     }
 
     static func millis(_ ns: Int64) -> String {

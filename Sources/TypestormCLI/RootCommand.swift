@@ -20,6 +20,9 @@ enum RootCommand {
             ReportCommand.command,
             CompareCommand.command,
             SweepCommand.command,
+            CrosscheckCommand.command,
+            StoreCommand.command,
+            HistoryCommand.command,
         ],
         run: MainJob.run
     )

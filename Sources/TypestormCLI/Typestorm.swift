@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// The `typestorm` command-line tool: parse, validate, run, and map errors to exit codes.
 public enum Typestorm {
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.

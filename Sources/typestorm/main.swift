@@ -1,4 +1,5 @@
 import CJemalloc
+import Diagnostics
 import Foundation
 import Platform
 import TypestormCLI
@@ -9,7 +10,7 @@ do {
     try Allocator.applySelectionFromEnvironment()
 } catch {
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-    exit(64)
+    exit(ExitCode.usage)
 }
 
 let code = await Typestorm.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,3 +1,4 @@
+import FieldRuntime
 import Catalog
 import Matching
 import Measurement
@@ -59,6 +60,8 @@ struct LiveRunnerTests {
         #expect(result.metrics.counter(MetricName.requestsStarted) == 21)
         #expect(result.metrics.counter(MetricName.requestsCompleted) == 21)
         #expect(result.metrics.histograms[MetricName.requestLatency]?.totalCount == 21)
+        // Every request's real start is compared with the instant the strategy asked for it.
+        #expect(result.metrics.histograms[MetricName.scheduleLag]?.totalCount == 21)
     }
 
     @Test func splitStateWaitsForThePause() async {
@@ -138,6 +141,7 @@ struct LiveHTTPRunnerTests {
         #expect(metrics.counter(MetricName.keystrokes) == 10)
         #expect(metrics.counter(MetricName.requestsStarted) == 10)
         #expect(metrics.counter(MetricName.requestsCompleted) == 10)
+        #expect(metrics.histograms[MetricName.scheduleLag]?.totalCount == 10)
         #expect(metrics.counter(MetricName.outOfOrderApplies) == 0)
         // "sweat" matches three names; every settle ends on its results.
         #expect(metrics.counter(MetricName.staleSettles) == 0)

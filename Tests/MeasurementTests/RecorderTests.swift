@@ -218,6 +218,9 @@ struct RecorderTests {
         s.at(0, .display(.loading, query: nil))
         s.at(50, .display(.results, query: q("ab")))
         s.at(50, .display(.loading, query: nil))
+        s.at(100, .requestStart(id: 1, query: q("ab"), lag: 0))
+        s.at(300, .workStopped(id: 1, reason: .completed))
+        s.at(300, .apply(id: 1, query: q("ab"), kind: .results))
         s.at(300, .display(.results, query: q("ab")))
         s.key(2000, "a", query: .some(nil))
         s.at(2010, .display(.idle, query: nil))
@@ -227,6 +230,28 @@ struct RecorderTests {
         #expect(m.counter(MetricName.settles) == 2)
         #expect(m.histograms[MetricName.timeToFresh]?.min == ms(10))
         #expect(m.histograms[MetricName.timeToFresh]?.max == ms(300))
+    }
+
+    @Test("nothing is credited that never came: a failure shown as an empty list is not fresh, a cache hit is")
+    func failuresAreNeverFresh() {
+        var s = Script()
+        s.key(0, "ab")
+        s.at(300, .requestStart(id: 1, query: q("ab"), lag: 0))
+        s.at(310, .workStopped(id: 1, reason: .transport))
+        s.at(310, .apply(id: 1, query: q("ab"), kind: .error))
+        s.at(310, .display(.empty, query: q("ab")))
+        // A display of results nobody answered (no apply of a completed response) is no answer.
+        s.at(320, .display(.results, query: q("ab")))
+        s.key(2000, "abc")
+        s.at(2000, .commit(q("abc"), cached: true))
+        s.at(2000, .display(.results, query: q("abc")))
+        s.at(4000, .sessionEnd)
+        let m = s.finish(4000)
+        #expect(m.counter(MetricName.settles) == 2)
+        #expect(m.counter(MetricName.neverFresh) == 1)
+        #expect(m.counter(MetricName.staleSettles) == 1)
+        #expect(m.histograms[MetricName.timeToFresh]?.totalCount == 1)
+        #expect(m.histograms[MetricName.timeToFresh]?.max == 0)
     }
 
     @Test("cache commits, write-back loops and load figures are counted")

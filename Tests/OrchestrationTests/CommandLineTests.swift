@@ -180,8 +180,8 @@ struct CommandLineTests {
         var buffer = LineBuffer()
         var workerPIDs: [Int32] = []
         var started = false
-        let deadline = MonotonicNanos.now() + 30_000_000_000
-        while !started, MonotonicNanos.now() < deadline {
+        let deadline = Int64(MonotonicClock.now()) + 30_000_000_000
+        while !started, Int64(MonotonicClock.now()) < deadline {
             guard try !PipeIO.poll([driver.standardError!], timeoutMillis: 1_000).isEmpty else { continue }
             let bytes = try PipeIO.readAvailable(driver.standardError!)
             if bytes.isEmpty { break }
@@ -211,8 +211,8 @@ struct CommandLineTests {
         driver.send(SIGKILL)
         #expect(driver.waitForExit(timeoutNanos: 10_000_000_000) == .signaled(SIGKILL))
         // Waits (bounded) for the kernel's parent-death signal to reach the orphans.
-        let deadline = MonotonicNanos.now() + 10_000_000_000
-        while !workerPIDs.allSatisfy(isGoneOrZombie), MonotonicNanos.now() < deadline { MonotonicNanos.sleep(10_000_000) }
+        let deadline = Int64(MonotonicClock.now()) + 10_000_000_000
+        while !workerPIDs.allSatisfy(isGoneOrZombie), Int64(MonotonicClock.now()) < deadline { MonotonicClock.sleep(10_000_000) }
         for pid in workerPIDs { #expect(isGoneOrZombie(pid), "worker pid \(pid) outlived its driver") }
     }
 

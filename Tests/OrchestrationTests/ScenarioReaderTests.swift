@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Orchestration
+import Measurement
 
 @Suite("Scenario reader")
 struct ScenarioReaderTests {

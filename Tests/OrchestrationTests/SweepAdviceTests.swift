@@ -1,3 +1,4 @@
+import FieldRuntime
 import Foundation
 import Measurement
 @testable import Orchestration

@@ -17,7 +17,8 @@ struct PlatformTests {
         let pipe = try SystemPipe()
         defer { try? pipe.readEnd.close(); try? pipe.writeEnd.close() }
         let fd = pipe.readEnd.rawValue
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        try pipe.readEnd.setNonBlocking()
+        #expect(fcntl(fd, F_GETFL) & O_NONBLOCK != 0)
         var byte: UInt8 = 0
         let result = try Syscall.nonBlocking("read") { read(fd, &byte, 1) }
         #expect(result == nil)

@@ -207,24 +207,46 @@ struct SearchServerTests {
         }
     }
 
-    @Test func tooManyConnectionsGet503() async throws {
-        try await SearchServer.withServer(configuration: configuration { $0.maxConnections = 2 }, backend: catalog) { server in
-            let first = try RawConnection(port: server.port)
-            let second = try RawConnection(port: server.port)
-            first.get("/healthz")
-            second.get("/healthz")
-            _ = try first.readResponse()
-            _ = try second.readResponse()
+    @Test func tooManyBusyConnectionsGet503ButHealthzIsAnswered() async throws {
+        let gate = GateBackend()
+        let setup = configuration { $0.maxConnections = 2; $0.workers = 1 }
+        try await SearchServer.withServer(configuration: setup, backend: gate) { server in
+            // Two connections whose searches are being answered (one running, one queued)
+            // cannot be shed.
+            let running = try RawConnection(port: server.port)
+            running.get("/search?q=a")
+            #expect(gate.started.wait(seconds: 10))
+            let queued = try RawConnection(port: server.port)
+            queued.get("/search?q=b")
+            #expect(await eventually { server.metrics.queueDepth == 1 })
             let third = try RawConnection(port: server.port)
             third.get("/search?q=lamp")
             let response = try third.readResponse()
             #expect(response.status == 503)
             #expect(response.headers["retry-after"] == "1")
+            #expect(response.headers["content-type"] == "application/json")
             #expect((response.json["error"] as? String)?.contains("too many open connections") == true)
-            first.close()
-            second.close()
-            #expect(await eventually { server.metrics.openConnections <= 1 })
-            #expect(try fetch(server.port, "/search?q=lamp").status == 200)
+            #expect(try fetch(server.port, "/healthz").status == 200)
+            gate.release()
+            #expect(try running.readResponse().status == 200)
+            #expect(try queued.readResponse().status == 200)
+        }
+    }
+
+    @Test func idleConnectionsAreShedToMakeRoomOldestFirst() async throws {
+        try await SearchServer.withServer(configuration: configuration { $0.maxConnections = 2 }, backend: catalog) { server in
+            let first = try RawConnection(port: server.port)
+            let second = try RawConnection(port: server.port)
+            first.get("/healthz")
+            _ = try first.readResponse()
+            second.get("/healthz")
+            _ = try second.readResponse()
+            // A third connection is served at once; the longest-idle one is closed for it.
+            #expect(try fetch(server.port, "/search?q=lamp").json["total"] as? Int == 4)
+            #expect(first.waitForClose())
+            #expect(server.metrics.connectionsShed >= 1)
+            second.get("/healthz")
+            #expect(try second.readResponse().status == 200)
         }
     }
 

@@ -105,12 +105,6 @@ struct ArgumentParserTests {
     func durations(text: String, nanos: Int64) {
         #expect(ParsedArguments.parseDurationNanos(text) == nanos)
     }
-
-    @Test func editDistanceIsLevenshtein() {
-        #expect(editDistance("kitten", "sitting") == 3)
-        #expect(editDistance("", "abc") == 3)
-        #expect(editDistance("same", "same") == 0)
-    }
 }
 
 @Suite("Tool entry point")

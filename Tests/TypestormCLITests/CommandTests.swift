@@ -77,6 +77,23 @@ struct CommandTests {
         #expect(strategies.compactMap { $0["name"] as? String } == ["naive", "split-state"])
     }
 
+    /// `simulate` runs a scenario's default backend: the model a scenario without a `backend`
+    /// block states, with no slow tail on top.
+    @Test func simulateStartsFromTheScenarioDefaults() async throws {
+        let result = await run(["simulate", "--typists", "20", "--strategies", "naive", "--json"])
+        #expect(result.code == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        let backend = try #require((object["scenario"] as? [String: Any])?["backend"] as? String)
+        #expect(backend.contains("4 workers per 100 typists"))
+        #expect(backend.contains("slow tail 0.0%"))
+        #expect(backend.contains("median 8.0ms"))
+        let tail = await run(["simulate", "--typists", "20", "--strategies", "naive", "--slow-tail", "0.01", "--json"])
+        #expect(tail.out.contains("slow tail 1.0% ×20"))
+        let bad = await run(["simulate", "--service", "50ms", "--service-p99", "20ms"])
+        #expect(bad.code == 64)
+        #expect(bad.err.contains("--service-p99"))
+    }
+
     @Test func serveRejectsBadFlagsBeforeBinding() async {
         let both = await run(["serve", "--catalog", Self.catalog, "--synthetic", "10"])
         #expect(both.code == 64)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Typists
 
-/// Generated populations against TYPING.md's published figures. Tolerances are several
+/// Generated populations against the published figures of docs/typing.md. Tolerances are several
 /// standard errors of the sample sizes used, so a pass means the model, not luck.
 @Suite("Population statistics match the published figures")
 struct PopulationStatisticsTests {

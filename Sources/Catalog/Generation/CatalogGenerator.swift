@@ -1,4 +1,5 @@
 import Dispatch
+import Platform
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,13 +69,12 @@ public struct CatalogGenerator: Sendable {
             var written = 0
             bytes.withUnsafeBytes { raw in
                 while written < raw.count {
-                    let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        failure = CatalogError(file: fileName, kind: .cannotRead("write failed: \(String(cString: strerror(errno)))"))
+                    do throws(SystemError) {
+                        written += try Syscall.call("write") { Glibc.write(fd, raw.baseAddress! + written, raw.count - written) }
+                    } catch {
+                        failure = CatalogError(file: fileName, kind: .cannotRead("write failed: \(String(cString: strerror(error.errno)))"))
                         return
                     }
-                    written += n
                 }
             }
         }

@@ -1,3 +1,4 @@
+import Platform
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -95,12 +96,11 @@ struct LineReader {
         let got: Int
         switch source {
         case let .file(fd):
-            var n: Int
-            repeat {
-                n = buffer.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + end, room) }
-            } while n < 0 && errno == EINTR
-            if n < 0 { throw CatalogError(file: "", kind: .cannotRead(String(cString: strerror(errno)))) }
-            got = n
+            do throws(SystemError) {
+                got = try Syscall.call("read") { buffer.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + end, room) } }
+            } catch {
+                throw CatalogError(file: "", kind: .cannotRead(String(cString: strerror(error.errno))))
+            }
         case let .memory(bytes):
             got = min(room, bytes.count - memoryOffset)
             buffer.withUnsafeMutableBufferPointer { all in

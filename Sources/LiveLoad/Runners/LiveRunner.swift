@@ -1,7 +1,6 @@
 import Measurement
 import Platform
 import SearchField
-import Simulation
 import Synchronization
 import Typists
 
@@ -108,11 +107,21 @@ public enum LiveRunner {
         options: LiveRunOptions = LiveRunOptions(),
         monitor: LiveRunMonitor = LiveRunMonitor()
     ) async -> LiveRunResult {
-        let configuration = configuration ?? strategy.defaultConfiguration
+        await run(typists: typists, prototype: strategy.make(configuration ?? strategy.defaultConfiguration), backend: backend,
+                  options: options, monitor: monitor)
+    }
+
+    /// Runs any strategy value (each typist's field starts as a copy of `prototype`).
+    public static func run<Strategy: SearchFieldStrategy, Session: TypistSession & Sendable>(
+        typists: [LiveTypist<Session>],
+        prototype: Strategy,
+        backend: any LiveSearchBackend,
+        options: LiveRunOptions = LiveRunOptions(),
+        monitor: LiveRunMonitor = LiveRunMonitor()
+    ) async -> LiveRunResult {
         let shared = LiveRunShared(
-            typists: typists.count, backend: backend, configuration: configuration,
-            settleInterval: options.settleIntervalNanos, monitor: monitor)
-        let fields = typists.indices.map { LiveField(slot: $0, strategy: strategy.make(configuration), shared: shared) }
+            typists: typists.count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
+        let fields = typists.indices.map { LiveField(slot: $0, strategy: prototype, shared: shared) }
 
         // Typing tasks, plus one that waits for a stop request and then cancels them all, so a
         // typist asleep before its next key stops at once instead of at that key.
@@ -149,7 +158,9 @@ public enum LiveRunner {
                              stoppedEarly: monitor.isStopRequested)
     }
 
-    private static func type<Session: TypistSession & Sendable>(_ typist: LiveTypist<Session>, into field: LiveField, shared: LiveRunShared) async {
+    private static func type<Strategy: SearchFieldStrategy, Session: TypistSession & Sendable>(
+        _ typist: LiveTypist<Session>, into field: LiveField<Strategy>, shared: LiveRunShared
+    ) async {
         var session = typist.session
         let monitor = shared.monitor
         var active = false
@@ -180,14 +191,12 @@ public enum LiveRunner {
 final class LiveRunShared: Sendable {
     let startNanos: UInt64
     let backend: any LiveSearchBackend
-    let configuration: SearchFieldConfiguration
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
     private let recorder: Mutex<Recorder?>
 
-    init(typists: Int, backend: any LiveSearchBackend, configuration: SearchFieldConfiguration, settleInterval: Int64, monitor: LiveRunMonitor) {
+    init(typists: Int, backend: any LiveSearchBackend, settleInterval: Int64, monitor: LiveRunMonitor) {
         self.backend = backend
-        self.configuration = configuration
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
         recorder = Mutex(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
@@ -201,6 +210,11 @@ final class LiveRunShared: Sendable {
 
     func nanos(atRunTime time: Int64) -> UInt64 {
         startNanos &+ UInt64(max(0, time))
+    }
+
+    /// The run time of an instant on the monotonic clock (the inverse of `nanos(atRunTime:)`).
+    func runTime(ofNanos nanos: UInt64) -> Int64 {
+        Int64(bitPattern: nanos &- startNanos)
     }
 
     /// Runs `body` on the recorder unless the run is closed (late completions after the drain

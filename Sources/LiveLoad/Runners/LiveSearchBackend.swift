@@ -1,3 +1,4 @@
+import FieldRuntime
 import Measurement
 import SearchField
 
@@ -24,12 +25,8 @@ public struct LiveSearchRequest: Sendable {
 
 /// How a live request ended.
 public struct LiveSearchOutcome: Sendable {
-    public enum Result: Sendable, Equatable {
-        /// The backend answered with `count` results (0: its own "no results").
-        case results(count: Int)
-        /// The request failed; `.cancelled` means the client saw its cancellation take effect.
-        case failed(FailureReason)
-    }
+    /// How it ended: the runner core's `RequestResult`, one vocabulary for every runner.
+    public typealias Result = RequestResult
 
     public var result: Result
     /// When the request actually left (monotonic ns); later than intended is schedule lag.

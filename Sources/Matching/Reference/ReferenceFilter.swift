@@ -3,7 +3,7 @@ import Catalog
 /// The matching rule, implemented as plainly as possible: the test oracle and the
 /// `local-filter` baseline.
 ///
-/// The rule (FILTERING.md): a product matches when it is in the request's scope (if one is
+/// The rule (docs/engine.md, "Matching rule and order"): a product matches when it is in the request's scope (if one is
 /// given) and either its folded name contains the folded, trimmed query, or it carries one of the
 /// active tokens (compared folded). An empty query matches every name when no tokens are active,
 /// and no name when tokens are active (then only the tokens select).

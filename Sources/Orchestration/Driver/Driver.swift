@@ -91,14 +91,16 @@ struct DriverLoop {
         SignalTrap.ignoreBrokenPipes()
         if configuration.handleSignals { trap = try? SignalTrap() }
         defer { trap?.cancel() }
-        let cpuStart = Self.threadCPUNanos()
-        let childrenStart = Self.childrenCPUNanos()
-        startedAt = MonotonicNanos.now()
-        let startedWall = MonotonicNanos.wallClock()
+        // The whole driver loop runs on this thread, so its CPU time is the driver's own cost,
+        // apart from an embedded server in the same process.
+        let cpuStart = CPUTime.thread()
+        let childrenStart = CPUTime.reapedChildren()
+        startedAt = Int64(MonotonicClock.now())
+        let startedWall = WallClock.now()
         spawnAll()
         while !slots.allSatisfy(\.isFinished) {
             pollOnce()
-            let now = MonotonicNanos.now()
+            let now = Int64(MonotonicClock.now())
             checkSignals(now)
             for index in slots.indices { police(index, now: now) }
             advanceBarrier()
@@ -113,9 +115,9 @@ struct DriverLoop {
             }
             reportProgress(now)
         }
-        let cpu = Self.threadCPUNanos() - cpuStart
-        var result = outcome(startedWall: startedWall, endedWall: MonotonicNanos.wallClock(), cpu: cpu)
-        result.workersCPUNanos = Self.childrenCPUNanos() - childrenStart
+        let cpu = CPUTime.thread() - cpuStart
+        var result = outcome(startedWall: startedWall, endedWall: WallClock.now(), cpu: cpu)
+        result.workersCPUNanos = CPUTime.reapedChildren() - childrenStart
         return result
     }
 
@@ -125,7 +127,7 @@ struct DriverLoop {
         var group: pid_t?
         for index in 0..<configuration.workers {
             let segment = Segment(index: index, count: configuration.workers)
-            var slot = Slot(index: index, segment: segment, lastHeard: MonotonicNanos.now())
+            var slot = Slot(index: index, segment: segment, lastHeard: Int64(MonotonicClock.now()))
             var standard = [
                 "worker", configuration.scenarioFile, "--driver",
                 "--segment", "\(index)/\(configuration.workers)",
@@ -146,7 +148,7 @@ struct DriverLoop {
                 processGroup: group.map { .join($0) } ?? .new)
             do {
                 let process = try ChildProcess.spawn(options)
-                if let output = process.standardOutput { Self.enlargePipe(output) }
+                if let output = process.standardOutput { PipeIO.setCapacity(output, bytes: Self.pipeBytes) }
                 slot.process = process
                 slot.pid = process.pid
                 if group == nil { group = process.pid }
@@ -184,16 +186,9 @@ struct DriverLoop {
         }
     }
 
-    /// Linux's `F_SETPIPE_SZ` (not exported to Swift by Glibc).
-    static let setPipeSize: Int32 = 1031
     /// The pipe size asked for: a whole snapshot fits (≈ 100 KB for two strategies), so the
     /// worker's write does not stall half-way and the driver reads it in one go.
     static let pipeBytes = 1 << 20
-
-    /// Best effort: the default 64 KB stays if the kernel refuses (`fs.pipe-max-size`).
-    static func enlargePipe(_ fd: Int32) {
-        _ = fcntl(fd, setPipeSize, Int32(pipeBytes))
-    }
 
     mutating func read(_ index: Int) {
         guard let process = slots[index].process, let fd = process.standardOutput else { return }
@@ -223,7 +218,7 @@ struct DriverLoop {
 
     mutating func closeOutput(_ index: Int) {
         slots[index].outputOpen = false
-        slots[index].outputClosedAt = MonotonicNanos.now()
+        slots[index].outputClosedAt = Int64(MonotonicClock.now())
         slots[index].process?.close(slots[index].process?.standardOutput)
         let remainder = slots[index].lines.remainder
         if !remainder.isEmpty, slots[index].stage != .failed, slots[index].stage != .done {
@@ -232,7 +227,7 @@ struct DriverLoop {
     }
 
     mutating func handle(_ index: Int, _ line: [UInt8]) {
-        let now = MonotonicNanos.now()
+        let now = Int64(MonotonicClock.now())
         slots[index].lastHeard = now
         let message: WorkerProtocol.WorkerMessage
         do {
@@ -297,7 +292,7 @@ struct DriverLoop {
         slots[index].process?.close(slots[index].process?.standardInput)
         if slots[index].isAlive {
             slots[index].process?.send(signal)
-            slots[index].killAt = MonotonicNanos.now() + (signal == SIGKILL ? 0 : settings.graceNanos)
+            slots[index].killAt = Int64(MonotonicClock.now()) + (signal == SIGKILL ? 0 : settings.graceNanos)
         }
     }
 
@@ -402,8 +397,8 @@ struct DriverLoop {
         guard waiting, phase + 1 < scenario.runners.count else { return }
         phase += 1
         // Far enough ahead that every worker has the message before the instant.
-        let at = MonotonicNanos.wallClock() + 100_000_000
-        phaseStartedAt = MonotonicNanos.now() + 100_000_000
+        let at = WallClock.now() + 100_000_000
+        phaseStartedAt = Int64(MonotonicClock.now()) + 100_000_000
         send(.start(phase: phase, atWallClockNanos: at))
         for index in live { slots[index].stage = .running(phase) }
         emit(.phaseStarted(phase: phase, runner: scenario.runners[phase].kind, workers: live.count))
@@ -495,19 +490,4 @@ struct DriverLoop {
                              driverCPUNanos: cpu, snapshotsReceived: snapshotsReceived)
     }
 
-    /// CPU time of every reaped child of this process (user + system).
-    static func childrenCPUNanos() -> Int64 {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-        func nanos(_ t: timeval) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_usec) * 1_000 }
-        return nanos(usage.ru_utime) + nanos(usage.ru_stime)
-    }
-
-    /// CPU time of the calling thread: the whole driver loop runs on one thread, so this is the
-    /// driver's own cost, apart from an embedded server in the same process.
-    static func threadCPUNanos() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
 }

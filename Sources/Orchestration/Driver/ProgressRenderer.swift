@@ -69,7 +69,7 @@ public final class ProgressRenderer: Sendable {
     }
 
     private func render(_ progress: DriverProgress) {
-        let now = MonotonicNanos.now()
+        let now = Int64(MonotonicClock.now())
         state.withLock { state in
             switch mode {
             case .quiet:

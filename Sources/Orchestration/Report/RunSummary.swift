@@ -4,7 +4,7 @@ import Measurement
 /// The human and CSV views of a run record: one row per group (strategy × runner).
 public enum RunSummary {
     /// The columns of the terminal table, in order: shown when some group recorded them.
-    /// Names follow the Recorder's metric names (METRICS.md).
+    /// Names follow the Recorder's metric names (`MetricName`, docs/metrics.md).
     public static let headline: [(title: String, metric: String)] = [
         ("typists", "typists"),
         ("keys", "keystrokes"),

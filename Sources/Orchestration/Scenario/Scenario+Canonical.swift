@@ -1,3 +1,5 @@
+import Measurement
+
 extension Scenario {
     /// The scenario as JSON with every default written out: what workers read, what the run
     /// directory keeps, and what the hash covers.
@@ -87,8 +89,10 @@ extension ScenarioStrategy {
 extension RunnerSpec {
     var json: JSONValue {
         switch self {
-        case .virtual, .inProcess: return .object([("kind", .string(kind))])
-        case let .httpEmbedded(threads): return .object([("kind", .string(kind)), ("serverThreads", .number("\(threads)"))])
+        case .virtual: return .object([("kind", .string(kind))])
+        case let .inProcess(backend): return .object([("kind", .string(kind)), ("backend", .string(backend.rawValue))])
+        case let .httpEmbedded(threads, backend):
+            return .object([("kind", .string(kind)), ("serverThreads", .number("\(threads)")), ("backend", .string(backend.rawValue))])
         case let .httpURL(template): return .object([("kind", .string(kind)), ("url", .string(template))])
         case let .probe(realTime): return .object([("kind", .string(kind)), ("pace", .string(realTime ? "realtime" : "fast"))])
         }
@@ -106,6 +110,11 @@ extension ScenarioBackend {
             ("cancelDelay", duration(cancelDelayNanos)),
             ("errorRate", number(errorRate)),
             ("timeout", duration(timeoutNanos)),
+            ("networkRTTSpread", number(networkRTTSpread)),
+            ("slowTail", .object([("probability", number(slowTailProbability)), ("factor", number(slowTailFactor))])),
+            ("transportErrorRate", number(transportErrorRate)),
+            ("localFilter", .object([("items", .number("\(localItems)")), ("nsPerItem", number(localNanosPerItem))])),
+            ("sharedAcrossStrategies", .bool(sharedAcrossStrategies)),
         ])
     }
 }

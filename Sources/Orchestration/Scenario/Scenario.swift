@@ -165,7 +165,7 @@ public struct Population: Sendable, Equatable {
     }
 }
 
-/// One strategy to compare: a preset from STRATEGIES.md and the knobs a scenario may turn.
+/// One strategy to compare: a preset (docs/strategies.md) and the knobs a scenario may turn.
 public struct ScenarioStrategy: Sendable, Equatable {
     public static let presets = [
         "naive", "manual-cancel", "split-state-seed", "split-state", "sequence-guard",
@@ -200,10 +200,13 @@ public struct ScenarioStrategy: Sendable, Equatable {
 public enum RunnerSpec: Sendable, Equatable {
     /// Discrete-event simulation against `Scenario.backend`.
     case virtual
-    /// Real clock, the real filter engine in each worker process.
-    case inProcess
-    /// Real clock, HTTP to the search server the driver starts.
-    case httpEmbedded(serverThreads: Int)
+    /// Real clock, the real filter engine in each worker process; with `.model`, served through
+    /// `Scenario.backend`'s model (its delays, queues and failures around the engine).
+    case inProcess(LiveBackendKind)
+    /// Real clock, HTTP to the search server the driver starts; with `.model`, each request
+    /// goes through `Scenario.backend`'s model in the client (its delays, queues and failures),
+    /// the real HTTP request to the server taking part of the drawn service time.
+    case httpEmbedded(serverThreads: Int, backend: LiveBackendKind = .engine)
     /// Real clock, HTTP to an existing endpoint; `{query}` in the template is replaced.
     case httpURL(template: String)
     /// The driver's own probe: typists that only type (no search), to exercise and measure the
@@ -232,7 +235,18 @@ public enum RunnerSpec: Sendable, Equatable {
     }
 }
 
-/// The modelled backend for virtual time (ignored by live runners).
+/// What a live runner's requests meet behind the client.
+public enum LiveBackendKind: String, Sendable, Equatable, CaseIterable {
+    /// The engine (or server) as fast as it is: its own time is the service time.
+    case engine
+    /// The scenario's `backend` model as real delays around the real engine: round trip,
+    /// service time, workers and FIFO queues per server cell, failures, cancellation, timeout;
+    /// the live counterpart of the virtual runner.
+    case model
+}
+
+/// The modelled backend: the virtual runner's model, and the live runners' with
+/// `"backend": "model"`. Every knob the simulator uses is here, with its default.
 public struct ScenarioBackend: Sendable, Equatable {
     /// Requests served at once per server; more wait in a queue.
     public var workers: Int
@@ -248,6 +262,20 @@ public struct ScenarioBackend: Sendable, Equatable {
     public var errorRate: Double
     /// Client-side timeout.
     public var timeoutNanos: Int64
+    /// σ of the log-normal round trip around `networkRoundTripNanos` (0: constant).
+    public var networkRTTSpread: Double
+    /// The slow tail: with this probability a request's service time is multiplied by
+    /// `slowTailFactor` (0: none, so the service time is exactly the stated distribution).
+    public var slowTailProbability: Double
+    public var slowTailFactor: Double
+    /// Share of requests lost in transport (the client sees the failure after a round trip).
+    public var transportErrorRate: Double
+    /// `local-filter`'s in-memory filter on the typist's UI thread: items and cost per item.
+    public var localItems: Int64
+    public var localNanosPerItem: Double
+    /// Live runners: all strategies against one backend instance (a mixed population sharing
+    /// capacity) instead of each strategy against its own.
+    public var sharedAcrossStrategies: Bool
 
     /// `honoured`: the server stops after noticing; `client-only`: the client gives up but the
     /// server finishes the work; `ignored`: nobody notices, the response is delivered.
@@ -259,7 +287,9 @@ public struct ScenarioBackend: Sendable, Equatable {
 
     public init(workers: Int = 4, typistsPerServer: Int = 100, serviceMedianNanos: Int64 = 8_000_000, serviceP99Nanos: Int64 = 60_000_000,
                 networkRoundTripNanos: Int64 = 30_000_000, cancellation: Cancellation = .honoured, cancelDelayNanos: Int64 = 5_000_000,
-                errorRate: Double = 0, timeoutNanos: Int64 = 5_000_000_000) {
+                errorRate: Double = 0, timeoutNanos: Int64 = 5_000_000_000, networkRTTSpread: Double = 0.3,
+                slowTailProbability: Double = 0, slowTailFactor: Double = 20, transportErrorRate: Double = 0,
+                localItems: Int64 = 10_000, localNanosPerItem: Double = 150, sharedAcrossStrategies: Bool = false) {
         self.workers = workers
         self.typistsPerServer = typistsPerServer
         self.cancelDelayNanos = cancelDelayNanos
@@ -269,6 +299,13 @@ public struct ScenarioBackend: Sendable, Equatable {
         self.cancellation = cancellation
         self.errorRate = errorRate
         self.timeoutNanos = timeoutNanos
+        self.networkRTTSpread = networkRTTSpread
+        self.slowTailProbability = slowTailProbability
+        self.slowTailFactor = slowTailFactor
+        self.transportErrorRate = transportErrorRate
+        self.localItems = localItems
+        self.localNanosPerItem = localNanosPerItem
+        self.sharedAcrossStrategies = sharedAcrossStrategies
     }
 }
 

@@ -29,33 +29,9 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
     }
 }
 
-/// The closest candidate within a small edit distance, for "did you mean" hints.
-func closestMatch(to word: String, among candidates: [String]) -> String? {
-    func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
-    }
-    let scored = candidates.map { ($0, distance(word, $0)) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-    let limit = max(1, min(3, word.count / 3))
-    if best.1 <= limit { return best.0 }
-    return candidates.first { $0.lowercased().hasPrefix(word.lowercased()) && word.count >= 2 }
-}
-
 /// Parses durations as scenarios and flags write them: `300ms`, `1.5s`, `250us`, `2m`, `1h`, `10ns`.
-enum DurationText {
-    static func nanos(_ text: String) -> Int64? {
+public enum DurationText {
+    public static func nanos(_ text: String) -> Int64? {
         let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count)
@@ -68,7 +44,7 @@ enum DurationText {
     }
 
     /// The shortest exact rendering: `300ms`, `2s`, `1500us`.
-    static func format(_ nanos: Int64) -> String {
+    public static func format(_ nanos: Int64) -> String {
         let units: [(String, Int64)] = [("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)]
         for (suffix, scale) in units where nanos != 0 && nanos % scale == 0 { return "\(nanos / scale)\(suffix)" }
         return "\(nanos)ns"

@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// Reads a scenario from JSON, checking every key, type and value, and naming the JSON path of
 /// each mistake together with what was expected.
 ///
@@ -101,7 +103,7 @@ private final class Context {
             let seen = Set(strategies.map(\.name))
             for (index, threshold) in thresholds.enumerated() {
                 if let name = threshold.strategy, !seen.contains(name) {
-                    let hint = closestMatch(to: name, among: seen.sorted()).map { "; did you mean \"\($0)\"?" } ?? ""
+                    let hint = Suggestion.closest(to: name, among: seen.sorted(), ignoringCase: true).map { "; did you mean \"\($0)\"?" } ?? ""
                     fail("$.thresholds[\(index)].strategy", "no strategy is named \"\(name)\"\(hint)")
                 }
             }
@@ -224,8 +226,10 @@ private final class Context {
         guard let kind = fields.choice("kind", among: RunnerSpec.kinds, required: true) else { return nil }
         switch kind {
         case "virtual": return .virtual
-        case "in-process": return .inProcess
-        case "http-embedded": return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2)
+        case "in-process": return .inProcess(fields.choice("backend", LiveBackendKind.self) ?? .engine)
+        case "http-embedded":
+            return .httpEmbedded(serverThreads: fields.int("serverThreads", in: 1...256) ?? 2,
+                                 backend: fields.choice("backend", LiveBackendKind.self) ?? .engine)
         case "http-url":
             return fields.string("url", required: true) { url in
                 if !(url.hasPrefix("http://") || url.hasPrefix("https://")) { return "an http:// or https:// URL" }
@@ -256,6 +260,19 @@ private final class Context {
         model.cancelDelayNanos = fields.duration("cancelDelay", minimum: 0) ?? model.cancelDelayNanos
         model.errorRate = fields.double("errorRate", in: 0...1) ?? model.errorRate
         model.timeoutNanos = fields.duration("timeout", minimum: 1_000_000) ?? model.timeoutNanos
+        model.networkRTTSpread = fields.double("networkRTTSpread", in: 0...5) ?? model.networkRTTSpread
+        _ = fields.nested("slowTail") { tail in
+            defer { tail.finish() }
+            model.slowTailProbability = tail.double("probability", in: 0...1) ?? model.slowTailProbability
+            model.slowTailFactor = tail.double("factor", in: 1...1_000_000) ?? model.slowTailFactor
+        }
+        model.transportErrorRate = fields.double("transportErrorRate", in: 0...1) ?? model.transportErrorRate
+        _ = fields.nested("localFilter") { local in
+            defer { local.finish() }
+            model.localItems = Int64(local.int("items", in: 0...1_000_000_000) ?? Int(model.localItems))
+            model.localNanosPerItem = local.double("nsPerItem", in: 0...1_000_000) ?? model.localNanosPerItem
+        }
+        model.sharedAcrossStrategies = fields.bool("sharedAcrossStrategies") ?? model.sharedAcrossStrategies
         return model
     }
 
@@ -328,7 +345,7 @@ private final class Fields {
     /// Reports members that no accessor asked for, with the closest known name.
     func finish() {
         for member in members where !known.contains(member.key) {
-            let hint = closestMatch(to: member.key, among: known).map { "; did you mean \"\($0)\"?" } ?? ""
+            let hint = Suggestion.closest(to: member.key, among: known, ignoringCase: true).map { "; did you mean \"\($0)\"?" } ?? ""
             context.fail(path(member.key), "unknown key\(hint) (known here: \(known.joined(separator: ", ")))")
         }
     }
@@ -398,7 +415,7 @@ private final class Fields {
         guard let value = value(key, required: required, expected: expected) else { return nil }
         guard case let .string(text) = value else { wrongType(key, value, expected); return nil }
         guard choices.contains(text) else {
-            let hint = closestMatch(to: text, among: choices).map { " (did you mean \"\($0)\"?)" } ?? ""
+            let hint = Suggestion.closest(to: text, among: choices, ignoringCase: true).map { " (did you mean \"\($0)\"?)" } ?? ""
             wrongType(key, value, expected + hint)
             return nil
         }

@@ -61,7 +61,7 @@ public enum SweepGrid {
         do {
             return (scenario, try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory))
         } catch {
-            throw SweepFailure("\(error) (run from the repository root, or give --queries DIR)", kind: .unreadable)
+            throw SweepFailure("\(error) (give --queries DIR)", kind: .unreadable)
         }
     }
 

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Measurement
 import Platform
@@ -36,16 +37,6 @@ public struct WorkerOptions: Sendable {
     }
 }
 
-/// Exit codes of `typestorm worker`.
-public enum WorkerExitCode {
-    public static let success: Int32 = 0
-    /// Stopped early (driver asked, or a signal): the record is marked partial.
-    public static let stopped: Int32 = 2
-    public static let badScenario: Int32 = 65
-    public static let cannotRun: Int32 = 70
-    public static let cannotWrite: Int32 = 73
-}
-
 /// One worker process: runs segment i/N of a scenario's typists, phase by phase.
 public enum Worker {
     public static func run(_ options: WorkerOptions) async -> Int32 {
@@ -64,16 +55,16 @@ public enum Worker {
             let data = try Data(contentsOf: URL(fileURLWithPath: options.scenarioPath))
             scenario = try ScenarioReader.read(bytes: Array(data), file: options.scenarioPath)
         } catch let error as ScenarioError {
-            return .failure(PrepareFailure(message: error.description, exitCode: WorkerExitCode.badScenario))
+            return .failure(PrepareFailure(message: error.description, exitCode: ExitCode.dataError))
         } catch {
-            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(error.localizedDescription)", exitCode: WorkerExitCode.badScenario))
+            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", exitCode: ExitCode.noInput))
         }
         var workloads: [any PhaseWorkload] = []
         for runner in scenario.runners {
             do {
                 workloads.append(try WorkloadRegistry.workload(for: runner))
             } catch {
-                return .failure(PrepareFailure(message: error.description, exitCode: WorkerExitCode.cannotRun))
+                return .failure(PrepareFailure(message: error.description, exitCode: ExitCode.software))
             }
         }
         return .success((scenario, workloads))
@@ -90,7 +81,7 @@ public enum Worker {
                 prepared.append(try workload.prepared(resources))
             } catch {
                 return .failure(PrepareFailure(message: "phase \(phase) (\(scenario.runners[phase].kind)) cannot be prepared: \(error)",
-                                               exitCode: WorkerExitCode.cannotRun))
+                                               exitCode: ExitCode.software))
             }
         }
         return .success(prepared)
@@ -159,23 +150,23 @@ public enum Worker {
             }
         }
         watcher.start()
-        let started = MonotonicNanos.wallClock()
+        let started = WallClock.now()
         var groups: [MetricGroup] = []
         for (phase, workload) in workloads.enumerated() where !sink.isStopRequested {
             let context = PhaseContext(
                 scenario: scenario, baseDirectory: baseDirectory(options), segment: options.segment, typists: typists,
-                runner: scenario.runners[phase], phase: phase, startWallClockNanos: MonotonicNanos.wallClock(), progress: sink, serverURL: options.serverURL)
+                runner: scenario.runners[phase], phase: phase, startWallClockNanos: WallClock.now(), progress: sink, serverURL: options.serverURL)
             do {
                 groups += try await runPhase(workload, context: context)
             } catch {
                 options.log("error: phase \(phase) (\(scenario.runners[phase].kind)) failed: \(error)\n")
                 sink.requestStop()
-                return WorkerExitCode.cannotRun
+                return ExitCode.software
             }
         }
         let stopped = sink.isStopRequested
         sink.requestStop()
-        let record = record(scenario, options: options, groups: groups, stopped: stopped, started: started, ended: MonotonicNanos.wallClock())
+        let record = record(scenario, options: options, groups: groups, stopped: stopped, started: started, ended: WallClock.now())
         do {
             let data = try record.encoded() + Data("\n".utf8)
             if let output {
@@ -185,10 +176,10 @@ public enum Worker {
                 FileHandle.standardOutput.write(data)
             }
         } catch {
-            options.log("error: cannot write the run record to \(output ?? "standard output"): \(error.localizedDescription)\n")
-            return WorkerExitCode.cannotWrite
+            options.log("error: cannot write the run record to \(output ?? "standard output"): \(ErrorText.describe(error))\n")
+            return ExitCode.cannotCreate
         }
-        return stopped ? WorkerExitCode.stopped : WorkerExitCode.success
+        return stopped ? ExitCode.partial : ExitCode.success
     }
 
     // MARK: Under a driver
@@ -224,7 +215,7 @@ public enum Worker {
     private static func runUnderDriver(_ options: WorkerOptions, parentPID: Int32?) async -> Int32 {
         if !SignalTrap.dieWithParent(signal: SIGTERM, expectedParent: parentPID) {
             options.log("worker: the driver is gone; exiting\n")
-            return WorkerExitCode.cannotRun
+            return ExitCode.software
         }
         // Keep the protocol on a private descriptor and point standard output at standard error,
         // so a stray print anywhere in the process cannot corrupt the message stream.
@@ -260,7 +251,7 @@ public enum Worker {
         let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
         writer.send(.ready(typists: typists.count))
 
-        let started = MonotonicNanos.wallClock()
+        let started = WallClock.now()
         var iterator = starts.makeAsyncIterator()
         var failure: String?
         for (phase, workload) in workloads.enumerated() {
@@ -269,7 +260,7 @@ public enum Worker {
                 failure = "expected start of phase \(phase), got phase \(start.phase)"
                 break
             }
-            let wait = start.at - MonotonicNanos.wallClock()
+            let wait = start.at - WallClock.now()
             if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait)) }
             shared.sink.publish(groups: [], typistsActive: 0)
             shared.state.withLock { $0.phase = phase }
@@ -299,11 +290,11 @@ public enum Worker {
         }
         if let failure {
             writer.send(.error(failure))
-            return WorkerExitCode.cannotRun
+            return ExitCode.software
         }
-        let record = record(scenario, options: options, groups: completed, stopped: stopped, started: started, ended: MonotonicNanos.wallClock())
+        let record = record(scenario, options: options, groups: completed, stopped: stopped, started: started, ended: WallClock.now())
         writer.send(.done(record))
-        return stopped ? WorkerExitCode.stopped : WorkerExitCode.success
+        return stopped ? ExitCode.partial : ExitCode.success
     }
 
     /// Reads driver messages from standard input and sends a snapshot every interval, on its own
@@ -311,17 +302,17 @@ public enum Worker {
     private static func controlLoop(shared: Shared, interval: Int64, starts: AsyncStream<(phase: Int, at: Int64)>.Continuation,
                                     log: @Sendable (String) -> Void) {
         var lines = LineBuffer(maximumLineLength: 1 << 20)
-        var nextSnapshot = MonotonicNanos.now() + interval
+        var nextSnapshot = Int64(MonotonicClock.now()) + interval
         var inputOpen = true
         while !shared.state.withLock({ $0.finished }) {
-            let now = MonotonicNanos.now()
+            let now = Int64(MonotonicClock.now())
             if now >= nextSnapshot {
                 shared.sendSnapshot()
                 nextSnapshot = now + interval
             }
             let timeout = Int32(max(1, min(100, (nextSnapshot - now) / 1_000_000)))
             guard inputOpen else {
-                MonotonicNanos.sleep(Int64(timeout) * 1_000_000)
+                MonotonicClock.sleep(Int64(timeout) * 1_000_000)
                 continue
             }
             guard let ready = try? PipeIO.poll([0], timeoutMillis: timeout), !ready.isEmpty else { continue }

@@ -12,15 +12,21 @@ import Typists
 /// engine in this process (`in-process`) or an HTTP server (`http-embedded`, `http-url`), through
 /// LiveLoad's `LiveRunner`.
 ///
-/// The strategies run at the same time, each with its own fields for the same typists and all
-/// sharing one backend: the comparison is under one load, as on a shared server. Typists come
-/// from the Typists module (`ScenarioTypists`, the same keys the virtual runner types), arriving
+/// The strategies run at the same time, each with its own fields for the same typists. In
+/// process, each strategy has its own backend instance by default (its own search threads, or
+/// with `"backend": "model"` its own modelled server cells): in production all users have one
+/// strategy, so each strategy faces only its own load. `backend.sharedAcrossStrategies` puts
+/// them all on one instance (a mixed population sharing capacity). `http-embedded` with
+/// `"backend": "model"` gives each strategy its own modelled cells in the client, the real
+/// server taking part of each drawn service time; otherwise over HTTP the one server is shared.
+/// Groups of strategies that shared because the scenario asked carry the label `load=shared`;
+/// groups served through the model carry `backend=model`. Typists come from the Typists module (`ScenarioTypists`, the same keys the virtual runner types), arriving
 /// on the scenario's schedule; typing stops at the phase duration, then in-flight work drains for up to
 /// `driver.drain`.
 struct LiveWorkload: PhaseWorkload {
     enum Target: Sendable {
-        case inProcess
-        case embeddedServer
+        case inProcess(LiveBackendKind)
+        case embeddedServer(LiveBackendKind)
         case url(String)
     }
 
@@ -42,19 +48,60 @@ struct LiveWorkload: PhaseWorkload {
         var description: String
     }
 
-    func makeBackend(_ context: PhaseContext) throws -> any LiveSearchBackend {
+    /// Whether the strategies of this phase share one backend instance.
+    func sharesBackend(_ scenario: Scenario) -> Bool {
+        switch target {
+        case .inProcess, .embeddedServer(.model): return scenario.backend.sharedAcrossStrategies
+        case .embeddedServer(.engine), .url: return true
+        }
+    }
+
+    /// The typists this worker runs. Served through the model, a worker takes whole server
+    /// cells (as the virtual runner's segments do), so each modelled cell lives in one process
+    /// with all its typists; the round-robin split would spread a cell over every worker, each
+    /// with the cell's full capacity.
+    func segmentTypists(_ context: PhaseContext) -> [Int] {
+        switch target {
+        case .inProcess(.model), .embeddedServer(.model):
+            return Array(Simulation.typistRange(of: context.segment, typists: context.scenario.population.typists,
+                                                typistsPerServer: context.scenario.backend.typistsPerServer))
+        case .inProcess(.engine), .embeddedServer(.engine), .url:
+            return context.typists
+        }
+    }
+
+    /// Whether the strategies share because the scenario asked for it (HTTP to a real server is
+    /// shared whatever the scenario says, and is not labelled).
+    func sharesBackendByChoice(_ scenario: Scenario) -> Bool {
+        switch target {
+        case .inProcess, .embeddedServer(.model): return scenario.backend.sharedAcrossStrategies
+        case .embeddedServer(.engine), .url: return false
+        }
+    }
+
+    /// The backend for one strategy (or, when shared, for all). `globalTypists`: each typist
+    /// slot's index in the whole population, for the model's draws and cells.
+    func makeBackend(_ context: PhaseContext, engine: (SearchEngine, ReferenceFilter)?, globalTypists: [Int]) throws -> any LiveSearchBackend {
         let scenario = context.scenario
         switch target {
-        case .inProcess:
-            let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: context.baseDirectory)
-            return EngineSearchBackend(engine: SearchEngine(catalog: catalog), reference: ReferenceFilter(catalog: catalog),
-                                       workers: scenario.backend.workers)
-        case .embeddedServer:
+        case let .inProcess(kind):
+            guard let (engine, reference) = engine else { throw Failure(description: "no catalog was loaded for the in-process runner") }
+            switch kind {
+            case .engine:
+                return EngineSearchBackend(engine: engine, reference: reference, workers: scenario.backend.workers)
+            case .model:
+                // The engine's threads only compute; the model decides who is served when.
+                let searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, scenario.backend.workers))
+                return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
+            }
+        case let .embeddedServer(kind):
             guard let url = context.serverURL else {
                 throw Failure(description: "no embedded server URL was given to this worker (--server-url)")
             }
-            return try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
-                                         timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+            let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
+                                             timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+            guard kind == .model else { return http }
+            return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: http)
         case let .url(template):
             return try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(template), countPath: nil),
                                          timeoutNanos: UInt64(scenario.backend.timeoutNanos))
@@ -63,13 +110,12 @@ struct LiveWorkload: PhaseWorkload {
 
     func run(_ context: PhaseContext) async throws -> [MetricGroup] {
         let scenario = context.scenario
-        let backend = try makeBackend(context)
-        defer { backend.shutdown() }
         let simulation = VirtualWorkload.simulationScenario(scenario)
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         // Typists who would arrive after the phase ends never come (they would only hold it open).
         let population = try typists ?? ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
-        let typists = context.typists.filter { arrivals.offsets[$0] < scenario.durationNanos }.map { index in
+        let indices = segmentTypists(context).filter { arrivals.offsets[$0] < scenario.durationNanos }
+        let typists = indices.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
                 base: population.session(forTypist: index),
@@ -78,27 +124,51 @@ struct LiveWorkload: PhaseWorkload {
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
         let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
         let finished = Flag()
-        let labels = context.labels
+        let shared = sharesBackend(scenario)
+        // Labels mark what differs from the defaults (each strategy on its own backend; the
+        // engine as it is), so groups of default runs keep their identity across versions.
+        var labels = context.labels
+        if shared, sharesBackendByChoice(scenario) { labels["load"] = "shared" }
+        switch target {
+        case .inProcess(.model), .embeddedServer(.model): labels["backend"] = LiveBackendKind.model.rawValue
+        default: break
+        }
+        var engine: (SearchEngine, ReferenceFilter)?
+        if case .inProcess = target {
+            let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: context.baseDirectory)
+            engine = (SearchEngine(catalog: catalog), ReferenceFilter(catalog: catalog))
+        }
+        let backends: [any LiveSearchBackend]
+        if shared {
+            let one = try makeBackend(context, engine: engine, globalTypists: indices)
+            backends = simulation.strategies.map { _ in one }
+        } else {
+            backends = try simulation.strategies.map { _ in try makeBackend(context, engine: engine, globalTypists: indices) }
+        }
+        defer {
+            if shared { backends.first?.shutdown() } else { backends.forEach { $0.shutdown() } }
+        }
+        let labelsForGroups = labels
 
         return await withTaskGroup(of: (Int, MetricGroup)?.self) { group in
             for (index, spec) in simulation.strategies.enumerated() {
                 group.addTask {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
-                        backend: backend, options: options, monitor: monitors[index])
-                    return (index, MetricGroup(name: spec.name, labels: labels, metrics: result.metrics))
+                        backend: backends[index], options: options, monitor: monitors[index])
+                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: result.metrics))
                 }
             }
             // Ends typing at the phase duration, forwards a stop request, and publishes the
             // monitors' counters while the recorders are still open.
             group.addTask {
-                let deadline = MonotonicNanos.now() + scenario.durationNanos
+                let deadline = Int64(MonotonicClock.now()) + scenario.durationNanos
                 while !finished.isSet {
-                    if context.progress.isStopRequested || MonotonicNanos.now() >= deadline {
+                    if context.progress.isStopRequested || Int64(MonotonicClock.now()) >= deadline {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(
-                        groups: zip(simulation.strategies, monitors).map { spec, monitor in Self.progressGroup(spec.name, labels, monitor) },
+                        groups: zip(simulation.strategies, monitors).map { spec, monitor in Self.progressGroup(spec.name, labelsForGroups, monitor) },
                         typistsActive: monitors.map { $0.typistsActive.load(ordering: .relaxed) }.max() ?? 0)
                     try? await Task.sleep(nanoseconds: 100_000_000)
                 }

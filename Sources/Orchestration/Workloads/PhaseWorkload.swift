@@ -125,10 +125,10 @@ public enum WorkloadRegistry {
             return ProbeWorkload(realTime: realTime)
         case .virtual:
             return VirtualWorkload()
-        case .inProcess:
-            return LiveWorkload(target: .inProcess)
-        case .httpEmbedded:
-            return LiveWorkload(target: .embeddedServer)
+        case let .inProcess(kind):
+            return LiveWorkload(target: .inProcess(kind))
+        case let .httpEmbedded(_, kind):
+            return LiveWorkload(target: .embeddedServer(kind))
         case let .httpURL(template):
             return LiveWorkload(target: .url(template))
         }

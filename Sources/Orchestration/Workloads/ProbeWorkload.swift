@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The driver's own workload: typists that type (log-normal inter-key intervals at the speeds
-/// of TYPING.md) but search for nothing.
+/// of docs/typing.md) but search for nothing.
 ///
 /// It exercises everything the driver does — sharding, the ready barrier, snapshots, faults,
 /// merging — with no runner module involved, and in `fast` pace measures the driver's overhead
@@ -108,13 +108,13 @@ struct ProbeWorkload: PhaseWorkload {
     private func runRealTime(_ context: PhaseContext, arrivals: ArrivalSchedule, group: inout MetricGroup) async throws {
         var timeline = context.typists.flatMap { Self.keys(typist: $0, arrival: arrivals.offsets[$0], scenario: context.scenario) }
         timeline.sort { ($0.at, $0.typist) < ($1.at, $1.typist) }
-        let start = MonotonicNanos.now() + (context.startWallClockNanos - MonotonicNanos.wallClock())
+        let start = Int64(MonotonicClock.now()) + (context.startWallClockNanos - WallClock.now())
         var active = 0
         var lastPublish: Int64 = 0
         for key in timeline {
             while true {
                 if context.progress.isStopRequested { return }
-                let now = MonotonicNanos.now()
+                let now = Int64(MonotonicClock.now())
                 let wait = start + key.at - now
                 if now - lastPublish >= 100_000_000 {
                     context.progress.publish(groups: [group], typistsActive: active)
@@ -125,7 +125,7 @@ struct ProbeWorkload: PhaseWorkload {
             }
             if key.first { active += 1 }
             record(key, into: &group.metrics)
-            group.metrics.record("probe.lag", MonotonicNanos.now() - (start + key.at))
+            group.metrics.record("probe.lag", Int64(MonotonicClock.now()) - (start + key.at))
             if key.last { active -= 1 }
         }
     }

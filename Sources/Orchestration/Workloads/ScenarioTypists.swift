@@ -55,30 +55,20 @@ public struct ScenarioTypists: Sendable {
     }
 
     /// The query lists: `queryLists` from the scenario (relative to its directory), else the
-    /// shipped `Datasets/queries` found beside the scenario (`../queries`), under
-    /// `$TYPESTORM_HOME`, above the executable, or under the current directory.
-    static func queriesDirectory(_ configured: String?, baseDirectory: String) throws -> String {
-        let fm = FileManager.default
+    /// shipped `Datasets/queries` (`ShippedData`: beside the scenario, `$TYPESTORM_HOME`, beside
+    /// the executable).
+    public static func queriesDirectory(_ configured: String?, baseDirectory: String) throws -> String {
         if let configured {
             let path = ScenarioCatalog.path(configured, baseDirectory: baseDirectory)
-            guard fm.fileExists(atPath: path) else {
+            guard FileManager.default.fileExists(atPath: path) else {
                 throw Failure(description: "$.population.queryLists: no directory at \(path)")
             }
             return path
         }
-        var candidates = [ScenarioCatalog.path("../queries", baseDirectory: baseDirectory)]
-        if let home = ProcessInfo.processInfo.environment["TYPESTORM_HOME"] {
-            candidates.append(home + "/Datasets/queries")
+        do {
+            return try ShippedData.find(ShippedData.queries, scenarioDirectory: baseDirectory)
+        } catch {
+            throw Failure(description: "$.population.queryLists: not given, and \(error)")
         }
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 {
-            candidates.append(directory.appendingPathComponent("Datasets/queries").path)
-            directory.deleteLastPathComponent()
-        }
-        candidates.append(fm.currentDirectoryPath + "/Datasets/queries")
-        guard let found = candidates.first(where: { fm.fileExists(atPath: $0 + "/en.txt") }) else {
-            throw Failure(description: "$.population.queryLists: not given, and no Datasets/queries found beside the scenario, under $TYPESTORM_HOME or above the executable")
-        }
-        return found
     }
 }

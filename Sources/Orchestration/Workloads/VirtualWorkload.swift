@@ -1,3 +1,4 @@
+import FieldRuntime
 import Measurement
 import SearchField
 import Simulation
@@ -68,20 +69,7 @@ public struct VirtualWorkload: PhaseWorkload {
     /// The scenario in Simulation's terms: the one mapping of a scenario's backend and
     /// strategies to the simulator's, shared by the driver and `typestorm sweep`.
     public static func simulationScenario(_ scenario: Scenario) -> SimulationScenario {
-        let model = scenario.backend
-        // Log-normal through the median and the p99: p99 = median · e^(2.326 σ).
-        let sigma = model.serviceP99Nanos > model.serviceMedianNanos && model.serviceMedianNanos > 0
-            ? log(Double(model.serviceP99Nanos) / Double(model.serviceMedianNanos)) / 2.326 : 0
-        let cancellation: CancellationMode = switch model.cancellation {
-        case .honoured: .honoured(delay: model.cancelDelayNanos)
-        case .clientOnly: .clientOnly
-        case .ignored: .ignored
-        }
-        let backend = BackendModel(
-            roundTrip: .logNormal(median: model.networkRoundTripNanos, sigma: 0.3), workers: model.workers,
-            typistsPerServer: model.typistsPerServer,
-            service: .distribution(sigma > 0 ? .logNormal(median: model.serviceMedianNanos, sigma: sigma) : .constant(model.serviceMedianNanos)),
-            errorRate: model.errorRate, timeout: model.timeoutNanos, cancellation: cancellation)
+        let backend = scenario.backend.model
         return SimulationScenario(
             name: scenario.name, typists: scenario.population.typists, seed: scenario.seed,
             strategies: scenario.strategies.map(simulationStrategy), backend: backend,
@@ -107,3 +95,27 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension ScenarioBackend {
+    /// The scenario's backend in the simulator's terms: the one mapping, used by the virtual
+    /// runner, the live modelled backend, `typestorm simulate` and `typestorm sweep`.
+    ///
+    /// The service time is log-normal through the median and the p99 (p99 = median · e^(2.326 σ)),
+    /// constant when they are equal; the round trip log-normal with σ `networkRTTSpread`.
+    public var model: BackendModel {
+        let sigma = serviceP99Nanos > serviceMedianNanos && serviceMedianNanos > 0
+            ? log(Double(serviceP99Nanos) / Double(serviceMedianNanos)) / 2.326 : 0
+        let cancellation: CancellationMode = switch self.cancellation {
+        case .honoured: .honoured(delay: cancelDelayNanos)
+        case .clientOnly: .clientOnly
+        case .ignored: .ignored
+        }
+        return BackendModel(
+            roundTrip: networkRTTSpread > 0 ? .logNormal(median: networkRoundTripNanos, sigma: networkRTTSpread) : .constant(networkRoundTripNanos),
+            workers: workers, typistsPerServer: typistsPerServer,
+            service: .distribution(sigma > 0 ? .logNormal(median: serviceMedianNanos, sigma: sigma) : .constant(serviceMedianNanos)),
+            slowTailProbability: slowTailProbability, slowTailFactor: slowTailFactor,
+            errorRate: errorRate, transportErrorRate: transportErrorRate, timeout: timeoutNanos, cancellation: cancellation,
+            localCatalogItems: localItems, localNanosPerItem: localNanosPerItem)
+    }
+}

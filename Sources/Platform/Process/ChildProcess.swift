@@ -271,13 +271,13 @@ public final class ChildProcess: Sendable {
     /// Polls `waitpid` with a short nap: a driver waits for a handful of children at shutdown,
     /// where a millisecond of latency does not matter and SIGCHLD plumbing would.
     public func waitForExit(timeoutNanos: Int64) -> ExitStatus? {
-        let deadline = MonotonicNanos.now() + timeoutNanos
+        let deadline = Int64(MonotonicClock.now()) + timeoutNanos
         var nap: Int64 = 200_000
         while true {
             if let status = exitStatus() { return status }
-            let now = MonotonicNanos.now()
+            let now = Int64(MonotonicClock.now())
             if now >= deadline { return nil }
-            MonotonicNanos.sleep(min(nap, deadline - now))
+            MonotonicClock.sleep(min(nap, deadline - now))
             nap = min(nap * 2, 20_000_000)
         }
     }
@@ -291,32 +291,5 @@ public final class ChildProcess: Sendable {
         if let status = waitForExit(timeoutNanos: graceNanos) { return status }
         send(SIGKILL)
         return waitForExit(timeoutNanos: Int64.max / 4) ?? .signaled(SIGKILL)
-    }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds: the clock for timeouts and intervals in this folder.
-public enum MonotonicNanos {
-    public static func now() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
-
-    /// Wall-clock time (CLOCK_REALTIME) in nanoseconds since 1970: shared by processes on one
-    /// machine and, roughly, across machines, so it names a common start instant.
-    public static func wallClock() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
-
-    /// Sleeps for `nanos`, resuming after signals.
-    public static func sleep(_ nanos: Int64) {
-        guard nanos > 0 else { return }
-        var request = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1 && errno == EINTR {
-            request = remaining
-        }
     }
 }

@@ -41,6 +41,17 @@ public enum PipeIO {
         return buffer
     }
 
+    /// Linux's `F_SETPIPE_SZ` (Glibc does not export it to Swift).
+    static let setPipeSizeCommand: Int32 = 1031
+
+    /// Asks the kernel to make the pipe behind `fd` hold `bytes` (Linux rounds up to a power of
+    /// two pages). Best effort: `false`, and the default 64 KB stays, when the kernel refuses
+    /// (above `fs.pipe-max-size` for an unprivileged process).
+    @discardableResult
+    public static func setCapacity(_ fd: Int32, bytes: Int) -> Bool {
+        (try? Syscall.call("fcntl") { fcntl(fd, setPipeSizeCommand, Int32(bytes)) }) != nil
+    }
+
     /// Writes every byte, resuming after partial writes and signals. A reader that has gone
     /// away gives `EPIPE` (the caller must ignore SIGPIPE, see `SignalTrap.ignoreBrokenPipes`).
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(ProcessError) {

@@ -1,3 +1,4 @@
+import Diagnostics
 import Measurement
 
 /// `compare`'s decision: every quantity of every group, baseline against candidate.
@@ -45,11 +46,6 @@ public struct Comparison: Sendable {
     public var baselineRuns: Int
     public var candidateRuns: Int
 
-    /// Exit codes: 0 nothing moved, 2 at least one regression, 4 improvements only.
-    public static let exitUnchanged: Int32 = 0
-    public static let exitRegression: Int32 = 2
-    public static let exitImprovement: Int32 = 4
-
     /// Groups present on one side only, by side.
     public var groupsOnlyInBaseline: [String] { onlyOneSide(.onlyBaseline) }
     public var groupsOnlyInCandidate: [String] { onlyOneSide(.onlyCandidate) }
@@ -74,11 +70,12 @@ public struct Comparison: Sendable {
         return .unchanged
     }
 
+    /// 0 nothing moved, 2 at least one regression, 4 improvements only.
     public var exitCode: Int32 {
         switch overall {
-        case .regression: return Self.exitRegression
-        case .improvement: return Self.exitImprovement
-        default: return Self.exitUnchanged
+        case .regression: return ExitCode.regression
+        case .improvement: return ExitCode.improvement
+        default: return ExitCode.success
         }
     }
 

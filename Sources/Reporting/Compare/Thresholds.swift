@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 
 /// How much a number may move before `compare` calls it a change, and how sure it must be.
@@ -96,7 +97,7 @@ extension Thresholds {
         do {
             root = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw ThresholdsError(description: "\(file): not valid JSON (\(error.localizedDescription))")
+            throw ThresholdsError(description: "\(file): not valid JSON (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "it cannot be parsed"))")
         }
         guard let object = root as? [String: Any] else { throw fail("top level", "expected an object") }
         var thresholds = Thresholds()
@@ -132,7 +133,7 @@ extension Thresholds {
                     unit = Set(matching.map(\.unit)).count == 1 ? matching[0].unit : nil
                 } else {
                     guard let quantity = Quantity.named(metric) else {
-                        let hint = Quantity.all.map(\.id).min { editDistance(metric, $0) < editDistance(metric, $1) }.map { " (did you mean '\($0)'?)" } ?? ""
+                        let hint = Suggestion.nearest(to: metric, among: Quantity.all.map(\.id)).map { " (did you mean '\($0)'?)" } ?? ""
                         throw fail("metrics.\"\(key)\"", "unknown metric\(hint)")
                     }
                     unit = quantity.unit
@@ -178,21 +179,4 @@ extension Thresholds {
         }
         return nil
     }
-}
-
-/// Levenshtein distance, for "did you mean".
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }

@@ -20,7 +20,7 @@
 ///   field below the minimum (cleared, backspaced, or the first keys of a new query) keeps the
 ///   previous query's results on screen where it should be idle: terminal staleness rises with
 ///   the minimum length (under 1 % at the preset's own 0, 2–5 % at 1, 5–18 % at 4 in the default
-///   scenario's populations; docs/fix-stale.md).
+///   scenario's populations; docs/benchmarks.md).
 public struct DebounceSwitchField: SearchFieldStrategy {
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()

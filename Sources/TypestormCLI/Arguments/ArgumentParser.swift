@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// Splits a command line into tokens, finds the command, and checks the arguments against it.
 ///
 /// Parsing is separate from running, so tests parse argv without starting a process.
@@ -45,7 +47,7 @@ public struct ArgumentParser: Sendable {
                 return .help(command: target, path: path + targetPath.dropFirst())
             }
             if !command.subcommands.isEmpty && command.positionals.isEmpty {
-                throw .unknownCommand(word, suggestion: suggestion(for: word, among: command.subcommands.map(\.name) + ["help"]))
+                throw .unknownCommand(word, suggestion: Suggestion.closest(to: word, among: command.subcommands.map(\.name) + ["help"]))
             }
             break
         }
@@ -82,7 +84,7 @@ public struct ArgumentParser: Sendable {
                 }
                 guard let found = command.option(named: String(name)) else {
                     let names = command.options.map { "--" + $0.name } + ["--help"]
-                    throw .unknownOption("--" + name, suggestion: suggestion(for: "--" + name, among: names))
+                    throw .unknownOption("--" + name, suggestion: Suggestion.closest(to: "--" + name, among: names))
                 }
                 option = found
             } else {
@@ -93,7 +95,7 @@ public struct ArgumentParser: Sendable {
                         continue
                     }
                     let names = command.options.map { "--" + $0.name }
-                    throw .unknownOption(token, suggestion: suggestion(for: "-" + token, among: names))
+                    throw .unknownOption(token, suggestion: Suggestion.closest(to: "-" + token, among: names))
                 }
                 option = found
             }

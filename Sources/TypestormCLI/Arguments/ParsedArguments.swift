@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// The values of one command line, already checked against the command's declaration.
 ///
 /// Typed accessors convert and validate; a value that does not convert throws a `UsageError`
@@ -86,7 +88,7 @@ public struct ParsedArguments: Sendable, Equatable {
     public func choice(_ name: String, among choices: [String], default defaultValue: String? = nil) throws -> String? {
         guard let text = value(name) else { return defaultValue }
         guard choices.contains(text) else {
-            let hint = suggestion(for: text, among: choices).map { " (did you mean '\($0)'?)" } ?? ""
+            let hint = Suggestion.closest(to: text, among: choices).map { " (did you mean '\($0)'?)" } ?? ""
             throw UsageError.invalidValue(option: name, value: text, expected: "one of \(choices.joined(separator: ", "))" + hint)
         }
         return text

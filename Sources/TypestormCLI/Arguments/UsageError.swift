@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// Everything that can be wrong with a command line, rendered in one place.
 ///
 /// Usage errors exit with 64 (`EX_USAGE`) and are printed to standard error with a pointer to
@@ -48,25 +50,6 @@ public enum UsageError: Error, Equatable, Sendable {
     }
 }
 
-/// Exit codes, after BSD's sysexits where one fits.
-public enum ExitCode {
-    public static let success: Int32 = 0
-    /// A run finished, but something it measured failed a threshold or the run is partial.
-    public static let failure: Int32 = 1
-    /// The command line was wrong.
-    public static let usage: Int32 = 64
-    /// An input file was wrong (malformed row, bad scenario).
-    public static let dataError: Int32 = 65
-    /// An input file could not be opened.
-    public static let noInput: Int32 = 66
-    /// Something the tool needs failed (a socket, a child process).
-    public static let software: Int32 = 70
-    /// A file could not be written.
-    public static let cannotCreate: Int32 = 73
-    /// Stopped by SIGINT.
-    public static let interrupted: Int32 = 130
-}
-
 /// An error that a user sees: what was wrong, where, and the exit code it maps to.
 ///
 /// Modules throw their own error types; the CLI maps those it knows to this at the boundary, and
@@ -81,33 +64,4 @@ public struct ToolError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
-}
-
-/// Levenshtein distance, for "did you mean".
-///
-/// - Complexity: O(a.count × b.count).
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
-}
-
-/// The closest candidate to `word`, if it is close enough to be a likely typo.
-func suggestion(for word: String, among candidates: [String]) -> String? {
-    let scored = candidates.map { ($0, editDistance(word, $0)) }
-    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-    let limit = max(1, min(3, word.count / 3))
-    if best.1 <= limit { return best.0 }
-    return candidates.first { $0.hasPrefix(word) && word.count >= 2 }
 }

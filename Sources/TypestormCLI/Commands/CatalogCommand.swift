@@ -1,5 +1,7 @@
 import Catalog
+import Diagnostics
 import Foundation
+import Orchestration
 
 /// `typestorm catalog generate|stats`: make synthetic catalogs and describe catalog files.
 enum CatalogCommand {
@@ -158,7 +160,14 @@ enum CatalogCommand {
 /// Loading catalog files for commands: options, errors mapped to exit codes, warnings.
 enum CatalogFiles {
     /// The catalog shipped in the repository, used when a command is given none.
-    static let shippedPath = "Datasets/catalogs/products-20k.tsv"
+    static let shippedPath = ShippedData.catalog
+
+    /// Finds shipped data (`ShippedData`) for a command's default, as a user-facing error.
+    static func shipped(_ relativePath: String) throws -> String {
+        do { return try ShippedData.find(relativePath) } catch {
+            throw ToolError(error.description, exitCode: ExitCode.noInput)
+        }
+    }
 
     static func load(_ path: String, _ invocation: Invocation) throws -> CatalogLoadResult {
         let format = try invocation.arguments.choice("format", among: CatalogFormat.allCases.map(\.rawValue)).flatMap(CatalogFormat.init(rawValue:))

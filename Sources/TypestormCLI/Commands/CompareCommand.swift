@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Reporting
 
@@ -19,6 +20,7 @@ enum CompareCommand {
         options: [
             .value("thresholds", "FILE", help: "JSON file of tolerances (see docs/reports.md)."),
             .flag("markdown", help: "Print markdown for a pull-request comment."),
+            .value("junit", "FILE", help: "Also write JUnit XML: one test case per group and metric, failed on a regression."),
             .flag("all", help: "List every metric in the table, not only those that moved."),
             .json,
         ],
@@ -34,17 +36,7 @@ enum CompareCommand {
         if arguments.flag("json") && arguments.flag("markdown") { throw UsageError.conflictingOptions("json", "markdown") }
         let baselinePath = try arguments.requiredPositional(0, name: "baseline")
         let candidatePath = try arguments.requiredPositional(1, name: "candidate")
-        var thresholds = Thresholds()
-        if let file = arguments.value("thresholds") {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw ToolError("\(file): cannot be read (thresholds file)", exitCode: ExitCode.noInput)
-            }
-            do {
-                thresholds = try Thresholds.parse(data, file: file)
-            } catch {
-                throw ToolError(String(describing: error), exitCode: ExitCode.dataError)
-            }
-        }
+        let thresholds = try CompareCommand.thresholds(arguments.value("thresholds"))
         let baseline = try ReportingCLI.loadMany(baselinePath)
         let candidate = try ReportingCLI.loadMany(candidatePath)
         let hashes = Set((baseline + candidate).map(\.record.metadata.scenarioHash))
@@ -60,6 +52,9 @@ enum CompareCommand {
                 "nothing to compare: no strategy group appears in both \(baselinePath) and \(candidatePath) (baseline: \(comparison.groupsOnlyInBaseline.joined(separator: ", ")); candidate: \(comparison.groupsOnlyInCandidate.joined(separator: ", ")))",
                 exitCode: ExitCode.dataError)
         }
+        if let junit = arguments.value("junit") {
+            try ReportingCLI.write(comparison.junit().render(), to: junit)
+        }
         if arguments.flag("json") {
             invocation.console.out(try comparison.json())
         } else if arguments.flag("markdown") {
@@ -68,5 +63,18 @@ enum CompareCommand {
             invocation.console.out(comparison.terminalTable(all: arguments.flag("all")))
         }
         return comparison.exitCode
+    }
+
+    /// The thresholds file, or the built-in tolerances (shared with `history`).
+    static func thresholds(_ file: String?) throws -> Thresholds {
+        guard let file else { return Thresholds() }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ToolError("\(file): cannot be read (thresholds file)", exitCode: ExitCode.noInput)
+        }
+        do {
+            return try Thresholds.parse(data, file: file)
+        } catch {
+            throw ToolError(String(describing: error), exitCode: ExitCode.dataError)
+        }
     }
 }

@@ -1,6 +1,8 @@
+import Diagnostics
 import Foundation
 import Measurement
 import Orchestration
+import Platform
 
 /// `typestorm merge`: combines the run records of segments (from `typestorm worker` runs on
 /// several machines) into one.
@@ -12,7 +14,8 @@ enum MergeCommand {
         Records merge when they come from the same scenario (hash) and seed and cover different
         segments. Prints the summary table (or, with --json, the merged record) and writes the
         record to --out. Exit codes: 0 all segments present; 2 some segment missing or a record
-        partial (merged anyway, marked partial); 65 a file is not a mergeable run record;
+        partial (merged anyway, marked partial); 65 a file is not a mergeable run record, or two
+        files overlap (the same segment, or segments of different splits such as 0/3 and 0/2);
         66 a file cannot be read; 73 --out cannot be written.
         """,
         options: [
@@ -24,38 +27,33 @@ enum MergeCommand {
             let files = invocation.arguments.positionals
             guard !files.isEmpty else { throw UsageError.missingArgument("files") }
             var merged: RunRecord?
+            /// Which file brought each segment, so a conflict names both files.
+            var owners: [(segment: Segment, file: String)] = []
             for file in files {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw ToolError("cannot read \(file): no such file or not readable", exitCode: ExitCode.noInput)
-                }
-                let record: RunRecord
-                do {
-                    record = try RunRecord.decode(data)
-                } catch {
-                    throw ToolError("\(file) is not a run record: \(Typestorm.describe(error))", exitCode: ExitCode.dataError)
-                }
+                let record = try ReportingCLI.load(file).record
+                try checkLayout(record.metadata.segments, of: file, against: owners)
+                owners += record.metadata.segments.map { ($0, file) }
                 if merged == nil {
                     merged = record
                 } else {
                     do { try merged!.merge(record) } catch {
-                        throw ToolError("cannot merge \(file): \(error)", exitCode: ExitCode.dataError)
+                        throw ToolError("cannot merge \(file) with \(files[0]): \(error)", exitCode: ExitCode.dataError)
                     }
                 }
             }
             var record = merged!
             if !record.coversAllSegments {
+                // `checkLayout` guarantees one count, so what is not covered is missing.
                 let count = record.metadata.segments.first?.count ?? 0
                 let present = Set(record.metadata.segments.map(\.index))
                 let missing = (0..<count).filter { !present.contains($0) }
-                let problem = missing.isEmpty
-                    ? "segments have different counts: \(record.metadata.segments.map { "\($0.index)/\($0.count)" }.joined(separator: ", "))"
-                    : "missing segment(s) \(missing.map { "\($0)/\(count)" }.joined(separator: ", "))"
+                let problem = "missing segment(s) \(missing.map { "\($0)/\(count)" }.joined(separator: ", "))"
                 if !record.problems.contains(problem) { record.problems.append(problem) }
                 record.partial = true
             }
             if let out = invocation.arguments.value("out") {
                 do { try AtomicFile.write(try record.encoded() + Data("\n".utf8), to: out) } catch {
-                    throw ToolError("cannot write \(out): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+                    throw ToolError("cannot write \(out): \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
                 }
             }
             if invocation.arguments.flag("json") {
@@ -69,7 +67,21 @@ enum MergeCommand {
                 }
                 if let out = invocation.arguments.value("out") { invocation.console.out("\nwrote \(out)\n") }
             }
-            return record.partial ? 2 : ExitCode.success
+            return record.partial ? ExitCode.partial : ExitCode.success
         }
     )
+
+    /// Refuses a record whose segments repeat one already merged (its typists would be counted
+    /// twice) or come from another split of the typists (`0/3` and `0/2` overlap), naming both
+    /// files.
+    static func checkLayout(_ segments: [Segment], of file: String, against owners: [(segment: Segment, file: String)]) throws {
+        for segment in segments {
+            if let same = owners.first(where: { $0.segment == segment }) {
+                throw ToolError("\(same.file) and \(file) both hold segment \(segment.index)/\(segment.count); its typists would be counted twice. Merge each segment's record once.", exitCode: ExitCode.dataError)
+            }
+            if let other = owners.first(where: { $0.segment.count != segment.count }) {
+                throw ToolError("\(other.file) holds segment \(other.segment.index)/\(other.segment.count) but \(file) holds segment \(segment.index)/\(segment.count): they split the typists differently and overlap. Merge the records of one split (every worker with the same N in --segment I/N).", exitCode: ExitCode.dataError)
+            }
+        }
+    }
 }

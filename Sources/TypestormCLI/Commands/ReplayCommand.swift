@@ -1,5 +1,8 @@
+import Diagnostics
+import FieldRuntime
 import Foundation
 import Measurement
+import Orchestration
 import SearchField
 import Simulation
 import Typists
@@ -50,7 +53,9 @@ enum ReplayCommand {
         if let stalled = try arguments.durationNanos("stalled") { spec.configuration.stalledDelay = stalled }
         if let cache = try arguments.int("cache", in: 0...100_000) { spec.configuration.cacheCapacity = cache }
         let cancellation = try parseCancellation(arguments)
-        var backend = BackendModel(typistsPerServer: 1, cancellation: cancellation)
+        var backend = SimulateCommand.defaults.model
+        backend.typistsPerServer = 1
+        backend.cancellation = cancellation
         if let latency = arguments.value("latency") {
             let (scripted, fallback) = try parseLatency(latency)
             backend = .scripted(scripted, default: fallback ?? 100_000_000, cancellation: cancellation)

@@ -1,4 +1,6 @@
+import Diagnostics
 import Foundation
+import Platform
 import Reporting
 
 /// `typestorm report`: (re)generates `report.html` from a stored run record.
@@ -105,7 +107,7 @@ enum ReportingCLI {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw ToolError("cannot write \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+            throw ToolError("cannot write \(path): \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
         }
     }
 
@@ -113,7 +115,7 @@ enum ReportingCLI {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw ToolError("cannot create directory \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+            throw ToolError("cannot create directory \(path): \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
         }
     }
 

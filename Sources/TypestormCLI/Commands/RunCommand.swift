@@ -1,4 +1,6 @@
+import Diagnostics
 import Foundation
+import History
 import Measurement
 import Orchestration
 import Platform
@@ -23,6 +25,7 @@ enum RunCommand {
             .value("workers", "N", help: "Worker processes (default: the scenario's \"processes\").", default: nil),
             .value("out", "DIR", help: "Run directory to create (default: runs/<scenario>-<UTC time>)."),
             .flag("quiet", short: "q", help: "No progress output."),
+            .value("store", "URL", help: "Also add the run to a results store (sqlite:PATH or postgres://…; see docs/history.md)."),
             .json,
         ],
         positionals: [Positional("scenario", help: "Scenario JSON file (see Datasets/scenarios/).")],
@@ -32,15 +35,17 @@ enum RunCommand {
             let scenario = try ScenarioLoading.load(path)
             let json = invocation.arguments.flag("json")
             let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
+            // Opened before the run, so a wrong URL or an unreachable database costs no load.
+            let store = try invocation.arguments.value("store").map(HistoryCLI.open)
             return try await execute(
                 scenario: scenario, path: path, workers: workers, out: invocation.arguments.value("out"),
-                progress: mode, json: json, console: invocation.console)
+                progress: mode, json: json, console: invocation.console, store: store)
         }
     )
 
     /// Runs a loaded scenario and prints the summary (shared with the main job).
     static func execute(scenario: Scenario, path: String?, workers: Int?, out: String?, progress: ProgressRenderer.Mode,
-                        json: Bool, console: Console) async throws -> Int32 {
+                        json: Bool, console: Console, store: HistoryStore? = nil) async throws -> Int32 {
         var request = RunSession.Request(
             scenario: scenario, scenarioPath: path, workers: workers, outputDirectory: out,
             executable: ExecutablePath.current(), toolVersion: VersionCommand.version,
@@ -60,6 +65,9 @@ enum RunCommand {
             console.out(result.summary)
             console.out("\nreport: \(result.runDirectory)/report.html\n")
         }
+        if let store {
+            try HistoryCLI.addAfterRun(result.outcome.record, runDirectory: result.runDirectory, to: store, console: console)
+        }
         return result.exitCode
     }
 }
@@ -77,7 +85,7 @@ extension RunCommand {
             console.err("typestorm: this build cannot run the \(plan.skipped.joined(separator: ", ")) runner(s) yet; running the rest of \(path)\n")
         }
         guard !plan.scenario.runners.isEmpty else {
-            throw ToolError("no runner of \(path) is available in this build", exitCode: RunSession.ExitCode.cannotRun)
+            throw ToolError("no runner of \(path) is available in this build", exitCode: ExitCode.software)
         }
         return try await execute(scenario: plan.scenario, path: path, workers: nil, out: nil,
                                  progress: console.isInteractive ? .terminal : .lines, json: false, console: console)
@@ -100,10 +108,7 @@ enum ScenarioLoading {
 
 /// The path of the running `typestorm` executable, which the driver spawns as its workers.
 enum ExecutablePath {
-    static func current() -> String {
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
-        return Bundle.main.executablePath ?? CommandLine.arguments[0]
-    }
+    static func current() -> String { ShippedData.executablePath }
 }
 
 /// `typestorm run --json`: stable keys (documented in docs/driver.md).

@@ -1,4 +1,5 @@
 import Catalog
+import Diagnostics
 import Foundation
 import Matching
 
@@ -32,7 +33,7 @@ enum SearchCommand {
             let limit = try arguments.int("limit", default: 10, in: 0...100_000)
             let offset = try arguments.int("offset", default: 0, in: 0...100_000_000)
             let forced = try arguments.choice("path", among: ["scan", "index", "reference"])
-            let path = arguments.value("catalog") ?? CatalogFiles.shippedPath
+            let path = try arguments.value("catalog") ?? CatalogFiles.shipped(CatalogFiles.shippedPath)
             let clock = ContinuousClock()
             let loadStart = clock.now
             let catalog = try CatalogFiles.load(path, invocation).catalog

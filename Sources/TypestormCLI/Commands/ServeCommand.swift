@@ -1,4 +1,6 @@
+import FieldRuntime
 import Catalog
+import Diagnostics
 import Foundation
 import Platform
 import SearchServer
@@ -30,7 +32,7 @@ enum ServeCommand {
             .value("io-threads", "N", help: "Network I/O threads.", default: "2"),
             .flag("search-on-io-threads", help: "Run searches on the I/O threads, not the worker pool (for microsecond searches)."),
             .value("queue", "N", help: "Searches that may wait for a worker before 503.", default: "1024"),
-            .value("max-connections", "N", help: "Open connections before requests get 503 with Retry-After.", default: "1024"),
+            .value("max-connections", "N", help: "Open connections kept; beyond, the oldest idle or slow one is closed for a new one (503 with Retry-After when all are busy).", default: "1024"),
             .value("timeout", "SECONDS", help: "Disconnect idle or slow clients after this long.", default: "10"),
             .value("fault-latency", "DIST", help: "Added latency per search: none, fixed:D, uniform:D-D, exp:MEAN.", default: "none"),
             .value("fault-tail", "P:D", help: "Share P of searches get D more latency, e.g. 0.01:500ms."),
@@ -65,7 +67,7 @@ enum ServeCommand {
         case (nil, let count?):
             catalog = CatalogGenerator(seed: try arguments.uint64("seed", default: 1)).makeCatalog(count: count)
         case (let path, nil):
-            catalog = try CatalogFiles.load(path ?? CatalogFiles.shippedPath, invocation).catalog
+            catalog = try CatalogFiles.load(try path ?? CatalogFiles.shipped(CatalogFiles.shippedPath), invocation).catalog
         }
         let backend = EngineBackend(catalog: catalog)
 

@@ -1,11 +1,19 @@
+import Diagnostics
+import FieldRuntime
 import Foundation
 import Measurement
+import Orchestration
+import Platform
 import SearchField
 import Simulation
 
 /// `typestorm simulate`: many synthetic typists against every preset in virtual time, one
 /// comparison table.
 enum SimulateCommand {
+    /// The modelled backend's defaults: a scenario's, so `simulate` and a scenario without a
+    /// `backend` block run the same model.
+    static let defaults = ScenarioBackend()
+
     static let command = Command(
         name: "simulate",
         abstract: "Run synthetic typists against the strategies in virtual time and compare them.",
@@ -23,13 +31,20 @@ enum SimulateCommand {
             .value("seed", "S", help: "Seed for every random stream.", default: "1"),
             .value("strategies", "LIST", help: "Comma-separated strategies (default: every preset)."),
             .value("queries", "N", help: "Queries each typist types.", default: "4"),
-            .value("workers", "N", help: "Workers per server.", default: "8"),
-            .value("per-server", "N", help: "Typists sharing one server (segments split on these cells).", default: "100"),
-            .value("service", "DURATION", help: "Median service time (log-normal, σ 0.5).", default: "20ms"),
-            .value("rtt", "DURATION", help: "Median network round trip (log-normal, σ 0.3).", default: "40ms"),
-            .value("error-rate", "P", help: "Share of requests the server fails.", default: "0.002"),
-            .value("cancel", "MODE", help: "How cancellation reaches the server: honoured, client-only, ignored.", default: "honoured"),
-            .value("cancel-delay", "DURATION", help: "With --cancel honoured: how long the server takes to notice.", default: "5ms"),
+            .value("workers", "N", help: "Workers per server.", default: "\(defaults.workers)"),
+            .value("per-server", "N", help: "Typists sharing one server (segments split on these cells).", default: "\(defaults.typistsPerServer)"),
+            .value("service", "DURATION", help: "Median service time (log-normal through the median and --service-p99).",
+                   default: DurationText.format(defaults.serviceMedianNanos)),
+            .value("service-p99", "DURATION", help: "99th percentile of the service time.", default: DurationText.format(defaults.serviceP99Nanos)),
+            .value("slow-tail", "P", help: "Share of requests whose service time is multiplied by --slow-tail-factor.",
+                   default: "\(defaults.slowTailProbability)"),
+            .value("slow-tail-factor", "F", help: "Slow-tail multiplier.", default: "\(defaults.slowTailFactor)"),
+            .value("rtt", "DURATION", help: "Median network round trip (log-normal, σ \(defaults.networkRTTSpread)).",
+                   default: DurationText.format(defaults.networkRoundTripNanos)),
+            .value("error-rate", "P", help: "Share of requests the server fails.", default: "\(defaults.errorRate)"),
+            .value("cancel", "MODE", help: "How cancellation reaches the server: honoured, client-only, ignored.", default: defaults.cancellation.rawValue),
+            .value("cancel-delay", "DURATION", help: "With --cancel honoured: how long the server takes to notice.",
+                   default: DurationText.format(defaults.cancelDelayNanos)),
             .value("segment", "I/N", help: "Simulate only segment I of N (whole server cells), for sharding.", default: "0/1"),
             .value("record", "FILE", help: "Also write the mergeable run record (JSON) to FILE."),
             .json,
@@ -43,13 +58,27 @@ enum SimulateCommand {
         let seed = try arguments.uint64("seed", default: 1)
         let strategies = try parseStrategies(arguments.value("strategies"))
         let segment = try parseSegment(arguments.value("segment") ?? "0/1")
-        var backend = BackendModel(
-            roundTrip: .logNormal(median: try arguments.durationNanos("rtt", default: 40_000_000)!, sigma: 0.3),
-            workers: try arguments.int("workers", default: 8, in: 1...1_000_000),
-            typistsPerServer: try arguments.int("per-server", default: 100, in: 1...10_000_000),
-            service: .distribution(.logNormal(median: try arguments.durationNanos("service", default: 20_000_000)!, sigma: 0.5)),
-            errorRate: try arguments.double("error-rate", default: 0.002, in: 0...1))
-        backend.cancellation = try parseCancellation(arguments)
+        // The scenario's defaults (one place), with the flags on top.
+        var model = defaults
+        model.workers = try arguments.int("workers", default: defaults.workers, in: 1...1_000_000)
+        model.typistsPerServer = try arguments.int("per-server", default: defaults.typistsPerServer, in: 1...10_000_000)
+        model.serviceMedianNanos = try arguments.durationNanos("service", default: defaults.serviceMedianNanos)!
+        model.serviceP99Nanos = try arguments.durationNanos("service-p99", default: max(defaults.serviceP99Nanos, model.serviceMedianNanos))!
+        guard model.serviceP99Nanos >= model.serviceMedianNanos else {
+            throw UsageError.invalidValue(option: "service-p99", value: DurationText.format(model.serviceP99Nanos),
+                                          expected: "at least the median service time (\(DurationText.format(model.serviceMedianNanos)))")
+        }
+        model.slowTailProbability = try arguments.double("slow-tail", default: defaults.slowTailProbability, in: 0...1)
+        model.slowTailFactor = try arguments.double("slow-tail-factor", default: defaults.slowTailFactor, in: 1...1_000_000)
+        model.networkRoundTripNanos = try arguments.durationNanos("rtt", default: defaults.networkRoundTripNanos)!
+        model.errorRate = try arguments.double("error-rate", default: defaults.errorRate, in: 0...1)
+        switch try arguments.choice("cancel", among: ScenarioBackend.Cancellation.allCases.map(\.rawValue), default: defaults.cancellation.rawValue) {
+        case "client-only": model.cancellation = .clientOnly
+        case "ignored": model.cancellation = .ignored
+        default: model.cancellation = .honoured
+        }
+        model.cancelDelayNanos = try arguments.durationNanos("cancel-delay", default: defaults.cancelDelayNanos)!
+        let backend = model.model
         let typing = SimpleTypingModel(queriesPerSession: try arguments.int("queries", default: 4, in: 1...1000))
         let scenario = SimulationScenario(typists: typists, seed: seed, strategies: strategies, backend: backend, typing: typing)
 
@@ -65,7 +94,7 @@ enum SimulateCommand {
             do {
                 try record.encoded().write(to: URL(fileURLWithPath: path))
             } catch {
-                throw ToolError("cannot write the run record to '\(path)': \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+                throw ToolError("cannot write the run record to '\(path)': \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
             }
         }
         if arguments.flag("json") {
@@ -99,7 +128,7 @@ enum SimulateCommand {
             let name = name.trimmingCharacters(in: .whitespaces)
             guard let spec = StrategySpec.parse(name) else {
                 let base = String(name.split(separator: "+").first ?? "")
-                let hint = suggestion(for: base, among: Preset.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
+                let hint = Suggestion.closest(to: base, among: Preset.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
                 throw UsageError.invalidValue(
                     option: option, value: name,
                     expected: "presets \(Preset.allCases.map(\.rawValue).joined(separator: ", ")) with optional +write-back, +text-keyed, +cache" + hint)
@@ -114,14 +143,6 @@ enum SimulateCommand {
             throw UsageError.invalidValue(option: "segment", value: text, expected: "I/N with 0 ≤ I < N, e.g. 0/4")
         }
         return Segment(index: index, count: count)
-    }
-
-    static func parseCancellation(_ arguments: ParsedArguments) throws -> CancellationMode {
-        switch try arguments.choice("cancel", among: ["honoured", "client-only", "ignored"], default: "honoured") {
-        case "client-only": return .clientOnly
-        case "ignored": return .ignored
-        default: return .honoured(delay: try arguments.durationNanos("cancel-delay", default: 5_000_000)!)
-        }
     }
 
     static func describe(_ backend: BackendModel) -> String {

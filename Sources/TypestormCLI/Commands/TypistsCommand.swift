@@ -1,4 +1,6 @@
+import Diagnostics
 import Foundation
+import Orchestration
 import Typists
 
 /// `typestorm typists`: look at synthetic typists — their keystroke streams and the statistics
@@ -14,7 +16,7 @@ enum TypistsCommand {
         .value("seed", "S", help: "Scenario seed; typist i is derived from (seed, i) only.", default: "1"),
         .value("device", "CLASS", help: "Only this device class: desktop or mobile (default: half each)."),
         .value("language", "LANG", help: "Only this language: en, ko or zh (default: en)."),
-        .value("queries", "DIR", help: "Directory with <lang>.txt query lists and zh-pinyin.txt.", default: "Datasets/queries"),
+        .value("queries", "DIR", help: "Directory with <lang>.txt query lists and zh-pinyin.txt (default: the shipped Datasets/queries)."),
         .value("zipf", "S", help: "Zipf exponent of query popularity.", default: "0.75"),
         .value("first", "I", help: "Index of the first typist.", default: "0"),
         .flag("pinyin-hidden", help: "Pinyin stays in the IME's window; the field changes only at a candidate pick."),
@@ -59,14 +61,14 @@ enum TypistsCommand {
         config.languageShares = [language: 1]
         config.pinyinInField = !arguments.flag("pinyin-hidden")
         let zipf = try arguments.double("zipf", default: 0.75, in: 0...10)
-        let directory = arguments.value("queries") ?? "Datasets/queries"
+        let directory = try arguments.value("queries") ?? CatalogFiles.shipped(ShippedData.queries)
         do {
             let pool = try QueryPool.load(directory: directory, languages: [language], zipfExponent: zipf)
             return (try TypistPopulation(config: config, queries: pool, seed: seed), seed)
         } catch let error as QueryPoolError {
             switch error {
             case .missingFile:
-                throw ToolError("\(error) (run from the repository root, or give --queries DIR)", exitCode: ExitCode.noInput)
+                throw ToolError("\(error) (give --queries DIR)", exitCode: ExitCode.noInput)
             default:
                 throw ToolError(error.description, exitCode: ExitCode.dataError)
             }

@@ -1,3 +1,5 @@
+import Diagnostics
+
 enum VersionCommand {
     static let version = "0.1.0"
 

@@ -14,13 +14,19 @@ enum WorkerCommand {
         with 'typestorm merge'. With --driver it speaks the worker protocol on standard input and
         output (used by 'typestorm run').
 
-        Exit codes: 0 done; 2 stopped early (record marked partial); 65 bad scenario; 70 a runner
-        is unavailable; 73 the record cannot be written.
+        Every task of a launcher gets the same arguments (srun expands %t only in its own
+        options), so --out names each segment's file itself: {segment} and {count} in FILE become
+        the segment's index and count (results/segment-{segment}.json); an existing directory, or
+        FILE ending in /, gets segment-I-of-N.json inside it.
+
+        Exit codes: 0 done; 2 stopped early (record marked partial); 64 bad options (an --out
+        with srun's %t); 65 bad scenario; 66 the scenario cannot be read; 70 a runner is
+        unavailable; 73 the record cannot be written.
         """,
         options: [
             .value("segment", "I/N", help: "Run segment I of N (0-based)."),
             .value("segment-count", "N", help: "Segment count for JOB_COMPLETION_INDEX."),
-            .value("out", "FILE", help: "Write the run record here (atomically) instead of standard output."),
+            .value("out", "FILE", help: "Write the run record here (atomically) instead of standard output; {segment} is expanded, a directory gets a file per segment."),
             .value("base-dir", "DIR", help: "Resolve the scenario's relative paths here (default: the scenario's directory)."),
             .flag("driver", help: "Speak the worker protocol on standard input/output (set by 'typestorm run')."),
             .value("parent-pid", "PID", help: "With --driver: exit if this process is not the parent."),
@@ -44,7 +50,13 @@ enum WorkerCommand {
                 let parent = try arguments.int("parent-pid", default: nil, in: 1...Int(Int32.max)).map { Int32($0) }
                 mode = .driver(parentPID: parent)
             } else {
-                mode = .standalone(output: arguments.value("out"))
+                var output: String?
+                if let pattern = arguments.value("out") {
+                    do { output = try WorkerOutput.path(pattern, segment: segment) } catch let error as WorkerOutput.Failure {
+                        throw UsageError.invalidValue(option: "out", value: pattern, expected: error.message)
+                    }
+                }
+                mode = .standalone(output: output)
             }
             let options = WorkerOptions(
                 scenarioPath: path, baseDirectory: arguments.value("base-dir"), segment: segment, mode: mode,

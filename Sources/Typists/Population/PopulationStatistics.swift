@@ -1,6 +1,6 @@
 /// What a population of generated typists actually typed, measured from their event streams.
 ///
-/// The same measurements back the tests (against TYPING.md's published figures) and
+/// The same measurements back the tests (against the published figures of docs/typing.md) and
 /// `typestorm typists stats`, so a number in the docs is one a person can re-measure.
 public struct PopulationStatistics: Sendable, Hashable, Codable {
     public var typists = 0
@@ -22,7 +22,7 @@ public struct PopulationStatistics: Sendable, Hashable, Codable {
     public var meanWordsPerQuery = 0.0
     public var wordsPerQueryShares: [Double] = []
     /// Chinese: key presses per Han character (pinyin letters, picks and corrections; the
-    /// spaces between words left out), typed queries only. About 2.2 for pinyin [TYPING.md].
+    /// spaces between words left out), typed queries only. About 2.2 for pinyin [R1 in docs/typing.md].
     public var keysPerHanCharacter = 0.0
     public var queriesPerSession = 0.0
     public var eventsPerSession = 0.0

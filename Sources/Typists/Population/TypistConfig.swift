@@ -1,4 +1,4 @@
-/// Every knob of a typist population, with defaults from TYPING.md.
+/// Every knob of a typist population, with the defaults and sources of docs/typing.md.
 ///
 /// A scenario overrides what it needs; everything else keeps the published or estimated figure.
 /// The population is a pure function of (config, query pool, seed), so a config must be the
@@ -58,7 +58,7 @@ public struct TypistConfig: Sendable, Hashable, Codable {
     /// averages about 2.2 keys per character [R1].
     public var pinyinAbbreviateRest = 0.45
     public var pinyinInitialsOnly = 0.5
-    /// Median pause before a pinyin candidate pick [TYPING.md, est.].
+    /// Median pause before a pinyin candidate pick [docs/typing.md, est.].
     public var candidatePickMedianMillis = 400.0
     /// Emit keys that leave the field unchanged (hidden pinyin, the 한/영 toggle). A search
     /// field's binding never sees them, so they are off by default; their time still passes.
@@ -90,7 +90,7 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
     /// WPM, rising with speed; 0 on touch screens.
     public var rolloverRate: Double
     /// Slip: wrong neighbouring key with this chance per key; noticed with `noticeRate`.
-    /// TYPING.md estimates p ≈ 0.06 (desktop) and 0.062 (mobile); space, digits off the letter
+    /// The first estimate was p ≈ 0.06 (desktop) and 0.062 (mobile); space, digits off the letter
     /// rows and picks never slip here, so desktop's p is 0.065, fitted with the notice delays
     /// to the published uncorrected-error rate and backspace share
     /// (`typestorm typists stats --device desktop`).

@@ -61,7 +61,7 @@ final class PopulationSettings: Sendable {
     /// Log-normal pauses by σ: a unit-mean sampler and the factor that makes its median 1.
     let pauses: [(sampler: IntervalShape.Sampler, unitMedian: Double)]
 
-    /// The σ of the log of each kind of pause (TYPING.md: focus 0.5, hesitation 0.6, …).
+    /// The σ of the log of each kind of pause (docs/typing.md: focus 0.5, hesitation 0.6, …).
     enum PauseShape: Int {
         case sigma04, sigma05, sigma06, sigma07
     }

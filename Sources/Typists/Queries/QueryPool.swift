@@ -273,7 +273,7 @@ final class LanguagePool: Sendable {
     }
 
     /// Characters per candidate pick: a run of up to four is one pick; longer runs are cut
-    /// into picks of three and two (TYPING.md: a pick every 2–4 characters).
+    /// into picks of three and two (docs/typing.md: a pick every 2–4 characters).
     private static func segmentLength(_ remaining: Int) -> Int {
         remaining <= 4 ? remaining : (remaining == 5 ? 3 : (remaining >= 6 ? 3 : 2))
     }

@@ -4,7 +4,7 @@ import Synchronization
 /// The shape of a typist's own inter-key intervals around their mean.
 ///
 /// [K1] found log-logistic fits IKIs best and log-normal close behind (Gaussian rejected), so
-/// both are offered; log-normal is the default because its σ is the figure TYPING.md gives.
+/// both are offered; log-normal is the default because its σ is the figure docs/typing.md gives.
 public enum IntervalShape: Sendable, Hashable, Codable {
     /// Log-normal with this σ of the log.
     case logNormal(sigma: Double)

@@ -1,8 +1,9 @@
 /// An event as the generator produces it, before any String is made.
 ///
-/// Runners that can work on UTF-8 bytes use `GeneratedSession.nextRaw()` and
-/// `withFieldUTF8(_:)` and never allocate per keystroke; `next()` wraps the same stream into
-/// `TypingEvent`s.
+/// `GeneratedSession.nextRaw()` and `withFieldUTF8(_:)` give the stream without allocating per
+/// keystroke, for a caller that works on UTF-8 bytes (today the typist benchmark and the
+/// determinism tests; every runner uses `next()`, which wraps the same stream into
+/// `TypingEvent`s).
 public struct RawTypingEvent: Sendable, Hashable {
     public enum Kind: UInt8, Sendable {
         case edit, scope, tokens, submit, end

@@ -81,14 +81,32 @@ public enum TraceReader {
         return sessions
     }
 
+    /// A decoding error in our words: Foundation's ("Expected to decode Double but found a
+    /// string instead.") names Swift types, not what the trace format wants.
     private static func describe(_ error: DecodingError) -> String {
+        func field(_ context: DecodingError.Context) -> String {
+            context.codingPath.map(\.stringValue).filter { !$0.isEmpty }.joined(separator: ".")
+        }
+        func expected(_ type: Any.Type) -> String {
+            switch type {
+            case is String.Type: return "a string"
+            case is Bool.Type: return "true or false"
+            case is Int.Type, is UInt64.Type: return "an integer"
+            case is Double.Type: return "a number"
+            default: return "a list of strings"
+            }
+        }
         switch error {
-        case let .typeMismatch(_, context), let .valueNotFound(_, context), let .keyNotFound(_, context), let .dataCorrupted(context):
-            let path = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }.joined(separator: ".")
-            if path.isEmpty { return "not a JSON object: \(context.debugDescription)" }
-            return "field '\(path)': \(context.debugDescription)"
+        case let .typeMismatch(type, context), let .valueNotFound(type, context):
+            let path = field(context)
+            return path.isEmpty ? "not a JSON object" : "field '\(path)': expected \(expected(type))"
+        case let .keyNotFound(key, _):
+            return "field '\(key.stringValue)' is missing"
+        case let .dataCorrupted(context):
+            let path = field(context)
+            return path.isEmpty ? "not a JSON object (one per line)" : "field '\(path)': not a valid value"
         @unknown default:
-            return "not valid: \(error)"
+            return "not a valid trace line"
         }
     }
 }

@@ -78,7 +78,7 @@ extension SeededGenerator {
     }
 
     /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool {
+    package mutating func chance(_ p: Double) -> Bool {
         p > 0 && nextUnit() < p
     }
 }
@@ -109,7 +109,7 @@ enum Ziggurat {
 
 /// FNV-1a over bytes: a hash that is the same in every process (Swift's `Hasher` is seeded per
 /// process, so it cannot decide anything that must replay identically).
-func stableHash(_ text: String, into seed: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
+package func stableHash(_ text: String, into seed: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
     var hash = seed
     for byte in text.utf8 {
         hash ^= UInt64(byte)
@@ -119,7 +119,7 @@ func stableHash(_ text: String, into seed: UInt64 = 0xCBF2_9CE4_8422_2325) -> UI
 }
 
 /// Mixes numbers into one well-spread 64-bit value (SplitMix64's finalizer).
-func mix(_ a: UInt64, _ b: UInt64, _ c: UInt64 = 0) -> UInt64 {
+package func mix(_ a: UInt64, _ b: UInt64, _ c: UInt64 = 0) -> UInt64 {
     var z = a &+ b &* 0x9E37_79B9_7F4A_7C15 &+ c &* 0xC2B2_AE3D_27D4_EB4F
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

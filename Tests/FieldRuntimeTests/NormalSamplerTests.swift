@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Typists
-@testable import Simulation
+@testable import FieldRuntime
 
 /// The ziggurat must draw from the standard normal: moments, the body and both tails, which
 /// exercise the rectangle, wedge and tail paths.

@@ -126,13 +126,32 @@ public struct BackendModel: Hashable, Sendable {
     }
 
     /// The scripted end-to-end time for `text`, if any.
-    func scriptedTime(for text: String) -> Int64? {
+    package func scriptedTime(for text: String) -> Int64? {
         if scripted.isEmpty { return scriptedDefault }
         return scripted[text] ?? scriptedDefault
     }
 
+    /// Everything random about one remote request, drawn at once from the request's own stream
+    /// (seed, global typist index, request id): the virtual runner and the live modelled backend
+    /// both call this, so they see the same latencies and failures for the same request.
+    ///
+    /// The draws come in a fixed order (round trip, transport loss, server error, service time
+    /// with its slow tail); a request that never reaches service simply leaves the last unused.
+    public func draw(seed: UInt64, typist globalIndex: UInt64, request id: UInt64, queryLength: Int) -> RequestDraw {
+        var rng = SeededGenerator(seed: mix(seed, globalIndex, id))
+        let oneWay = roundTrip.sample(&rng) / 2
+        var failure: RequestDraw.Failure?
+        if rng.chance(transportErrorRate) {
+            failure = .transport
+        } else if rng.chance(errorRate) {
+            failure = .serverError
+        }
+        let (serviceNs, items) = serviceTime(queryLength: queryLength, &rng)
+        return RequestDraw(oneWayNs: oneWay, failure: failure, serviceNs: serviceNs, items: items)
+    }
+
     /// Service time and items scanned for one request.
-    func serviceTime(queryLength: Int, _ rng: inout SeededGenerator) -> (ns: Int64, items: Int64) {
+    package func serviceTime(queryLength: Int, _ rng: inout SeededGenerator) -> (ns: Int64, items: Int64) {
         var ns: Int64
         var items: Int64 = 0
         switch service {
@@ -151,13 +170,33 @@ public struct BackendModel: Hashable, Sendable {
 
     /// How many results the catalog has for a query: deterministic in the text, fewer for longer
     /// queries, and none for about one long query in twenty (a genuine "no results").
-    static func resultCount(text: String, catalogItems: Int64) -> Int {
+    package static func resultCount(text: String, catalogItems: Int64) -> Int {
         resultCount(utf8Length: text.utf8.count, hash: stableHash(text), catalogItems: catalogItems)
     }
 
-    static func resultCount(utf8Length length: Int, hash: UInt64, catalogItems: Int64) -> Int {
+    package static func resultCount(utf8Length length: Int, hash: UInt64, catalogItems: Int64) -> Int {
         if length >= 4, hash % 20 == 0 { return 0 }
         let shift = min(length * 2, 40)
         return Int(max(catalogItems >> Int64(shift), Int64(1 + hash % 7)))
     }
+}
+
+/// One request's draws from the backend model (`BackendModel.draw`).
+public struct RequestDraw: Hashable, Sendable {
+    /// How the model fails the request, if it does.
+    public enum Failure: Hashable, Sendable {
+        /// Lost in transport: the client sees the failure after a round trip; the server never
+        /// works on it.
+        case transport
+        /// The server works on it and answers with an error.
+        case serverError
+    }
+
+    /// Each direction of the round trip.
+    public var oneWayNs: Int64
+    public var failure: Failure?
+    /// Service time once a worker takes the request, slow tail included.
+    public var serviceNs: Int64
+    /// Items scanned (cost model only; 0 otherwise).
+    public var items: Int64
 }

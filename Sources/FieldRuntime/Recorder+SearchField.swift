@@ -1,29 +1,20 @@
 import Measurement
 import SearchField
 
-/// The one mapping from the search field's vocabulary to the recorder's, shared by every runner
-/// (virtual here; the live runners call the same functions), so that no runner decides on its
-/// own what an effect means for the metrics.
-extension Recorder {
-    /// Records the field's input after a typist's change (text, scope or tokens), measured
-    /// against `configuration`'s notion of the query.
-    public mutating func recordInput(_ input: FieldInput, configuration: SearchFieldConfiguration, typist: Int, at time: Int64) {
-        let query = configuration.expectedQuery(for: input).map(QueryKey.init)
-        record(.keystroke(text: input.text, query: query), typist: typist, at: time)
-    }
-
-    /// Records what an effect tells the metrics. Call it for every effect, in order, at the time
-    /// the strategy emitted it; `lag` is how much later than that the runner actually sent a
-    /// request (0 in virtual time).
+/// The one mapping from the search field's vocabulary to the recorder's, used by `FieldHost`
+/// for every runner, so that no runner decides on its own what an effect means for the metrics.
+extension RecordSink {
+    /// Records what an effect tells the metrics. Called for every effect, in order, at the time
+    /// the strategy emitted it.
     ///
-    /// `debounceTimers` must be the runner's set of live debounce waits, so a cancelled stalled
-    /// or throttle timer is not counted as task churn; pass `isDebounceWait` from your own
-    /// bookkeeping.
+    /// `isDebounceWait` must come from the host's own bookkeeping of live debounce waits, so a
+    /// cancelled stalled or throttle timer is not counted as task churn.
     ///
     /// `identitiesTrimmed`: the strategy's normalizer trims, so every identity it emits is
     /// trimmed already and its key is made without trimming again.
+    @inlinable
     public mutating func record(
-        _ effect: SearchEffect, isDebounceWait: Bool = false, lag: Int64 = 0, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
+        _ effect: SearchEffect, isDebounceWait: Bool = false, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
     ) {
         func key(_ query: QueryIdentity) -> QueryKey { QueryKey(query, alreadyTrimmed: identitiesTrimmed) }
         switch effect {
@@ -34,11 +25,12 @@ extension Recorder {
         case let .cancelTimer(id):
             if isDebounceWait { cancelRequested(id: id, wait: true, typist: typist, at: time) }
         case let .sendRequest(id, query), let .runLocally(id, query):
-            requestStarted(id: id, query: key(query), lag: lag, typist: typist, at: time)
+            // The lag is not known yet: the runner reports it with the request's end.
+            requestStarted(id: id, query: key(query), lag: nil, typist: typist, at: time)
         case let .cancelRequest(id):
-            record(.cancelRequested(id: id, wait: false), typist: typist, at: time)
+            cancelRequested(id: id, wait: false, typist: typist, at: time)
         case let .display(state):
-            let (kind, query) = Self.displayRecord(state, trimmed: identitiesTrimmed)
+            let (kind, query) = DisplayState.record(state, trimmed: identitiesTrimmed)
             display(kind, query: query, typist: typist, at: time)
         case .setFieldText:
             break
@@ -57,8 +49,12 @@ extension Recorder {
             record(.writeBack(reentries: reentries, runaway: runaway, brokeComposition: broke), typist: typist, at: time)
         }
     }
+}
 
-    static func displayRecord(_ state: DisplayState, trimmed: Bool = false) -> (DisplayKind, QueryKey?) {
+extension DisplayState {
+    /// The recorder's view of a display state: its kind and the key of the query it shows.
+    @inlinable
+    static func record(_ state: DisplayState, trimmed: Bool = false) -> (DisplayKind, QueryKey?) {
         func key(_ query: QueryIdentity) -> QueryKey { QueryKey(query, alreadyTrimmed: trimmed) }
         return switch state {
         case .idle: (.idle, nil)
@@ -81,19 +77,21 @@ extension QueryKey {
     /// word boundaries) would count as a wrong final screen, mismatch time and wasted work for
     /// the untrimmed presets. Not trimming still costs what it really costs: "shoe" and "shoe "
     /// are searched twice, which shows as fan-out per distinct query.
+    @inlinable
     public init(_ identity: QueryIdentity) {
         self.init(text: QueryNormalizer.trimmed(identity.text), scope: identity.scope, tokens: identity.tokens)
     }
 
     /// The key of an identity whose text is trimmed already (made by a trimming normalizer):
     /// `QueryKey(identity)` without trimming again.
+    @inlinable
     public static func trimmed(_ identity: QueryIdentity) -> QueryKey {
         assert(QueryNormalizer.trimmed(identity.text) == identity.text, "\(identity) is not trimmed")
         return QueryKey(text: identity.text, scope: identity.scope, tokens: identity.tokens)
     }
 
     /// `QueryKey.trimmed(identity)` when `alreadyTrimmed`, else `QueryKey(identity)`.
-    @inline(__always)
+    @inlinable @inline(__always)
     init(_ identity: QueryIdentity, alreadyTrimmed: Bool) {
         self = alreadyTrimmed ? .trimmed(identity) : QueryKey(identity)
     }

@@ -1,0 +1,312 @@
+import Measurement
+import SearchField
+import Typists
+
+/// One line of a timeline: what a typist did, what the strategy was told, what it asked for, and
+/// what the backend did (`replay`).
+public enum TimelineEntry: Sendable {
+    case typing(TypingEvent.Action)
+    case event(SearchEvent)
+    case effect(SearchEffect)
+    case backend(String)
+}
+
+/// How a request ended, as a runner tells the host.
+public enum RequestResult: Sendable, Equatable {
+    /// The backend answered with `count` results (0: its own "no results").
+    case results(count: Int)
+    /// The request failed; `.cancelled` means the client saw its cancellation take effect.
+    case failed(FailureReason)
+}
+
+/// What a runner does on a field's behalf: it owns a clock and a backend, and nothing else.
+///
+/// The host (`FieldHost`) decides what every typing action, effect and outcome means for the
+/// strategy and the metrics; the runner only arms timers, starts and cancels requests, and later
+/// reports back through the host (`timerFired`, `requestFinished`).
+public protocol FieldRunner {
+    /// The runner's name for a request in flight (a slot in a table, a ticket).
+    associatedtype Handle
+
+    /// Arms timer `id`: unless cancelled, the runner calls `FieldHost.timerFired` at `deadline`.
+    /// A runner may leave a cancelled timer armed: the host ignores timers it no longer holds.
+    mutating func scheduleTimer(_ id: TimerID, at deadline: Int64, typist: Int)
+    mutating func cancelTimer(_ id: TimerID, typist: Int)
+    /// Starts request `id` (`local`: on the field's own UI thread, `local-filter`). The runner
+    /// reports its end exactly once through `FieldHost.requestFinished`, never from inside this
+    /// call.
+    mutating func startRequest(_ id: RequestID, query: QueryIdentity, local: Bool, typist: Int, at time: Int64) -> Handle
+    /// Asks for request `id` to stop; its end is still reported exactly once.
+    mutating func cancelRequest(_ handle: Handle, id: RequestID, typist: Int, at time: Int64)
+    /// Sees every step, for timelines; runners that draw none return at once.
+    func observe(_ entry: TimelineEntry, typist: Int, at time: Int64)
+}
+
+extension FieldRunner {
+    @inlinable @inline(__always)
+    public func observe(_ entry: TimelineEntry, typist: Int, at time: Int64) {}
+}
+
+/// What every field of one strategy shares: how queries are measured, and a scratch buffer.
+public struct FieldHostContext: Sendable {
+    /// The normalization staleness is measured against: the strategy's minimum length, always
+    /// trimmed, the full identity (`SearchFieldConfiguration.expectedQuery`).
+    public let expected: QueryNormalizer
+    /// The strategy's normalizer trims, so every identity in its effects is trimmed already and
+    /// its recorder key is made without trimming again.
+    public let identitiesTrimmed: Bool
+    @usableFromInline var effects: [SearchEffect] = []
+
+    public init(configuration: SearchFieldConfiguration) {
+        expected = QueryNormalizer(trims: true, minimumLength: configuration.normalizer.minimumLength)
+        identitiesTrimmed = configuration.normalizer.trims
+    }
+}
+
+/// The one host between a search-field strategy and any runner (virtual time, live in-process,
+/// live HTTP, a test's scripted runner): a typist's field, as an app's UI thread holds it.
+///
+/// It turns typing actions into the field's input and the strategy's events, carries out the
+/// strategy's effects (field text, timers and requests through the runner), records every fact
+/// the metrics need in the order it happened, and turns a request's outcome into `workStopped`
+/// plus the strategy's event. Runners never record what an effect or outcome means, so the
+/// numbers of every runner are measurements of the same logic.
+///
+/// Every call takes the time it happens at on the runner's clock, non-decreasing per typist.
+///
+/// - Complexity: O(1) per call plus the strategy's work, and O(open timers + open requests)
+///   (a handful) for lookups.
+public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
+    @usableFromInline var _strategy: Strategy
+    @usableFromInline var _input = FieldInput()
+    @usableFromInline var _sessionOver = false
+
+    /// The strategy, in the state the events so far left it.
+    @inlinable public var strategy: Strategy { _strategy }
+    /// The field's input as the typist left it (text, scope, tokens).
+    @inlinable public var input: FieldInput { _input }
+    /// The typist has left the field.
+    @inlinable public var sessionOver: Bool { _sessionOver }
+    /// The text field's own state (programmatic writes, composition).
+    @usableFromInline var field = TextFieldModel()
+    /// Timers the strategy armed and has not cancelled, and whether each is a debounce wait.
+    @usableFromInline var timers: [OpenTimer] = []
+    @usableFromInline var requests: [OpenRequest] = []
+
+    @usableFromInline
+    struct OpenTimer {
+        @usableFromInline var id: TimerID
+        @usableFromInline var debounce: Bool
+
+        @inlinable init(id: TimerID, debounce: Bool) {
+            self.id = id
+            self.debounce = debounce
+        }
+    }
+
+    @usableFromInline
+    struct OpenRequest {
+        @usableFromInline var id: RequestID
+        @usableFromInline var local: Bool
+        @usableFromInline var handle: Handle
+
+        @inlinable init(id: RequestID, local: Bool, handle: Handle) {
+            self.id = id
+            self.local = local
+            self.handle = handle
+        }
+    }
+
+    public init(strategy: Strategy) {
+        _strategy = strategy
+    }
+
+    /// No session, timer or request is open any more: the field has nothing left to do.
+    @inlinable public var isQuiet: Bool { sessionOver && timers.isEmpty && requests.isEmpty }
+
+    /// Whether anything is still open (timers or requests).
+    @inlinable public var hasOpenWork: Bool { !timers.isEmpty || !requests.isEmpty }
+
+    // MARK: Typing
+
+    /// The typist's next action, handled at `time`; `intended` is when the typist meant it
+    /// (later handling is input lag: a busy UI thread or a saturated load generator).
+    @inlinable
+    public mutating func type<Sink: RecordSink, Runner: FieldRunner>(
+        _ action: TypingEvent.Action, intendedAt intended: Int64, typist: Int, at time: Int64,
+        context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
+    ) where Runner.Handle == Handle {
+        runner.observe(.typing(action), typist: typist, at: time)
+        recorder.record(.inputLag(max(0, time - intended)), typist: typist, at: time)
+        switch action {
+        case let .edit(key, text):
+            let composing = Composition.isComposing(key: key)
+            field.userEdit(text, composing: composing)
+            _input.text = text
+            recordInput(typist, at: time, context: context, recorder: &recorder)
+            deliver(.textChanged(text, composing: composing), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        case let .scope(scope):
+            _input.scope = scope
+            recordInput(typist, at: time, context: context, recorder: &recorder)
+            deliver(.scopeChanged(scope), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        case let .tokens(tokens):
+            _input.tokens = tokens
+            recordInput(typist, at: time, context: context, recorder: &recorder)
+            deliver(.tokensChanged(tokens), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        case .submit:
+            recorder.record(.submit, typist: typist, at: time)
+            deliver(.submitted, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        case .end:
+            endSession(typist: typist, at: time, recorder: &recorder)
+        }
+    }
+
+    /// The typist leaves the field (its session ended, or the run stopped typing). Idempotent.
+    @inlinable
+    public mutating func endSession<Sink: RecordSink>(typist: Int, at time: Int64, recorder: inout Sink) {
+        guard !_sessionOver else { return }
+        _sessionOver = true
+        recorder.record(.sessionEnd, typist: typist, at: time)
+    }
+
+    @inlinable
+    func recordInput<Sink: RecordSink>(_ typist: Int, at time: Int64, context: FieldHostContext, recorder: inout Sink) {
+        // `expected` trims, so its identities are trimmed already.
+        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey.trimmed($0) }
+        recorder.keystroke(query, typist: typist, at: time)
+    }
+
+    // MARK: Runner reports
+
+    /// Timer `id` fired at `time`; `deadline` is when it was due (later is timer lateness). A
+    /// timer the strategy cancelled meanwhile is ignored.
+    @inlinable
+    public mutating func timerFired<Sink: RecordSink, Runner: FieldRunner>(
+        _ id: TimerID, deadline: Int64, typist: Int, at time: Int64,
+        context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
+    ) where Runner.Handle == Handle {
+        guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
+        let timer = timers.remove(at: index)
+        let lateness = max(0, time - deadline)
+        if timer.debounce {
+            recorder.waitFired(id: id, lateness: lateness, typist: typist, at: time)
+        } else {
+            recorder.record(.timerLateness(lateness), typist: typist, at: time)
+        }
+        deliver(.timerFired(id), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+    }
+
+    /// Request `id` ended at `time` with `result`. `scheduleLag`: how much later than the
+    /// strategy asked it the request actually left (`nil` when the runner cannot tell). A request
+    /// the host no longer holds (reported twice, or after `abandonOpenWork`) is ignored.
+    @inlinable
+    public mutating func requestFinished<Sink: RecordSink, Runner: FieldRunner>(
+        _ id: RequestID, _ result: RequestResult, scheduleLag: Int64?, typist: Int, at time: Int64,
+        context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
+    ) where Runner.Handle == Handle {
+        guard let index = requests.firstIndex(where: { $0.id == id }) else { return }
+        requests.remove(at: index)
+        if let scheduleLag { recorder.record(.scheduleLag(max(0, scheduleLag)), typist: typist, at: time) }
+        switch result {
+        case let .results(count):
+            recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
+            deliver(.responseArrived(id, ResultSummary(count: count)), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        case let .failed(reason):
+            recorder.record(.workStopped(id: id, reason: StopReason(reason)), typist: typist, at: time)
+            deliver(.requestFailed(id, reason), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        }
+    }
+
+    /// Cancels every open timer and request through the runner and forgets them (the run ended
+    /// with work still open; the recorder counts it as unfinished). Returns whether any was open.
+    @inlinable
+    public mutating func abandonOpenWork<Runner: FieldRunner>(typist: Int, at time: Int64, runner: inout Runner) -> Bool
+    where Runner.Handle == Handle {
+        let open = hasOpenWork
+        for timer in timers { runner.cancelTimer(timer.id, typist: typist) }
+        timers.removeAll()
+        for request in requests where !request.local { runner.cancelRequest(request.handle, id: request.id, typist: typist, at: time) }
+        requests.removeAll()
+        return open
+    }
+
+    // MARK: Strategy
+
+    @inlinable
+    mutating func deliver<Sink: RecordSink, Runner: FieldRunner>(
+        _ event: SearchEvent, typist: Int, at time: Int64,
+        context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
+    ) where Runner.Handle == Handle {
+        // Taken out of the context, so an effect that delivers again (a write-back) gets a
+        // buffer of its own.
+        var effects = context.effects
+        context.effects = []
+        runner.observe(.event(event), typist: typist, at: time)
+        _strategy.handle(event, at: time, into: &effects)
+        // Each effect is moved out of the buffer (no copy, one destroy) and its slot refilled
+        // with a payload-free effect, which is popped below without touching a reference count.
+        effects.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for index in 0..<buffer.count {
+                let effect = (base + index).move()
+                (base + index).initialize(to: .cancelTimer(0))
+                runner.observe(.effect(effect), typist: typist, at: time)
+                perform(effect, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+            }
+        }
+        while !effects.isEmpty { effects.removeLast() }
+        context.effects = effects
+    }
+
+    @inlinable
+    mutating func perform<Sink: RecordSink, Runner: FieldRunner>(
+        _ effect: SearchEffect, typist: Int, at time: Int64,
+        context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
+    ) where Runner.Handle == Handle {
+        let trimmed = context.identitiesTrimmed
+        switch effect {
+        case let .scheduleTimer(id, delay, purpose):
+            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+            var debounce = false
+            if case .debounce = purpose { debounce = true }
+            timers.append(OpenTimer(id: id, debounce: debounce))
+            runner.scheduleTimer(id, at: time + delay, typist: typist)
+        case let .cancelTimer(id):
+            guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
+            let debounce = timers.remove(at: index).debounce
+            recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
+            runner.cancelTimer(id, typist: typist)
+        case let .sendRequest(id, query):
+            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+            let handle = runner.startRequest(id, query: query, local: false, typist: typist, at: time)
+            requests.append(OpenRequest(id: id, local: false, handle: handle))
+        case let .runLocally(id, query):
+            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+            let handle = runner.startRequest(id, query: query, local: true, typist: typist, at: time)
+            requests.append(OpenRequest(id: id, local: true, handle: handle))
+        case let .cancelRequest(id):
+            guard let open = requests.first(where: { $0.id == id }) else { return }
+            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+            // Work on the UI thread cannot be interrupted: it runs to its end.
+            if !open.local { runner.cancelRequest(open.handle, id: id, typist: typist, at: time) }
+        case let .setFieldText(text):
+            let reported = field.programmaticSet(text)
+            deliver(.fieldTextSet(reported), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        case .display, .commit, .apply, .discard, .writeBack:
+            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+        }
+    }
+}
+
+extension StopReason {
+    /// How a request that failed with `reason` stopped, as the recorder counts it.
+    @inlinable
+    public init(_ reason: FailureReason) {
+        self = switch reason {
+        case .cancelled: .cancelledObserved
+        case .serverError: .serverError
+        case .timeout: .timeout
+        case .transport: .transport
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// Where a runner's records go: the `Recorder` itself, or a buffer that hands them to a shared
+/// recorder later (a live field records under its own lock, then flushes).
+///
+/// Only `record(_:typist:at:)` is required; the others are the records sent for nearly every
+/// keystroke, which `Recorder` takes without building a `Record`.
+public protocol RecordSink {
+    mutating func record(_ record: Record, typist: Int, at time: Int64)
+    mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64)
+    mutating func commit(_ query: QueryKey, cached: Bool, typist: Int, at time: Int64)
+    /// `lag`: how much later than the strategy asked the request left, when known at the start
+    /// (else it arrives later as a `.scheduleLag` record).
+    mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64)
+    mutating func apply(id: UInt64, query: QueryKey, kind: DisplayKind, typist: Int, at time: Int64)
+    mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64)
+    mutating func waitFired(id: UInt64, lateness: Int64, typist: Int, at time: Int64)
+    mutating func cancelRequested(id: UInt64, wait: Bool, typist: Int, at time: Int64)
+    mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64)
+}
+
+extension RecordSink {
+    public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
+        record(.keystroke(text: "", query: query), typist: typist, at: time)
+    }
+
+    public mutating func commit(_ query: QueryKey, cached: Bool, typist: Int, at time: Int64) {
+        record(.commit(query, cached: cached), typist: typist, at: time)
+    }
+
+    public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64) {
+        record(.requestStart(id: id, query: query, lag: nil), typist: typist, at: time)
+        if let lag { record(.scheduleLag(lag), typist: typist, at: time) }
+    }
+
+    public mutating func apply(id: UInt64, query: QueryKey, kind: DisplayKind, typist: Int, at time: Int64) {
+        record(.apply(id: id, query: query, kind: kind), typist: typist, at: time)
+    }
+
+    public mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64) {
+        record(.waitStarted(id: id, query: query), typist: typist, at: time)
+    }
+
+    public mutating func waitFired(id: UInt64, lateness: Int64, typist: Int, at time: Int64) {
+        record(.waitFired(id: id, lateness: lateness), typist: typist, at: time)
+    }
+
+    public mutating func cancelRequested(id: UInt64, wait: Bool, typist: Int, at time: Int64) {
+        record(.cancelRequested(id: id, wait: wait), typist: typist, at: time)
+    }
+
+    public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
+        record(.display(kind, query: query), typist: typist, at: time)
+    }
+}
+
+/// Records kept in order, to be replayed into a `Recorder` later (`flush(into:)`).
+public struct RecordBuffer: RecordSink, Sendable {
+    public private(set) var entries: [(record: Record, typist: Int, time: Int64)] = []
+
+    public init() {}
+
+    public mutating func record(_ record: Record, typist: Int, at time: Int64) {
+        entries.append((record, typist, time))
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// Hands every record to `recorder`, in order, and empties the buffer (keeping its capacity).
+    public mutating func flush(into recorder: inout Recorder) {
+        for entry in entries { recorder.record(entry.record, typist: entry.typist, at: entry.time) }
+        entries.removeAll(keepingCapacity: true)
+    }
+}

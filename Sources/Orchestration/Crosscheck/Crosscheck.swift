@@ -1,0 +1,264 @@
+import FieldRuntime
+import Foundation
+import LiveLoad
+import Matching
+import Measurement
+import SearchField
+import Simulation
+import Typists
+
+/// `typestorm crosscheck`: does virtual time tell the truth? Each strategy of a scenario runs in
+/// virtual time and live against the model-driven backend (the same model, the same draws per
+/// request, real timers), one strategy at a time, and every metric that says which strategy is
+/// better is compared side by side with a stated tolerance or test.
+///
+/// Both sides type the same keystrokes (the scenario's typists, all arriving at once, as virtual
+/// time runs them) and meet the same latencies, so what may differ is only what real time adds:
+/// timers and answers that run late, and races that those delays decide differently.
+public enum Crosscheck {
+    /// Why a scenario cannot be crosschecked.
+    public struct Unsuitable: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// One compared metric of one strategy.
+    public struct Check: Codable, Sendable, Equatable {
+        /// The metric (`keystrokes`, `requests`, `ttfr_p50_ns`, `stale_share`, …).
+        public var metric: String
+        public var virtual: Double?
+        public var live: Double?
+        /// The rule applied, in words.
+        public var rule: String
+        public var agrees: Bool
+    }
+
+    /// One strategy against one live runner.
+    public struct StrategyResult: Codable, Sendable {
+        public var strategy: String
+        public var runner: String
+        /// Share of the modelled workers' time spent serving, in virtual time.
+        public var utilization: Double?
+        public var checks: [Check]
+        public var agrees: Bool
+        /// How late the model's timed steps ran in the live run (ns).
+        public var modelTimerLatenessP50Ns: Int64?
+        public var modelTimerLatenessP99Ns: Int64?
+        public var modelTimerLatenessMaxNs: Int64?
+        /// How late keystrokes were handled in the live run (p99, ns).
+        public var inputLagP99Ns: Int64?
+        /// Requests whose engine search outlasted the drawn service time.
+        public var engineOverruns: Int
+        /// Why live may differ here, when a check failed.
+        public var explanation: String?
+        public var liveSeconds: Double
+    }
+
+    public struct Result: Codable, Sendable {
+        public var scenario: String
+        public var hash: String
+        public var typists: Int
+        public var seed: UInt64
+        public var runners: [String]
+        /// Runners of the scenario that were not compared, with the reason.
+        public var skipped: [String]
+        public var strategies: [StrategyResult]
+        public var agrees: Bool
+        public var verdict: String
+    }
+
+    /// The live runners a scenario's runners map to, or why there are none.
+    public static func liveRunners(_ scenario: Scenario) throws(Unsuitable) -> (compared: [String], skipped: [String]) {
+        var compared: [String] = []
+        var skipped: [String] = []
+        for runner in scenario.runners {
+            switch runner {
+            case .inProcess: if !compared.contains("in-process") { compared.append("in-process") }
+            case .httpEmbedded: if !compared.contains("http-embedded") { compared.append("http-embedded") }
+            case .httpURL:
+                skipped.append("http-url: an external API cannot follow the scenario's model, so it is not compared")
+            case .virtual, .probe: break
+            }
+        }
+        guard !compared.isEmpty else {
+            let kinds = scenario.runners.map(\.kind).joined(separator: ", ")
+            throw Unsuitable(description: "crosscheck needs a live runner that can serve through the scenario's backend model: add "
+                + "{\"kind\": \"in-process\"} or {\"kind\": \"http-embedded\"} to \"runners\" (the scenario has \(kinds.isEmpty ? "none" : kinds); http-url cannot follow the model)")
+        }
+        return (compared, skipped)
+    }
+
+    /// Runs the crosscheck. `progress` gets one line per step.
+    ///
+    /// With `http-embedded`, the embedded search server serves the run (as the driver starts it)
+    /// and the model-driven backend's service includes a real HTTP request to it. The live
+    /// runners of one strategy run at the same time, each with its own modelled cells.
+    public static func run(_ scenario: Scenario, baseDirectory: String, progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
+        let (runners, skipped) = try liveRunners(scenario)
+        let threads = scenario.runners.compactMap { runner -> Int? in
+            if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }
+        }.max()
+        if let threads {
+            return try await EmbeddedServerFactory.withServer(for: scenario, baseDirectory: baseDirectory, threads: threads) { server in
+                try await run(scenario, runners: runners, skipped: skipped, serverURL: server.baseURL, baseDirectory: baseDirectory, progress: progress)
+            }
+        }
+        return try await run(scenario, runners: runners, skipped: skipped, serverURL: nil, baseDirectory: baseDirectory, progress: progress)
+    }
+
+    private static func run(
+        _ scenario: Scenario, runners: [String], skipped: [String], serverURL: String?, baseDirectory: String,
+        progress: (@Sendable (String) -> Void)?
+    ) async throws -> Result {
+        let simulation = VirtualWorkload.simulationScenario(scenario)
+        let typists = try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory)
+        let count = scenario.population.typists
+        let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory)
+        let engine = SearchEngine(catalog: catalog)
+        let reference = ReferenceFilter(catalog: catalog)
+        let model = simulation.backend
+        var results: [StrategyResult] = []
+        for spec in simulation.strategies {
+            progress?("\(spec.name): virtual time")
+            let virtual = Simulation.runStrategyCounting(spec, scenario: simulation, typists: 0..<count) { range in
+                range.map(typists.session(forTypist:))
+            }.recorder.metrics()
+            progress?("\(spec.name): live \(runners.joined(separator: " and "))")
+            var backends: [ModelledSearchBackend] = []
+            for runner in runners {
+                let searcher: any LiveSearchBackend
+                if runner == "http-embedded", let serverURL {
+                    searcher = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: serverURL),
+                                                     timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+                } else {
+                    searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, model.workers))
+                }
+                backends.append(ModelledSearchBackend(model: model, seed: scenario.seed, globalTypists: Array(0..<count), engine: searcher))
+            }
+            let options = LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeout ?? 0),
+                                         settleIntervalNanos: simulation.settleInterval)
+            let lives = await withTaskGroup(of: (Int, LiveRunResult).self) { group in
+                for (index, backend) in backends.enumerated() {
+                    group.addTask {
+                        let result = await LiveRunner.run(
+                            typists: (0..<count).map { LiveTypist(arrivalNanos: 0, session: typists.session(forTypist: $0)) },
+                            strategy: spec.preset, configuration: spec.configuration, backend: backend, options: options)
+                        return (index, result)
+                    }
+                }
+                var lives: [Int: LiveRunResult] = [:]
+                for await (index, result) in group { lives[index] = result }
+                return lives
+            }
+            for (index, runner) in runners.enumerated() {
+                let backend = backends[index]
+                let lateness = backend.timerLateness
+                let overruns = backend.engineOverruns
+                backend.shutdown()
+                guard let live = lives[index] else { continue }
+                results.append(compare(spec.name, runner: runner, virtual: virtual, live: live.metrics, model: model,
+                                       typists: count, lateness: lateness, overruns: overruns, liveNanos: live.elapsedNanos))
+            }
+        }
+        let agrees = results.allSatisfy(\.agrees)
+        let failing = results.filter { !$0.agrees }.map { "\($0.strategy) (\($0.runner))" }
+        let verdict = agrees
+            ? "virtual time and live agree for every strategy (\(results.count) comparisons)"
+            : "virtual time and live disagree for \(failing.joined(separator: ", "))"
+        return Result(scenario: scenario.name, hash: scenario.hash, typists: count, seed: scenario.seed, runners: runners,
+                      skipped: skipped, strategies: results, agrees: agrees, verdict: verdict)
+    }
+
+    /// The side-by-side checks of one strategy. Public for the tests of the rules.
+    public static func compare(
+        _ name: String, runner: String, virtual: MetricSet, live: MetricSet, model: BackendModel, typists: Int,
+        lateness: Histogram, overruns: Int, liveNanos: Int64
+    ) -> StrategyResult {
+        typealias N = MetricName
+        var checks: [Check] = []
+        let v = DerivedMetrics(virtual), l = DerivedMetrics(live)
+        let settlesV = Double(virtual.counter(N.settles)), settlesL = Double(live.counter(N.settles))
+
+        // The same keystrokes on both sides: nothing else may differ.
+        let keysV = Double(virtual.counter(N.keystrokes)), keysL = Double(live.counter(N.keystrokes))
+        checks.append(Check(metric: "keystrokes", virtual: keysV, live: keysL, rule: "identical", agrees: keysV == keysL))
+        let requestsV = Double(virtual.counter(N.requestsStarted)), requestsL = Double(live.counter(N.requestsStarted))
+        checks.append(Check(metric: "requests", virtual: requestsV, live: requestsL, rule: Tolerance.requests,
+                            agrees: Tolerance.requestsAgree(requestsV, requestsL)))
+        for (p, slack, share) in [(50.0, 25e6, 0.15), (90.0, 40e6, 0.20), (99.0, 80e6, 0.30)] {
+            let a = virtual.histograms[N.timeToFresh]?.percentile(p).map(Double.init)
+            let b = live.histograms[N.timeToFresh]?.percentile(p).map(Double.init)
+            checks.append(Check(metric: "ttfr_p\(Int(p))_ns", virtual: a, live: b,
+                                rule: "within \(Int(slack / 1e6)) ms or \(Int(share * 100)) %, whichever is larger",
+                                agrees: Tolerance.durationsAgree(a, b, slack: slack, share: share)))
+        }
+        for (metric, a, b, n1, n2) in [
+            ("stale_share", v.staleSettleShare, l.staleSettleShare, settlesV, settlesL),
+            ("never_fresh_share", v.neverFreshShare, l.neverFreshShare, settlesV, settlesL),
+        ] {
+            checks.append(Check(metric: metric, virtual: a, live: b, rule: Tolerance.shares,
+                                agrees: Tolerance.sharesAgree(a, n1, b, n2)))
+        }
+        for (metric, a, b) in [
+            ("out_of_order_applies", Double(virtual.counter(N.outOfOrderApplies)), Double(live.counter(N.outOfOrderApplies))),
+            ("false_empties", Double(virtual.counter(N.falseEmpties)), Double(live.counter(N.falseEmpties))),
+        ] {
+            checks.append(Check(metric: metric, virtual: a, live: b, rule: Tolerance.counts, agrees: Tolerance.countsAgree(a, b)))
+        }
+        let fanV = virtual.histograms[N.fanOutPerSettle]?.mean, fanL = live.histograms[N.fanOutPerSettle]?.mean
+        checks.append(Check(metric: "fanout_mean", virtual: fanV, live: fanL, rule: "within 5 %",
+                            agrees: Tolerance.durationsAgree(fanV, fanL, slack: 0, share: 0.05)))
+        let agrees = checks.allSatisfy(\.agrees)
+
+        let cells = Double((typists + max(1, model.typistsPerServer) - 1) / max(1, model.typistsPerServer))
+        let end = Double(virtual.maxima[N.runEndNs] ?? 0)
+        let utilization = end > 0 ? Double(virtual.counter(N.serviceNs)) / (end * Double(model.workers) * cells) : nil
+        let inputLag = live.histograms[N.inputLag]?.percentile(99)
+        var explanation: String?
+        if !agrees {
+            let p99 = lateness.percentile(99) ?? 0
+            explanation = "live timing added delays virtual time has none of: the model's steps ran up to "
+                + "\(Tolerance.millis(lateness.isEmpty ? 0 : lateness.max)) late (p99 \(Tolerance.millis(p99))), keystrokes up to "
+                + "\(Tolerance.millis(inputLag ?? 0)) late (p99)"
+                + (overruns > 0 ? ", and \(overruns) engine searches outlasted their drawn service time" : "")
+                + "; a delay near a debounce interval or an answer's arrival changes which of two events comes first"
+        }
+        return StrategyResult(
+            strategy: name, runner: runner, utilization: utilization, checks: checks, agrees: agrees,
+            modelTimerLatenessP50Ns: lateness.percentile(50), modelTimerLatenessP99Ns: lateness.percentile(99),
+            modelTimerLatenessMaxNs: lateness.isEmpty ? nil : lateness.max, inputLagP99Ns: inputLag,
+            engineOverruns: overruns, explanation: explanation, liveSeconds: Double(liveNanos) / 1e9)
+    }
+
+    /// The stated tolerances, in one place (docs/crosscheck.md quotes them).
+    public enum Tolerance {
+        public static let requests = "within 5 % or 3 requests (a timer and a keystroke that real time delays differently may swap)"
+        public static let shares = "two-proportion z-test |z| < 3.29 (p 0.001), or within 1 percentage point"
+        public static let counts = "Poisson test |a - b| ≤ 3.29·√(a + b), or within 2"
+
+        public static func requestsAgree(_ a: Double, _ b: Double) -> Bool {
+            abs(a - b) <= max(3, 0.05 * max(a, b))
+        }
+
+        public static func durationsAgree(_ a: Double?, _ b: Double?, slack: Double, share: Double) -> Bool {
+            guard let a, let b else { return a == nil && b == nil }
+            return abs(a - b) <= max(slack, share * max(abs(a), abs(b)))
+        }
+
+        public static func sharesAgree(_ a: Double?, _ n1: Double, _ b: Double?, _ n2: Double) -> Bool {
+            guard let a, let b else { return a == nil && b == nil }
+            if abs(a - b) <= 0.01 { return true }
+            guard n1 > 0, n2 > 0 else { return false }
+            let pooled = (a * n1 + b * n2) / (n1 + n2)
+            let se = (pooled * (1 - pooled) * (1 / n1 + 1 / n2)).squareRoot()
+            return se > 0 && abs(a - b) / se < 3.29
+        }
+
+        public static func countsAgree(_ a: Double, _ b: Double) -> Bool {
+            abs(a - b) <= max(2, 3.29 * (a + b).squareRoot())
+        }
+
+        static func millis(_ ns: Int64) -> String {
+            String(format: "%.1f ms", Double(ns) / 1e6)
+        }
+    }
+}
