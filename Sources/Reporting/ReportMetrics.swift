@@ -89,4 +89,7 @@ public enum ReportMetrics {
     public static let labelDebounce = "debounceMs"
     public static let labelMinLength = "minLength"
     public static let labelPopulation = "population"
+    /// The population's share of the scenario's mix, and the replicate (seed) of a sweep run.
+    public static let labelShare = "share"
+    public static let labelReplicate = "replicate"
 }

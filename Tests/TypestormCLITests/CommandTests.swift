@@ -115,7 +115,7 @@ struct CommandTests {
         let executable = Self.root + "/.build/debug/typestorm"
         try #require(FileManager.default.isExecutableFile(atPath: executable), "build the typestorm executable first (swift build)")
         let scenario = Self.root + "/Datasets/scenarios/default.json"
-        let grid = ["sweep", scenario, "--debounce", "100:300:100", "--typists", "40", "--queries", Self.root + "/Datasets/queries", "--json"]
+        let grid = ["sweep", scenario, "--debounce", "100:300:100", "--typists", "40", "--replicates", "2", "--queries", Self.root + "/Datasets/queries", "--json"]
         let inProcess = await run(grid + ["--workers", "1"])
         #expect(inProcess.code == 0)
 

@@ -12,13 +12,15 @@ public enum ScenarioReader {
     }
 
     public static func read(bytes: [UInt8], file: String? = nil) throws(ScenarioError) -> Scenario {
-        let document: JSONValue
+        try read(try parse(bytes, file: file), file: file)
+    }
+
+    private static func parse(_ bytes: [UInt8], file: String?) throws(ScenarioError) -> JSONValue {
         do {
-            document = try JSONParser.parse(bytes)
+            return try JSONParser.parse(bytes)
         } catch {
             throw ScenarioError(file: file, issues: [.init(path: "$", message: "not valid JSON: \(error)")])
         }
-        return try read(document, file: file)
     }
 
     public static func read(_ document: JSONValue, file: String? = nil) throws(ScenarioError) -> Scenario {
@@ -28,6 +30,18 @@ public enum ScenarioReader {
             throw ScenarioError(file: file, issues: context.issues)
         }
         return scenario
+    }
+
+    /// Reads a file holding exactly a scenario's `backend` object (the same keys, checked the
+    /// same way, paths from `$`), e.g. a calibrated model of the user's own API.
+    public static func readBackend(bytes: [UInt8], file: String? = nil) throws(ScenarioError) -> ScenarioBackend {
+        let document = try parse(bytes, file: file)
+        let context = Context()
+        let backend = context.object(document, at: "$").map { context.backendModel($0) }
+        guard context.issues.isEmpty, let backend else {
+            throw ScenarioError(file: file, issues: context.issues)
+        }
+        return backend
     }
 }
 

@@ -43,6 +43,19 @@ public struct LineChart: Sendable {
         }
     }
 
+    /// A shaded area between two curves over the same x values (a confidence band), drawn in
+    /// the colour of series `series`.
+    public struct Band: Sendable {
+        public var series: Int
+        public var lower: [Point]
+        public var upper: [Point]
+        public init(series: Int, lower: [Point], upper: [Point]) {
+            self.series = series
+            self.lower = lower
+            self.upper = upper
+        }
+    }
+
     public var title: String
     public var xTitle: String
     public var yTitle: String
@@ -50,6 +63,9 @@ public struct LineChart: Sendable {
     public var xScale: AxisScale
     public var yScale: AxisScale
     public var callouts: [Callout]
+    public var bands: [Band]
+    /// x ranges shaded across the whole plot (a good range).
+    public var xShades: [ClosedRange<Double>]
     /// What to say when there is nothing to draw.
     public var emptyNote: String
     public var width: Double
@@ -60,8 +76,11 @@ public struct LineChart: Sendable {
     public init(
         title: String, xTitle: String, yTitle: String, series: [Series],
         xLog: Bool = false, yDomain: ClosedRange<Double>? = nil, yFloor: Double? = 0,
-        callouts: [Callout] = [], emptyNote: String = "no data", width: Double = 520, height: Double = 320
+        callouts: [Callout] = [], bands: [Band] = [], xShades: [ClosedRange<Double>] = [],
+        emptyNote: String = "no data", width: Double = 520, height: Double = 320
     ) {
+        self.bands = bands
+        self.xShades = xShades
         self.title = title
         self.xTitle = xTitle
         self.yTitle = yTitle
@@ -70,7 +89,7 @@ public struct LineChart: Sendable {
         self.emptyNote = emptyNote
         self.width = width
         self.height = height
-        let points = series.flatMap(\.points).filter { $0.x.isFinite && $0.y.isFinite }
+        let points = (series.flatMap(\.points) + bands.flatMap { $0.lower + $0.upper }).filter { $0.x.isFinite && $0.y.isFinite }
         let xs = points.map(\.x), ys = points.map(\.y)
         if xLog {
             let positive = xs.filter { $0 > 0 }
@@ -103,6 +122,18 @@ public struct LineChart: Sendable {
         if isEmpty {
             out += frame.note(emptyNote)
             return out + "</svg>"
+        }
+        for shade in xShades {
+            let left = frame.x(xScale.position(shade.lowerBound)), right = frame.x(xScale.position(shade.upperBound))
+            out += Markup.empty("rect", [("x", n(left - 3)), ("y", n(frame.plotTop)), ("width", n(right - left + 6)),
+                                         ("height", n(frame.plotBottom - frame.plotTop)), ("fill", "currentColor"), ("fill-opacity", "0.08")])
+        }
+        for band in bands where !band.lower.isEmpty {
+            let outline = (band.upper + band.lower.reversed()).filter { $0.x.isFinite && $0.y.isFinite }.map {
+                n(frame.x(xScale.position($0.x))) + " " + n(frame.y(yScale.position($0.y)))
+            }
+            out += Markup.empty("path", [("d", "M" + outline.joined(separator: " L") + " Z"), ("fill", ChartPalette.color(band.series)),
+                                         ("fill-opacity", "0.18"), ("stroke", "none")])
         }
         for (index, series) in series.enumerated() {
             out += path(series, index: index, frame: frame)

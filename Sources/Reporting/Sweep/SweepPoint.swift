@@ -1,56 +1,103 @@
 import Measurement
 
-/// One grid point of a debounce sweep and the numbers the trade-off curves use.
+/// One run of a sweep: one setting (strategy, interval, minimum length) for one typist
+/// population and one replicate, and the numbers the analysis uses.
 public struct SweepPoint: Sendable, Equatable {
+    /// The strategy's name in the scenario (a preset name unless the scenario names it).
+    public var strategy: String
     public var debounceMs: Int
     public var minLength: Int
     /// Typist population label ("desktop-en", "mobile-ko", ...); empty when the sweep has one.
     public var population: String
+    /// The population's share of the scenario's mix, its weight in `all` and in its device
+    /// class; `nil` when the record does not say (then populations weigh the same).
+    public var share: Double?
+    /// Which independent replicate (seed) of the grid this run is.
+    public var replicate: Int
     /// Requests per search (settle).
     public var fanOut: Double
     /// Wasted share of service time (backend view where known, else client view).
     public var wastedShare: Double?
-    /// Time to fresh results, nanoseconds.
+    /// Time to fresh results, nanoseconds (`nil`: no search got fresh results).
     public var ttfrP50: Double?
     public var ttfrP95: Double?
+    /// The time-to-fresh-results histogram, for percentiles of a mix of populations.
+    public var ttfr: Histogram?
     /// Share of searches whose final screen was wrong.
     public var staleShare: Double
+    /// Share of searches that never showed fresh results.
+    public var neverFreshShare: Double
     /// Out-of-order applies per search.
     public var outOfOrderPerSettle: Double
 
-    public init(debounceMs: Int, minLength: Int, population: String = "", fanOut: Double, wastedShare: Double?,
-                ttfrP50: Double?, ttfrP95: Double?, staleShare: Double = 0, outOfOrderPerSettle: Double = 0) {
+    public init(strategy: String = "", debounceMs: Int, minLength: Int, population: String = "", share: Double? = nil, replicate: Int = 0,
+                fanOut: Double, wastedShare: Double?, ttfrP50: Double?, ttfrP95: Double?, ttfr: Histogram? = nil,
+                staleShare: Double = 0, neverFreshShare: Double = 0, outOfOrderPerSettle: Double = 0) {
+        self.strategy = strategy
         self.debounceMs = debounceMs
         self.minLength = minLength
         self.population = population
+        self.share = share
+        self.replicate = replicate
         self.fanOut = fanOut
         self.wastedShare = wastedShare
         self.ttfrP50 = ttfrP50
         self.ttfrP95 = ttfrP95
+        self.ttfr = ttfr
         self.staleShare = staleShare
+        self.neverFreshShare = neverFreshShare
         self.outOfOrderPerSettle = outOfOrderPerSettle
     }
 
     /// Reads a grid point from a metric group labelled `debounceMs` (and optionally `minLength`,
-    /// `population`); `nil` for groups that are not grid points.
+    /// `population`, `share`, `replicate`); `nil` for groups that are not grid points.
     public init?(_ summary: StrategySummary) {
         guard let debounceText = summary.labels[ReportMetrics.labelDebounce], let debounce = Int(debounceText),
               let fanOut = summary.fanOutMean else { return nil }
         self.init(
+            strategy: summary.name,
             debounceMs: debounce,
             minLength: summary.labels[ReportMetrics.labelMinLength].flatMap { Int($0) } ?? 1,
             population: summary.labels[ReportMetrics.labelPopulation] ?? "",
+            share: summary.labels[ReportMetrics.labelShare].flatMap { Double($0) },
+            replicate: summary.labels[ReportMetrics.labelReplicate].flatMap { Int($0) } ?? 0,
             fanOut: fanOut,
             wastedShare: summary.backendWastedShare ?? summary.clientWastedShare,
             ttfrP50: summary.ttfr?.percentile(50).map(Double.init),
             ttfrP95: summary.ttfr?.percentile(95).map(Double.init),
+            ttfr: summary.ttfr,
             staleShare: summary.staleShare ?? 0,
+            neverFreshShare: summary.neverFreshShare ?? 0,
             outOfOrderPerSettle: summary.settles > 0 ? Double(summary.outOfOrderApplies) / Double(summary.settles) : 0)
     }
 
-    /// `150 ms, min length 2`.
+    public var setting: SweepSetting { SweepSetting(strategy: strategy, minLength: minLength, debounceMs: debounceMs) }
+
+    /// `debounce 150 ms, min length 2`.
     public var gridDescription: String {
         "debounce \(debounceMs) ms, min length \(minLength)"
+    }
+}
+
+/// What an app ships: a strategy with a debounce interval and a minimum query length.
+public struct SweepSetting: Sendable, Hashable, Comparable {
+    public var strategy: String
+    public var minLength: Int
+    public var debounceMs: Int
+
+    public init(strategy: String, minLength: Int, debounceMs: Int) {
+        self.strategy = strategy
+        self.minLength = minLength
+        self.debounceMs = debounceMs
+    }
+
+    public static func < (a: SweepSetting, b: SweepSetting) -> Bool {
+        (a.strategy, a.minLength, a.debounceMs) < (b.strategy, b.minLength, b.debounceMs)
+    }
+
+    /// `split-state, debounce 300 ms, min length 2` (without the strategy when it is empty).
+    public var description: String {
+        (strategy.isEmpty ? "" : "\(strategy), ") + "debounce \(debounceMs) ms, min length \(minLength)"
     }
 }
 

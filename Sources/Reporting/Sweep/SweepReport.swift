@@ -1,180 +1,265 @@
 import Foundation
 
-/// The views of a sweep: SVG trade-off plots, an HTML page, a terminal table and JSON.
+/// The views of a sweep: the recommendations in sentences, a terminal table, JSON, and an HTML
+/// page with the objective against the interval (confidence bands, good range shaded), the
+/// trade-off plot with its Pareto front, and the correctness shares.
 public struct SweepReport: Sendable {
     public var analysis: SweepAnalysis
     /// Scenario name, for titles.
     public var scenarioName: String
+    /// The base seed of the replicates (`nil` for a stored record without one).
+    public var baseSeed: UInt64?
 
-    public init(analysis: SweepAnalysis, scenarioName: String) {
+    public init(analysis: SweepAnalysis, scenarioName: String, baseSeed: UInt64? = nil) {
         self.analysis = analysis
         self.scenarioName = scenarioName
+        self.baseSeed = baseSeed
     }
 
-    /// The plots of one population, as standalone SVG documents.
-    public func charts(population: String) -> [(name: String, svg: String)] {
-        let curves = analysis.curves(population: population)
-        let recommendation = analysis.recommendation(population: population)
-        let suffix = population.isEmpty ? "" : " (\(population))"
-        let slug = population.isEmpty ? "" : "-" + population.map { $0.isLetter || $0.isNumber ? $0 : "-" }.map(String.init).joined()
-        let maxTime = analysis.points.filter { $0.population == population }.compactMap(\.ttfrP95).max() ?? 1e6
-        let unit = ValueFormat.durationAxisUnit(maxNanos: maxTime)
-
-        func curveChart(title: String, x: KeyPath<SweepPoint, Double?>, xName: String, y: @escaping (SweepPoint) -> Double?, yName: String, front: Bool) -> String {
-            // Only the first curve's points carry their interval: labels of several curves collide.
-            var series = curves.enumerated().map { index, curve -> LineChart.Series in
-                let usable = curve.points.filter { $0[keyPath: x] != nil && y($0) != nil }
-                return LineChart.Series(
-                    name: curves.count > 1 ? "min length \(curve.minLength)" : "debounce sweep",
-                    points: usable.map { LineChart.Point(x: $0[keyPath: x]! / unit.divisor, y: y($0)!) },
-                    style: .lineWithMarkers,
-                    pointLabels: index == 0 ? Self.sparseLabels(usable.map { "\($0.debounceMs)" }) : [])
-            }
-            if front {
-                let pareto = SweepAnalysis.paretoFront(analysis.points.filter { $0.population == population })
-                series.append(LineChart.Series(name: "Pareto front", points: pareto.compactMap { p in
-                    guard let xv = p[keyPath: x], let yv = y(p) else { return nil }
-                    return LineChart.Point(x: xv / unit.divisor, y: yv)
-                }))
-            }
-            var callouts: [LineChart.Callout] = []
-            if let r = recommendation, let xv = r.point[keyPath: x], let yv = y(r.point) {
-                callouts.append(.init(point: .init(x: xv / unit.divisor, y: yv), text: "\(r.point.debounceMs) ms"))
-            }
-            return LineChart(title: title + suffix, xTitle: "\(xName) (\(unit.symbol))", yTitle: yName, series: series,
-                             callouts: callouts, emptyNote: "no grid point has fresh results").svg()
+    /// One curve per (strategy, minimum length), ordered by interval.
+    static func curves(_ results: [SweepAnalysis.SettingResult]) -> [(name: String, results: [SweepAnalysis.SettingResult])] {
+        var curves: [(name: String, results: [SweepAnalysis.SettingResult])] = []
+        for result in results.sorted(by: { $0.setting < $1.setting }) {
+            let name = (result.setting.strategy.isEmpty ? "" : result.setting.strategy + ", ") + "min length \(result.setting.minLength)"
+            if curves.last?.name == name { curves[curves.count - 1].results.append(result) } else { curves.append((name, [result])) }
         }
+        return curves
+    }
 
+    /// The plots of one scope, as standalone SVG documents.
+    public func charts(scope name: String) -> [(name: String, svg: String)] {
+        guard let results = analysis.results[name], let recommendation = analysis.recommendation(scope: name) else { return [] }
+        let objective = analysis.objective
+        let curves = Self.curves(results)
+        let slug = "-" + name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.map(String.init).joined()
+        let chosen = recommendation.result?.setting
+        let maxTime = results.compactMap { $0.ttfrP95?.high }.max() ?? 1e6
+        let timeUnit = ValueFormat.durationAxisUnit(maxNanos: maxTime)
+        let objectiveUnit = objective.isTime ? ValueFormat.durationAxisUnit(maxNanos: results.compactMap { $0.objective?.high }.max() ?? 1e6) : (divisor: 1.0, symbol: "")
+        let objectiveScale = { (value: Double) in value / objectiveUnit.divisor }
         var charts: [(String, String)] = []
-        charts.append(("fanout-p95\(slug)", curveChart(title: "Requests vs p95 time to fresh results", x: \.ttfrP95, xName: "p95 time to fresh results",
-                                                       y: { $0.fanOut }, yName: "requests per search", front: true)))
-        charts.append(("fanout-p50\(slug)", curveChart(title: "Requests vs median time to fresh results", x: \.ttfrP50, xName: "median time to fresh results",
-                                                       y: { $0.fanOut }, yName: "requests per search", front: false)))
-        charts.append(("waste-p95\(slug)", curveChart(title: "Wasted work vs p95 time to fresh results", x: \.ttfrP95, xName: "p95 time to fresh results",
-                                                      y: { $0.wastedShare.map { $0 * 100 } }, yName: "wasted service time (%)", front: false)))
-        charts.append(("waste-p50\(slug)", curveChart(title: "Wasted work vs median time to fresh results", x: \.ttfrP50, xName: "median time to fresh results",
-                                                      y: { $0.wastedShare.map { $0 * 100 } }, yName: "wasted service time (%)", front: false)))
-        let stale = LineChart(
-            title: "Stale overwrites by debounce" + suffix, xTitle: "debounce interval (ms)", yTitle: "wrong final screens (% of searches)",
-            series: curves.map { curve in
-                LineChart.Series(name: curves.count > 1 ? "min length \(curve.minLength)" : "debounce sweep",
-                                 points: curve.points.map { .init(x: Double($0.debounceMs), y: $0.staleShare * 100) }, style: .lineWithMarkers)
-            })
-        charts.append(("stale\(slug)", stale.svg()))
+
+        // Objective against the interval, with 95 % bands; the good range shaded.
+        let eligible = curves.map { curve in (curve.name, curve.results.filter { $0.objective != nil }) }
+        let objectiveChart = LineChart(
+            title: "Objective by interval (\(name))", xTitle: "debounce interval (ms)",
+            yTitle: objective.isTime ? "\(objective.statement) (\(objectiveUnit.symbol))" : "requests per search",
+            series: eligible.map { curve in
+                LineChart.Series(name: curve.0, points: curve.1.map { .init(x: Double($0.setting.debounceMs), y: objectiveScale($0.objective!.mean)) },
+                                 style: .lineWithMarkers)
+            },
+            yFloor: nil,
+            callouts: recommendation.result.flatMap { r in
+                r.objective.map { [.init(point: .init(x: Double(r.setting.debounceMs), y: objectiveScale($0.mean)), text: "\(r.setting.debounceMs) ms")] }
+            } ?? [],
+            bands: eligible.enumerated().map { index, curve in
+                LineChart.Band(series: index, lower: curve.1.map { .init(x: Double($0.setting.debounceMs), y: objectiveScale($0.objective!.low)) },
+                               upper: curve.1.map { .init(x: Double($0.setting.debounceMs), y: objectiveScale($0.objective!.high)) })
+            },
+            xShades: Self.shades(recommendation.goodRange.filter { chosen == nil || ($0.strategy == chosen!.strategy && $0.minLength == chosen!.minLength) },
+                                 grid: results.map(\.setting.debounceMs)),
+            emptyNote: "no setting has fresh results in every replicate")
+        charts.append(("objective\(slug)", objectiveChart.svg()))
+
+        // The trade-off: p95 time to fresh results against requests per search, and the front.
+        let front = results.filter(\.paretoFront).sorted { $0.ttfrP95!.mean < $1.ttfrP95!.mean }
+        var series = curves.map { curve in
+            let usable = curve.results.filter { $0.ttfrP95 != nil }
+            return LineChart.Series(name: curve.name, points: usable.map { .init(x: $0.ttfrP95!.mean / timeUnit.divisor, y: $0.requests.mean) },
+                                    style: .lineWithMarkers)
+        }
+        series.append(LineChart.Series(name: "Pareto front", points: front.map { .init(x: $0.ttfrP95!.mean / timeUnit.divisor, y: $0.requests.mean) }))
+        let tradeOff = LineChart(
+            title: "Requests vs p95 time to fresh results (\(name))", xTitle: "p95 time to fresh results (\(timeUnit.symbol))",
+            yTitle: "requests per search", series: series,
+            callouts: recommendation.result.flatMap { r in
+                r.ttfrP95.map { [.init(point: .init(x: $0.mean / timeUnit.divisor, y: r.requests.mean), text: "\(r.setting.debounceMs) ms")] }
+            } ?? [],
+            emptyNote: "no setting has fresh results")
+        charts.append(("tradeoff\(slug)", tradeOff.svg()))
+
+        // Correctness: stale and never-fresh shares against the interval, with the limits.
+        let intervals = Array(Set(results.map(\.setting.debounceMs))).sorted()
+        var correctness = curves.flatMap { curve in [
+            LineChart.Series(name: "wrong final screens, \(curve.name)", points: curve.results.map { .init(x: Double($0.setting.debounceMs), y: $0.stale.mean * 100) },
+                             style: .lineWithMarkers),
+            LineChart.Series(name: "never fresh, \(curve.name)", points: curve.results.map { .init(x: Double($0.setting.debounceMs), y: $0.neverFresh.mean * 100) }),
+        ] }
+        if let first = intervals.first, let last = intervals.last {
+            correctness.append(LineChart.Series(name: "limit", points: [.init(x: Double(first), y: objective.maxStaleShare * 100),
+                                                                        .init(x: Double(last), y: objective.maxStaleShare * 100)]))
+        }
+        charts.append(("correctness\(slug)", LineChart(title: "Wrong and never-fresh searches (\(name))", xTitle: "debounce interval (ms)",
+                                                       yTitle: "% of searches", series: correctness).svg()))
         return charts
     }
 
-    /// Labels every point when there are few, else every k-th, so labels do not pile up.
-    static func sparseLabels(_ labels: [String]) -> [String] {
-        let every = max(1, labels.count / 8)
-        return labels.enumerated().map { $0.offset % every == 0 || $0.offset == labels.count - 1 ? $0.element : "" }
+    /// The good range's intervals as shaded x ranges, one per run of intervals consecutive in the grid.
+    static func shades(_ settings: [SweepSetting], grid: [Int]) -> [ClosedRange<Double>] {
+        let grid = Array(Set(grid)).sorted()
+        let wanted = Set(settings.map(\.debounceMs))
+        var ranges: [ClosedRange<Double>] = []
+        var start: Int?
+        for (index, interval) in grid.enumerated() {
+            if wanted.contains(interval) {
+                if start == nil { start = interval }
+                if index == grid.count - 1 || !wanted.contains(grid[index + 1]) {
+                    ranges.append(Double(start!)...Double(interval))
+                    start = nil
+                }
+            }
+        }
+        return ranges
     }
+
+    // MARK: Terminal
 
     public func terminalTable() -> String {
-        var out = ""
-        for recommendation in analysis.recommendations {
-            out += recommendation.sentence + "\n"
+        var out = "Objective: minimise \(analysis.objective.statement), subject to \(analysis.objective.constraints).\n\n"
+        for recommendation in analysis.recommendations where recommendation.scope.kind != .population || recommendation.differsFromOverall || !recommendation.satisfied {
+            out += recommendation.sentence + "\n\n"
         }
+        let overall = analysis.recommendations.first
+        let detail = analysis.recommendations.filter { $0.scope.kind == .population }
+        if !detail.isEmpty, let overallSetting = overall?.result?.setting {
+            out += "Per population, at the overall recommendation (\(overallSetting.description)):\n"
+            let severalStrategies = Set(analysis.points.map(\.strategy)).count > 1
+            let table = TextTable(
+                headers: ["population", "objective", "req/search", "TTFR p95", "stale", "never fresh", "own pick", "overlaps"],
+                rows: detail.map { recommendation in
+                    let at = analysis.results[recommendation.scope.name]?.first { $0.setting == overallSetting }
+                    return [recommendation.scope.name, at?.objective.map(format) ?? "–", at.map { ValueFormat.significant($0.requests.mean) } ?? "–",
+                            at?.ttfrP95.map { ValueFormat.duration(nanos: $0.mean) } ?? "never", at.map { ValueFormat.percent($0.stale.mean) } ?? "–",
+                            at.map { ValueFormat.percent($0.neverFresh.mean) } ?? "–",
+                            recommendation.result.map { "\($0.setting.debounceMs) ms, min \($0.setting.minLength)" + (severalStrategies ? ", \($0.setting.strategy)" : "") } ?? "none",
+                            recommendation.differsFromOverall ? "no (flagged)" : recommendation.satisfied ? "yes" : "–"]
+                }, firstNumericColumn: 1)
+            out += table.render() + "\n"
+        }
+        out += "All typists, every setting (means; ± is the 95 % interval over \(analysis.replicates) replicates):\n"
         let table = TextTable(
-            headers: ["population", "min len", "debounce", "req/search", "wasted", "TTFR p50", "TTFR p95", "stale", "front"],
-            rows: analysis.populations.flatMap { population -> [[String]] in
-                let front = Set(SweepAnalysis.paretoFront(analysis.points.filter { $0.population == population }).map { "\($0.minLength)/\($0.debounceMs)" })
-                let chosen = analysis.recommendation(population: population)?.point
-                return analysis.points.filter { $0.population == population }.map { p in
-                    var mark = front.contains("\(p.minLength)/\(p.debounceMs)") ? "*" : ""
-                    if p == chosen { mark += " <- recommended" }
-                    return [population.isEmpty ? "-" : population, "\(p.minLength)", "\(p.debounceMs) ms", ValueFormat.significant(p.fanOut),
-                            p.wastedShare.map(ValueFormat.percent) ?? "–", p.ttfrP50.map { ValueFormat.duration(nanos: $0) } ?? "never",
-                            p.ttfrP95.map { ValueFormat.duration(nanos: $0) } ?? "never", ValueFormat.percent(p.staleShare), mark]
-                }
+            headers: ["strategy", "min len", "debounce", "objective", "req/search", "TTFR p95", "stale", "never fresh", ""],
+            rows: (analysis.results["all"] ?? []).map { r in
+                var mark = r.eligible ? (r.inGoodRange ? "good range" : "") : "✗ " + r.disqualifiedBy.joined(separator: "; ")
+                if r.setting == overall?.result?.setting { mark = "<- recommended" }
+                return [r.setting.strategy, "\(r.setting.minLength)", "\(r.setting.debounceMs) ms", r.objective.map(format) ?? "–",
+                        ValueFormat.significant(r.requests.mean), r.ttfrP95.map { ValueFormat.duration(nanos: $0.mean) } ?? "never",
+                        ValueFormat.percent(r.stale.mean), ValueFormat.percent(r.neverFresh.mean), mark]
             }, firstNumericColumn: 1)
-        return out + "\n" + table.render()
+        return out + table.render()
     }
 
+    func format(_ estimate: SweepEstimate) -> String {
+        analysis.objective.format(estimate.mean) + (estimate.halfWidth.map { " ± " + analysis.objective.format($0) } ?? "")
+    }
+
+    // MARK: JSON
+
     public func json() throws -> String {
-        /// Optional values are written as null rather than left out, so every point has every key.
-        struct Point: Encodable {
-            var population: String, minLength: Int, debounceMs: Int, requestsPerSearch: Double, wastedShare: Double?
-            var ttfrP50Nanos: Double?, ttfrP95Nanos: Double?, staleShare: Double, paretoFront: Bool
-            enum CodingKeys: String, CodingKey {
-                case population, minLength, debounceMs, requestsPerSearch, wastedShare, ttfrP50Nanos, ttfrP95Nanos, staleShare, paretoFront
+        try encodeJSON(document())
+    }
+
+    /// Stable keys, every key present (null where not applicable); documented in docs/tuning.md.
+    func document() -> [String: JSON] {
+        let objective = analysis.objective
+        func estimate(_ e: SweepEstimate?) -> JSON {
+            guard let e else { return .null }
+            return .object(["mean": .number(e.mean), "low": e.halfWidth == nil ? .null : .number(e.low), "high": e.halfWidth == nil ? .null : .number(e.high)])
+        }
+        func setting(_ s: SweepSetting?) -> JSON {
+            guard let s else { return .null }
+            return .object(["strategy": .string(s.strategy), "debounceMs": .number(Double(s.debounceMs)), "minLength": .number(Double(s.minLength))])
+        }
+        var goal: [String: JSON] = ["kind": .string(objective.kind), "requestCostNanos": .null, "budget": .null, "ttfrP95Nanos": .null,
+                                    "maxStaleShare": .number(objective.maxStaleShare), "maxNeverFreshShare": .number(objective.maxNeverFreshShare),
+                                    "statement": .string(objective.statement), "unit": .string(objective.isTime ? "nanoseconds" : "requests per search")]
+        switch objective.goal {
+        case let .requestCost(cost): goal["requestCostNanos"] = .number(cost)
+        case let .budget(limit): goal["budget"] = .number(limit)
+        case let .ttfrP95(limit): goal["ttfrP95Nanos"] = .number(limit)
+        }
+        let recommendations: [JSON] = analysis.recommendations.map { r in
+            .object([
+                "population": .string(r.scope.name), "scope": .string(r.scope.kind.rawValue),
+                "strategy": r.result.map { .string($0.setting.strategy) } ?? .null,
+                "debounceMs": r.result.map { .number(Double($0.setting.debounceMs)) } ?? .null,
+                "minLength": r.result.map { .number(Double($0.setting.minLength)) } ?? .null,
+                "objective": estimate(r.result?.objective), "requestsPerSearch": estimate(r.result?.requests),
+                "ttfrP95Nanos": estimate(r.result?.ttfrP95), "staleShare": estimate(r.result?.stale), "neverFreshShare": estimate(r.result?.neverFresh),
+                "best": setting(r.best), "runnerUp": setting(r.runnerUp?.setting), "runnerUpObjective": estimate(r.runnerUp?.objective),
+                "goodRange": .array(r.goodRange.map(setting)), "satisfied": .bool(r.satisfied),
+                "differsFromOverall": .bool(r.differsFromOverall), "replicates": .number(Double(r.replicates)), "sentence": .string(r.sentence),
+            ])
+        }
+        var points: [JSON] = []
+        for scope in analysis.scopes {
+            for r in analysis.results[scope.name] ?? [] {
+                points.append(.object([
+                    "population": .string(scope.name), "strategy": .string(r.setting.strategy), "debounceMs": .number(Double(r.setting.debounceMs)),
+                    "minLength": .number(Double(r.setting.minLength)), "replicates": .number(Double(r.requests.values.count)),
+                    "requestsPerSearch": estimate(r.requests), "ttfrP50Nanos": estimate(r.ttfrP50), "ttfrP95Nanos": estimate(r.ttfrP95),
+                    "staleShare": estimate(r.stale), "neverFreshShare": estimate(r.neverFresh), "wastedShare": estimate(r.wasted),
+                    "objective": estimate(r.objective), "differenceFromBest": estimate(r.differenceFromBest),
+                    "eligible": .bool(r.eligible), "disqualifiedBy": .array(r.disqualifiedBy.map(JSON.string)),
+                    "goodRange": .bool(r.inGoodRange), "paretoFront": .bool(r.paretoFront),
+                ]))
             }
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(population, forKey: .population)
-                try c.encode(minLength, forKey: .minLength)
-                try c.encode(debounceMs, forKey: .debounceMs)
-                try c.encode(requestsPerSearch, forKey: .requestsPerSearch)
-                try c.encode(wastedShare, forKey: .wastedShare)
-                try c.encode(ttfrP50Nanos, forKey: .ttfrP50Nanos)
-                try c.encode(ttfrP95Nanos, forKey: .ttfrP95Nanos)
-                try c.encode(staleShare, forKey: .staleShare)
-                try c.encode(paretoFront, forKey: .paretoFront)
+        }
+        return [
+            "scenario": .string(scenarioName), "baseSeed": baseSeed.map { .string(String($0)) } ?? .null,
+            "replicates": .number(Double(analysis.replicates)), "confidence": .number(SweepEstimate.confidence),
+            "objective": .object(goal), "recommendations": .array(recommendations), "points": .array(points),
+        ]
+    }
+
+    /// A small JSON tree, so optional values are written as null and keys come out sorted.
+    indirect enum JSON: Encodable {
+        case null, bool(Bool), number(Double), string(String), array([JSON]), object([String: JSON])
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case let .bool(value): try container.encode(value)
+            case let .number(value):
+                if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+            case let .string(value): try container.encode(value)
+            case let .array(value): try container.encode(value)
+            case let .object(value): try container.encode(value)
             }
         }
-        struct Recommendation: Encodable {
-            var population: String, minLength: Int, debounceMs: Int, rule: String, budget: Double?, satisfied: Bool, sentence: String
-            enum CodingKeys: String, CodingKey { case population, minLength, debounceMs, rule, budget, satisfied, sentence }
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(population, forKey: .population)
-                try c.encode(minLength, forKey: .minLength)
-                try c.encode(debounceMs, forKey: .debounceMs)
-                try c.encode(rule, forKey: .rule)
-                try c.encode(budget, forKey: .budget)
-                try c.encode(satisfied, forKey: .satisfied)
-                try c.encode(sentence, forKey: .sentence)
-            }
-        }
-        struct Document: Encodable {
-            var scenario: String, points: [Point], recommendations: [Recommendation]
-        }
-        var budget: Double?
-        var ruleName = "knee"
-        if case let .budget(limit) = analysis.rule {
-            budget = limit
-            ruleName = "budget"
-        }
-        let fronts = Dictionary(uniqueKeysWithValues: analysis.populations.map { population in
-            (population, Set(SweepAnalysis.paretoFront(analysis.points.filter { $0.population == population }).map { "\($0.minLength)/\($0.debounceMs)" }))
-        })
-        let document = Document(
-            scenario: scenarioName,
-            points: analysis.points.map { p in
-                Point(population: p.population, minLength: p.minLength, debounceMs: p.debounceMs, requestsPerSearch: p.fanOut, wastedShare: p.wastedShare,
-                      ttfrP50Nanos: p.ttfrP50, ttfrP95Nanos: p.ttfrP95, staleShare: p.staleShare,
-                      paretoFront: fronts[p.population]?.contains("\(p.minLength)/\(p.debounceMs)") ?? false)
-            },
-            recommendations: analysis.recommendations.map { r in
-                Recommendation(population: r.population, minLength: r.point.minLength, debounceMs: r.point.debounceMs, rule: ruleName,
-                               budget: budget, satisfied: r.satisfied, sentence: r.sentence)
-            })
+    }
+
+    func encodeJSON(_ document: [String: JSON]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
     }
 
-    /// A self-contained page: recommendations, then each population's plots.
+    // MARK: HTML
+
+    /// A self-contained page: the recommendations, then per scope (all, each device class, each
+    /// population) its plots.
     public func html() -> String {
         var html = "<!DOCTYPE html>\n" + Markup.open("html", [("lang", "en"), ("xmlns", "http://www.w3.org/1999/xhtml")]) + "\n<head>\n"
         html += Markup.empty("meta", [("charset", "utf-8")]) + "\n"
         html += Markup.empty("meta", [("name", "color-scheme"), ("content", "light dark")]) + "\n"
         html += Markup.element("title", text: "Typestorm sweep: \(scenarioName)") + "\n<style>\n" + ReportStylesheet.css + "\n</style>\n</head>\n<body>\n"
         html += Markup.element("h1", text: "Typestorm sweep: \(scenarioName)") + "\n"
-        let rule: String
-        switch analysis.rule {
-        case .knee: rule = "Rule: the knee of the Pareto front of p95 time to fresh results against requests per search."
-        case let .budget(limit): rule = "Rule: the smallest debounce interval with at most \(ValueFormat.significant(limit)) requests per search."
-        }
-        html += Markup.element("p", [("class", "sub")], text: "\(analysis.points.count) grid points. " + rule) + "\n"
-        html += Markup.element("h2", text: "Recommendation") + "\n<ul>\n"
-        for recommendation in analysis.recommendations {
+        let seed = baseSeed.map { ", base seed \($0)" } ?? ""
+        html += Markup.element("p", [("class", "sub")], text: "Objective: minimise \(analysis.objective.statement), subject to \(analysis.objective.constraints). \(analysis.replicates) replicates\(seed); intervals are 95 % confidence intervals of the mean. The good range holds the settings whose objective is not significantly worse than the best (paired by replicate); the recommendation is its most conservative point.") + "\n"
+        html += Markup.element("h2", text: "Recommendations") + "\n<ul>\n"
+        for recommendation in analysis.recommendations where recommendation.scope.kind != .population || recommendation.differsFromOverall || !recommendation.satisfied {
             html += Markup.element("li", text: recommendation.sentence) + "\n"
         }
         html += "</ul>\n"
-        for population in analysis.populations {
-            html += Markup.element("h2", text: population.isEmpty ? "Trade-off curves" : "Trade-off curves: \(population)") + "\n<div class=\"charts\">\n"
-            for chart in charts(population: population) {
+        for scope in analysis.scopes {
+            let title = scope.kind == .overall ? "All typists" : scope.kind == .device ? "Device class: \(scope.name)" : "Population: \(scope.name)"
+            html += Markup.element("h2", text: title) + "\n"
+            if scope.kind != .overall, let recommendation = analysis.recommendation(scope: scope.name) {
+                html += Markup.element("p", text: recommendation.sentence) + "\n"
+            }
+            html += "<div class=\"charts\">\n"
+            for chart in charts(scope: scope.name) {
                 html += "<figure>\n" + chart.svg + "\n</figure>\n"
             }
             html += "</div>\n"

@@ -1,38 +1,47 @@
 import Diagnostics
-import FieldRuntime
 import Foundation
 import Measurement
 import Orchestration
 import Reporting
-import SearchField
-import Simulation
-import Typists
 
-/// `typestorm sweep`: a debounce × min-length grid, its trade-off curves and a recommendation.
+/// `typestorm sweep`: debounce advice. Parses the command line, runs the grid (Orchestration's
+/// `SweepGrid`), analyses it (Reporting's `SweepAnalysis`) and prints the recommendations.
 enum SweepCommand {
     static let command = Command(
         name: "sweep",
-        abstract: "Sweep debounce interval and minimum query length; plot the trade-offs and recommend an interval.",
+        abstract: "Recommend a search-field strategy, debounce interval and minimum query length, with confidence intervals.",
         discussion: """
-        Runs one strategy of SCENARIO once per grid point in virtual time, for each typist
-        population of the scenario's mix (device × language, typed by the Typists models against
-        the scenario's modelled backend), then plots requests per search and wasted work against
-        p50/p95 time to fresh results, and stale overwrites against the interval, per population. The recommendation is the knee of the Pareto front of p95 time to fresh
-        results against requests per search, or, with --budget, the smallest interval whose
-        requests per search stay within the budget. With --record, analyses a stored sweep record
-        (groups labelled debounceMs, minLength, population) instead of running the grid.
+        Runs every setting (strategy × minimum length × interval) in virtual time for each typist
+        population of SCENARIO's mix (device × language) against its modelled backend (or
+        --backend FILE), several times with independent seeds (--replicates, from --seed). The
+        recommendation minimises a stated objective: p95 time to fresh results + --request-cost per
+        request (default 40ms), or the p95 within --budget requests per search, or requests per
+        search within --ttfr-p95; settings with more than --max-stale wrong final screens or
+        --max-never-fresh searches without fresh results (default 1% each) are out. Settings not
+        significantly worse than the best (95% interval of the paired difference) form the good
+        range; the recommendation is its point with the fewest requests per search (with
+        --ttfr-p95: the lowest p95). One answer for all typists (the mix, weighted), one per device
+        class, and per population where its good range does not overlap the overall one.
+        With --record, analyses a stored sweep record instead of running the grid.
         Ranges: START:END[:STEP] (end included), a single value, or a comma-separated list.
         """,
         options: [
             .value("debounce", "MS-RANGE", help: "Debounce intervals in milliseconds.", default: "0:600:25"),
-            .value("min-length", "RANGE", help: "Minimum query lengths (default: the strategy's own)."),
-            .value("budget", "REQUESTS", help: "Requests per search allowed; recommends the smallest interval within it."),
-            .value("strategy", "NAME", help: "The scenario strategy to sweep (default: debounce-switch if present, else the first)."),
-            .value("typists", "N", help: "Typists per population (default: the scenario's share of its typists, at least 50)."),
+            .value("min-length", "RANGE", help: "Minimum query lengths (default: each strategy's own)."),
+            .value("strategies", "A,B", help: "Strategies to compare: names in the scenario or presets.", default: "split-state"),
+            .value("request-cost", "DURATION", help: "What one request per search is worth in p95 waiting.", default: "40ms"),
+            .value("budget", "REQUESTS", help: "Instead: the fastest p95 within this many requests per search."),
+            .value("ttfr-p95", "DURATION", help: "Instead: the fewest requests with p95 time to fresh results within this."),
+            .value("max-stale", "SHARE", help: "Largest share of wrong final screens, e.g. 1% or 0.01.", default: "1%"),
+            .value("max-never-fresh", "SHARE", help: "Largest share of searches never fresh.", default: "1%"),
+            .value("replicates", "N", help: "Independent seeds per setting.", default: "5"),
+            .value("seed", "S", help: "Base seed of the replicates (default: the scenario's seed)."),
+            .value("backend", "FILE", help: "A JSON backend object (the scenario's backend keys) to use instead of the scenario's."),
+            .value("typists", "N", help: "Typists per population and replicate (default: the scenario's share of its typists, at least 50)."),
             .value("workers", "N", help: "Worker processes the grid is spread over (default: the scenario's processes); 1 runs it in this process on every core."),
             .value("queries", "DIR", help: "Query lists for the typists (default: the scenario's population.queryLists, else the shipped Datasets/queries)."),
             .value("record", "FILE", help: "Analyse a stored sweep record instead of running the grid."),
-            .value("out", "DIR", help: "Write sweep.html, sweep.json and one SVG per plot into DIR."),
+            .value("out", "DIR", help: "Write sweep.html, sweep.json, sweep-record.json and one SVG per plot into DIR."),
             .json,
         ],
         positionals: [Positional("scenario", help: "Scenario file to sweep.", optional: true)],
@@ -44,10 +53,6 @@ enum SweepCommand {
         var debounceMs: [Int]
         /// `nil` when not given: the strategy's own minimum length (or, with `--record`, any).
         var minLengths: [Int]?
-
-        func points(defaultMinLength: Int) -> [(debounceMs: Int, minLength: Int)] {
-            (minLengths ?? [defaultMinLength]).flatMap { length in debounceMs.map { ($0, length) } }
-        }
 
         static func == (a: Grid, b: Grid) -> Bool { a.debounceMs == b.debounceMs && a.minLengths == b.minLengths }
     }
@@ -66,16 +71,57 @@ enum SweepCommand {
         return Grid(debounceMs: debounce, minLengths: lengths)
     }
 
+    /// The objective the command line states.
+    static func objective(_ arguments: ParsedArguments) throws -> SweepObjective {
+        let given = ["request-cost", "budget", "ttfr-p95"].filter { arguments.value($0) != nil }
+        guard given.count <= 1 else {
+            throw UsageError.invalid("give one of --request-cost, --budget and --ttfr-p95, not \(given.map { "--" + $0 }.joined(separator: " and "))")
+        }
+        let goal: SweepObjective.Goal
+        if let budget = try arguments.double("budget", in: 0.01...1_000_000) {
+            goal = .budget(requestsPerSearch: budget)
+        } else if let target = try arguments.durationNanos("ttfr-p95") {
+            guard target > 0 else { throw UsageError.invalidValue(option: "ttfr-p95", value: arguments.value("ttfr-p95")!, expected: "a positive duration") }
+            goal = .ttfrP95(nanos: Double(target))
+        } else {
+            goal = .requestCost(nanos: Double(try arguments.durationNanos("request-cost") ?? Int64(SweepObjective.defaultRequestCostNanos)))
+        }
+        return SweepObjective(goal: goal, maxStaleShare: try share(arguments, "max-stale"), maxNeverFreshShare: try share(arguments, "max-never-fresh"))
+    }
+
+    /// `1%`, `0.5 %` or `0.01`: a share in 0...1.
+    static func share(_ arguments: ParsedArguments, _ name: String) throws -> Double {
+        guard let text = arguments.value(name) else { return SweepObjective.defaultMaxShare }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let percent = trimmed.hasSuffix("%")
+        guard let number = Double(percent ? String(trimmed.dropLast()).trimmingCharacters(in: .whitespaces) : trimmed), number.isFinite else {
+            throw UsageError.invalidValue(option: name, value: text, expected: "a share such as 1% or 0.01")
+        }
+        let value = percent ? number / 100 : number
+        guard (0...1).contains(value) else { throw UsageError.invalidValue(option: name, value: text, expected: "a share between 0% and 100%") }
+        return value
+    }
+
     static let run: Command.Run = { invocation in
         let arguments = invocation.arguments
         let grid = try grid(arguments)
-        let rule: SweepAnalysis.Rule = try arguments.double("budget", in: 0.01...1_000_000).map { .budget(requestsPerSearch: $0) } ?? .knee
+        let objective = try objective(arguments)
+        let replicates = try arguments.int("replicates", default: 5, in: 1...1_000)
 
         let record: RunRecord
         if let file = arguments.value("record") {
             record = try ReportingCLI.load(file).record
-        } else if let scenario = arguments.positional(0) {
-            record = try await runGrid(scenarioPath: scenario, grid: grid, arguments: arguments, console: invocation.console)
+        } else if let scenarioPath = arguments.positional(0) {
+            let plan = try plan(scenarioPath: scenarioPath, grid: grid, replicates: replicates, arguments: arguments)
+            let workers = try arguments.int("workers", default: plan.scenario.processes, in: 1...256)
+            let console = invocation.console
+            do {
+                record = try await SweepGrid.run(plan, workers: workers, executable: ExecutablePath.current(), toolVersion: VersionCommand.version) {
+                    console.err($0)
+                }
+            } catch let error as SweepFailure {
+                throw ToolError(error.message, exitCode: exitCode(error.kind))
+            }
         } else {
             throw UsageError.invalid("give a scenario to sweep, or --record FILE to analyse a stored sweep")
         }
@@ -91,17 +137,22 @@ enum SweepCommand {
                 let wanted = Set(lengths)
                 points = points.filter { wanted.contains($0.minLength) }
             }
+            if let names = arguments.value("strategies") {
+                let wanted = Set(names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                points = points.filter { wanted.contains($0.strategy) }
+            }
         }
         guard !points.isEmpty else {
             throw ToolError("the sweep record has no grid points (groups labelled \(ReportMetrics.labelDebounce)) in the requested grid", exitCode: ExitCode.dataError)
         }
-        let report = SweepReport(analysis: SweepAnalysis(points: points, rule: rule), scenarioName: record.metadata.scenarioName)
+        let report = SweepReport(analysis: SweepAnalysis(points: points, objective: objective), scenarioName: record.metadata.scenarioName,
+                                 baseSeed: record.metadata.seed)
         if let directory = arguments.value("out") {
             try ReportingCLI.makeDirectory(directory)
             try ReportingCLI.write(report.html(), to: (directory as NSString).appendingPathComponent("sweep.html"))
             try ReportingCLI.write(try report.json(), to: (directory as NSString).appendingPathComponent("sweep.json"))
-            for population in report.analysis.populations {
-                for chart in report.charts(population: population) {
+            for scope in report.analysis.scopes {
+                for chart in report.charts(scope: scope.name) {
                     try ReportingCLI.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + chart.svg + "\n",
                                            to: (directory as NSString).appendingPathComponent(chart.name + ".svg"))
                 }
@@ -111,205 +162,66 @@ enum SweepCommand {
             }
             invocation.console.err("wrote \(directory)/sweep.html\n")
         }
-        invocation.console.out(arguments.flag("json") ? try report.json() : report.terminalTable())
-        return report.analysis.recommendations.allSatisfy(\.satisfied) ? ExitCode.success : ExitCode.failure
+        invocation.console.out(arguments.flag("json") ? try report.json() : report.terminalTable() + "\n")
+        // The answers an app ships (all typists, each device class) must exist; a population
+        // without one is reported in its sentence.
+        let shipped = report.analysis.recommendations.filter { $0.scope.kind != .population }
+        return shipped.allSatisfy(\.satisfied) ? ExitCode.success : ExitCode.failure
     }
 
-    /// Runs every grid point of the scenario in virtual time and returns one record whose groups
-    /// are labelled with their grid coordinates (`ReportMetrics.labelDebounce`, `labelMinLength`,
-    /// `labelPopulation`), the format `--record` reads back.
-    ///
-    /// Grid points run concurrently (one task per point, at most one per core); each is
-    /// deterministic, and results are collected by index, so the record does not depend on the
-    /// scheduling.
-    static func runGrid(scenarioPath: String, grid: Grid, arguments: ParsedArguments, console: Console) async throws -> RunRecord {
+    /// The sweep the command line asks for: the scenario (with `--backend` in place of its
+    /// backend), the strategies, the grid, replicates and seed.
+    static func plan(scenarioPath: String, grid: Grid, replicates: Int, arguments: ParsedArguments) throws -> SweepPlan {
         guard let data = FileManager.default.contents(atPath: scenarioPath) else {
             throw ToolError("\(scenarioPath): cannot be read", exitCode: ExitCode.noInput)
         }
-        let scenario: Scenario
+        var scenario: Scenario
         do {
             scenario = try ScenarioReader.read(bytes: Array(data), file: scenarioPath)
         } catch {
             throw ToolError(error.description, exitCode: ExitCode.dataError)
         }
-        let spec = try chooseStrategy(scenario, name: arguments.value("strategy"))
-        guard let preset = Preset(rawValue: spec.preset) else {
-            throw ToolError("\(scenarioPath): strategy '\(spec.name)' has preset '\(spec.preset)', which this build cannot simulate", exitCode: ExitCode.dataError)
+        if let file = arguments.value("backend") {
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                throw ToolError("\(file) (--backend): cannot be read", exitCode: ExitCode.noInput)
+            }
+            do {
+                scenario.backend = try ScenarioReader.readBackend(bytes: Array(bytes), file: file)
+            } catch {
+                throw ToolError("\(error.description) (--backend)", exitCode: ExitCode.dataError)
+            }
         }
-        let backend = virtualBackend(scenario)
-        let typistsOverride = try arguments.int("typists", default: nil, in: 1...1_000_000)
-
-        // One population per mix entry, each typed by the Typists models for its device and
-        // language, as the driver types it (`ScenarioTypists`: sessions cut at the scenario's
-        // maxLength), so the in-process grid and the grid over workers give the same numbers.
-        let fm = FileManager.default
+        let names = arguments.value("strategies").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let strategies: [ScenarioStrategy]
+        do {
+            strategies = try SweepPlan.strategies(named: names, in: scenario)
+        } catch {
+            throw UsageError.invalid(error.message)
+        }
+        let seed = try arguments.uint64("seed", default: scenario.seed)
         let queries: String
         if let given = arguments.value("queries") {
-            queries = URL(fileURLWithPath: given, relativeTo: URL(fileURLWithPath: fm.currentDirectoryPath)).standardizedFileURL.path
+            queries = given
         } else {
-            let scenarioDirectory = URL(fileURLWithPath: scenarioPath).deletingLastPathComponent().path
             do {
-                queries = try ScenarioTypists.queriesDirectory(scenario.population.queryLists, baseDirectory: scenarioDirectory)
+                queries = try ScenarioTypists.queriesDirectory(scenario.population.queryLists,
+                                                               baseDirectory: URL(fileURLWithPath: scenarioPath).deletingLastPathComponent().path)
             } catch {
                 throw ToolError("\(scenarioPath): \(error); or give --queries DIR", exitCode: ExitCode.noInput)
             }
         }
-        var populations: [(label: String, scenario: Scenario, sessions: [DeadlineSession<GeneratedSession>])] = []
-        for entry in scenario.population.mix {
-            let label = "\(entry.device.rawValue)-\(entry.language.rawValue)"
-            let count = typistsOverride ?? max(50, Int((entry.share * Double(scenario.population.typists)).rounded()))
-            var derived = scenario
-            derived.name = "\(scenario.name)-sweep-\(label)"
-            derived.population.mix = [Population.MixEntry(device: entry.device, language: entry.language, share: 1)]
-            derived.population.typists = count
-            derived.population.queryLists = queries
-            derived.runners = [.virtual]
-            derived.thresholds = []
-            let typists: ScenarioTypists
-            do {
-                typists = try ScenarioTypists(scenario: derived, baseDirectory: fm.currentDirectoryPath)
-            } catch {
-                throw ToolError("\(error) (give --queries DIR)", exitCode: ExitCode.noInput)
-            }
-            populations.append((label, derived, (0..<count).map(typists.session(forTypist:))))
-        }
-
-        let ownMinimum = spec.minimumLength ?? preset.defaultConfiguration.normalizer.minimumLength
-        let gridPoints = grid.points(defaultMinLength: ownMinimum)
-        let workers = try arguments.int("workers", default: scenario.processes, in: 1...256)
-        if workers > 1 {
-            return try await runGridOverWorkers(
-                scenario: scenario, spec: spec, gridPoints: gridPoints,
-                populations: populations.map { ($0.label, $0.scenario) }, workers: workers, console: console)
-        }
-        let jobs = populations.indices.flatMap { population in gridPoints.map { (population, $0.debounceMs, $0.minLength) } }
-        console.err("sweeping \(spec.name) over \(gridPoints.count) grid points × \(populations.count) populations (\(jobs.count) virtual-time runs)…\n")
-        let seed = scenario.seed
-        let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        var results = [MetricSet?](repeating: nil, count: jobs.count)
-        var finished = 0
-        try await withThrowingTaskGroup(of: (Int, MetricSet).self) { group in
-            var next = 0
-            func launch() {
-                let index = next, job = jobs[index]
-                let sessions = populations[job.0].sessions
-                var configuration = configuration(for: spec, preset: preset)
-                configuration.debounce = Int64(job.1) * 1_000_000
-                configuration.normalizer.minimumLength = job.2
-                let strategy = preset.make(configuration)
-                group.addTask { (index, simulate(strategy, sessions: sessions, backend: backend, seed: seed)) }
-                next += 1
-            }
-            while next < min(parallelism, jobs.count) { launch() }
-            while let (index, metrics) = try await group.next() {
-                results[index] = metrics
-                finished += 1
-                if console.isInteractive || finished % max(1, jobs.count / 10) == 0 || finished == jobs.count {
-                    console.err("  \(finished)/\(jobs.count) grid runs done\n")
-                }
-                if next < jobs.count { launch() }
-            }
-        }
-
-        var record = RunRecord(metadata: RunMetadata(
-            toolVersion: VersionCommand.version, scenarioName: scenario.name, scenarioHash: scenario.hash, seed: seed,
-            runner: "virtual", segments: [Segment(index: 0, count: 1)]))
-        for (index, job) in jobs.enumerated() {
-            let labels = [
-                "runner": "virtual", ReportMetrics.labelPopulation: populations[job.0].label,
-                ReportMetrics.labelDebounce: String(job.1), ReportMetrics.labelMinLength: String(job.2),
-            ]
-            try record.add(MetricGroup(name: spec.name, labels: labels, metrics: results[index]!))
-        }
-        return record
+        return SweepPlan(
+            scenario: scenario, strategies: strategies, debounceMs: grid.debounceMs, minLengths: grid.minLengths, replicates: replicates,
+            baseSeed: seed, typistsPerPopulation: try arguments.int("typists", default: nil, in: 1...1_000_000),
+            queriesDirectory: queries, baseDirectory: FileManager.default.currentDirectoryPath)
     }
 
-    /// The grid spread over `typestorm worker` processes by the driver: per population, one
-    /// virtual-time run whose strategies are the grid points, each worker taking a segment of
-    /// the typists (so `typestorm worker` and `merge` can spread it over machines too). Typist i
-    /// of a population types the same keys as in the in-process grid.
-    static func runGridOverWorkers(
-        scenario: Scenario, spec: ScenarioStrategy, gridPoints: [(debounceMs: Int, minLength: Int)],
-        populations: [(label: String, scenario: Scenario)], workers: Int, console: Console
-    ) async throws -> RunRecord {
-        let fm = FileManager.default
-        let directory = fm.temporaryDirectory.appendingPathComponent("typestorm-sweep-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
-        try fm.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? fm.removeItem(at: directory) }
-        let pointName = { (point: (debounceMs: Int, minLength: Int)) in "d\(point.debounceMs)-m\(point.minLength)" }
-        console.err("sweeping \(spec.name) over \(gridPoints.count) grid points × \(populations.count) populations on \(workers) worker processes…\n")
-
-        var record = RunRecord(metadata: RunMetadata(
-            toolVersion: VersionCommand.version, scenarioName: scenario.name, scenarioHash: scenario.hash, seed: scenario.seed,
-            runner: "virtual", segments: [Segment(index: 0, count: 1)]))
-        for (index, population) in populations.enumerated() {
-            var derived = population.scenario
-            derived.strategies = gridPoints.map { point in
-                var strategy = spec
-                strategy.name = pointName(point)
-                strategy.debounceNanos = Int64(point.debounceMs) * 1_000_000
-                strategy.minimumLength = point.minLength
-                return strategy
-            }
-            let file = directory.appendingPathComponent("\(derived.name).json").path
-            try Data(derived.canonicalJSON.prettyCanonical.utf8).write(to: URL(fileURLWithPath: file))
-            let outcome = await Driver(DriverConfiguration(
-                scenario: derived, scenarioFile: file, baseDirectory: directory.path, workers: min(workers, derived.population.typists),
-                executable: ExecutablePath.current(), toolVersion: VersionCommand.version, handleSignals: false)).run()
-            if outcome.isPartial {
-                throw ToolError("sweep of \(population.label) did not complete: \(outcome.record.problems.joined(separator: "; "))", exitCode: ExitCode.failure)
-            }
-            for point in gridPoints {
-                guard let group = outcome.record.groups.first(where: { $0.name == pointName(point) }) else {
-                    throw ToolError("sweep of \(population.label): no result for grid point \(pointName(point))", exitCode: ExitCode.failure)
-                }
-                var metrics = group.metrics
-                metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
-                let labels = [
-                    "runner": "virtual", ReportMetrics.labelPopulation: population.label,
-                    ReportMetrics.labelDebounce: String(point.debounceMs), ReportMetrics.labelMinLength: String(point.minLength),
-                ]
-                try record.add(MetricGroup(name: spec.name, labels: labels, metrics: metrics))
-            }
-            console.err("  \(index + 1)/\(populations.count) populations done\n")
+    static func exitCode(_ kind: SweepFailure.Kind) -> Int32 {
+        switch kind {
+        case .usage: return ExitCode.usage
+        case .badData: return ExitCode.dataError
+        case .unreadable: return ExitCode.noInput
+        case .failed: return ExitCode.failure
         }
-        return record
-    }
-
-    /// Histograms a sweep keeps: the trade-off curves need only these, and a dense latency
-    /// histogram is a few hundred kilobytes in memory, times hundreds of grid runs.
-    static let keptHistograms: Set<String> = [ReportMetrics.ttfr, ReportMetrics.fanOutPerSettle]
-
-    /// One virtual-time run. The strategy comes from `Preset.make` as an `any
-    /// SearchFieldStrategy` and is opened here, so the runner is not specialised for its type.
-    /// Returns every counter and maximum, and the histograms in `keptHistograms`.
-    static func simulate<S: SearchFieldStrategy, Session: TypistSession>(_ strategy: S, sessions: [Session], backend: BackendModel, seed: UInt64) -> MetricSet {
-        var runner = VirtualRunner(strategy: strategy, sessions: sessions, backend: backend, seed: seed)
-        var metrics = runner.run().metrics()
-        metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
-        return metrics
-    }
-
-    /// `--strategy NAME`, else the first debounce-switch, else the first strategy.
-    static func chooseStrategy(_ scenario: Scenario, name: String?) throws -> ScenarioStrategy {
-        if let name {
-            guard let spec = scenario.strategies.first(where: { $0.name == name }) else {
-                throw UsageError.invalidValue(option: "strategy", value: name, expected: "one of the scenario's strategies: \(scenario.strategies.map(\.name).joined(separator: ", "))")
-            }
-            return spec
-        }
-        return scenario.strategies.first { $0.preset == Preset.debounceSwitch.rawValue } ?? scenario.strategies[0]
-    }
-
-    /// The strategy's configuration with the scenario's knobs, as the driver maps them (the grid
-    /// sets debounce and minimum length on top).
-    static func configuration(for spec: ScenarioStrategy, preset: Preset) -> SearchFieldConfiguration {
-        VirtualWorkload.simulationStrategy(spec).configuration
-    }
-
-    /// The scenario's backend as the simulator's model, mapped as the driver's virtual runner
-    /// maps it.
-    static func virtualBackend(_ scenario: Scenario) -> BackendModel {
-        VirtualWorkload.simulationScenario(scenario).backend
     }
 }

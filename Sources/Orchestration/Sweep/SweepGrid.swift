@@ -1,0 +1,181 @@
+import Foundation
+import Measurement
+import Simulation
+
+/// Runs a `SweepPlan` in virtual time and returns one record with a group per (population,
+/// replicate, setting), the format `typestorm sweep --record` reads back.
+///
+/// Group name: the strategy's name. Labels: `runner=virtual`, `population`, `share` (the
+/// population's share of the scenario's mix), `replicate`, `seed`, `debounceMs`, `minLength`.
+public enum SweepGrid {
+    /// Label names of a sweep record (beside `debounceMs`, `minLength` and `population`).
+    public static let labelDebounce = "debounceMs"
+    public static let labelMinLength = "minLength"
+    public static let labelPopulation = "population"
+    public static let labelReplicate = "replicate"
+    public static let labelShare = "share"
+    public static let labelSeed = "seed"
+
+    /// Histograms a sweep keeps: the analysis needs only these, and a dense latency histogram
+    /// is a few hundred kilobytes in memory, times thousands of grid runs.
+    public static let keptHistograms: Set<String> = [MetricName.timeToFresh, MetricName.fanOutPerSettle]
+
+    /// Runs the grid: in this process on every core (`workers` 1), or over `workers` worker
+    /// processes started by the driver (`executable` is `typestorm`). Both give the same record.
+    public static func run(
+        _ plan: SweepPlan, workers: Int, executable: String, toolVersion: String, progress: @escaping @Sendable (String) -> Void
+    ) async throws(SweepFailure) -> RunRecord {
+        let populations = plan.populations
+        let settings = plan.settings
+        var record = RunRecord(metadata: RunMetadata(
+            toolVersion: toolVersion, scenarioName: plan.scenario.name, scenarioHash: plan.scenario.hash, seed: plan.baseSeed,
+            runner: "virtual", segments: [Segment(index: 0, count: 1)]))
+        let runs = settings.count * populations.count * plan.replicates
+        progress("sweeping \(settings.count) settings × \(populations.count) populations × \(plan.replicates) replicates (\(runs) virtual-time runs)\(workers > 1 ? " on \(workers) worker processes" : "")…\n")
+        do {
+            let groups = workers > 1
+                ? try await overWorkers(plan, populations: populations, settings: settings, workers: workers, executable: executable,
+                                        toolVersion: toolVersion, progress: progress)
+                : try await inProcess(plan, populations: populations, settings: settings, progress: progress)
+            for group in groups { try record.add(group) }
+        } catch let failure as SweepFailure {
+            throw failure
+        } catch {
+            throw SweepFailure("\(error)", kind: .failed)
+        }
+        return record
+    }
+
+    static func labels(_ population: SweepPlan.PopulationPlan, replicate: Int, seed: UInt64, setting: SweepPlan.Setting) -> [String: String] {
+        [
+            "runner": "virtual", labelPopulation: population.label, labelShare: String(population.share),
+            labelReplicate: String(replicate), labelSeed: String(seed),
+            labelDebounce: String(setting.debounceMs), labelMinLength: String(setting.minLength),
+        ]
+    }
+
+    /// The population's scenario for one replicate: its seed, and the typists drawn from it.
+    static func replicate(_ population: SweepPlan.PopulationPlan, seed: UInt64, baseDirectory: String) throws(SweepFailure) -> (Scenario, ScenarioTypists) {
+        var scenario = population.scenario
+        scenario.seed = seed
+        do {
+            return (scenario, try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory))
+        } catch {
+            throw SweepFailure("\(error) (give --queries DIR)", kind: .unreadable)
+        }
+    }
+
+    /// The setting as the strategy to simulate: the strategy's knobs, the grid's interval and length.
+    static func strategy(_ setting: SweepPlan.Setting, name: String? = nil) -> ScenarioStrategy {
+        var strategy = setting.strategy
+        strategy.name = name ?? strategy.name
+        strategy.debounceNanos = Int64(setting.debounceMs) * 1_000_000
+        strategy.minimumLength = setting.minLength
+        return strategy
+    }
+
+    /// One task per (population, replicate, setting), at most one per core; results are
+    /// collected by index, so the record does not depend on the scheduling.
+    static func inProcess(
+        _ plan: SweepPlan, populations: [SweepPlan.PopulationPlan], settings: [SweepPlan.Setting], progress: @escaping @Sendable (String) -> Void
+    ) async throws -> [MetricGroup] {
+        struct Job: Sendable {
+            var population: Int, replicate: Int, setting: Int
+        }
+        var prepared: [[(scenario: SimulationScenario, seed: UInt64, typists: ScenarioTypists)]] = []
+        for population in populations {
+            var replicates: [(SimulationScenario, UInt64, ScenarioTypists)] = []
+            for index in 0..<plan.replicates {
+                let seed = SweepPlan.replicateSeed(base: plan.baseSeed, replicate: index)
+                let (scenario, typists) = try replicate(population, seed: seed, baseDirectory: plan.baseDirectory)
+                replicates.append((VirtualWorkload.simulationScenario(scenario), seed, typists))
+            }
+            prepared.append(replicates)
+        }
+        let jobs = populations.indices.flatMap { p in (0..<plan.replicates).flatMap { r in settings.indices.map { Job(population: p, replicate: r, setting: $0) } } }
+        let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var results = [MetricSet?](repeating: nil, count: jobs.count)
+        var finished = 0
+        try await withThrowingTaskGroup(of: (Int, MetricSet).self) { group in
+            var next = 0
+            func launch() {
+                let index = next, job = jobs[index]
+                let (scenario, _, typists) = prepared[job.population][job.replicate]
+                let spec = VirtualWorkload.simulationStrategy(strategy(settings[job.setting]))
+                group.addTask {
+                    let recorder = Simulation.runStrategyCounting(spec, scenario: scenario, typists: 0..<scenario.typists) { range in
+                        range.map(typists.session(forTypist:))
+                    }.recorder
+                    var metrics = recorder.metrics()
+                    metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
+                    return (index, metrics)
+                }
+                next += 1
+            }
+            while next < min(parallelism, jobs.count) { launch() }
+            while let (index, metrics) = try await group.next() {
+                results[index] = metrics
+                finished += 1
+                if finished % max(1, jobs.count / 10) == 0 || finished == jobs.count {
+                    progress("  \(finished)/\(jobs.count) grid runs done\n")
+                }
+                if next < jobs.count { launch() }
+            }
+        }
+        return jobs.enumerated().map { index, job in
+            let seed = prepared[job.population][job.replicate].seed
+            let setting = settings[job.setting]
+            return MetricGroup(name: setting.strategy.name, labels: labels(populations[job.population], replicate: job.replicate, seed: seed, setting: setting),
+                               metrics: results[index]!)
+        }
+    }
+
+    /// Per population and replicate, one driver run whose strategies are the grid's settings,
+    /// each worker taking a segment of the typists (so `typestorm worker` and `merge` can spread
+    /// it over machines too). Typist i types the same keys as in the in-process grid.
+    static func overWorkers(
+        _ plan: SweepPlan, populations: [SweepPlan.PopulationPlan], settings: [SweepPlan.Setting], workers: Int,
+        executable: String, toolVersion: String, progress: @escaping @Sendable (String) -> Void
+    ) async throws -> [MetricGroup] {
+        let fm = FileManager.default
+        let directory = fm.temporaryDirectory.appendingPathComponent("typestorm-sweep-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+        try fm.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: directory) }
+        let pointName = { (index: Int) in "setting-\(index)" }
+        var groups: [MetricGroup] = []
+        var done = 0
+        for population in populations {
+            for replicateIndex in 0..<plan.replicates {
+                let seed = SweepPlan.replicateSeed(base: plan.baseSeed, replicate: replicateIndex)
+                var (derived, _) = try replicate(population, seed: seed, baseDirectory: plan.baseDirectory)
+                derived.strategies = settings.indices.map { strategy(settings[$0], name: pointName($0)) }
+                let file = directory.appendingPathComponent("\(derived.name)-\(replicateIndex).json").path
+                try Data(derived.canonicalJSON.prettyCanonical.utf8).write(to: URL(fileURLWithPath: file))
+                let outcome = await Driver(DriverConfiguration(
+                    scenario: derived, scenarioFile: file, baseDirectory: directory.path, workers: min(workers, derived.population.typists),
+                    executable: executable, toolVersion: toolVersion, handleSignals: false)).run()
+                if outcome.isPartial {
+                    throw SweepFailure("sweep of \(population.label) (replicate \(replicateIndex)) did not complete: \(outcome.record.problems.joined(separator: "; "))", kind: .failed)
+                }
+                for (index, setting) in settings.enumerated() {
+                    guard let group = outcome.record.groups.first(where: { $0.name == pointName(index) }) else {
+                        throw SweepFailure("sweep of \(population.label): no result for grid point \(pointName(index))", kind: .failed)
+                    }
+                    var metrics = group.metrics
+                    metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
+                    groups.append(MetricGroup(name: setting.strategy.name, labels: labels(population, replicate: replicateIndex, seed: seed, setting: setting),
+                                              metrics: metrics))
+                }
+                done += 1
+                progress("  \(done)/\(populations.count * plan.replicates) population replicates done\n")
+            }
+        }
+        return groups
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

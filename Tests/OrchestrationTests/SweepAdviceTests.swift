@@ -1,0 +1,116 @@
+import FieldRuntime
+import Foundation
+import Measurement
+@testable import Orchestration
+import Reporting
+import SearchField
+import Simulation
+import Testing
+
+@Suite("Sweep advice")
+struct SweepAdviceTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The shipped scenario's sweep on a reduced grid (the real method: replicates, paired
+    /// good range, conservative rule), in this process.
+    static func shippedRecommendation(baseSeed: UInt64) async throws -> SweepSetting? {
+        let scenario = try ScenarioReader.read(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: root + "/Datasets/scenarios/default.json"))))
+        let plan = SweepPlan(
+            scenario: scenario, strategies: try SweepPlan.strategies(named: nil, in: scenario), debounceMs: [0, 200, 400], minLengths: [2, 3],
+            replicates: 3, baseSeed: baseSeed, typistsPerPopulation: 16, queriesDirectory: root + "/Datasets/queries", baseDirectory: root)
+        let record = try await SweepGrid.run(plan, workers: 1, executable: "", toolVersion: "test") { _ in }
+        let analysis = SweepAnalysis(points: record.sweepPoints)
+        return analysis.recommendation(scope: "all")?.result?.setting
+    }
+
+    /// The overall answer (strategy, interval, minimum length) is the same for five base seeds.
+    @Test func theShippedScenarioGetsTheSameOverallAnswerForFiveBaseSeeds() async throws {
+        var answers: [SweepSetting?] = []
+        for seed: UInt64 in [1, 2, 3, 20261129, 987_654_321] {
+            answers.append(try await Self.shippedRecommendation(baseSeed: seed))
+        }
+        let first = try #require(answers[0])
+        #expect(first.strategy == "split-state")
+        #expect(answers.allSatisfy { $0 == first }, "answers by seed: \(answers.map { $0?.description ?? "none" })")
+    }
+
+    /// Typists with a fixed gap `gap` between keys, one word of `letters` letters per query, and
+    /// a backend that answers after exactly `service`: with split-state at minimum length 1, an
+    /// interval below the gap sends one request per keystroke (`letters` per search), one at or
+    /// above it a single request; time to fresh results is interval + service. The objective
+    /// (interval + service + cost × requests) is lowest at 0 when cost × (letters − 1) < gap and
+    /// at the gap otherwise.
+    static func analyticOptimum(costMs: Double, gapMs: Double, letters: Int) -> Int {
+        costMs * Double(letters - 1) < gapMs ? 0 : Int(gapMs)
+    }
+
+    static func validationRecommendation(costMs: Double, gapMs: Int64, grid: [Int]) throws -> SweepSetting? {
+        let typing = SimpleTypingModel(
+            queriesPerSession: 3, interKey: .constant(gapMs * 1_000_000), typoProbability: 0, pauseProbability: 0,
+            settlePause: .constant(3_000_000_000), startSpread: .uniform(0, 2_000_000_000), scopeChangeProbability: 0, submitProbability: 0,
+            vocabulary: ["lantern"])
+        let backend = BackendModel.scripted([:], default: 20_000_000)
+        var record = RunRecord(metadata: RunMetadata(toolVersion: "test", scenarioName: "analytic", scenarioHash: "", seed: 1, runner: "virtual",
+                                                     segments: [Segment(index: 0, count: 1)]))
+        for replicate in 0..<3 {
+            let seed = SweepPlan.replicateSeed(base: 7, replicate: replicate)
+            for debounce in grid {
+                var configuration = Preset.splitState.defaultConfiguration
+                configuration.debounce = Int64(debounce) * 1_000_000
+                configuration.normalizer.minimumLength = 1
+                let spec = StrategySpec(name: "split-state", preset: .splitState, configuration: configuration)
+                let scenario = SimulationScenario(typists: 20, seed: seed, strategies: [spec], backend: backend, typing: typing)
+                let metrics = Simulation.runStrategy(spec, scenario: scenario, typists: 0..<20).metrics()
+                try record.add(MetricGroup(name: "split-state", labels: [
+                    SweepGrid.labelDebounce: String(debounce), SweepGrid.labelMinLength: "1", SweepGrid.labelReplicate: String(replicate),
+                ], metrics: metrics))
+            }
+        }
+        let analysis = SweepAnalysis(points: record.sweepPoints, objective: SweepObjective(goal: .requestCost(nanos: costMs * 1e6)))
+        return analysis.recommendation(scope: "all")?.result?.setting
+    }
+
+    /// The recommendation lies within one grid step of the optimum computed by hand, on both
+    /// sides of the point where the optimum jumps from 0 to the gap.
+    @Test(arguments: [10.0, 25.0, 40.0, 80.0])
+    func theRecommendationMatchesAnAnalyticOptimum(costMs: Double) throws {
+        let grid = Array(stride(from: 0, through: 400, by: 50))
+        let optimum = Self.analyticOptimum(costMs: costMs, gapMs: 180, letters: "lantern".count)
+        let recommended = try #require(try Self.validationRecommendation(costMs: costMs, gapMs: 180, grid: grid))
+        #expect(abs(recommended.debounceMs - optimum) <= 50, "cost \(costMs) ms: recommended \(recommended.debounceMs) ms, optimum \(optimum) ms")
+    }
+
+    @Test func aBackendFileIsReadWithTheScenarioReadersChecks() throws {
+        let backend = try ScenarioReader.readBackend(bytes: Array(#"{"workers": 2, "serviceTime": {"median": "20ms", "p99": "90ms"}, "networkRTT": "45ms", "cancellation": "honoured"}"#.utf8))
+        #expect(backend.workers == 2)
+        #expect(backend.serviceMedianNanos == 20_000_000)
+        #expect(backend.serviceP99Nanos == 90_000_000)
+        #expect(backend.networkRoundTripNanos == 45_000_000)
+        #expect(backend.cancellation == .honoured)
+        #expect(throws: ScenarioError.self) { try ScenarioReader.readBackend(bytes: Array(#"{"serviceTime": {"median": "9ms", "p99": "2ms"}}"#.utf8), file: "api.json") }
+        do {
+            _ = try ScenarioReader.readBackend(bytes: Array(#"{"workers": 0, "colour": "blue"}"#.utf8), file: "api.json")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("api.json"))
+            #expect(error.description.contains("$.workers"))
+            #expect(error.description.contains("$.colour"))
+        }
+    }
+
+    @Test func replicatesHaveDistinctSeedsAndTheFirstIsTheBase() {
+        let seeds = (0..<100).map { SweepPlan.replicateSeed(base: 42, replicate: $0) }
+        #expect(seeds[0] == 42)
+        #expect(Set(seeds).count == 100)
+    }
+
+    @Test func strategiesByNameOrPreset() throws {
+        let scenario = try ScenarioReader.read(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: Self.root + "/Datasets/scenarios/default.json"))))
+        let defaults = try SweepPlan.strategies(named: nil, in: scenario)
+        #expect(defaults.map(\.name) == ["split-state"])
+        #expect(defaults[0].minimumLength == 2)
+        let chosen = try SweepPlan.strategies(named: ["split-state", "throttle", "debounce-switch"], in: scenario)
+        #expect(chosen.map(\.preset) == ["split-state", "throttle", "debounce-switch"])
+        #expect(throws: SweepFailure.self) { try SweepPlan.strategies(named: ["split-stat"], in: scenario) }
+    }
+}
