@@ -89,7 +89,7 @@ struct HTMLReportTests {
             }
         }
         groups.append(MetricGroup(name: "server", labels: ["runner": "http-embedded"],
-                                  metrics: MetricSet(counters: ["server_requests": 1234, "server_overload_rejections": 0])))
+                                  metrics: MetricSet(counters: ["server_requests": 1234, "server_overload_rejections": 0, "workers_cpu_ns": 5_000_000])))
         let metadata = RunMetadata(toolVersion: "0", scenarioName: "default", scenarioHash: "0", seed: 1, runner: "mixed", segments: [Segment(index: 0, count: 1)])
         return RunRecord(metadata: metadata, groups: groups)
     }
@@ -204,6 +204,18 @@ struct RecordedRunTests {
         #expect(summaries["naive"]?.cancelSignal == nil)
         #expect((summaries["naive"]?.outOfOrderApplies ?? 0) > 0, "the naive field applies stale responses")
         #expect(summaries["split-state"]?.outOfOrderApplies == 0)
+    }
+
+    /// A real run of the main job's shape (Fixtures/README.md): 3 runners × 6 strategies and the
+    /// embedded server's counters.
+    @Test func mainJobRunSplitsByRunnerAndKeepsTheServerApart() throws {
+        let loaded = try RecordStore.load(Fixtures.url("main-job-run").path)
+        #expect(loaded.record.groups.count == 19)
+        let layout = HTMLReport(record: loaded.record).layout
+        #expect(layout.panels.map(\.title) == ["runner=http-embedded", "runner=in-process", "runner=virtual"])
+        #expect(layout.columns.count == 18)
+        #expect(layout.legend.map(\.name) == ["debounce-switch", "manual-cancel", "naive", "sequence-guard", "split-state-seed", "split-state"])
+        XMLCheck.check(HTMLReport(record: loaded.record).render(), "main-job report")
     }
 
     @Test func reportOfTheRecordedRunIsWellFormed() throws {

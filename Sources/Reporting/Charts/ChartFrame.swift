@@ -199,7 +199,7 @@ struct ChartFrame {
             out += Markup.empty("line", [("x1", n(px)), ("y1", n(plotBottom)), ("x2", n(px)), ("y2", n(plotBottom + 4)),
                                          ("stroke", "currentColor"), ("stroke-opacity", "0.6")])
             if !label.isEmpty {
-                out += Markup.element("text", [("x", n(px)), ("y", n(plotBottom + 16)), ("text-anchor", "middle"), ("fill", "currentColor")], text: label)
+                out += Markup.element("text", [("x", n(px)), ("y", n(plotBottom + 19)), ("text-anchor", "middle"), ("fill", "currentColor")], text: label)
             }
         }
         if !xTitle.isEmpty {

@@ -64,13 +64,12 @@ struct ReportLayout {
     }
 
     /// The groups a report compares: every group but the embedded server's own counters (a group
-    /// holding only `server_*` metrics measures the server, not a search-field strategy).
+    /// with `server_*` counters and no keystrokes measures the server, not a search-field strategy).
     static func strategyGroups(_ record: RunRecord) -> (strategies: [StrategySummary], servers: [MetricGroup]) {
         var strategies: [StrategySummary] = [], servers: [MetricGroup] = []
         for group in record.groups {
             let m = group.metrics
-            let names = Array(m.counters.keys) + Array(m.maxima.keys) + Array(m.histograms.keys)
-            if !names.isEmpty && names.allSatisfy({ $0.hasPrefix(ReportMetrics.serverPrefix) }) {
+            if m.counters[ReportMetrics.keystrokes] == nil && m.counters.keys.contains(where: { $0.hasPrefix(ReportMetrics.serverPrefix) }) {
                 servers.append(group)
             } else {
                 strategies.append(StrategySummary(group))
