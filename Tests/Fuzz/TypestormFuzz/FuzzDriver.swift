@@ -60,4 +60,13 @@ enum FuzzDriver {
 #if FUZZING
 /// The target libFuzzer's callback runs (a C function pointer cannot capture it).
 let selected = Mutex<FuzzTarget?>(nil)
+
+/// libFuzzer's own `main` (linked whole with `-sanitize=fuzzer`) needs this symbol even though
+/// `FuzzDriver.main` runs the driver.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = size == 0 || data == nil ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+    selected.withLock { $0 }?.run(bytes)
+    return 0
+}
 #endif
