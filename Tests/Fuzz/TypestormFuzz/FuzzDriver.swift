@@ -13,12 +13,20 @@ import Synchronization
 enum FuzzDriver {
     static func main() {
         var arguments = CommandLine.arguments
-        guard arguments.count >= 2, let target = FuzzTarget(rawValue: arguments[1]) else {
+        // libFuzzer re-executes itself (merging, forking) with its own arguments only, so the
+        // target also travels in the environment.
+        let target: FuzzTarget
+        if arguments.count >= 2, let named = FuzzTarget(rawValue: arguments[1]) {
+            target = named
+            arguments.remove(at: 1)
+            setenv(targetVariable, named.rawValue, 1)
+        } else if let inherited = ProcessInfo.processInfo.environment[targetVariable].flatMap(FuzzTarget.init(rawValue:)) {
+            target = inherited
+        } else {
             let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
             FileHandle.standardError.write(Data("usage: TypestormFuzz TARGET [FILE|DIR|-flag]...; targets: \(names)\n".utf8))
             exit(64)
         }
-        arguments.remove(at: 1)
         #if FUZZING
         selected.withLock { $0 = target }
         var argc = CInt(arguments.count)
@@ -47,6 +55,8 @@ enum FuzzDriver {
         print("\(target.rawValue): \(count) inputs ran without a crash")
         #endif
     }
+
+    static let targetVariable = "TYPESTORM_FUZZ_TARGET"
 
     /// `path` itself, or the regular files in it when it is a directory (sorted).
     static func files(at path: String) -> [String] {
