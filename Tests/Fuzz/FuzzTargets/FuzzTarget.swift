@@ -43,20 +43,26 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public var maxLength: Int { self == .folding || self == .request ? 1024 : 4096 }
 
     private static func folding(_ bytes: [UInt8]) {
+        if let violation = foldingViolation(bytes) { fatalError(violation) }
+    }
+
+    /// What `TextFolding` does wrong with `bytes`, or `nil`: for UTF-8 input the output must be
+    /// UTF-8, and folding a folded text must change nothing (it is NFKC_Casefold).
+    public static func foldingViolation(_ bytes: [UInt8]) -> String? {
         var output: [UInt8] = []
         bytes.withUnsafeBufferPointer { TextFolding.fold($0, into: &output) }
         _ = TextFolding.foldQuery(String(decoding: bytes, as: UTF8.self))
         // The promises hold for UTF-8 input; other bytes only must not crash.
-        guard String(validating: bytes, as: UTF8.self) != nil else { return }
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         guard String(validating: output, as: UTF8.self) != nil else {
-            fatalError("folding produced invalid UTF-8 from \(bytes)")
+            return "folding produced invalid UTF-8 from \(bytes)"
         }
-        // Folding is NFKC_Casefold: folding a folded text changes nothing.
         var again: [UInt8] = []
         output.withUnsafeBufferPointer { TextFolding.fold($0, into: &again) }
         guard again == output else {
-            fatalError("folding is not idempotent: \(bytes) -> \(output) -> \(again)")
+            return "folding is not idempotent: \(bytes) -> \(output) -> \(again)"
         }
+        return nil
     }
 
     private static func catalog(_ bytes: [UInt8], format: CatalogFormat) {
