@@ -1,11 +1,17 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// `TYPESTORM_JEMALLOC=0 swift build ...` builds without jemalloc, for the sanitizers
+/// (`scripts/sanitize`), whose own malloc must serve the process: no target links libjemalloc,
+/// and the code that reads its statistics compiles to "the system allocator" (`TYPESTORM_NO_JEMALLOC`).
+let withJemalloc = Context.environment["TYPESTORM_JEMALLOC"] != "0"
+let jemalloc: [Target.Dependency] = withJemalloc ? ["CJemalloc"] : []
+
 /// The same settings on every Swift target: Swift 6 language mode (strict concurrency) and
 /// upcoming features that make the code say what it means.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-]
+] + (withJemalloc ? [] : [.define("TYPESTORM_NO_JEMALLOC")])
 
 func system(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
@@ -25,7 +31,8 @@ let package = Package(
         system("CJemalloc", pkgConfig: "jemalloc", apt: "libjemalloc-dev"),
         .target(
             name: "CShims",
-            dependencies: ["CCurl", "CMicroHTTPD", "CJemalloc"]
+            dependencies: ["CCurl", "CMicroHTTPD"] + jemalloc,
+            cSettings: withJemalloc ? [] : [.define("TYPESTORM_NO_JEMALLOC")]
         ),
 
         // Modules with no project imports.
@@ -39,7 +46,7 @@ let package = Package(
         .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
         .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
-        .target(name: "Platform", dependencies: ["CJemalloc", "CShims"], swiftSettings: swiftSettings),
+        .target(name: "Platform", dependencies: ["CShims"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
             dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement"],
@@ -79,18 +86,18 @@ let package = Package(
             path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings
         ),
 
-        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "Diagnostics", "CJemalloc"], swiftSettings: swiftSettings),
+        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "Diagnostics"] + jemalloc, swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
             name: "FilterBenchmark",
-            dependencies: ["Catalog", "Matching", "Platform", "CJemalloc"],
+            dependencies: ["Catalog", "Matching", "Platform"] + jemalloc,
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HTTPBenchmark",
-            dependencies: ["SearchServer", "LiveLoad", "Platform", "CJemalloc"],
+            dependencies: ["SearchServer", "LiveLoad", "Platform"] + jemalloc,
             path: "Benchmarks/HTTPBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -104,7 +111,7 @@ let package = Package(
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Measurement", "Typists", "CJemalloc"],
+            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Measurement", "Typists"] + jemalloc,
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -118,10 +125,20 @@ let package = Package(
 
         .executableTarget(
             name: "LiveBenchmark",
-            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists", "CJemalloc"],
+            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists"] + jemalloc,
             path: "Benchmarks/LiveBenchmark",
             swiftSettings: swiftSettings
         ),
+
+        // Fuzzing (scripts/fuzz): the targets, and the libFuzzer driver that runs one of them.
+        .target(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["Catalog", "Matching", "Orchestration", "SearchServer", "Typists"],
+            path: "Tests/Fuzz/FuzzTargets",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "TypestormFuzz", dependencies: ["FuzzTargets", "CFuzzer"], path: "Tests/Fuzz/TypestormFuzz", swiftSettings: swiftSettings),
 
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
@@ -137,6 +154,7 @@ let package = Package(
         .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField"], swiftSettings: swiftSettings),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

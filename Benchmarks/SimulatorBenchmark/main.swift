@@ -1,4 +1,6 @@
+#if !TYPESTORM_NO_JEMALLOC
 import CJemalloc
+#endif
 import Foundation
 import Measurement
 import SearchField

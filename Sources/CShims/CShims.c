@@ -1,7 +1,14 @@
 #include "CShims.h"
-#include <jemalloc/jemalloc.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#ifdef TYPESTORM_NO_JEMALLOC
+/* A build without jemalloc (for the sanitizers): there are no jemalloc statistics to read. */
+int cshims_jemalloc_read_size(const char *name, size_t *value) { (void)name; (void)value; return -1; }
+int cshims_jemalloc_is_active(void) { return 0; }
+int cshims_jemalloc_serves_malloc(void) { return 0; }
+#else
+#include <jemalloc/jemalloc.h>
 
 int cshims_jemalloc_read_size(const char *name, size_t *value) {
     uint64_t epoch = 1;
@@ -23,6 +30,19 @@ int cshims_jemalloc_is_active(void) {
     free(probe);
     return rc == 0 && allocated_after >= allocated_before + (1 << 20);
 }
+
+int cshims_jemalloc_serves_malloc(void) {
+    uint64_t before = 0, after = 0;
+    size_t size = sizeof(before);
+    if (mallctl("thread.allocated", &before, &size, NULL, 0) != 0) return 0;
+    void *volatile probe = malloc(1 << 20);
+    if (probe == NULL) return 0;
+    size = sizeof(after);
+    int rc = mallctl("thread.allocated", &after, &size, NULL, 0);
+    free(probe);
+    return rc == 0 && after >= before + (1 << 20);
+}
+#endif
 
 /* ---- Live section (branch `live`): libmicrohttpd and libcurl. ---- */
 
@@ -80,18 +100,6 @@ int cshims_socket_peer_closed(int fd) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
         return 1;
     }
-}
-
-int cshims_jemalloc_serves_malloc(void) {
-    uint64_t before = 0, after = 0;
-    size_t size = sizeof(before);
-    if (mallctl("thread.allocated", &before, &size, NULL, 0) != 0) return 0;
-    void *volatile probe = malloc(1 << 20);
-    if (probe == NULL) return 0;
-    size = sizeof(after);
-    int rc = mallctl("thread.allocated", &after, &size, NULL, 0);
-    free(probe);
-    return rc == 0 && after >= before + (1 << 20);
 }
 
 int cshims_epoll_create(void) {

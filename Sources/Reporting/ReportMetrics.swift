@@ -46,6 +46,9 @@ public enum ReportMetrics {
     public static let sessionNanos = "session_ns"
     /// Requests that failed, by reason: prefix + reason ("errors_timeout", ...).
     public static let errorPrefix = "errors_"
+    /// The embedded server's own counters ("server_requests", ...): a group with these and no
+    /// keystrokes measures the server, not a strategy, and the report shows it apart.
+    public static let serverPrefix = "server_"
 
     // MARK: Maxima
 

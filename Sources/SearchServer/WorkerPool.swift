@@ -69,6 +69,8 @@ final class WorkerPool: Sendable {
             available.wait()
             let job = state.withLock { s -> (@Sendable () -> Void)? in
                 let job = s.queue[s.head]
+                // The slot lets go of the job: a job captures the server, which owns this pool.
+                s.queue[s.head] = nil
                 s.head += 1
                 if s.head > 1024, s.head * 2 > s.queue.count {
                     s.queue.removeFirst(s.head)

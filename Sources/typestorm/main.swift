@@ -1,4 +1,6 @@
+#if !TYPESTORM_NO_JEMALLOC
 import CJemalloc
+#endif
 import Diagnostics
 import Foundation
 import Platform

@@ -48,6 +48,13 @@ struct PlatformTests {
         #expect(after.peakRSSBytes > 1_000_000)
     }
 
+    #if TYPESTORM_NO_JEMALLOC
+    @Test func withoutJemallocTheSystemAllocatorIsReported() {
+        // A build for the sanitizers links no jemalloc: no heap statistics rather than wrong ones.
+        #expect(Allocator.current == .system)
+        #expect(AllocatorStats.current() == nil)
+    }
+    #else
     @Test func jemallocServesThisProcessAndCountsAllocations() throws {
         // The test binary links jemalloc through Platform, as every Typestorm executable does.
         #expect(Allocator.current == .jemalloc)
@@ -60,6 +67,7 @@ struct PlatformTests {
         #expect(after.activeBytes >= after.allocatedBytes)
         #expect(after.residentBytes > 0)
     }
+    #endif
 
     @Test func allocatorSelectionReadsTheEnvironment() throws {
         #expect(try Allocator.requested(environment: [:]) == .jemalloc)
@@ -72,8 +80,13 @@ struct PlatformTests {
 struct ProcessSnapshotTests {
     @Test func combinesUsageAndHeapAndRoundTripsThroughJSON() throws {
         let snapshot = try ProcessSnapshot.current()
+        #if TYPESTORM_NO_JEMALLOC
+        #expect(snapshot.allocator == .system)
+        #expect(snapshot.heap == nil)
+        #else
         #expect(snapshot.allocator == .jemalloc)
         #expect(snapshot.heap?.allocatedBytes ?? 0 > 0)
+        #endif
         let data = try JSONEncoder().encode(snapshot)
         #expect(try JSONDecoder().decode(ProcessSnapshot.self, from: data) == snapshot)
     }

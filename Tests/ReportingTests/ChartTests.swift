@@ -65,20 +65,58 @@ struct ChartTests {
         let line = LineChart(title: "t", xTitle: "x", yTitle: "y", series: [.init(name: "a", points: [])], xLog: true)
         #expect(line.svg().contains("no data"))
         XMLCheck.check(line.svg(), "empty line chart")
-        let bars = BarChart(title: "t", yTitle: "y", categories: ["p50"], series: [.init(name: "a", values: [nil])])
-        #expect(bars.svg().contains("no data"))
-        XMLCheck.check(bars.svg(), "empty bar chart")
+        let rows = RowChart(title: "t", axisTitle: "y", categories: ["p50"], sections: [.init(heading: nil, rows: [.init(label: "a", style: 0, values: [nil])])])
+        #expect(rows.svg().contains("no data"))
+        XMLCheck.check(rows.svg(), "empty row chart")
     }
 
-    @Test func barChartDrawsOneBarPerValueWithTooltips() {
-        let chart = BarChart(title: "Latency", yTitle: "ms", categories: ["p50", "p99"], series: [
-            .init(name: "naive", values: [10, 80]), .init(name: "switch", values: [8, nil]),
+    @Test func rowChartDrawsOneBarPerValueWithTooltipsAndNoLegend() {
+        let chart = RowChart(title: "Latency", axisTitle: "ms", categories: ["p50", "p99"], sections: [
+            .init(heading: "runner=http", rows: [.init(label: "naive", style: 0, values: [10, 80]), .init(label: "switch", style: 1, values: [8, nil])]),
+            .init(heading: "runner=virtual", rows: [.init(label: "naive", style: 0, values: [12, 90])]),
         ])
-        let check = XMLCheck.check(chart.svg(), "bar chart")
-        // Three data bars and two legend swatches.
-        #expect(check.counts["rect"] == 5)
-        #expect(chart.svg().contains("n/a"))
-        #expect(chart.svg().contains("naive, p99: 80"))
+        let svg = chart.svg()
+        let check = XMLCheck.check(svg, "row chart")
+        // Five data bars, three row swatches, two plot-area markers; no legend.
+        #expect(check.counts["rect"] == 5 + 3 + 2)
+        #expect(!svg.contains("class=\"legend\""))
+        #expect(svg.contains("n/a"))
+        #expect(svg.contains("naive, p99: 80"))
+        #expect(svg.contains(">runner=virtual<"))
+    }
+
+    @Test func rowChartGrowsWithItsRowsInsteadOfSquashingThem() {
+        func chart(_ count: Int) -> RowChart {
+            RowChart(title: "t", axisTitle: "x", categories: ["a", "b", "c"], sections: [
+                .init(heading: nil, rows: (0..<count).map { .init(label: "strategy-\($0)", style: $0, values: [1, 2, Double($0)]) }),
+            ])
+        }
+        #expect(chart(1).height >= RowChart.plotTop + RowChart.minimumPlotHeight)
+        #expect(chart(30).plotHeight >= 30 * RowChart.rowHeight)
+        #expect(chart(30).height > chart(6).height)
+    }
+
+    @Test func smallMultiplesShareOneLegendOutsideThePanels() {
+        let legend = (0..<30).map { LegendEntry(label: "strategy number \($0)", color: ChartPalette.color($0), swatch: .line(dash: ChartPalette.dash($0))) }
+        let panels = (0..<3).map { panel in
+            SmallMultiples.Panel(title: "runner=\(panel)", series: (0..<30).map { index in
+                LineChart.Series(name: "strategy number \(index)", points: [.init(x: 1, y: Double(index)), .init(x: 10, y: Double(index + panel))], styleIndex: index)
+            })
+        }
+        let chart = SmallMultiples(title: "t", xTitle: "x", yTitle: "y", panels: panels, legend: legend, xLog: true, yDomain: nil)
+        let svg = chart.svg()
+        let check = XMLCheck.check(svg, "small multiples")
+        #expect(check.counts["path"] == 90)
+        #expect(svg.components(separatedBy: "class=\"legend\"").count == 2, "one shared legend")
+        #expect(svg.components(separatedBy: "class=\"plot\"").count == 4, "three panels")
+        // A 30-entry legend makes the panels taller, never the plots smaller than the legend.
+        #expect(chart.effectivePanelHeight >= 30 * SmallMultiples.legendEntryHeight)
+    }
+
+    @Test func seriesStylesAreDistinctForSeventyGroups() {
+        let styles = (0..<ChartPalette.distinctStyles).map { ChartPalette.color($0) + "|" + ChartPalette.dash($0) }
+        #expect(ChartPalette.distinctStyles >= 30)
+        #expect(Set(styles).count == styles.count)
     }
 
     @Test func markupDropsCharactersXMLForbids() {

@@ -61,7 +61,7 @@ struct HTMLReportTests {
         XMLCheck.check(html, "partial report")
         #expect(html.contains("Partial run"))
         #expect(html.contains("worker 2 exited with signal 9 after 3.2 s"))
-        #expect(html.contains("Segments present: 1/3, 3/3"))
+        #expect(html.contains("Segments present: 0/3, 2/3"), "segments are numbered as on the command line")
         #expect(html.contains("korean &lt;mobile&gt; &amp; \"quoted\""))
         #expect(html.contains("not recorded"))
         // No time series in this record: no throughput or in-flight charts.
@@ -77,6 +77,56 @@ struct HTMLReportTests {
         for chart in report.charts() { XMLCheck.check(chart.svg, chart.name) }
         #expect(html.contains("recorded no finished searches"))
         #expect(html.contains("a&lt;b"))
+    }
+
+    /// The main job's shape: three runners × six strategies plus the embedded server's counters.
+    static func mainJobRecord() throws -> RunRecord {
+        let strategies = try Fixtures.record("run-strategies.json").groups
+        var groups: [MetricGroup] = []
+        for runner in ["virtual", "in-process", "http-embedded"] {
+            for (index, name) in ["naive", "manual-cancel", "split-state-seed", "split-state", "sequence-guard", "debounce-switch"].enumerated() {
+                groups.append(MetricGroup(name: name, labels: ["runner": runner], metrics: strategies[index % strategies.count].metrics))
+            }
+        }
+        groups.append(MetricGroup(name: "server", labels: ["runner": "http-embedded"],
+                                  metrics: MetricSet(counters: ["server_requests": 1234, "server_overload_rejections": 0, "workers_cpu_ns": 5_000_000])))
+        let metadata = RunMetadata(toolVersion: "0", scenarioName: "default", scenarioHash: "0", seed: 1, runner: "mixed", segments: [Segment(index: 0, count: 1)])
+        return RunRecord(metadata: metadata, groups: groups)
+    }
+
+    @Test func mainJobReportHasPanelsPerRunnerAndNoServerSeries() throws {
+        let report = HTMLReport(record: try Self.mainJobRecord())
+        let html = report.render()
+        let check = XMLCheck.check(html, "main-job report")
+        // 18 strategy cards; the server's counters are a table of their own, not a strategy.
+        #expect(check.counts["li"] == 18)
+        #expect(html.contains("<h3>Embedded server</h3>"))
+        #expect(html.contains("server_requests"))
+        let charts = report.charts()
+        let ttfr = try #require(charts.first { $0.name == "ttfr-cdf" })
+        // One panel per runner, one legend entry per strategy (not per group), no "server".
+        #expect(ttfr.svg.components(separatedBy: "class=\"panel\"").count == 4)
+        let legend = try #require(ttfr.svg.components(separatedBy: "<g class=\"legend\">").last)
+        #expect(legend.components(separatedBy: "<text").count - 1 == 6, "\(legend)")
+        #expect(!legend.contains("server"))
+        for chart in charts {
+            #expect(!chart.svg.contains(">server<"), "\(chart.name) shows the server as a strategy")
+        }
+        // A strategy has the same colour in every runner's panel and in its verdict card.
+        let naiveColor = ChartPalette.color(0), cancelColor = ChartPalette.color(1)
+        #expect(html.components(separatedBy: "--swatch: \(naiveColor)").count - 1 == 3)
+        #expect(html.components(separatedBy: "--swatch: \(cancelColor)").count - 1 == 3)
+        // One numbers table per runner, plus the server's.
+        #expect(check.counts["table"] == 4)
+    }
+
+    @Test func thirtyGroupsWithoutSplittingLabelsGetThirtyStyles() throws {
+        let strategies = try Fixtures.record("run-strategies.json").groups
+        let groups = (0..<30).map { MetricGroup(name: "strategy-\($0)", metrics: strategies[$0 % strategies.count].metrics) }
+        let metadata = RunMetadata(toolVersion: "0", scenarioName: "wide", scenarioHash: "0", seed: 1, runner: "virtual", segments: [])
+        let layout = HTMLReport(record: RunRecord(metadata: metadata, groups: groups)).layout
+        #expect(layout.panels.count == 1)
+        #expect(Set(layout.columns.map { ChartPalette.color($0.style) + ChartPalette.dash($0.style) }).count == 30)
     }
 
     @Test func terminalSummaryTableLinesUp() throws {
@@ -154,6 +204,18 @@ struct RecordedRunTests {
         #expect(summaries["naive"]?.cancelSignal == nil)
         #expect((summaries["naive"]?.outOfOrderApplies ?? 0) > 0, "the naive field applies stale responses")
         #expect(summaries["split-state"]?.outOfOrderApplies == 0)
+    }
+
+    /// A real run of the main job's shape (Fixtures/README.md): 3 runners × 6 strategies and the
+    /// embedded server's counters.
+    @Test func mainJobRunSplitsByRunnerAndKeepsTheServerApart() throws {
+        let loaded = try RecordStore.load(Fixtures.url("main-job-run").path)
+        #expect(loaded.record.groups.count == 19)
+        let layout = HTMLReport(record: loaded.record).layout
+        #expect(layout.panels.map(\.title) == ["runner=http-embedded", "runner=in-process", "runner=virtual"])
+        #expect(layout.columns.count == 18)
+        #expect(layout.legend.map(\.name) == ["debounce-switch", "manual-cancel", "naive", "sequence-guard", "split-state-seed", "split-state"])
+        XMLCheck.check(HTMLReport(record: loaded.record).render(), "main-job report")
     }
 
     @Test func reportOfTheRecordedRunIsWellFormed() throws {

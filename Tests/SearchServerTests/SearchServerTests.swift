@@ -397,6 +397,24 @@ struct RequestParserTests {
         #expect(pool.busy == 0)
     }
 
+    /// A job that ran must not stay in the queue: the server's jobs capture the server, which
+    /// owns the pool, so a kept job leaked every stopped server (found by LeakSanitizer).
+    @Test func workerPoolLetsGoOfAJobThatRan() {
+        final class Token: Sendable {}
+        let pool = WorkerPool(threads: 1, capacity: 2, name: "test-pool")
+        let ran = DispatchSemaphore(value: 0)
+        weak var released: Token?
+        do {
+            let token = Token()
+            released = token
+            #expect(pool.reserve())
+            pool.enqueueReserved { [token] in _ = token; ran.signal() }
+        }
+        #expect(ran.wait(seconds: 5))
+        pool.shutdown()
+        #expect(released == nil, "the pool still holds the job that ran")
+    }
+
     @Test func substringBackendCountsAndPages() throws {
         let backend = SubstringBackend.synthetic(count: 10_000)
         let all = try backend.search(SearchQuery(query: "lamp", limit: 1000, offset: 0), isCancelled: { false })

@@ -3,11 +3,16 @@ import Foundation
 /// Colours and dash patterns for chart series.
 ///
 /// The Okabe–Ito palette (distinguishable with the common colour-vision deficiencies, and readable
-/// on light and dark backgrounds); lines also differ by dash pattern so a grey-scale print keeps
-/// them apart. Axes and text use `currentColor`, so they follow the page's light or dark scheme.
+/// on light and dark backgrounds) plus a purple and a crimson; lines also differ by dash pattern
+/// so a grey-scale print keeps them apart. Ten colours and seven dashes: the counts share no
+/// factor, so series 0 to 69 each get a pair of colour and dash no other series has (a report
+/// of 30 groups never repeats a style). Axes and text use `currentColor`, so they follow the
+/// page's light or dark scheme.
 public enum ChartPalette {
-    public static let colors = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C8C8C", "#B8860B"]
-    public static let dashes = ["", "7 3", "2 3", "9 3 2 3", "4 4", "1 3", "12 4", "5 2 1 2"]
+    public static let colors = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C8C8C", "#B8860B", "#8E6CCF", "#B3264A"]
+    public static let dashes = ["", "7 3", "2 3", "9 3 2 3", "4 4", "12 4", "5 2 1 2"]
+    /// How many series get a style of their own.
+    public static let distinctStyles = colors.count * dashes.count
 
     public static func color(_ index: Int) -> String { colors[index % colors.count] }
     public static func dash(_ index: Int) -> String { dashes[index % dashes.count] }
@@ -29,7 +34,8 @@ struct ChartFrame {
     static let titleSize = 13.0
 
     var width: Double
-    var height: Double
+    /// The height asked for, grown when the legend needs room (see `minimumPlotHeight`).
+    let height: Double
     var title: String
     var legend: [LegendEntry]
     var xTitle: String
@@ -42,9 +48,11 @@ struct ChartFrame {
     let plotTop: Double
     let plotBottom: Double
 
+    /// The smallest plot height: a long legend makes the chart taller instead of the plot flatter.
+    static let minimumPlotHeight = 160.0
+
     init(width: Double, height: Double, title: String, legend: [LegendEntry], xTitle: String, yTitle: String, yTickLabels: [String], extraBottom: Double = 0) {
         self.width = width
-        self.height = height
         self.title = title
         self.legend = legend
         self.xTitle = xTitle
@@ -68,14 +76,35 @@ struct ChartFrame {
         let tickWidth = yTickLabels.map { Self.textWidth($0, size: Self.fontSize) }.max() ?? 20
         plotLeft = 12 + (yTitle.isEmpty ? 0 : 16) + tickWidth + 8
         plotRight = width - 16
-        plotTop = 28 + Double(rows.count) * 16 + 8
-        plotBottom = height - (xTitle.isEmpty ? 26 : 42) - extraBottom
+        plotTop = (title.isEmpty ? 8 : 28) + Double(rows.count) * 16 + 8
+        let bottomMargin = (xTitle.isEmpty ? 26 : 42) + extraBottom
+        self.height = Swift.max(height, plotTop + Self.minimumPlotHeight + bottomMargin)
+        plotBottom = self.height - bottomMargin
     }
 
     /// A rough width of `text` at `size`: wide (CJK) characters count double.
     static func textWidth(_ text: String, size: Double) -> Double {
         let units = text.unicodeScalars.reduce(0.0) { $0 + ($1.value >= 0x1100 ? 1.0 : 0.58) }
         return units * size
+    }
+
+    /// `text` cut to fit `width` (by `textWidth`), ending in an ellipsis when cut.
+    static func truncated(_ text: String, width: Double, size: Double = fontSize) -> String {
+        guard textWidth(text, size: size) > width else { return text }
+        var kept = ""
+        for character in text {
+            if textWidth(kept + String(character) + "…", size: size) > width { break }
+            kept.append(character)
+        }
+        return kept + "…"
+    }
+
+    /// Drops tick labels that would overlap their neighbours `spacing` units apart.
+    static func thinned(_ labels: [String], spacing: Double) -> [String] {
+        guard labels.count > 1 else { return labels }
+        let widest = labels.map { textWidth($0, size: fontSize) }.max() ?? 0
+        let every = Swift.max(1, Int((widest + 6) / Swift.max(spacing, 1)) + 1)
+        return labels.enumerated().map { $0.offset % every == 0 ? $0.element : "" }
     }
 
     var plotWidth: Double { plotRight - plotLeft }
@@ -86,17 +115,31 @@ struct ChartFrame {
 
     /// The opening of the root element, title, and legend.
     func header(description: String) -> String {
+        Self.root(width: width, height: height, title: title, description: description) + heading()
+    }
+
+    /// The opening `<svg>` of a chart with its accessible title and description.
+    static func root(width: Double, height: Double, title: String, description: String) -> String {
         var out = Markup.open("svg", [
             ("xmlns", "http://www.w3.org/2000/svg"), ("class", "chart"),
             ("viewBox", "0 0 \(n(width)) \(n(height))"), ("width", n(width)), ("height", n(height)),
             ("role", "img"), ("font-family", "system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"),
-            ("font-size", n(Self.fontSize)),
+            ("font-size", n(fontSize)),
         ])
         out += Markup.element("title", text: title)
         out += Markup.element("desc", text: description)
-        out += Markup.element("text", [("x", "12"), ("y", "19"), ("font-size", n(Self.titleSize)), ("font-weight", "600"), ("fill", "currentColor")], text: title)
+        return out
+    }
+
+    /// The visible title and the legend (above the plot, never inside it).
+    func heading() -> String {
+        var out = ""
+        if !title.isEmpty {
+            out += Markup.element("text", [("x", "12"), ("y", "19"), ("font-size", n(Self.titleSize)), ("font-weight", "600"), ("fill", "currentColor")], text: title)
+        }
+        if !legendRows.isEmpty { out += "<g class=\"legend\">" }
         for (rowIndex, row) in legendRows.enumerated() {
-            let baseline = 28 + Double(rowIndex) * 16 + 11
+            let baseline = (title.isEmpty ? 8 : 28) + Double(rowIndex) * 16 + 11
             for (index, offset) in row {
                 let entry = legend[index]
                 let left = 12 + offset
@@ -114,7 +157,14 @@ struct ChartFrame {
                 out += Markup.element("text", [("x", n(left + 22)), ("y", n(baseline)), ("fill", "currentColor")], text: entry.label)
             }
         }
+        if !legendRows.isEmpty { out += "</g>" }
         return out
+    }
+
+    /// An invisible rectangle over the plot area, so a browser check can measure it.
+    var plotMarker: String {
+        Markup.empty("rect", [("class", "plot"), ("x", n(plotLeft)), ("y", n(plotTop)), ("width", n(plotWidth)), ("height", n(plotHeight)),
+                              ("fill", "none"), ("pointer-events", "none")])
     }
 
     /// Horizontal grid lines and y tick labels at `positions` (0...1) labelled `labels`.
@@ -149,7 +199,7 @@ struct ChartFrame {
             out += Markup.empty("line", [("x1", n(px)), ("y1", n(plotBottom)), ("x2", n(px)), ("y2", n(plotBottom + 4)),
                                          ("stroke", "currentColor"), ("stroke-opacity", "0.6")])
             if !label.isEmpty {
-                out += Markup.element("text", [("x", n(px)), ("y", n(plotBottom + 16)), ("text-anchor", "middle"), ("fill", "currentColor")], text: label)
+                out += Markup.element("text", [("x", n(px)), ("y", n(plotBottom + 19)), ("text-anchor", "middle"), ("fill", "currentColor")], text: label)
             }
         }
         if !xTitle.isEmpty {

@@ -24,12 +24,16 @@ public struct LineChart: Sendable {
         public var style: Style
         /// Text next to each point (e.g. the debounce interval), or empty.
         public var pointLabels: [String]
+        /// The colour and dash (`ChartPalette`) index; `nil` uses the series' position. Small
+        /// multiples set it so one strategy keeps its style in every panel.
+        public var styleIndex: Int?
 
-        public init(name: String, points: [Point], style: Style = .line, pointLabels: [String] = []) {
+        public init(name: String, points: [Point], style: Style = .line, pointLabels: [String] = [], styleIndex: Int? = nil) {
             self.name = name
             self.points = points
             self.style = style
             self.pointLabels = pointLabels
+            self.styleIndex = styleIndex
         }
     }
 
@@ -107,21 +111,37 @@ public struct LineChart: Sendable {
 
     public var isEmpty: Bool { series.allSatisfy { $0.points.isEmpty } }
 
-    /// The chart as an SVG element.
-    public func svg() -> String {
-        let legend = series.enumerated().map { index, series in
-            LegendEntry(label: series.name, color: ChartPalette.color(index),
-                        swatch: series.style == .lineWithMarkers ? .marker : .line(dash: ChartPalette.dash(index)))
+    /// The legend entries, one per series.
+    var legend: [LegendEntry] {
+        series.enumerated().map { index, series in
+            let style = series.styleIndex ?? index
+            return LegendEntry(label: series.name, color: ChartPalette.color(style),
+                               swatch: series.style == .lineWithMarkers ? .marker : .line(dash: ChartPalette.dash(style)))
         }
+    }
+
+    /// The chart as an SVG element, with its legend above the plot.
+    public func svg() -> String {
+        let frame = frame(title: title, legend: legend)
+        return frame.header(description: description) + plot(in: frame) + "</svg>"
+    }
+
+    /// The layout of this chart's plot under `title` and `legend` (empty for a panel of small
+    /// multiples, whose legend is shared).
+    func frame(title: String, legend: [LegendEntry]) -> ChartFrame {
+        ChartFrame(width: width, height: height, title: title, legend: legend, xTitle: xTitle, yTitle: yTitle,
+                   yTickLabels: yScale.ticks.map(yScale.label))
+    }
+
+    /// Axes, curves and callouts inside `frame`.
+    func plot(in frame: ChartFrame) -> String {
         let yLabels = yScale.ticks.map(yScale.label)
-        let frame = ChartFrame(width: width, height: height, title: title, legend: legend, xTitle: xTitle, yTitle: yTitle, yTickLabels: yLabels)
-        var out = frame.header(description: description)
+        var out = frame.plotMarker
         out += frame.yAxis(positions: yScale.ticks.map(yScale.position), labels: yLabels)
-        let xLabels = thinned(xScale.ticks.map(xScale.label), frame: frame)
+        let xLabels = ChartFrame.thinned(xScale.ticks.map(xScale.label), spacing: frame.plotWidth / Double(Swift.max(1, xScale.ticks.count - 1)))
         out += frame.xAxis(positions: xScale.ticks.map(xScale.position), labels: xLabels, grid: xScale.kind == .log)
         if isEmpty {
-            out += frame.note(emptyNote)
-            return out + "</svg>"
+            return out + frame.note(emptyNote)
         }
         for shade in xShades {
             let left = frame.x(xScale.position(shade.lowerBound)), right = frame.x(xScale.position(shade.upperBound))
@@ -136,7 +156,7 @@ public struct LineChart: Sendable {
                                          ("fill-opacity", "0.18"), ("stroke", "none")])
         }
         for (index, series) in series.enumerated() {
-            out += path(series, index: index, frame: frame)
+            out += path(series, index: series.styleIndex ?? index, frame: frame)
         }
         for callout in callouts {
             let px = frame.x(xScale.position(callout.point.x)), py = frame.y(yScale.position(callout.point.y))
@@ -146,21 +166,12 @@ public struct LineChart: Sendable {
             out += Markup.element("text", [("x", n(right ? px + 10 : px - 10)), ("y", n(ty)), ("text-anchor", right ? "start" : "end"),
                                            ("font-weight", "600"), ("fill", "currentColor")], text: callout.text)
         }
-        return out + "</svg>"
+        return out
     }
 
     private var description: String {
         let names = series.map(\.name).joined(separator: ", ")
         return "\(title): \(yTitle) against \(xTitle) for \(names)."
-    }
-
-    /// Drops tick labels that would overlap their neighbours.
-    private func thinned(_ labels: [String], frame: ChartFrame) -> [String] {
-        guard labels.count > 1 else { return labels }
-        let spacing = frame.plotWidth / Double(labels.count - 1)
-        let widest = labels.map { ChartFrame.textWidth($0, size: ChartFrame.fontSize) }.max() ?? 0
-        let every = Swift.max(1, Int((widest + 6) / Swift.max(spacing, 1)) + 1)
-        return labels.enumerated().map { $0.offset % every == 0 ? $0.element : "" }
     }
 
     private func path(_ series: Series, index: Int, frame: ChartFrame) -> String {

@@ -1,15 +1,18 @@
 import Measurement
 
-/// The charts of the run report, built from the strategy summaries; series keep the order (and
-/// so the colours) of the columns.
+/// The charts of the run report, built from the strategy summaries. Curves are small multiples
+/// (one panel per runner, one legend beside them); everything else is one row per group, so
+/// every chart stays readable from 1 to 30 groups.
 struct ReportCharts {
     struct Chart {
         var name: String
         var svg: String
         var caption: String
+        /// Whether the chart spans the page's full width (it has panels or many categories).
+        var wide: Bool
     }
 
-    var columns: [(summary: StrategySummary, title: String)]
+    var layout: ReportLayout
 
     var all: [Chart] {
         var charts = [ttfrCDF, latencyPercentiles, fanOut, staleness, mismatch, waste, cancelSignal, cancelStop, flicker]
@@ -18,7 +21,7 @@ struct ReportCharts {
         return charts
     }
 
-    private var titles: [String] { columns.map(\.title) }
+    private var columns: [ReportLayout.Column] { layout.columns }
 
     /// CDF of time to fresh results over all searches: the curve tops out below 100 % by the
     /// share that never got fresh results, so a strategy that sometimes never recovers shows it.
@@ -27,7 +30,7 @@ struct ReportCharts {
         let unit = ValueFormat.durationAxisUnit(maxNanos: maxNanos)
         let series = columns.map { column -> LineChart.Series in
             let s = column.summary
-            guard let histogram = s.ttfr else { return LineChart.Series(name: column.title, points: [], style: .step) }
+            guard let histogram = s.ttfr else { return LineChart.Series(name: column.seriesName, points: [], style: .step, styleIndex: column.style) }
             let total = Double(histogram.totalCount + s.neverFresh)
             var seen: Int64 = 0
             var points: [LineChart.Point] = []
@@ -36,14 +39,11 @@ struct ReportCharts {
                 points.append(.init(x: Swift.max(Double(bucket.value), Double(histogram.min)) / unit.divisor, y: Double(seen) / total * 100))
             }
             if let first = points.first { points.insert(.init(x: first.x, y: 0), at: 0) }
-            var name = column.title
-            if s.neverFresh > 0 { name += " (never fresh \(ValueFormat.percent(s.neverFreshShare ?? 0)))" }
-            return LineChart.Series(name: name, points: points, style: .step)
+            return LineChart.Series(name: column.seriesName, points: points, style: .step, styleIndex: column.style)
         }
-        let chart = LineChart(title: "Time to fresh results", xTitle: "time after the last keystroke (\(unit.symbol), log scale)",
-                              yTitle: "searches (%)", series: series, xLog: true, yDomain: 0...100)
-        return Chart(name: "ttfr-cdf", svg: chart.svg(),
-                     caption: "Share of searches that showed fresh results within a given time after the last keystroke. Higher and further left is better.")
+        return lines(name: "ttfr-cdf", title: "Time to fresh results", xTitle: "time after the last keystroke (\(unit.symbol), log scale)",
+                     yTitle: "searches (%)", series: series, xLog: true, yDomain: 0...100,
+                     caption: "Share of searches that showed fresh results within a given time after the last keystroke. Higher and further left is better; a curve ends below 100 % by the share that never got fresh results (see Wrong final screen).")
     }
 
     var latencyPercentiles: Chart {
@@ -52,34 +52,32 @@ struct ReportCharts {
             guard let h = column.summary.requestLatency else { return labels.map { _ in nil } }
             return [50.0, 90, 99, 99.9].map { h.percentile($0).map(Double.init) } + [Double(h.max)]
         }
-        return durationBars(name: "request-latency", title: "Request latency", yWhat: "latency", categories: labels, values: values,
+        return durationRows(name: "request-latency", title: "Request latency", what: "latency", categories: labels, values: values,
                             caption: "Request latency from the intended send to completion (coordinated omission avoided).")
     }
 
     var fanOut: Chart {
-        let categories = ["mean", "p50", "p90", "p99"]
-        let series = columns.map { column in
+        let values = columns.map { column in
             let s = column.summary
-            return BarChart.Series(name: column.title, values: [s.fanOutMean] + [50.0, 90, 99].map { p in s.fanOut?.percentile(p).map(Double.init) })
+            return [s.fanOutMean] + [50.0, 90, 99].map { p in s.fanOut?.percentile(p).map(Double.init) }
         }
-        let chart = BarChart(title: "Requests per search (fan-out)", yTitle: "requests per settle", categories: categories, series: series)
-        return Chart(name: "fan-out", svg: chart.svg(), caption: "Requests sent to the backend per search (settle). Lower costs less.")
+        return rows(name: "fan-out", title: "Requests per search (fan-out)", axisTitle: "requests per settle", categories: ["mean", "p50", "p90", "p99"],
+                    values: values, caption: "Requests sent to the backend per search (settle). Lower costs less.")
     }
 
     var staleness: Chart {
-        let series = columns.map { column in
-            BarChart.Series(name: column.title, values: [column.summary.staleShare.map { $0 * 100 }, column.summary.neverFreshShare.map { $0 * 100 }])
-        }
-        let chart = BarChart(title: "Wrong final screen", yTitle: "searches (%)", categories: ["wrong final results", "never fresh"],
-                             series: series, valueLabel: { ValueFormat.significant($0) + "%" })
-        return Chart(name: "stale-final", svg: chart.svg(),
-                     caption: "Searches whose screen, once everything settled, did not show the results of the final query; and searches that never showed fresh results.")
+        let values = columns.map { [$0.summary.staleShare.map { $0 * 100 }, $0.summary.neverFreshShare.map { $0 * 100 }] }
+        return rows(name: "stale-final", title: "Wrong final screen", axisTitle: "searches (%)", categories: ["wrong final results", "never fresh"],
+                    values: values, valueLabel: { ValueFormat.significant($0) + "%" },
+                    caption: "Searches whose screen, once everything settled, did not show the results of the final query; and searches that never showed fresh results.")
     }
 
     var mismatch: Chart {
         let values = columns.map { [$0.summary.mismatchPerSettleNanos] }
-        let counts = columns.map { "\($0.title): \($0.summary.outOfOrderApplies)" }.joined(separator: ", ")
-        return durationBars(name: "mismatch", title: "Stale results on screen", yWhat: "mismatch time per search",
+        // Naming only the groups that broke the rule keeps the caption short at 30 groups.
+        let offenders = columns.filter { $0.summary.outOfOrderApplies > 0 }.map { "\($0.title): \($0.summary.outOfOrderApplies)" }
+        let counts = offenders.isEmpty ? "0 in every group" : offenders.joined(separator: ", ") + (offenders.count < columns.count ? "; 0 in the others" : "")
+        return durationRows(name: "mismatch", title: "Stale results on screen", what: "mismatch time per search",
                             categories: ["results shown for another query"], values: values,
                             caption: "Mean time per search that the screen showed results for a query other than the one in the field. Out-of-order applies (must be 0): \(counts).")
     }
@@ -92,7 +90,7 @@ struct ReportCharts {
             guard let h = column.summary.cancelSignal else { return labels.map { _ in nil } }
             return [50.0, 90, 99].map { h.percentile($0).map(Double.init) } + [Double(h.max)]
         }
-        return durationBars(name: "cancel-signal", title: "Cancellation signal latency", yWhat: "latency", categories: labels, values: values,
+        return durationRows(name: "cancel-signal", title: "Cancellation signal latency", what: "latency", categories: labels, values: values,
                             caption: "From the keystroke that made a request or debounce wait obsolete to the cancel request. Strategies that never cancel show n/a.")
     }
 
@@ -104,27 +102,22 @@ struct ReportCharts {
         let used = specs.filter { spec in columns.contains { $0.summary[keyPath: spec.1] != nil } }
         let chosen = used.isEmpty ? Array(specs.prefix(2)) : used
         let values = columns.map { column in chosen.map { spec in column.summary[keyPath: spec.1]?.percentile(spec.2).map(Double.init) } }
-        return durationBars(name: "cancel-stop", title: "Cancellation stop latency", yWhat: "latency", categories: chosen.map(\.0), values: values,
+        return durationRows(name: "cancel-stop", title: "Cancellation stop latency", what: "latency", categories: chosen.map(\.0), values: values,
                             caption: "From the cancel request until the work stopped: on the client, and on the backend where it reports its own stop time.")
     }
 
     var waste: Chart {
-        let series = columns.map { column in
-            BarChart.Series(name: column.title, values: [column.summary.clientWastedShare.map { $0 * 100 }, column.summary.backendWastedShare.map { $0 * 100 }])
-        }
-        let chart = BarChart(title: "Wasted work", yTitle: "share of service time (%)", categories: ["client view", "backend view"],
-                             series: series, valueLabel: { ValueFormat.significant($0) + "%" })
-        return Chart(name: "wasted-work", svg: chart.svg(),
-                     caption: "Service time spent on requests whose results were never applied or no longer matched the input. A backend that ignores disconnects wastes the whole request.")
+        let values = columns.map { [$0.summary.clientWastedShare.map { $0 * 100 }, $0.summary.backendWastedShare.map { $0 * 100 }] }
+        return rows(name: "wasted-work", title: "Wasted work", axisTitle: "share of service time (%)", categories: ["client view", "backend view"],
+                    values: values, valueLabel: { ValueFormat.significant($0) + "%" },
+                    caption: "Service time spent on requests whose results were never applied or no longer matched the input. A backend that ignores disconnects wastes the whole request.")
     }
 
     var flicker: Chart {
-        let series = columns.map { column in
-            BarChart.Series(name: column.title, values: [column.summary.displayChangesPerSettle, column.summary.blinksPerSettle, column.summary.falseEmptiesPerSettle])
-        }
-        let chart = BarChart(title: "Flicker", yTitle: "per search", categories: ["display changes", "blinks (< 200 ms)", "false empties"], series: series)
-        return Chart(name: "flicker", svg: chart.svg(),
-                     caption: "Display changes per search; blinks are states visible for less than 200 ms; false empties are empty or error screens not caused by the backend's answer.")
+        let values = columns.map { [$0.summary.displayChangesPerSettle, $0.summary.blinksPerSettle, $0.summary.falseEmptiesPerSettle] }
+        return rows(name: "flicker", title: "Flicker", axisTitle: "per search", categories: ["display changes", "blinks (< 200 ms)", "false empties"],
+                    values: values,
+                    caption: "Display changes per search; blinks are states visible for less than 200 ms; false empties are empty or error screens not caused by the backend's answer.")
     }
 
     var throughput: Chart? {
@@ -138,22 +131,48 @@ struct ReportCharts {
     }
 
     private func timeChart(name: String, title: String, yTitle: String, value: KeyPath<Timeline, [Double]?>, caption: String) -> Chart? {
-        let series: [LineChart.Series] = columns.compactMap { column in
+        let series: [LineChart.Series?] = columns.map { column in
             guard let timeline = column.summary.timeline, let values = timeline[keyPath: value] else { return nil }
             let points = zip(timeline.bucketStartsSeconds, values).map { LineChart.Point(x: $0, y: $1) }
-            return LineChart.Series(name: column.title, points: points)
+            return LineChart.Series(name: column.seriesName, points: points, styleIndex: column.style)
         }
-        guard !series.isEmpty else { return nil }
-        let chart = LineChart(title: title, xTitle: "time since start (s)", yTitle: yTitle, series: series)
-        return Chart(name: name, svg: chart.svg(), caption: caption)
+        guard series.contains(where: { $0 != nil }) else { return nil }
+        return lines(name: name, title: title, xTitle: "time since start (s)", yTitle: yTitle, series: series, xLog: false, yDomain: nil, caption: caption)
     }
 
-    /// Bars of durations in nanoseconds, drawn in the unit that suits the largest value.
-    private func durationBars(name: String, title: String, yWhat: String, categories: [String], values: [[Double?]], caption: String) -> Chart {
+    /// Curves, one per column (`nil` for a column without this data), in the layout's panels.
+    private func lines(name: String, title: String, xTitle: String, yTitle: String, series: [LineChart.Series?],
+                       xLog: Bool, yDomain: ClosedRange<Double>?, caption: String) -> Chart {
+        let panels = layout.panels.map { panel in
+            SmallMultiples.Panel(title: panel.title, series: panel.members.compactMap { series[$0] })
+        }
+        let styles = Set(series.compactMap { $0?.styleIndex })
+        let legend = layout.legend.filter { styles.contains($0.style) }.map {
+            LegendEntry(label: $0.name, color: ChartPalette.color($0.style), swatch: .line(dash: ChartPalette.dash($0.style)))
+        }
+        let chart = SmallMultiples(title: title, xTitle: xTitle, yTitle: yTitle, panels: panels, legend: legend, xLog: xLog, yDomain: yDomain)
+        return Chart(name: name, svg: chart.svg(), caption: caption, wide: true)
+    }
+
+    /// One row per column, one panel per category; sections per panel of the layout.
+    private func rows(name: String, title: String, axisTitle: String, categories: [String], values: [[Double?]],
+                      valueLabel: @escaping @Sendable (Double) -> String = { ValueFormat.significant($0) }, caption: String) -> Chart {
+        let sections = layout.panels.map { panel in
+            RowChart.Section(heading: panel.title, rows: panel.members.map { index in
+                RowChart.Row(label: columns[index].seriesName, style: columns[index].style, values: values[index])
+            })
+        }
+        let wide = categories.count > 2
+        let chart = RowChart(title: title, axisTitle: axisTitle, categories: categories, sections: sections, valueLabel: valueLabel,
+                             width: wide ? 1120 : 550)
+        return Chart(name: name, svg: chart.svg(), caption: caption, wide: wide)
+    }
+
+    /// Rows of durations in nanoseconds, drawn in the unit that suits the largest value.
+    private func durationRows(name: String, title: String, what: String, categories: [String], values: [[Double?]], caption: String) -> Chart {
         let maxNanos = values.flatMap { $0 }.compactMap { $0 }.max() ?? 1e6
         let unit = ValueFormat.durationAxisUnit(maxNanos: maxNanos)
-        let series = zip(titles, values).map { title, row in BarChart.Series(name: title, values: row.map { $0.map { $0 / unit.divisor } }) }
-        let chart = BarChart(title: title, yTitle: "\(yWhat) (\(unit.symbol))", categories: categories, series: series)
-        return Chart(name: name, svg: chart.svg(), caption: caption)
+        return rows(name: name, title: title, axisTitle: "\(what) (\(unit.symbol))", categories: categories,
+                    values: values.map { row in row.map { $0.map { $0 / unit.divisor } } }, caption: caption)
     }
 }

@@ -18,7 +18,11 @@ public enum ReportStylesheet {
     .verdicts li { background: var(--card); border-radius: 8px; padding: 12px 14px; border-left: 6px solid var(--swatch, var(--rule)); }
     .verdicts strong { display: block; font-size: 16px; margin-bottom: 2px; }
     .headline { font-weight: 600; margin: 12px 0 0; }
-    .charts { display: grid; gap: 18px; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); }
+    h3 { font-size: 16px; margin: 18px 0 6px; }
+    .charts { display: grid; gap: 18px; grid-template-columns: repeat(2, minmax(0, 1fr)); }
+    .charts figure.wide { grid-column: 1 / -1; }
+    @media (max-width: 900px) { .charts { grid-template-columns: minmax(0, 1fr); } }
+    .scroll { overflow-x: auto; }
     figure { margin: 0; background: var(--card); border-radius: 8px; padding: 8px 8px 4px; break-inside: avoid; page-break-inside: avoid; }
     figure svg { width: 100%; height: auto; display: block; }
     figcaption { color: var(--muted); font-size: 13px; padding: 2px 6px 6px; }
@@ -38,6 +42,7 @@ public enum ReportStylesheet {
       :root { --bg: #ffffff; --fg: #000000; --muted: #444444; --rule: #bbbbbb; --card: #ffffff; }
       body { max-width: none; padding: 0; font-size: 11pt; }
       .charts { grid-template-columns: 1fr 1fr; }
+      .scroll { overflow: visible; }
       figure { border: 1px solid var(--rule); }
       h2 { break-after: avoid; page-break-after: avoid; }
     }

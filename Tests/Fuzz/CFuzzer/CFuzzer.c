@@ -1,0 +1,2 @@
+/* Declarations only (include/CFuzzer.h); libFuzzer defines them. */
+#include "CFuzzer.h"
