@@ -44,7 +44,7 @@ int cshims_jemalloc_serves_malloc(void) {
 }
 #endif
 
-/* ---- Live section (branch `live`): libmicrohttpd and libcurl. ---- */
+/* ---- Live section: libmicrohttpd and libcurl. ---- */
 
 #include <curl/curl.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 import Foundation
 import Typists
 
-/// How cancellation reaches the backend (STRATEGIES.md, "Reading the seed code faithfully").
+/// How cancellation reaches the backend (docs/strategies.md).
 public enum CancellationMode: Hashable, Sendable, CustomStringConvertible {
     /// The client's awaited call throws at once; the server stops after the request's one-way
     /// trip plus `delay` (its cancellation check interval).

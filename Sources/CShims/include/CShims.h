@@ -14,7 +14,7 @@ int cshims_jemalloc_read_size(const char *name, size_t *value);
 /// Whether jemalloc is the allocator that serves this process's malloc.
 int cshims_jemalloc_is_active(void);
 
-/* ---- Live section (branch `live`): libmicrohttpd and libcurl entry points that are variadic
+/* ---- Live section: libmicrohttpd and libcurl entry points that are variadic
    or behind macros; everything Swift cannot call directly. ---- */
 
 struct MHD_Daemon;

@@ -21,7 +21,7 @@ public struct LiveRunOptions: Sendable {
     /// How long to wait, once every typist has stopped typing, for outstanding timers and
     /// requests; what is still open then is cancelled and counted as unfinished.
     public var drainTimeoutNanos: Int64
-    /// METRICS.md's S: a burst ends once the input stays unchanged this long.
+    /// S in docs/metrics.md: a burst ends once the input stays unchanged this long.
     public var settleIntervalNanos: Int64
 
     public init(drainTimeoutNanos: Int64 = 10_000_000_000, settleIntervalNanos: Int64 = 1_000_000_000) {
