@@ -230,3 +230,21 @@ struct RecordedRunTests {
         #expect(!html.contains("Partial run"))
     }
 }
+
+@Suite("Report: virtual time against live")
+struct AgreementSectionTests {
+    @Test("the table appears with its rows when the run has model-driven live groups, and not otherwise")
+    func agreementSection() throws {
+        let record = RunRecord(metadata: RunMetadata(toolVersion: "test", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "virtual", segments: [Segment(index: 0, count: 1)]))
+        var report = HTMLReport(record: record)
+        #expect(!report.render().contains("id=\"agreement\""))
+        report.agreement = [
+            AgreementRow(strategy: "naive", runner: "in-process", agrees: true, note: ""),
+            AgreementRow(strategy: "split-state", runner: "in-process", agrees: false, note: "stale_share 0.0% → 24.8%"),
+        ]
+        let html = report.render()
+        #expect(html.contains("id=\"agreement\""))
+        #expect(html.contains("<td>split-state</td><td>in-process</td><td>differs</td><td>stale_share 0.0% → 24.8%</td>"))
+        #expect(html.contains("<td>naive</td><td>in-process</td><td>agrees</td><td>–</td>"))
+    }
+}

@@ -9,28 +9,35 @@ extension RunSummary {
     /// `nil` when the record has no virtual group with a model-driven live group of the same
     /// strategy beside it.
     public static func agreement(_ record: RunRecord) -> String? {
-        let virtual = record.groups.filter { $0.labels["runner"] == "virtual" }
+        let found = agreementRows(record)
+        guard !found.isEmpty else { return nil }
         var rows: [[String]] = [["strategy", "live runner", "verdict", "virtual → live (what differs)"]]
-        for group in virtual {
+        rows += found.map { [$0.strategy, $0.runner, $0.agrees ? "agrees" : "differs", $0.note] }
+        return "virtual time against live runs on the same backend model (tolerances: docs/crosscheck.md):\n" + align(rows)
+    }
+
+    /// The rows of `agreement`: per strategy and model-driven live runner, whether it agrees with
+    /// virtual time and, when not, what differs and whether the load generator was behind.
+    public static func agreementRows(_ record: RunRecord) -> [(strategy: String, runner: String, agrees: Bool, note: String)] {
+        var rows: [(strategy: String, runner: String, agrees: Bool, note: String)] = []
+        for group in record.groups where group.labels["runner"] == "virtual" {
             for live in record.groups where live.name == group.name && live.labels["backend"] == "model" {
                 let runner = live.labels["runner"] ?? "-"
                 let result = Crosscheck.compare(
                     group.name, runner: runner, virtual: group.metrics, live: live.metrics, model: BackendModel(),
                     typists: Int(group.metrics.counter(MetricName.settles)), lateness: Histogram(.latency), overruns: 0, liveNanos: 0)
-                let differing = result.checks.filter { !$0.agrees }.map { check in
+                var note = result.checks.filter { !$0.agrees }.map { check in
                     "\(check.metric) \(Self.describe(check.virtual, check.metric)) → \(Self.describe(check.live, check.metric))"
-                }
-                var note = differing.joined(separator: "; ")
+                }.joined(separator: "; ")
                 // Live keystrokes handled late mean the load generator itself was behind: the
                 // difference is the machine's, not the model's.
                 if !result.agrees, let lag = live.metrics.histograms[MetricName.inputLag]?.percentile(99), lag > 10_000_000 {
                     note += " (live keystrokes ran up to \(formatDuration(Double(lag))) late at p99: the load generator was behind)"
                 }
-                rows.append([group.name, runner, result.agrees ? "agrees" : "differs", note])
+                rows.append((group.name, runner, result.agrees, note))
             }
         }
-        guard rows.count > 1 else { return nil }
-        return "virtual time against live runs on the same backend model (tolerances: docs/crosscheck.md):\n" + align(rows)
+        return rows
     }
 
     private static func describe(_ value: Double?, _ metric: String) -> String {

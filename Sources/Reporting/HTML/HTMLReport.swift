@@ -1,5 +1,21 @@
 import Measurement
 
+/// One strategy's live run against virtual time, as the report shows it.
+public struct AgreementRow: Sendable, Equatable {
+    public var strategy: String
+    public var runner: String
+    public var agrees: Bool
+    /// What differs (metric, virtual → live), and why when the load generator was behind.
+    public var note: String
+
+    public init(strategy: String, runner: String, agrees: Bool, note: String) {
+        self.strategy = strategy
+        self.runner = runner
+        self.agrees = agrees
+        self.note = note
+    }
+}
+
 /// Writes `report.html`: one self-contained page (inline CSS and SVG, no scripts, no network)
 /// comparing the strategies of one run record.
 ///
@@ -9,6 +25,9 @@ public struct HTMLReport: Sendable {
     public var record: RunRecord
     /// The scenario's source text, shown verbatim when the run directory has it.
     public var scenarioText: String?
+    /// Virtual time beside the model-driven live runs, per strategy (the run's summary computes
+    /// it with the crosscheck's tolerances); shown after the verdicts when there is any.
+    public var agreement: [AgreementRow] = []
 
     public init(record: RunRecord, scenarioText: String? = nil) {
         self.record = record
@@ -48,6 +67,7 @@ public struct HTMLReport: Sendable {
         }
 
         html += verdictSection(layout)
+        html += agreementSection()
         html += chartSection(layout)
         html += numbersSection(layout)
         html += runSection()
@@ -81,6 +101,18 @@ public struct HTMLReport: Sendable {
             html += Markup.element("p", [("class", "headline")], text: headline) + "\n"
         }
         return html + "</section>\n"
+    }
+
+    private func agreementSection() -> String {
+        guard !agreement.isEmpty else { return "" }
+        var html = "<section id=\"agreement\">\n" + Markup.element("h2", text: "Virtual time against live") + "\n"
+        html += Markup.element("p", [("class", "sub")], text: "Each strategy's live run served through the same backend model as virtual time, judged by the crosscheck's stated tolerances (docs/crosscheck.md).") + "\n"
+        html += "<div class=\"scroll\"><table>\n<thead><tr>" + ["strategy", "live runner", "verdict", "what differs"].map { Markup.element("th", text: $0) }.joined() + "</tr></thead>\n<tbody>\n"
+        for row in agreement {
+            html += "<tr>" + Markup.element("td", text: row.strategy) + Markup.element("td", text: row.runner)
+            html += Markup.element("td", text: row.agrees ? "agrees" : "differs") + Markup.element("td", text: row.note.isEmpty ? "–" : row.note) + "</tr>\n"
+        }
+        return html + "</tbody></table></div>\n</section>\n"
     }
 
     private func chartSection(_ layout: ReportLayout) -> String {

@@ -31,7 +31,7 @@ enum ReportCommand {
             invocation.console.err("note: this is a sweep record (\(loaded.record.groups.count) grid points); 'typestorm sweep --record \(loaded.path)' shows its trade-off curves.\n")
         }
         let scenario = loaded.runDirectory.flatMap(RecordStore.scenarioText)
-        let report = HTMLReport(record: loaded.record, scenarioText: scenario)
+        let report = HTMLReport.forRun(loaded.record, scenarioText: scenario)
         let out = arguments.value("out")
             ?? ((loaded.runDirectory ?? (loaded.path as NSString).deletingLastPathComponent) as NSString).appendingPathComponent(RecordStore.reportFileName)
         try ReportingCLI.write(report.render(), to: out)

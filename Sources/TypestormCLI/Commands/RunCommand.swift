@@ -93,7 +93,7 @@ enum RunCommand {
         request.progressLinesPath = progressLines
         request.metricsPort = metricsPort
         request.extraFiles = { record, scenarioText in
-            [("report.html", HTMLReport(record: record, scenarioText: scenarioText).render())]
+            [("report.html", HTMLReport.forRun(record, scenarioText: scenarioText).render())]
         }
         let result: RunSession.Result
         do {
@@ -175,5 +175,16 @@ enum RunJSON {
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
+
+extension HTMLReport {
+    /// The report of a run, with its virtual-against-live table (`RunSummary.agreementRows`).
+    static func forRun(_ record: RunRecord, scenarioText: String?) -> HTMLReport {
+        var report = HTMLReport(record: record, scenarioText: scenarioText)
+        report.agreement = RunSummary.agreementRows(record).map {
+            AgreementRow(strategy: $0.strategy, runner: $0.runner, agrees: $0.agrees, note: $0.note)
+        }
+        return report
     }
 }
