@@ -29,11 +29,11 @@ let package = Package(
         system("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         system("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         system("CJemalloc", pkgConfig: "jemalloc", apt: "libjemalloc-dev"),
-        .target(
-            name: "CShims",
-            dependencies: ["CCurl", "CMicroHTTPD"] + jemalloc,
-            cSettings: withJemalloc ? [] : [.define("TYPESTORM_NO_JEMALLOC")]
-        ),
+        // C shims, one per library, for what Swift cannot call directly (variadic functions,
+        // packed structs, signal handlers); jemalloc's are inline in CJemalloc's header.
+        .target(name: "CPosixShims"),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
 
         // Modules with no project imports.
         .target(name: "Measurement", swiftSettings: swiftSettings),
@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
         .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
-        .target(name: "Platform", dependencies: ["CShims"] + jemalloc, swiftSettings: swiftSettings),
+        .target(name: "Platform", dependencies: ["CPosixShims"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
             dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement"],
@@ -54,12 +54,12 @@ let package = Package(
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement", "Matching", "Platform", "CCurl", "CShims"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement", "Matching", "Platform", "CCurl", "CCurlShims", "CPosixShims"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "SearchServer",
-            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "CMicroHTTPD", "CShims"],
+            dependencies: ["Matching", "Catalog", "Platform", "CMicroHTTPD", "CMicroHTTPDShims", "CPosixShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -80,7 +80,7 @@ let package = Package(
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
         .target(name: "History", dependencies: ["Measurement", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
-        .testTarget(name: "HistoryTests", dependencies: ["History", "Measurement", "Reporting", "Typists", "Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "HistoryTests", dependencies: ["History", "Measurement", "Reporting", "Typists", "Platform", "Diagnostics"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ChangePointCalibration", dependencies: ["History", "Typists"],
             path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings
@@ -91,13 +91,13 @@ let package = Package(
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
             name: "FilterBenchmark",
-            dependencies: ["Catalog", "Matching", "Platform"] + jemalloc,
+            dependencies: ["Catalog", "Matching"] + jemalloc,
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HTTPBenchmark",
-            dependencies: ["SearchServer", "LiveLoad", "Platform"] + jemalloc,
+            dependencies: ["SearchServer", "LiveLoad", "Platform", "TestBackends"],
             path: "Benchmarks/HTTPBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -111,7 +111,7 @@ let package = Package(
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Measurement", "Typists"] + jemalloc,
+            dependencies: ["Simulation", "SearchField", "Measurement"] + jemalloc,
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -125,7 +125,7 @@ let package = Package(
 
         .executableTarget(
             name: "LiveBenchmark",
-            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists"] + jemalloc,
+            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists"],
             path: "Benchmarks/LiveBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -140,6 +140,9 @@ let package = Package(
         ),
         .executableTarget(name: "TypestormFuzz", dependencies: ["FuzzTargets", "CFuzzer"], path: "Tests/Fuzz/TypestormFuzz", swiftSettings: swiftSettings),
 
+        // Test doubles for tests and benchmarks; not part of the product.
+        .target(name: "TestBackends", dependencies: ["SearchServer"], path: "Tests/Support/TestBackends", swiftSettings: swiftSettings),
+
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
@@ -150,10 +153,10 @@ let package = Package(
         .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
-        .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "TestBackends"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],

@@ -4,22 +4,15 @@ import LiveLoad
 import Platform
 import SearchServer
 import Synchronization
+import TestBackends
 
 // HTTP benchmarks, driven by scripts/bench-http (which runs wrk and nginx next to these):
 //   HTTPBenchmark serve  --backend canned|substring --items N [--dispatch pool|inline] [--port P]
 //                                                              in-process server, prints {"port":P,...}
 //   HTTPBenchmark client --url URL --connections C --seconds S  closed-loop max req/s of the curl client
 //   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
-// Backends here are TEST DOUBLES until the filter engine is wired in: `substring` scans every
-// item; `canned` answers every request with one precomputed page (it measures the HTTP layer).
-
-/// A TEST DOUBLE backend for the HTTP-layer benchmark: the first page of one query, computed once
-/// with the substring scan at start-up and returned for every request without scanning.
-struct CannedBackend: SearchBackend {
-    let result: BackendResult
-
-    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult { result }
-}
+// Backends here are test doubles (TestBackends): `substring` scans every item; `canned` answers
+// every request with one precomputed page (it measures the HTTP layer).
 
 /// Wraps a backend and records when each search started and stopped (monotonic ns).
 final class TimedBackend: SearchBackend {

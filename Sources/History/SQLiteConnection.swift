@@ -40,7 +40,8 @@ final class SQLiteConnection: SQLConnection {
             throw failure("cannot prepare a statement")
         }
         defer { sqlite3_finalize(statement) }
-        // SQLITE_TRANSIENT: SQLite copies the bound text before the call returns.
+        // SQLITE_TRANSIENT: SQLite copies the bound text before the call returns. The C macro is
+        // the sentinel -1 cast to a destructor pointer, which Swift cannot import; never called.
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for (offset, parameter) in parameters.enumerated() {
             let index = Int32(offset + 1)

@@ -1,5 +1,6 @@
 import CCurl
-import CShims
+import CCurlShims
+import CPosixShims
 import Dispatch
 import Glibc
 import Measurement
@@ -18,41 +19,64 @@ final class Transfer {
     var bodyBytes = 0
     let keepBody: Bool
 
-    init?(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?, caFile: String? = nil, acceptCompressed: Bool = false) {
-        guard let easy = curl_easy_init() else { return nil }
+    init(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?, caFile: String? = nil, acceptCompressed: Bool = false) throws(CurlError) {
+        guard let easy = curl_easy_init() else { throw CurlError(CURLE_FAILED_INIT, "curl_easy_init") }
         self.easy = easy
         self.keepBody = keepBody
+        // From here on a throw releases the transfer, and deinit cleans the handle up.
         let me = Unmanaged.passUnretained(self).toOpaque()
-        cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_WRITEFUNCTION), unsafeBitCast(curlWrite, to: UnsafeMutableRawPointer.self))
-        cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_WRITEDATA), me)
-        cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_PRIVATE), me)
-        cshims_curl_easy_setopt_long(easy, option(CURLOPT_NOSIGNAL), 1)
-        cshims_curl_easy_setopt_long(easy, option(CURLOPT_TCP_NODELAY), 1)
+        try CurlError.check(CCurlShims_easy_setopt_write_function(easy, curlWrite), "curl_easy_setopt(CURLOPT_WRITEFUNCTION)")
+        try set(CURLOPT_WRITEDATA, pointer: me)
+        try set(CURLOPT_PRIVATE, pointer: me)
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_TCP_NODELAY, 1)
         if let headers {
-            cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_HTTPHEADER), UnsafeMutableRawPointer(headers))
+            try CurlError.check(CCurlShims_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers), "curl_easy_setopt(CURLOPT_HTTPHEADER)")
         }
-        if let caFile {
-            _ = caFile.withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_CAINFO), UnsafeMutableRawPointer(mutating: $0)) }
-        }
-        if acceptCompressed {
-            // An empty string: every encoding this libcurl can decode.
-            _ = "".withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_ACCEPT_ENCODING), UnsafeMutableRawPointer(mutating: $0)) }
-        }
-        if !useEnvironmentProxy {
-            // An empty proxy string disables proxies, environment variables included.
-            _ = "".withCString { cshims_curl_easy_setopt_pointer(easy, option(CURLOPT_PROXY), UnsafeMutableRawPointer(mutating: $0)) }
-        }
+        if let caFile { try set(CURLOPT_CAINFO, string: caFile) }
+        // An empty string: every encoding this libcurl can decode.
+        if acceptCompressed { try set(CURLOPT_ACCEPT_ENCODING, string: "") }
+        // An empty proxy string disables proxies, environment variables included.
+        if !useEnvironmentProxy { try set(CURLOPT_PROXY, string: "") }
     }
 
     deinit {
         curl_easy_cleanup(easy)
     }
+
+    func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
+        try CurlError.check(CCurlShims_easy_setopt_long(easy, option, value), "curl_easy_setopt(\(CurlError.name(of: option)))")
+    }
+
+    /// A string option; curl copies the string (except `CURLOPT_POSTFIELDS`, which is not set here).
+    func set(_ option: CURLoption, string: String) throws(CurlError) {
+        let code = string.withCString { CCurlShims_easy_setopt_string(easy, option, $0) }
+        try CurlError.check(code, "curl_easy_setopt(\(CurlError.name(of: option)))")
+    }
+
+    func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer) throws(CurlError) {
+        try CurlError.check(CCurlShims_easy_setopt_pointer(easy, option, pointer), "curl_easy_setopt(\(CurlError.name(of: option)))")
+    }
+
+    /// Points the handle at `submission`: its URL, method, body and timeout. Handles are reused,
+    /// so every per-request option is set each time (a GET after a POST must say so).
+    func prepare(_ submission: CurlLoop.Submission, timeoutNanos: UInt64) throws(CurlError) {
+        try set(CURLOPT_URL, string: submission.url)
+        if let body = submission.body {
+            // The size first: COPYPOSTFIELDS copies that many bytes.
+            try set(CURLOPT_POSTFIELDSIZE, body.count)
+            let bytes = body.isEmpty ? [0] : body
+            let code = bytes.withUnsafeBytes { CCurlShims_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress!)) }
+            try CurlError.check(code, "curl_easy_setopt(CURLOPT_COPYPOSTFIELDS)")
+        } else {
+            try set(CURLOPT_HTTPGET, 1)
+        }
+        try set(CURLOPT_TIMEOUT_MS, max(1, Int(timeoutNanos / 1_000_000)))
+    }
 }
 
-private func option(_ value: CURLoption) -> Int32 { Int32(bitPattern: value.rawValue) }
-private func multiOption(_ value: CURLMoption) -> Int32 { Int32(bitPattern: value.rawValue) }
-
-private let curlWrite: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, context in
+/// curl's write callback: counts the body's bytes and keeps them when asked.
+private let curlWrite: curl_write_callback = { data, size, count, context in
     let bytes = size * count
     guard let context else { return bytes }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
@@ -112,38 +136,57 @@ final class CurlLoop: @unchecked Sendable {
     /// The extra request headers, shared by every easy handle; freed after the last handle.
     private let headerList: UnsafeMutablePointer<curl_slist>?
 
-    init?(configuration: HTTPLoadClient.Configuration, onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) {
-        guard let multi = curl_multi_init() else { return nil }
-        let epoll = cshims_epoll_create()
-        guard epoll >= 0, let pipe = try? SystemPipe() else {
-            if epoll >= 0 { Glibc.close(epoll) }
-            curl_multi_cleanup(multi)
-            return nil
-        }
-        for end in [pipe.readEnd, pipe.writeEnd] { try? end.setNonBlocking() }
-        deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
+    /// Throws a `CurlError` when libcurl refuses the multi handle's options, a `SystemError` when
+    /// the epoll instance or the wake pipe cannot be made.
+    init(configuration: HTTPLoadClient.Configuration, onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
+        guard let multi = curl_multi_init() else { throw HTTPLoadClient.StartError(description: "curl_multi_init failed") }
+        let deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
         deadline.initialize(to: Int64.max)
-        guard cshims_epoll_watch_readable(epoll, pipe.readEnd.rawValue, Self.wakeToken) == 0,
-              cshims_curl_multi_use_epoll(multi, epoll, deadline) == 0 else {
-            Glibc.close(epoll)
-            try? pipe.readEnd.close()
-            try? pipe.writeEnd.close()
-            deadline.deallocate()
-            curl_multi_cleanup(multi)
-            return nil
-        }
-        epollFD = epoll
-        wake = pipe
-        self.multi = multi
-        self.configuration = configuration
+        let epoll = CPosixShims_epoll_create()
+        let epollErrno = errno
+        var pipe: SystemPipe?
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in configuration.headers { list = curl_slist_append(list, header) }
+        var started = false
+        defer {
+            if !started {
+                if epoll >= 0 { Glibc.close(epoll) }
+                try? pipe?.readEnd.close()
+                try? pipe?.writeEnd.close()
+                if let list { curl_slist_free_all(list) }
+                deadline.deallocate()
+                curl_multi_cleanup(multi)
+            }
+        }
+        guard epoll >= 0 else { throw SystemError(call: "epoll_create1", errno: epollErrno) }
+        let wakePipe = try SystemPipe()
+        pipe = wakePipe
+        for end in [wakePipe.readEnd, wakePipe.writeEnd] { try end.setNonBlocking() }
+        guard CPosixShims_epoll_watch_readable(epoll, wakePipe.readEnd.rawValue, CurlLoop.wakeToken) == 0 else {
+            throw SystemError(call: "epoll_ctl", errno: errno)
+        }
+        var refused: UnsafePointer<CChar>?
+        let code = CCurlShims_multi_use_epoll(multi, epoll, deadline, &refused)
+        try CurlError.check(code, "curl_multi_setopt(\(refused.map { String(cString: $0) } ?? "?"))")
+        let connections = max(1, configuration.maxConnections)
+        for (option, name) in [(CURLMOPT_MAX_TOTAL_CONNECTIONS, "CURLMOPT_MAX_TOTAL_CONNECTIONS"),
+                               (CURLMOPT_MAX_HOST_CONNECTIONS, "CURLMOPT_MAX_HOST_CONNECTIONS"),
+                               (CURLMOPT_MAXCONNECTS, "CURLMOPT_MAXCONNECTS")] {
+            try CurlError.check(CCurlShims_multi_setopt_long(multi, option, connections), "curl_multi_setopt(\(name))")
+        }
+        for header in configuration.headers {
+            guard let appended = curl_slist_append(list, header) else {
+                throw HTTPLoadClient.StartError(description: "curl_slist_append failed for header '\(header)' (out of memory)")
+            }
+            list = appended
+        }
+        started = true
+        epollFD = epoll
+        wake = wakePipe
+        self.multi = multi
+        self.deadline = deadline
+        self.configuration = configuration
         headerList = list
         self.onCompletion = onCompletion
-        let connections = max(1, configuration.maxConnections)
-        cshims_curl_multi_setopt_long(multi, multiOption(CURLMOPT_MAX_TOTAL_CONNECTIONS), connections)
-        cshims_curl_multi_setopt_long(multi, multiOption(CURLMOPT_MAX_HOST_CONNECTIONS), connections)
-        cshims_curl_multi_setopt_long(multi, multiOption(CURLMOPT_MAXCONNECTS), connections)
     }
 
     func setOnFinish(_ handler: @escaping @Sendable () -> Void) {
@@ -212,7 +255,7 @@ final class CurlLoop: @unchecked Sendable {
                 let wait = next > current ? next - current : 0
                 timeoutMillis = Int32(min(1000, (wait + 999_999) / 1_000_000))
             }
-            let count = cshims_epoll_wait_events(epollFD, &tokens, &events, Int32(tokens.count), timeoutMillis)
+            let count = CPosixShims_epoll_wait_events(epollFD, &tokens, &events, Int32(tokens.count), timeoutMillis)
             if count > 0 {
                 for index in 0..<Int(count) {
                     if tokens[index] == Self.wakeToken {
@@ -220,12 +263,13 @@ final class CurlLoop: @unchecked Sendable {
                         while read(wake.readEnd.rawValue, &bytes, bytes.count) > 0 {}
                         wakePending.store(false, ordering: .releasing)
                     } else {
-                        cshims_curl_multi_socket_action(multi, Int32(truncatingIfNeeded: tokens[index]), events[index], &running)
+                        let socket = Int32(truncatingIfNeeded: tokens[index])
+                        checkDriving(CCurlShims_multi_socket_action(multi, socket, events[index], &running), "curl_multi_socket_action")
                     }
                 }
             }
             if UInt64(max(0, deadline.pointee)) <= MonotonicClock.now() {
-                cshims_curl_multi_timeout_action(multi, &running)
+                checkDriving(CCurlShims_multi_timeout_action(multi, &running), "curl_multi_socket_action(CURL_SOCKET_TIMEOUT)")
             }
             drainMessages()
         }
@@ -248,38 +292,73 @@ final class CurlLoop: @unchecked Sendable {
                                    intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
             return
         }
-        guard let transfer = spare.popLast() ?? Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil,
-                                                                   useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList,
-                                                                   caFile: configuration.caFile, acceptCompressed: configuration.acceptCompressed) else {
-            deliver(HTTPCompletion(id: submission.id, outcome: .failed("curl_easy_init failed"),
-                                   intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
-            return
+        let transfer: Transfer
+        if let reused = spare.popLast() {
+            transfer = reused
+        } else {
+            do throws(CurlError) {
+                transfer = try Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil,
+                                        useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList,
+                                        caFile: configuration.caFile, acceptCompressed: configuration.acceptCompressed)
+            } catch {
+                deliver(HTTPCompletion(id: submission.id, outcome: .failed(error.description),
+                                       intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil,
+                                       cause: .transport))
+                return
+            }
         }
         transfer.id = submission.id
         transfer.intendedNanos = submission.intendedNanos
         transfer.body.removeAll(keepingCapacity: true)
         transfer.bodyBytes = 0
-        _ = submission.url.withCString { cshims_curl_easy_setopt_pointer(transfer.easy, option(CURLOPT_URL), UnsafeMutableRawPointer(mutating: $0)) }
-        if let body = submission.body {
-            // The size first: COPYPOSTFIELDS copies that many bytes. Handles are reused, so a GET
-            // after a POST must say so.
-            cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_POSTFIELDSIZE), body.count)
-            let bytes = body.isEmpty ? [0] : body
-            _ = bytes.withUnsafeBytes { cshims_curl_easy_setopt_pointer(transfer.easy, option(CURLOPT_COPYPOSTFIELDS), UnsafeMutableRawPointer(mutating: $0.baseAddress!)) }
-        } else {
-            cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_HTTPGET), 1)
+        do throws(CurlError) {
+            try transfer.prepare(submission, timeoutNanos: submission.timeoutNanos ?? configuration.defaultTimeoutNanos)
+            transfer.startedNanos = MonotonicClock.now()
+            try CurlError.check(curl_multi_add_handle(multi, transfer.easy), "curl_multi_add_handle")
+        } catch {
+            deliver(HTTPCompletion(id: submission.id, outcome: .failed(error.description), intendedNanos: submission.intendedNanos,
+                                   startedNanos: now, finishedNanos: MonotonicClock.now(), firstByteNanos: nil, cause: .transport))
+            recycle(transfer)
+            return
         }
-        let timeout = submission.timeoutNanos ?? configuration.defaultTimeoutNanos
-        cshims_curl_easy_setopt_long(transfer.easy, option(CURLOPT_TIMEOUT_MS), max(1, Int(timeout / 1_000_000)))
-        transfer.startedNanos = MonotonicClock.now()
-        curl_multi_add_handle(multi, transfer.easy)
         active[submission.id] = transfer
+    }
+
+    /// A failed `curl_multi_socket_action` leaves the multi handle in a state nobody can vouch
+    /// for: every transfer in flight fails with the error. `CURLM_BAD_SOCKET` alone is harmless
+    /// (epoll reported a socket libcurl closed earlier in the same batch of events).
+    private func checkDriving(_ code: CURLMcode, _ operation: String) {
+        guard code != CURLM_OK, code != CURLM_BAD_SOCKET else { return }
+        let error = CurlError(code, operation)
+        let now = MonotonicClock.now()
+        for (id, transfer) in active {
+            active.removeValue(forKey: id)
+            _ = detach(transfer)
+            deliver(HTTPCompletion(id: id, outcome: .failed(error.description), intendedNanos: transfer.intendedNanos,
+                                   startedNanos: transfer.startedNanos, finishedNanos: now, firstByteNanos: nil, cause: .transport))
+        }
+    }
+
+    /// Takes the transfer's handle out of the multi handle; a handle curl would not release is
+    /// not reused (its deinit cleans it up, which also takes it out).
+    private func detach(_ transfer: Transfer) -> CurlError? {
+        do throws(CurlError) {
+            try CurlError.check(curl_multi_remove_handle(multi, transfer.easy), "curl_multi_remove_handle")
+            return nil
+        } catch {
+            return error
+        }
     }
 
     private func abort(id: UInt64, requestedNanos: UInt64) {
         if let transfer = active.removeValue(forKey: id) {
-            curl_multi_remove_handle(multi, transfer.easy)
+            let refused = detach(transfer)
             let stopped = MonotonicClock.now()
+            if let refused {
+                deliver(HTTPCompletion(id: id, outcome: .failed(refused.description), intendedNanos: transfer.intendedNanos,
+                                       startedNanos: transfer.startedNanos, finishedNanos: stopped, firstByteNanos: nil, cause: .transport))
+                return
+            }
             deliver(HTTPCompletion(
                 id: id, outcome: .cancelled(requestedNanos: requestedNanos, stopNanos: stopped &- requestedNanos),
                 intendedNanos: transfer.intendedNanos, startedNanos: transfer.startedNanos, finishedNanos: stopped, firstByteNanos: nil))
@@ -295,31 +374,56 @@ final class CurlLoop: @unchecked Sendable {
     private func drainMessages() {
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let context = cshims_curl_easy_private(easy) else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let result = message.pointee.data.result
-            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            var context: UnsafeMutableRawPointer?
+            let transfer: Transfer
+            if CCurlShims_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context) == CURLE_OK, let context {
+                transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            } else if let found = active.values.first(where: { $0.easy == easy }) {
+                // Every handle carries its transfer in CURLINFO_PRIVATE; should curl not say, the
+                // slow way still finds it.
+                transfer = found
+            } else {
+                continue
+            }
             let finished = MonotonicClock.now()
-            curl_multi_remove_handle(multi, easy)
+            let refused = detach(transfer)
             active.removeValue(forKey: transfer.id)
-            let outcome: HTTPCompletion.Outcome
+            var outcome: HTTPCompletion.Outcome
             var cause: ErrorCause?
             if result == CURLE_OK {
-                let count = configuration.countPath?.extract(from: transfer.body)
-                outcome = .response(status: cshims_curl_easy_response_code(easy), bodyBytes: transfer.bodyBytes, count: count,
-                                    body: configuration.keepBodies ? transfer.body : nil)
+                var status = 0
+                let code = CCurlShims_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+                if code == CURLE_OK {
+                    let count = configuration.countPath?.extract(from: transfer.body)
+                    outcome = .response(status: status, bodyBytes: transfer.bodyBytes, count: count,
+                                        body: configuration.keepBodies ? transfer.body : nil)
+                } else {
+                    outcome = .failed(CurlError(code, "curl_easy_getinfo(CURLINFO_RESPONSE_CODE)").description)
+                    cause = .transport
+                }
             } else if result == CURLE_OPERATION_TIMEDOUT {
                 outcome = .timedOut
             } else {
                 outcome = .failed(String(cString: curl_easy_strerror(result)))
-                let osErrno = cshims_curl_easy_info_long(easy, Int32(bitPattern: CURLINFO_OS_ERRNO.rawValue))
+                // Without the socket's errno (curl does not know it) a failed connect counts as
+                // "connect failed", not "refused".
+                var osErrno = 0
+                if CCurlShims_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno) != CURLE_OK { osErrno = 0 }
                 cause = Self.cause(of: result, osErrno: Int32(truncatingIfNeeded: osErrno))
             }
-            let firstByteMicros = cshims_curl_easy_info_off_t(easy, Int32(bitPattern: CURLINFO_STARTTRANSFER_TIME_T.rawValue))
+            if let refused {
+                outcome = .failed(refused.description)
+                cause = .transport
+            }
+            // Absent, not zero, when curl does not know when the first byte came.
+            var firstByteMicros: curl_off_t = -1
+            if CCurlShims_easy_getinfo_off_t(easy, CURLINFO_STARTTRANSFER_TIME_T, &firstByteMicros) != CURLE_OK { firstByteMicros = -1 }
             deliver(HTTPCompletion(
                 id: transfer.id, outcome: outcome, intendedNanos: transfer.intendedNanos, startedNanos: transfer.startedNanos,
                 finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil, cause: cause))
-            recycle(transfer)
+            if refused == nil { recycle(transfer) }
         }
     }
 

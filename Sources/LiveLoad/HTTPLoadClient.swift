@@ -1,5 +1,4 @@
 import CCurl
-import CShims
 import Foundation
 import Platform
 import Synchronization
@@ -49,7 +48,8 @@ public final class HTTPLoadClient: Sendable {
         }
     }
 
-    /// Why the client could not start: libcurl failed, or a header is malformed.
+    /// Why the client could not start: libcurl could not initialise, or a header is malformed.
+    /// (An option libcurl refuses is a `CurlError`; no epoll instance or pipe, a `SystemError`.)
     public struct StartError: Error, Sendable, CustomStringConvertible {
         public var description: String
     }
@@ -65,9 +65,7 @@ public final class HTTPLoadClient: Sendable {
                 throw StartError(description: "header '\(header)' must look like 'Name: value' on one line")
             }
         }
-        guard let loop = CurlLoop(configuration: configuration, onCompletion: onCompletion) else {
-            throw StartError(description: "curl_multi_init failed")
-        }
+        let loop = try CurlLoop(configuration: configuration, onCompletion: onCompletion)
         self.loop = loop
         let thread = Thread { loop.run() }
         thread.name = "typestorm-curl"

@@ -1,4 +1,6 @@
-import CShims
+#if !TYPESTORM_NO_JEMALLOC
+import CJemalloc
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,13 +35,17 @@ public struct AllocatorStats: Sendable, Equatable, Codable {
     /// its counters would then describe only jemalloc's own idle arena, not the program.
     public static func current() -> AllocatorStats? {
         guard Allocator.current == .jemalloc else { return nil }
+        #if TYPESTORM_NO_JEMALLOC
+        return nil
+        #else
         func read(_ name: String) -> UInt64? {
             var value = 0
-            return cshims_jemalloc_read_size(name, &value) == 0 ? UInt64(value) : nil
+            return CJemalloc_read_size(name, &value) == 0 ? UInt64(value) : nil
         }
         guard let allocated = read("stats.allocated"), let active = read("stats.active"),
               let resident = read("stats.resident") else { return nil }
         return AllocatorStats(allocator: .jemalloc, allocatedBytes: allocated, activeBytes: active, residentBytes: resident)
+        #endif
     }
 }
 
@@ -57,7 +63,14 @@ public enum Allocator {
     static let reexecMarker = "TYPESTORM_ALLOCATOR_REEXEC"
 
     /// The allocator that actually serves `malloc` in this process (probed once).
-    public static let current: AllocatorKind = cshims_jemalloc_serves_malloc() != 0 ? .jemalloc : .system
+    /// A build without jemalloc (`TYPESTORM_JEMALLOC=0`) always runs on the system allocator.
+    public static let current: AllocatorKind = {
+        #if TYPESTORM_NO_JEMALLOC
+        return .system
+        #else
+        return CJemalloc_serves_malloc() != 0 ? .jemalloc : .system
+        #endif
+    }()
 
     /// An error in the allocator selection, e.g. an unknown value of `TYPESTORM_ALLOCATOR`.
     public struct SelectionError: Error, Sendable, CustomStringConvertible {

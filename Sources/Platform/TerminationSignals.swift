@@ -1,4 +1,4 @@
-import CShims
+import CPosixShims
 import Foundation
 import Glibc
 import Synchronization
@@ -26,7 +26,7 @@ public final class TerminationSignals: Sendable {
             while true {
                 let count = read(readFD, &byte, 1)
                 if count == 1 {
-                    cshims_signal_restore_default(Int32(byte))
+                    CPosixShims_signal_restore_default(Int32(byte))
                     handler(Int32(byte))
                 } else if count == 0 || errno != EINTR {
                     break
@@ -37,7 +37,7 @@ public final class TerminationSignals: Sendable {
         thread.name = "typestorm-signals"
         thread.start()
         for number in [SIGINT, SIGTERM] {
-            _ = try Syscall.call("sigaction") { cshims_signal_forward_to_fd(number, writeFD) }
+            _ = try Syscall.call("sigaction") { CPosixShims_signal_forward_to_fd(number, writeFD) }
         }
     }
 
@@ -48,8 +48,8 @@ public final class TerminationSignals: Sendable {
             return !done
         }
         guard first else { return }
-        cshims_signal_restore_default(SIGINT)
-        cshims_signal_restore_default(SIGTERM)
+        CPosixShims_signal_restore_default(SIGINT)
+        CPosixShims_signal_restore_default(SIGTERM)
         try? pipe.writeEnd.close()
         reader.wait()
         try? pipe.readEnd.close()

@@ -1,4 +1,4 @@
-import CShims
+import CPosixShims
 import Foundation
 import Glibc
 import Platform
@@ -41,11 +41,11 @@ final class DisconnectWatcher: Sendable {
     private let exited = DispatchSemaphore(value: 0)
 
     init() throws(SystemError) {
-        let epoll = try Syscall.call("epoll_create1") { cshims_epoll_create() }
+        let epoll = try Syscall.call("epoll_create1") { CPosixShims_epoll_create() }
         let pipe: SystemPipe
         do {
             pipe = try SystemPipe()
-            _ = try Syscall.call("epoll_ctl") { cshims_epoll_watch_readable(epoll, pipe.readEnd.rawValue, 0) }
+            _ = try Syscall.call("epoll_ctl") { CPosixShims_epoll_watch_readable(epoll, pipe.readEnd.rawValue, 0) }
         } catch {
             Glibc.close(epoll)
             throw error
@@ -60,7 +60,7 @@ final class DisconnectWatcher: Sendable {
     private func run() {
         var tokens = [UInt64](repeating: 0, count: 64)
         loop: while true {
-            guard let count = try? Syscall.call("epoll_wait", { cshims_epoll_wait_tokens(epollFD, &tokens, 64, -1) }) else { break }
+            guard let count = try? Syscall.call("epoll_wait", { CPosixShims_epoll_wait_tokens(epollFD, &tokens, 64, -1) }) else { break }
             let now = MonotonicClock.now()
             for token in tokens[0..<Int(count)] {
                 if token == 0 { break loop }
@@ -75,7 +75,7 @@ final class DisconnectWatcher: Sendable {
     func watch(fd: Int32, flag: CancellationFlag) -> UInt64? {
         let token = nextToken.wrappingAdd(1, ordering: .relaxed).oldValue
         flags.withLock { $0[token] = flag }
-        if cshims_epoll_watch_hangup(epollFD, fd, token) != 0 {
+        if CPosixShims_epoll_watch_hangup(epollFD, fd, token) != 0 {
             flags.withLock { _ = $0.removeValue(forKey: token) }
             return nil
         }
@@ -83,7 +83,7 @@ final class DisconnectWatcher: Sendable {
     }
 
     func unwatch(fd: Int32, token: UInt64) {
-        _ = cshims_epoll_unwatch(epollFD, fd)
+        _ = CPosixShims_epoll_unwatch(epollFD, fd)
         flags.withLock { _ = $0.removeValue(forKey: token) }
     }
 

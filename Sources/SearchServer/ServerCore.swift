@@ -1,5 +1,6 @@
 import CMicroHTTPD
-import CShims
+import CMicroHTTPDShims
+import CPosixShims
 import Foundation
 import Glibc
 import Platform
@@ -58,7 +59,7 @@ struct PeerChecker {
         let now = MonotonicClock.now()
         if now &- lastCheck < interval { return false }
         lastCheck = now
-        return fd >= 0 && cshims_socket_peer_closed(fd) != 0
+        return fd >= 0 && CPosixShims_socket_peer_closed(fd) != 0
     }
 }
 
@@ -98,7 +99,7 @@ final class ServerCore: @unchecked Sendable {
             throw SearchServerError(description: "--host \(configuration.host) is not an IPv4 address (e.g. 127.0.0.1 or 0.0.0.0)")
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        var options = cshims_mhd_options()
+        var options = CMicroHTTPDShims_Options()
         options.flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue)
         options.port = configuration.port
         options.ipv4_address_be = address.s_addr
@@ -109,15 +110,15 @@ final class ServerCore: @unchecked Sendable {
         // larger one costs CPU on every request (measured: 64 KiB was ~8 % of server time).
         options.connection_memory_limit = 16 * 1024
         options.listen_backlog = 4096
-        options.access_handler = unsafeBitCast(mhdAccessHandler, to: UnsafeMutableRawPointer.self)
+        options.access_handler = mhdAccessHandler
         options.access_handler_cls = context
-        options.completed_callback = unsafeBitCast(mhdCompleted, to: UnsafeMutableRawPointer.self)
+        options.completed_callback = mhdCompleted
         options.completed_cls = context
-        options.uri_log_callback = unsafeBitCast(mhdURILog, to: UnsafeMutableRawPointer.self)
+        options.uri_log_callback = mhdURILog
         options.uri_log_cls = context
-        options.notify_connection = unsafeBitCast(mhdNotifyConnection, to: UnsafeMutableRawPointer.self)
+        options.notify_connection = mhdNotifyConnection
         options.notify_connection_cls = context
-        guard let daemon = cshims_mhd_start(&options) else {
+        guard let daemon = CMicroHTTPDShims_start(&options) else {
             let code = errno
             pool.shutdown()
             watcher.stop()
@@ -126,7 +127,7 @@ final class ServerCore: @unchecked Sendable {
             throw SearchServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
         }
         self.daemon = daemon
-        port = cshims_mhd_bound_port(daemon)
+        port = CMicroHTTPDShims_bound_port(daemon)
     }
 
     func snapshot() -> ServerMetricsSnapshot { metrics.snapshot(queueDepth: pool.depth) }
@@ -231,7 +232,7 @@ final class ServerCore: @unchecked Sendable {
         if connections.liveCount > configuration.maxConnections {
             return overloaded("too many open connections (limit \(configuration.maxConnections))", context, connection)
         }
-        let fd = cshims_mhd_connection_fd(connection)
+        let fd = CMicroHTTPDShims_connection_fd(connection)
         if configuration.searchOnIOThreads {
             context.stage = .suspended
             context.enqueuedNanos = MonotonicClock.now()
@@ -323,7 +324,7 @@ final class ServerCore: @unchecked Sendable {
             let finished = MonotonicClock.now()
             let serviceNanos = finished &- started
             metrics.recordSearch(queueNanos: queueNanos, serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
-            if flag.isCancelled || (fd >= 0 && cshims_socket_peer_closed(fd) != 0) {
+            if flag.isCancelled || (fd >= 0 && CPosixShims_socket_peer_closed(fd) != 0) {
                 metrics.recordCompletedAfterDisconnect(serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
             }
             let body = JSONText.searchResponse(
@@ -391,7 +392,7 @@ private let mhdNotifyConnection: @convention(c) (
         server.metrics.openConnections.add(1, ordering: .relaxed)
         server.metrics.connectionsAccepted.add(1, ordering: .relaxed)
         if let connection {
-            let shed = server.connections.opened(connectionKey(connection), fd: cshims_mhd_connection_fd(connection), now: MonotonicClock.now())
+            let shed = server.connections.opened(connectionKey(connection), fd: CMicroHTTPDShims_connection_fd(connection), now: MonotonicClock.now())
             if shed > 0 { server.metrics.connectionsShed.add(UInt64(shed), ordering: .relaxed) }
         }
     } else {

@@ -3,6 +3,7 @@ import Glibc
 import Measurement
 import SearchField
 import SearchServer
+import TestBackends
 import Testing
 @testable import LiveLoad
 

@@ -4,6 +4,7 @@ import Glibc
 import Platform
 import SearchServer
 import Synchronization
+import TestBackends
 import Testing
 @testable import LiveLoad
 

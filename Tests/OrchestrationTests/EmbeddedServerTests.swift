@@ -1,6 +1,7 @@
 import Foundation
 import Measurement
 import SearchServer
+import TestBackends
 import Testing
 @testable import Orchestration
 

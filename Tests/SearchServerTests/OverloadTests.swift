@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestBackends
 import Testing
 @testable import SearchServer
 

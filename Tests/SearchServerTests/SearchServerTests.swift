@@ -2,6 +2,7 @@ import Synchronization
 import Dispatch
 import Foundation
 import Glibc
+import TestBackends
 import Testing
 @testable import SearchServer
 

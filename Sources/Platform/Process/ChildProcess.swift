@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
-import CShims
+import CPosixShims
 
 /// How a child process ended.
 public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
@@ -137,7 +137,7 @@ public final class ChildProcess: Sendable {
 
         func makePipe() throws(ProcessError) -> (read: Int32, write: Int32) {
             var fds: [Int32] = [-1, -1]
-            _ = try retryingEINTR("pipe2") { cshims_pipe_cloexec(&fds, 0) }
+            _ = try retryingEINTR("pipe2") { CPosixShims_pipe_cloexec(&fds, 0) }
             return (fds[0], fds[1])
         }
 

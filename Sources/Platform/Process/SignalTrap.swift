@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CShims
+import CPosixShims
 import Dispatch
 import Synchronization
 
@@ -24,7 +24,7 @@ public final class SignalTrap: Sendable {
 
     public init(_ signals: [Int32] = [SIGINT, SIGTERM]) throws(ProcessError) {
         var fds: [Int32] = [-1, -1]
-        _ = try retryingEINTR("pipe2") { cshims_pipe_cloexec(&fds, 1) }
+        _ = try retryingEINTR("pipe2") { CPosixShims_pipe_cloexec(&fds, 1) }
         fileDescriptor = fds[0]
         writeEnd = fds[1]
         self.signals = signals
@@ -82,7 +82,7 @@ public final class SignalTrap: Sendable {
     /// until every child is reaped.
     @discardableResult
     public static func dieWithParent(signal: Int32 = SIGTERM, expectedParent: pid_t? = nil) -> Bool {
-        _ = cshims_set_parent_death_signal(signal)
+        _ = CPosixShims_set_parent_death_signal(signal)
         if let expectedParent { return getppid() == expectedParent }
         return getppid() != 1
     }

@@ -1,10 +1,12 @@
-/// A TEST DOUBLE for the filter engine: a plain case-insensitive substring scan over a list of
-/// names, with cooperative cancellation.
+import SearchServer
+
+/// A test double for the filter engine: a plain case-insensitive substring scan over a list of
+/// names, with cooperative cancellation, for tests and benchmarks of the HTTP layer that need a
+/// backend whose answers are obvious from its input.
 ///
-/// It exists so the HTTP layer can be built, tested and benchmarked before the real engine
-/// (`Matching`) is wired in; it does no Unicode folding beyond `lowercased()` and has no index.
-/// Correct for what it does: an item matches when its lowercased name contains the lowercased
-/// query and every token, and its scope equals the requested one.
+/// It does no Unicode folding beyond `lowercased()` and has no index. Correct for what it does:
+/// an item matches when its lowercased name contains the lowercased query and every token, and
+/// its scope equals the requested one. The product serves `EngineBackend`.
 ///
 /// - Complexity: O(n · m) per search over n items, always a full scan (`total` is exact).
 public struct SubstringBackend: SearchBackend {

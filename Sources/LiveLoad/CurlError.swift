@@ -1,0 +1,59 @@
+import CCurl
+
+/// A libcurl call that returned an error code: which call and option, curl's code and its words.
+///
+/// These are failures of the client itself (an option this libcurl refuses, a handle it cannot
+/// add, an event loop it cannot drive), distinct from a request's transport failure
+/// (`ErrorCause`: refused, reset, DNS, TLS, timeout); they say which call to look at.
+public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// libcurl's interfaces have separate code enums: `CURLcode` (easy) and `CURLMcode` (multi).
+    public enum Interface: String, Sendable {
+        case easy
+        case multi
+    }
+
+    public var interface: Interface
+    /// The `CURLcode` or `CURLMcode` value.
+    public var code: Int
+    /// curl's message for the code (`curl_easy_strerror`, `curl_multi_strerror`).
+    public var message: String
+    /// The call that failed, with its option when it has one: `curl_easy_setopt(CURLOPT_URL)`.
+    public var operation: String
+
+    public init(interface: Interface, code: Int, message: String, operation: String) {
+        self.interface = interface
+        self.code = code
+        self.message = message
+        self.operation = operation
+    }
+
+    public var description: String {
+        "\(operation) failed: \(message) (\(interface == .easy ? "CURLcode" : "CURLMcode") \(code))"
+    }
+}
+
+extension CurlError {
+    init(_ code: CURLcode, _ operation: String) {
+        self.init(interface: .easy, code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)), operation: operation)
+    }
+
+    init(_ code: CURLMcode, _ operation: String) {
+        self.init(interface: .multi, code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)), operation: operation)
+    }
+
+    /// Throws unless `code` is `CURLE_OK`.
+    static func check(_ code: CURLcode, _ operation: @autoclosure () -> String) throws(CurlError) {
+        if code != CURLE_OK { throw CurlError(code, operation()) }
+    }
+
+    /// Throws unless `code` is `CURLM_OK`.
+    static func check(_ code: CURLMcode, _ operation: @autoclosure () -> String) throws(CurlError) {
+        if code != CURLM_OK { throw CurlError(code, operation()) }
+    }
+
+    /// `CURLOPT_URL` for `CURLOPT_URL`, from libcurl's own option table.
+    static func name(of option: CURLoption) -> String {
+        guard let info = curl_easy_option_by_id(option), let name = info.pointee.name else { return "option \(option.rawValue)" }
+        return "CURLOPT_" + String(cString: name)
+    }
+}
