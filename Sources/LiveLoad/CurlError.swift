@@ -20,13 +20,6 @@ public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The call that failed, with its option when it has one: `curl_easy_setopt(CURLOPT_URL)`.
     public var operation: String
 
-    public init(interface: Interface, code: Int, message: String, operation: String) {
-        self.interface = interface
-        self.code = code
-        self.message = message
-        self.operation = operation
-    }
-
     public var description: String {
         "\(operation) failed: \(message) (\(interface == .easy ? "CURLcode" : "CURLMcode") \(code))"
     }
@@ -34,11 +27,17 @@ public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension CurlError {
     init(_ code: CURLcode, _ operation: String) {
-        self.init(interface: .easy, code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)), operation: operation)
+        interface = .easy
+        self.code = Int(code.rawValue)
+        message = String(cString: curl_easy_strerror(code))
+        self.operation = operation
     }
 
     init(_ code: CURLMcode, _ operation: String) {
-        self.init(interface: .multi, code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)), operation: operation)
+        interface = .multi
+        self.code = Int(code.rawValue)
+        message = String(cString: curl_multi_strerror(code))
+        self.operation = operation
     }
 
     /// Throws unless `code` is `CURLE_OK`.
@@ -51,7 +50,7 @@ extension CurlError {
         if code != CURLM_OK { throw CurlError(code, operation()) }
     }
 
-    /// `CURLOPT_URL` for `CURLOPT_URL`, from libcurl's own option table.
+    /// The option as the docs spell it (`CURLOPT_URL`), from libcurl's own option table.
     static func name(of option: CURLoption) -> String {
         guard let info = curl_easy_option_by_id(option), let name = info.pointee.name else { return "option \(option.rawValue)" }
         return "CURLOPT_" + String(cString: name)
