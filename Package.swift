@@ -43,7 +43,7 @@ let package = Package(
 
         .target(name: "Catalog", dependencies: ["Platform"], swiftSettings: swiftSettings),
 
-        .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
+        .target(name: "Matching", dependencies: ["Catalog", "Platform", "CUtf8proc"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
         .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .target(name: "Platform", dependencies: ["CShims"] + jemalloc, swiftSettings: swiftSettings),
@@ -97,7 +97,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "HTTPBenchmark",
-            dependencies: ["SearchServer", "LiveLoad", "Platform"] + jemalloc,
+            dependencies: ["SearchServer", "LiveLoad", "Matching", "Platform"] + jemalloc,
             path: "Benchmarks/HTTPBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -146,11 +146,11 @@ let package = Package(
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
-        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField"], swiftSettings: swiftSettings),

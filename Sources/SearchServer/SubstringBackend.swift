@@ -1,3 +1,5 @@
+import Matching
+
 /// A TEST DOUBLE for the filter engine: a plain case-insensitive substring scan over a list of
 /// names, with cooperative cancellation.
 ///
@@ -37,8 +39,8 @@ public struct SubstringBackend: SearchBackend {
 
     public var count: Int { names.count }
 
-    public func search(_ request: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
-        let needles = ([request.query] + request.tokens).map { Array($0.lowercased().utf8) }.filter { !$0.isEmpty }
+    public func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
+        let needles = ([request.text] + request.tokens).map { Array($0.lowercased().utf8) }.filter { !$0.isEmpty }
         var page: [SearchHit] = []
         var total = 0
         var index = 0
