@@ -49,6 +49,10 @@ public struct SearchCancelled: Error, Sendable, Equatable {
 /// hang-up)
 /// and, once it returns `true`, throw `SearchCancelled` with the items examined so far.
 /// Any other error becomes a 500 with the error's description.
+///
+/// The request is the engine's own `SearchRequest`, as the server parsed it from `GET /search`:
+/// the text as sent (percent-decoded, valid UTF-8, not normalized: the backend owns folding and
+/// trimming), and `needsTotal` set, because every answer carries the total.
 public protocol SearchBackend: Sendable {
     func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult
 }
