@@ -43,7 +43,7 @@ let package = Package(
 
         .target(name: "Catalog", dependencies: ["Platform"], swiftSettings: swiftSettings),
 
-        .target(name: "Matching", dependencies: ["Catalog", "CUtf8proc"], swiftSettings: swiftSettings),
+        .target(name: "Matching", dependencies: ["Catalog", "Platform", "CUtf8proc"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
         .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .target(name: "Platform", dependencies: ["CPosixShims"] + jemalloc, swiftSettings: swiftSettings),
@@ -97,7 +97,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "HTTPBenchmark",
-            dependencies: ["SearchServer", "LiveLoad", "Platform", "TestBackends"],
+            dependencies: ["SearchServer", "LiveLoad", "Matching", "Platform", "TestBackends"],
             path: "Benchmarks/HTTPBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -141,7 +141,7 @@ let package = Package(
         .executableTarget(name: "TypestormFuzz", dependencies: ["FuzzTargets", "CFuzzer"], path: "Tests/Fuzz/TypestormFuzz", swiftSettings: swiftSettings),
 
         // Test doubles for tests and benchmarks; not part of the product.
-        .target(name: "TestBackends", dependencies: ["SearchServer"], path: "Tests/Support/TestBackends", swiftSettings: swiftSettings),
+        .target(name: "TestBackends", dependencies: ["SearchServer", "Matching"], path: "Tests/Support/TestBackends", swiftSettings: swiftSettings),
 
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
@@ -149,11 +149,11 @@ let package = Package(
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
-        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog", "Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "TestBackends"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends"], swiftSettings: swiftSettings),

@@ -235,7 +235,7 @@ for size in options.sizes {
             let key = query.text
             if referenceOnPrefix[key] == nil {
                 log("  reference on the \(prefixSize.formatted())-item prefix: \(query.label)…")
-                let t = time(runs: 1) { reference.search(SearchRequest(query: query.text, limit: 50, needsTotal: true)) }
+                let t = time(runs: 1) { reference.search(SearchRequest(text: query.text, limit: 50, needsTotal: true)) }
                 referenceOnPrefix[key] = t.p50
             }
             referenceMs[key] = referenceOnPrefix[key]! * Double(size) / Double(prefixSize)
@@ -245,7 +245,7 @@ for size in options.sizes {
         let runs = size <= 100_000 ? 3 : 1
         for query in queries {
             log("  reference: \(query.label)…")
-            let t = time(runs: runs) { reference.search(SearchRequest(query: query.text, limit: 50, needsTotal: true)) }
+            let t = time(runs: runs) { reference.search(SearchRequest(text: query.text, limit: 50, needsTotal: true)) }
             referenceMs[query.text] = t.p50
             referenceHits[query.text] = t.last.total
             referenceItems[query.text] = t.last.items
@@ -283,8 +283,8 @@ for size in options.sizes {
         let pageRuns = max(11, options.firstPageRuns / scale)
         let clear = { engine.clearCache() }
         for (method, forcing) in [("scan", ForcedPath.scan), ("index", .index), ("planner", nil)] as [(String, ForcedPath?)] {
-            let all = SearchRequest(query: query.text, limit: 50, needsTotal: true)
-            let page = SearchRequest(query: query.text, limit: 50, needsTotal: false)
+            let all = SearchRequest(text: query.text, limit: 50, needsTotal: true)
+            let page = SearchRequest(text: query.text, limit: 50, needsTotal: false)
             let tAll = time(runs: allRuns, prepare: clear) { engine.search(all, forcing: forcing) }
             if method == "index" && tAll.last.path != .index { continue }
             record(query, method: method, mode: "all-hits", tAll, runs: allRuns)
@@ -294,8 +294,8 @@ for size in options.sizes {
         // Refine: the query typed one character shorter was answered just before.
         let shorter = String(query.text.dropLast())
         if !shorter.isEmpty {
-            let previous = SearchRequest(query: shorter, limit: 50, needsTotal: true)
-            let all = SearchRequest(query: query.text, limit: 50, needsTotal: true)
+            let previous = SearchRequest(text: shorter, limit: 50, needsTotal: true)
+            let all = SearchRequest(text: query.text, limit: 50, needsTotal: true)
             let t = time(runs: allRuns, prepare: { engine.clearCache(); _ = engine.search(previous) }) { engine.search(all, forcing: .refine) }
             if t.last.path == .refine { record(query, method: "refine", mode: "all-hits", t, runs: allRuns) }
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LiveLoad
+import Matching
 import Platform
 import SearchServer
 import Synchronization
@@ -24,14 +25,14 @@ final class TimedBackend: SearchBackend {
 
     init(_ inner: any SearchBackend) { self.inner = inner }
 
-    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+    func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
         starts.withLock { $0.append(MonotonicClock.now()) }
         started.signal()
         defer {
             stops.withLock { $0.append(MonotonicClock.now()) }
             stopped.signal()
         }
-        return try inner.search(query, isCancelled: isCancelled)
+        return try inner.search(request, isCancelled: isCancelled)
     }
 }
 
@@ -61,7 +62,7 @@ func serve() async throws {
     let backend: any SearchBackend
     switch option("backend", "canned") {
     case "canned":
-        backend = CannedBackend(result: try substring.search(SearchQuery(query: query), isCancelled: { false }))
+        backend = CannedBackend(result: try substring.search(SearchRequest(text: query, limit: 20, needsTotal: true), isCancelled: { false }))
     case "substring":
         backend = substring
     case let other:
@@ -148,7 +149,7 @@ func cancel() async throws {
     var scanNanos = UInt64.max
     for _ in 0..<3 {
         let probe = MonotonicClock.now()
-        _ = try timed.inner.search(SearchQuery(query: "no such item"), isCancelled: { false })
+        _ = try timed.inner.search(SearchRequest(text: "no such item", limit: 20, needsTotal: true), isCancelled: { false })
         scanNanos = min(scanNanos, MonotonicClock.now() - probe)
     }
     guard scanNanos > 4_000_000 else { fail("a full scan of \(items) items takes \(scanNanos / 1000) µs; use more items") }

@@ -69,6 +69,7 @@ extension DisplayState {
 
 extension QueryKey {
     /// The recorder's view of a query identity: the question it asks, with the text trimmed.
+    /// The one conversion from the field's `QueryIdentity` to the recorder's `QueryKey`.
     ///
     /// The engine trims every query before matching (`TextFolding.foldQuery`), so a strategy
     /// that does not trim and searches "shoe " gets exactly the answer for "shoe". The expected
@@ -77,22 +78,16 @@ extension QueryKey {
     /// word boundaries) would count as a wrong final screen, mismatch time and wasted work for
     /// the untrimmed presets. Not trimming still costs what it really costs: "shoe" and "shoe "
     /// are searched twice, which shows as fan-out per distinct query.
-    @inlinable
-    public init(_ identity: QueryIdentity) {
-        self.init(text: QueryNormalizer.trimmed(identity.text), scope: identity.scope, tokens: identity.tokens)
-    }
-
-    /// The key of an identity whose text is trimmed already (made by a trimming normalizer):
-    /// `QueryKey(identity)` without trimming again.
-    @inlinable
-    public static func trimmed(_ identity: QueryIdentity) -> QueryKey {
-        assert(QueryNormalizer.trimmed(identity.text) == identity.text, "\(identity) is not trimmed")
-        return QueryKey(text: identity.text, scope: identity.scope, tokens: identity.tokens)
-    }
-
-    /// `QueryKey.trimmed(identity)` when `alreadyTrimmed`, else `QueryKey(identity)`.
+    ///
+    /// `alreadyTrimmed`: the identity was made by a trimming normalizer, so its text is used as
+    /// it is, without trimming again.
     @inlinable @inline(__always)
-    init(_ identity: QueryIdentity, alreadyTrimmed: Bool) {
-        self = alreadyTrimmed ? .trimmed(identity) : QueryKey(identity)
+    public init(_ identity: QueryIdentity, alreadyTrimmed: Bool = false) {
+        if alreadyTrimmed {
+            assert(QueryNormalizer.trimmed(identity.text) == identity.text, "\(identity) is not trimmed")
+            self.init(text: identity.text, scope: identity.scope, tokens: identity.tokens)
+        } else {
+            self.init(text: QueryNormalizer.trimmed(identity.text), scope: identity.scope, tokens: identity.tokens)
+        }
     }
 }

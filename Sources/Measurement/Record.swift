@@ -1,7 +1,8 @@
 /// A query as the recorder compares it: normalized text, scope and tokens.
 ///
-/// The recorder lives below the search field (Measurement imports nothing), so runners convert
-/// the field's `QueryIdentity` into this; equality is the only thing the metrics need.
+/// The recorder lives below the search field (Measurement imports nothing), so it has its own
+/// copy of the field's `QueryIdentity`, made in one place (`QueryKey(_:alreadyTrimmed:)` in
+/// FieldRuntime, which trims); equality is the only thing the metrics need.
 public struct QueryKey: Hashable, Sendable, CustomStringConvertible {
     public var text: String
     public var scope: String?

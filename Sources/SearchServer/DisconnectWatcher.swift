@@ -4,28 +4,6 @@ import Glibc
 import Platform
 import Synchronization
 
-/// Set once when a search's client goes away: when, on the monotonic clock.
-///
-/// A flag (rather than a socket poll inside the scan) keeps the backend's `isCancelled` to one
-/// atomic load, and gives an engine that takes its own cancellation token something to bridge to.
-public final class CancellationFlag: Sendable {
-    private let noticed = Atomic<UInt64>(0)
-
-    public init() {}
-
-    public var isCancelled: Bool { noticed.load(ordering: .relaxed) != 0 }
-    /// When the cancellation was noticed, or nil.
-    public var noticedNanos: UInt64? {
-        let value = noticed.load(ordering: .acquiring)
-        return value == 0 ? nil : value
-    }
-
-    /// Marks the flag; the first call wins.
-    public func cancel(at nanos: UInt64 = MonotonicClock.now()) {
-        _ = noticed.compareExchange(expected: 0, desired: max(1, nanos), ordering: .releasing)
-    }
-}
-
 /// One thread that waits on epoll for the clients of running searches to hang up (EPOLLRDHUP)
 /// and sets their `CancellationFlag` the moment the kernel reports it.
 ///

@@ -14,14 +14,11 @@ public struct EngineBackend: SearchBackend {
         self.engine = engine ?? SearchEngine(catalog: catalog)
     }
 
-    public func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+    public func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
         let response = withoutActuallyEscaping(isCancelled) { isCancelled in
             // The closure does not outlive this call: the engine returns before we do.
             let check = UncheckedCheck(isCancelled)
-            return engine.search(
-                SearchRequest(query: query.query, scope: query.scope, tokens: query.tokens,
-                              limit: query.limit, offset: query.offset, needsTotal: true),
-                cancellation: .custom { check.call() })
+            return engine.search(request, cancellation: .custom { check.call() })
         }
         if response.wasCancelled { throw SearchCancelled(itemsScanned: response.itemsScanned) }
         let hits = response.items.map { SearchHit(id: catalog.id(at: $0), name: catalog.name(at: $0)) }

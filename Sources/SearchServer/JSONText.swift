@@ -1,3 +1,5 @@
+import Matching
+
 /// Minimal JSON building for responses, straight into UTF-8 bytes.
 ///
 /// The server writes a handful of fixed shapes; writing bytes (not `String`s, which iterate and
@@ -83,22 +85,22 @@ enum JSONText {
 
     /// The body of a successful `GET /search`.
     static func searchResponse(
-        _ query: SearchQuery, result: BackendResult, queueNanos: UInt64, serviceNanos: UInt64, injectedDelayNanos: UInt64
+        _ request: SearchRequest, result: BackendResult, queueNanos: UInt64, serviceNanos: UInt64, injectedDelayNanos: UInt64
     ) -> [UInt8] {
         var out = JSONWriter(capacity: 256 + result.items.count * 64)
         out.raw("{\"query\":")
-        out.string(query.query)
+        out.string(request.text)
         out.raw(",\"scope\":")
-        if let scope = query.scope { out.string(scope) } else { out.raw("null") }
+        if let scope = request.scope { out.string(scope) } else { out.raw("null") }
         out.raw(",\"tokens\":[")
-        for (i, token) in query.tokens.enumerated() {
+        for (i, token) in request.tokens.enumerated() {
             if i > 0 { out.raw(",") }
             out.string(token)
         }
         out.raw("],\"offset\":")
-        out.integer(query.offset)
+        out.integer(request.offset)
         out.raw(",\"limit\":")
-        out.integer(query.limit)
+        out.integer(request.limit)
         out.raw(",\"total\":")
         out.integer(result.total)
         out.raw(",\"path\":")

@@ -1,3 +1,5 @@
+import Matching
+
 /// A request the server refuses, with the status and the message the client gets as JSON.
 public struct RequestRejection: Error, Sendable, Equatable {
     public var status: Int
@@ -101,7 +103,7 @@ enum RequestParser {
     /// Validates the parameters of `GET /search`.
     static func searchQuery(
         _ parameters: [String: String], limits: RequestLimits, allowFaultParameters: Bool
-    ) throws(RequestRejection) -> (SearchQuery, RequestFaults) {
+    ) throws(RequestRejection) -> (SearchRequest, RequestFaults) {
         let known = allowFaultParameters ? searchParameters.union(faultParameters) : searchParameters
         if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
             let hint = faultParameters.contains(unknown) ? " (fault parameters need 'typestorm serve --fault-params')" : ""
@@ -133,6 +135,7 @@ enum RequestParser {
             faults.delayMillis = try integer("fault_delay_ms", default: 0, in: 0...60_000)
             faults.forceError = try integer("fault_error", default: 0, in: 0...1) == 1
         }
-        return (SearchQuery(query: query, scope: scope, tokens: tokens, limit: limit, offset: offset), faults)
+        // The answer always carries the total (`BackendResult.total`).
+        return (SearchRequest(text: query, scope: scope, tokens: tokens, limit: limit, offset: offset, needsTotal: true), faults)
     }
 }

@@ -1,24 +1,4 @@
-/// One search as the HTTP layer hands it to a backend: the parsed and validated parameters of
-/// `GET /search`.
-public struct SearchQuery: Sendable, Hashable {
-    /// The text typed into the search field (percent-decoded, valid UTF-8, not normalized: the
-    /// backend owns folding).
-    public var query: String
-    /// The selected scope (category, tab), if any.
-    public var scope: String?
-    /// Filter tokens (chips) the field carries besides the text.
-    public var tokens: [String]
-    public var limit: Int
-    public var offset: Int
-
-    public init(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) {
-        self.query = query
-        self.scope = scope
-        self.tokens = tokens
-        self.limit = limit
-        self.offset = offset
-    }
-}
+import Matching
 
 /// One item of a result page.
 public struct SearchHit: Sendable, Hashable {
@@ -69,6 +49,10 @@ public struct SearchCancelled: Error, Sendable, Equatable {
 /// hang-up)
 /// and, once it returns `true`, throw `SearchCancelled` with the items examined so far.
 /// Any other error becomes a 500 with the error's description.
+///
+/// The request is the engine's own `SearchRequest`, as the server parsed it from `GET /search`:
+/// the text as sent (percent-decoded, valid UTF-8, not normalized: the backend owns folding and
+/// trimming), and `needsTotal` set, because every answer carries the total.
 public protocol SearchBackend: Sendable {
-    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult
+    func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult
 }

@@ -3,6 +3,7 @@ import CMicroHTTPDShims
 import CPosixShims
 import Foundation
 import Glibc
+import Matching
 import Platform
 import Synchronization
 
@@ -78,7 +79,7 @@ final class ServerCore: @unchecked Sendable {
     let connections: ConnectionTable
     let draining = Atomic<Bool>(false)
     /// Set when the drain deadline passed: in-flight searches see themselves cancelled.
-    let abandon = Atomic<Bool>(false)
+    let abandon = CancellationFlag()
     private(set) var daemon: OpaquePointer?
     private(set) var port: UInt16 = 0
     private let stopState = Mutex(false)
@@ -150,7 +151,7 @@ final class ServerCore: @unchecked Sendable {
         let deadline = MonotonicClock.now() + UInt64(configuration.drainTimeoutSeconds * 1e9)
         await waitForIdle(until: deadline)
         if metrics.inFlight.load(ordering: .relaxed) > 0 || pool.busy > 0 {
-            abandon.store(true, ordering: .relaxed)
+            abandon.cancel()
             // No deadline for the workers: a worker resumes its suspended connection when it
             // returns, and doing that after MHD_stop_daemon freed the connection would be a
             // use-after-free. Backends must honour `isCancelled`, so this ends promptly.
@@ -221,7 +222,7 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func startSearch(_ context: RequestContext, connection: OpaquePointer, queryString: Substring) -> MHD_Result {
-        let parsed: (SearchQuery, RequestFaults)
+        let parsed: (SearchRequest, RequestFaults)
         do {
             let parameters = try RequestParser.parameters(queryString)
             parsed = try RequestParser.searchQuery(
@@ -236,7 +237,7 @@ final class ServerCore: @unchecked Sendable {
         if configuration.searchOnIOThreads {
             context.stage = .suspended
             context.enqueuedNanos = MonotonicClock.now()
-            runSearch(context, query: parsed.0, requestFaults: parsed.1, fd: fd)
+            runSearch(context, request: parsed.0, requestFaults: parsed.1, fd: fd)
             return handle(context, connection: connection, method: "GET")
         }
         guard pool.reserve() else {
@@ -246,10 +247,10 @@ final class ServerCore: @unchecked Sendable {
         context.enqueuedNanos = MonotonicClock.now()
         MHD_suspend_connection(connection)
         let connectionAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-        let (query, requestFaults) = parsed
+        let (request, requestFaults) = parsed
         pool.enqueueReserved { [self] in
             let connection = OpaquePointer(bitPattern: connectionAddress)!
-            self.runSearch(context, query: query, requestFaults: requestFaults, fd: fd)
+            self.runSearch(context, request: request, requestFaults: requestFaults, fd: fd)
             MHD_resume_connection(connection)
         }
         return .YES
@@ -283,7 +284,7 @@ final class ServerCore: @unchecked Sendable {
 
     // MARK: - Search (worker threads)
 
-    private func runSearch(_ context: RequestContext, query: SearchQuery, requestFaults: RequestFaults, fd: Int32) {
+    private func runSearch(_ context: RequestContext, request: SearchRequest, requestFaults: RequestFaults, fd: Int32) {
         let started = MonotonicClock.now()
         let queueNanos = started &- context.enqueuedNanos
         let flag = CancellationFlag()
@@ -293,7 +294,7 @@ final class ServerCore: @unchecked Sendable {
         var fallback = token == nil ? PeerChecker(fd: fd, interval: configuration.peerCheckIntervalNanos) : nil
         func isCancelled() -> Bool {
             if flag.isCancelled { return true }
-            if abandon.load(ordering: .relaxed) || fallback?.peerClosed() == true { flag.cancel() }
+            if abandon.isCancelled || fallback?.peerClosed() == true { flag.cancel() }
             return flag.isCancelled
         }
         let decision = faults.decide(requestFaults)
@@ -320,7 +321,7 @@ final class ServerCore: @unchecked Sendable {
             return
         }
         do {
-            let result = try backend.search(query, isCancelled: isCancelled)
+            let result = try backend.search(request, isCancelled: isCancelled)
             let finished = MonotonicClock.now()
             let serviceNanos = finished &- started
             metrics.recordSearch(queueNanos: queueNanos, serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
@@ -328,7 +329,7 @@ final class ServerCore: @unchecked Sendable {
                 metrics.recordCompletedAfterDisconnect(serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
             }
             let body = JSONText.searchResponse(
-                query, result: result, queueNanos: queueNanos, serviceNanos: serviceNanos, injectedDelayNanos: decision.delayNanos)
+                request, result: result, queueNanos: queueNanos, serviceNanos: serviceNanos, injectedDelayNanos: decision.delayNanos)
             let timing = JSONText.serverTiming(queueNanos: queueNanos, serviceNanos: serviceNanos)
             context.response = PreparedResponse(status: 200, body: body, headers: [("Server-Timing", timing)])
         } catch let stop as SearchCancelled {

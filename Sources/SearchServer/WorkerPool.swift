@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Measurement
 import Synchronization
 
 /// A fixed set of threads taking jobs from a bounded FIFO queue.
@@ -10,8 +11,8 @@ import Synchronization
 /// full queue can still be answered with a 503.
 final class WorkerPool: Sendable {
     private struct State {
-        var queue: [(@Sendable () -> Void)?] = []
-        var head = 0
+        /// Jobs in arrival order; nil tells a thread to exit.
+        var queue = Deque<(@Sendable () -> Void)?>()
         var reserved = 0
         var running = 0
     }
@@ -34,14 +35,14 @@ final class WorkerPool: Sendable {
     }
 
     /// Jobs waiting, reserved slots included.
-    var depth: Int { state.withLock { $0.queue.count - $0.head + $0.reserved } }
+    var depth: Int { state.withLock { $0.queue.count + $0.reserved } }
     /// Jobs waiting or running.
-    var busy: Int { state.withLock { $0.queue.count - $0.head + $0.reserved + $0.running } }
+    var busy: Int { state.withLock { $0.queue.count + $0.reserved + $0.running } }
 
     /// Reserves a queue slot; false when the queue is full.
     func reserve() -> Bool {
         state.withLock { s in
-            guard s.queue.count - s.head + s.reserved < capacity else { return false }
+            guard s.queue.count + s.reserved < capacity else { return false }
             s.reserved += 1
             return true
         }
@@ -68,14 +69,8 @@ final class WorkerPool: Sendable {
         while true {
             available.wait()
             let job = state.withLock { s -> (@Sendable () -> Void)? in
-                let job = s.queue[s.head]
-                // The slot lets go of the job: a job captures the server, which owns this pool.
-                s.queue[s.head] = nil
-                s.head += 1
-                if s.head > 1024, s.head * 2 > s.queue.count {
-                    s.queue.removeFirst(s.head)
-                    s.head = 0
-                }
+                // The queue lets go of the job: a job captures the server, which owns this pool.
+                let job = s.queue.popFirst() ?? nil
                 if job != nil { s.running += 1 }
                 return job
             }

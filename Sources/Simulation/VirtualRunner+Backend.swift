@@ -38,22 +38,7 @@ struct SimRequest {
 /// One server: `workers` workers and a FIFO queue of request handles.
 struct ServerCell {
     var busy = 0
-    var waiting: [Int32] = []
-    var head = 0
-
-    mutating func enqueue(_ handle: Int32) {
-        if head > 64, head * 2 > waiting.count {
-            waiting.removeFirst(head)
-            head = 0
-        }
-        waiting.append(handle)
-    }
-
-    mutating func dequeue() -> Int32? {
-        guard head < waiting.count else { return nil }
-        head += 1
-        return waiting[head - 1]
-    }
+    var waiting = Deque<Int32>()
 }
 
 /// What happens in a request's end, for the host.
@@ -271,9 +256,9 @@ struct VirtualWorld: FieldRunner {
         if request.scripted || cells[cell].busy < backend.workers {
             startService(handle)
         } else {
-            cells[cell].enqueue(handle)
+            cells[cell].waiting.append(handle)
             scheduleTimeout(handle)
-            let waiting = cells[cell].waiting.count - cells[cell].head
+            let waiting = cells[cell].waiting.count
             note(request.typist, "server queues #\(request.id) (\(waiting) waiting)")
         }
     }
@@ -307,7 +292,7 @@ struct VirtualWorld: FieldRunner {
     }
 
     private mutating func startQueued(cell: Int) {
-        while cells[cell].busy < backend.workers, let next = cells[cell].dequeue() {
+        while cells[cell].busy < backend.workers, let next = cells[cell].waiting.popFirst() {
             if requests[Int(next)].server == .queued { startService(next) }
         }
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import Matching
 import Platform
 import SearchServer
 import Synchronization
@@ -75,7 +76,7 @@ final class Completions: Sendable {
 final class BlockingBackend: SearchBackend {
     let started = DispatchSemaphore(value: 0)
 
-    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+    func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
         started.signal()
         let deadline = MonotonicClock.now() + 10_000_000_000
         var scanned = 0
@@ -99,7 +100,7 @@ struct HTTPLoadClientTests {
     @Test func manyConcurrentRequestsCompleteWithParsedCounts() async throws {
         let backend = SubstringBackend.synthetic(count: 2_000)
         let queries = ["red", "lamp", "blue chair", "wireless", "zzz", "1", "mini tent", "steel"]
-        let expected = try queries.map { try backend.search(SearchQuery(query: $0), isCancelled: { false }).total }
+        let expected = try queries.map { try backend.search(SearchRequest(text: $0, limit: 20, needsTotal: true), isCancelled: { false }).total }
         try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
             let target = try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL)
             let completions = Completions()

@@ -71,7 +71,7 @@ struct EngineEquivalenceTests {
         for query in randomQueries(catalog, seed: seed, count: 60) {
             for _ in 0..<4 {
                 let request = SearchRequest(
-                    query: query,
+                    text: query,
                     scope: [nil, "", "kitchen", "toys", "nowhere"][random.below(5)],
                     tokens: [[], [], ["sale"], ["NEW", "eco"], ["unknown"]][random.below(5)],
                     limit: [1, 5, 50][random.below(3)],
@@ -106,7 +106,7 @@ struct EngineEquivalenceTests {
         let reference = ReferenceFilter(catalog: catalog)
         for query in ["co", "Mug", "coffee grinder", "커피", "텀블러", "保温杯", "咖啡", "pro", "zzq", "500ml", "a"] {
             for needsTotal in [false, true] {
-                let request = SearchRequest(query: query, limit: 20, needsTotal: needsTotal)
+                let request = SearchRequest(text: query, limit: 20, needsTotal: needsTotal)
                 let expected = reference.search(request)
                 for forcing in [nil, ForcedPath.scan, .index, .refine] {
                     let got = engine.search(request, forcing: forcing)

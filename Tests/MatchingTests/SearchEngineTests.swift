@@ -1,4 +1,5 @@
 import Catalog
+import Platform
 import Testing
 @testable import Matching
 
@@ -15,46 +16,46 @@ struct SearchEngineTests {
 
     @Test func ordersByPopularityThenCatalogPosition() {
         let engine = SearchEngine(catalog: Self.catalog)
-        let response = engine.search(SearchRequest(query: "COFFEE", needsTotal: true))
+        let response = engine.search(SearchRequest(text: "COFFEE", needsTotal: true))
         #expect(engine.ids(of: response) == ["2", "1", "6"])
         #expect(response.total == 3)
-        let all = engine.search(SearchRequest(query: ""))
+        let all = engine.search(SearchRequest(text: ""))
         #expect(engine.ids(of: all) == ["2", "4", "5", "1", "6", "3"])
         #expect(all.path == .browse)
     }
 
     @Test func hangulDecomposedQueryFindsPrecomposedName() {
         let engine = SearchEngine(catalog: Self.catalog)
-        let response = engine.search(SearchRequest(query: "\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}"))
+        let response = engine.search(SearchRequest(text: "\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}"))
         #expect(engine.ids(of: response) == ["4"])
     }
 
     @Test func turkishAndFullWidth() {
         let engine = SearchEngine(catalog: Self.catalog)
-        #expect(engine.ids(of: engine.search(SearchRequest(query: "istanbul"))) == ["3"])
-        #expect(engine.ids(of: engine.search(SearchRequest(query: "İSTANBUL"))) == ["3"])
-        #expect(engine.ids(of: engine.search(SearchRequest(query: "ｂｅａｎｓ"))) == ["6"])
+        #expect(engine.ids(of: engine.search(SearchRequest(text: "istanbul"))) == ["3"])
+        #expect(engine.ids(of: engine.search(SearchRequest(text: "İSTANBUL"))) == ["3"])
+        #expect(engine.ids(of: engine.search(SearchRequest(text: "ｂｅａｎｓ"))) == ["6"])
     }
 
     @Test func scopeNarrowsAndTokensWiden() {
         let engine = SearchEngine(catalog: Self.catalog)
-        #expect(engine.ids(of: engine.search(SearchRequest(query: "coffee", scope: "grocery"))) == ["6"])
-        #expect(engine.ids(of: engine.search(SearchRequest(query: "coffee", tokens: ["NEW"]))) == ["2", "4", "1", "6"])
-        #expect(engine.ids(of: engine.search(SearchRequest(query: "", tokens: ["sale"]))) == ["1"])
-        #expect(engine.search(SearchRequest(query: "", tokens: ["sale"])).path == .tokens)
-        #expect(engine.search(SearchRequest(query: "coffee", scope: "nowhere")).items.isEmpty)
+        #expect(engine.ids(of: engine.search(SearchRequest(text: "coffee", scope: "grocery"))) == ["6"])
+        #expect(engine.ids(of: engine.search(SearchRequest(text: "coffee", tokens: ["NEW"]))) == ["2", "4", "1", "6"])
+        #expect(engine.ids(of: engine.search(SearchRequest(text: "", tokens: ["sale"]))) == ["1"])
+        #expect(engine.search(SearchRequest(text: "", tokens: ["sale"])).path == .tokens)
+        #expect(engine.search(SearchRequest(text: "coffee", scope: "nowhere")).items.isEmpty)
     }
 
     @Test func pagesWithOffset() {
         let engine = SearchEngine(catalog: Self.catalog)
-        let response = engine.search(SearchRequest(query: "", limit: 2, offset: 3))
+        let response = engine.search(SearchRequest(text: "", limit: 2, offset: 3))
         #expect(engine.ids(of: response) == ["1", "6"])
-        #expect(engine.search(SearchRequest(query: "coffee", limit: 2, offset: 10)).items.isEmpty)
+        #expect(engine.search(SearchRequest(text: "coffee", limit: 2, offset: 10)).items.isEmpty)
     }
 
     @Test func zeroHitTrigramIsAnsweredByTheIndex() {
         let engine = SearchEngine(catalog: Self.catalog)
-        let response = engine.search(SearchRequest(query: "qqqzz", needsTotal: true))
+        let response = engine.search(SearchRequest(text: "qqqzz", needsTotal: true))
         #expect(response.items.isEmpty)
         #expect(response.total == 0)
         #expect(response.path == .index)
@@ -64,23 +65,23 @@ struct SearchEngineTests {
         let catalog = CatalogGenerator(seed: 3).makeCatalog(count: 4000)
         let engine = SearchEngine(catalog: catalog)
         let reference = ReferenceFilter(catalog: catalog)
-        let first = engine.search(SearchRequest(query: "grinder", needsTotal: true))
+        let first = engine.search(SearchRequest(text: "grinder", needsTotal: true))
         #expect(first.total != nil)
-        let second = engine.search(SearchRequest(query: "grinder 2", needsTotal: true))
+        let second = engine.search(SearchRequest(text: "grinder 2", needsTotal: true))
         #expect(second.path == .refine)
-        #expect(second.items == reference.search(SearchRequest(query: "grinder 2")).items)
+        #expect(second.items == reference.search(SearchRequest(text: "grinder 2")).items)
         // A syllable being composed is not contained in the next text: no refine from 추 to 충.
-        _ = engine.search(SearchRequest(query: "추", needsTotal: true))
-        let composed = engine.search(SearchRequest(query: "충", needsTotal: true), forcing: .refine)
+        _ = engine.search(SearchRequest(text: "추", needsTotal: true))
+        let composed = engine.search(SearchRequest(text: "충", needsTotal: true), forcing: .refine)
         #expect(composed.path != .refine)
     }
 
     @Test func plannerUsesTheIndexForRareQueriesAndTheScanForCommonOnes() {
         let catalog = CatalogGenerator(seed: 4).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
-        let rare = engine.search(SearchRequest(query: "grinder 2l", needsTotal: true))
+        let rare = engine.search(SearchRequest(text: "grinder 2l", needsTotal: true))
         #expect(rare.path == .index)
-        let common = engine.search(SearchRequest(query: "e", limit: 50))
+        let common = engine.search(SearchRequest(text: "e", limit: 50))
         #expect(common.path == .scanFirstPage)
         #expect(common.total == nil)
         #expect(common.items.count == 50)
@@ -89,13 +90,13 @@ struct SearchEngineTests {
     @Test func cancelledFlagStopsTheScan() {
         let catalog = CatalogGenerator(seed: 5).makeCatalog(count: 8_000)
         let engine = SearchEngine(catalog: catalog)
-        let flag = SearchCancellationFlag()
+        let flag = CancellationFlag()
         flag.cancel()
-        let response = engine.search(SearchRequest(query: "zz", needsTotal: true), cancellation: .flag(flag), forcing: .scan)
+        let response = engine.search(SearchRequest(text: "zz", needsTotal: true), cancellation: .flag(flag), forcing: .scan)
         #expect(response.wasCancelled)
         #expect(response.items.isEmpty)
         #expect(response.total == nil)
-        let live = engine.search(SearchRequest(query: "zz", needsTotal: true), forcing: .scan)
+        let live = engine.search(SearchRequest(text: "zz", needsTotal: true), forcing: .scan)
         #expect(!live.wasCancelled)
         #expect(live.bytesScanned > 64 * 1024)
     }
@@ -105,7 +106,7 @@ struct SearchEngineTests {
         let engine = SearchEngine(catalog: catalog)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return engine.search(SearchRequest(query: "zz", needsTotal: true), cancellation: .task, forcing: .scan)
+            return engine.search(SearchRequest(text: "zz", needsTotal: true), cancellation: .task, forcing: .scan)
         }
         let response = await task.value
         #expect(response.wasCancelled)
@@ -122,11 +123,11 @@ struct SearchEngineTests {
         #expect(engine.memoryBreakdown["token-sets"]! < 400 / 8 + 2 * 4 + 64)
         let reference = ReferenceFilter(catalog: catalog)
         for request in [
-            SearchRequest(query: "", scope: "rare", needsTotal: true),
-            SearchRequest(query: "mug", scope: "rare", needsTotal: true),
-            SearchRequest(query: "", tokens: ["SELDOM"], needsTotal: true),
-            SearchRequest(query: "item 3 ", tokens: ["seldom"], limit: 5, needsTotal: true),
-            SearchRequest(query: "item 1", scope: "rare", tokens: ["seldom"], needsTotal: true),
+            SearchRequest(text: "", scope: "rare", needsTotal: true),
+            SearchRequest(text: "mug", scope: "rare", needsTotal: true),
+            SearchRequest(text: "", tokens: ["SELDOM"], needsTotal: true),
+            SearchRequest(text: "item 3 ", tokens: ["seldom"], limit: 5, needsTotal: true),
+            SearchRequest(text: "item 1", scope: "rare", tokens: ["seldom"], needsTotal: true),
         ] {
             let expected = reference.search(request)
             let got = engine.search(request)
@@ -140,7 +141,7 @@ struct SearchEngineTests {
         let engine = SearchEngine(catalog: catalog, tuning: SearchEngine.Tuning(firstPageBytes: 2048, parallelMinimumBytes: 0, parts: 2, parallelVerifyMinimum: 8))
         let reference = ReferenceFilter(catalog: catalog)
         let queries = ["c", "co", "cof", "coffee", "mug", "커", "커피", "保", "保温杯", "zz", "", "pro"]
-        let requests = queries.flatMap { [SearchRequest(query: $0, limit: 20, needsTotal: true), SearchRequest(query: $0, limit: 20)] }
+        let requests = queries.flatMap { [SearchRequest(text: $0, limit: 20, needsTotal: true), SearchRequest(text: $0, limit: 20)] }
         let expected = requests.map { reference.search($0).items }
         let mismatches = await withTaskGroup(of: Int.self) { group in
             for task in 0..<8 {
@@ -162,7 +163,7 @@ struct SearchEngineTests {
 
     @Test func referenceMatchesTheSameRule() {
         let reference = ReferenceFilter(catalog: Self.catalog)
-        let response = reference.search(SearchRequest(query: "coffee", limit: 2))
+        let response = reference.search(SearchRequest(text: "coffee", limit: 2))
         #expect(response.items == [1, 0])
         #expect(response.total == 3)
         #expect(response.path == .reference)

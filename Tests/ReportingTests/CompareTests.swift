@@ -9,8 +9,9 @@ struct CompareTests {
     /// and sent `fanOut` requests; `samples` equal histogram values, so every percentile equals
     /// it (and enough lie beyond p99 for it to be judged).
     static func record(ttfrMs: Double, fanOut: Int64 = 3, stale: Int64 = 0, settles: Int64 = 100, name: String = "switch-latest",
-                       samples: Int64 = 1_000, outOfOrder: Int64? = nil, ttfrHistogram: Histogram? = nil) -> RunRecord {
+                       samples: Int64 = 1_000, outOfOrder: Int64? = nil, ttfrHistogram: Histogram? = nil, falseEmpties: Int64 = 0) -> RunRecord {
         var m = MetricSet()
+        m.add(ReportMetrics.falseEmpties, falseEmpties)
         if let outOfOrder { m.add(ReportMetrics.outOfOrderApplies, outOfOrder) }
         m.add(ReportMetrics.settles, settles)
         m.add(ReportMetrics.requestsStarted, fanOut * settles)
@@ -167,6 +168,19 @@ struct CompareTests {
         // 0 of 40 → 2 of 40 wrong final screens: beyond the tolerance, not beyond chance (z ≈ 1.4).
         let few = Comparison(baseline: [Self.record(ttfrMs: 100, settles: 40)], candidate: [Self.record(ttfrMs: 100, stale: 2, settles: 40)])
         #expect(try row(few, "stale.share").status == .noise)
+    }
+
+    @Test func singleRunRatesWithinTheirCountsSamplingNoiseAreNoise() throws {
+        // 14 → 8 false empties over 26 searches (0.54 → 0.31 per search): beyond the widened
+        // tolerance, within the noise of the counts (z ≈ 1.28); 40 → 8 is not (z ≈ 4.6).
+        func falseEmpties(_ count: Int64) -> RunRecord { Self.record(ttfrMs: 100, settles: 26, falseEmpties: count) }
+        let few = Comparison(baseline: [falseEmpties(14)], candidate: [falseEmpties(8)])
+        let row = try row(few, "flicker.falseEmptiesPerSettle")
+        #expect(try #require(row.relative) < -0.25)
+        #expect(row.status == .noise)
+        #expect(few.exitCode == 0)
+        let many = Comparison(baseline: [falseEmpties(40)], candidate: [falseEmpties(8)])
+        #expect(try self.row(many, "flicker.falseEmptiesPerSettle").status == .improvement)
     }
 
     @Test func groupsOnOneSideOnlyDoNotChangeTheExitCode() {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 import TestBackends
+import Matching
 import Testing
 @testable import SearchServer
 
@@ -348,7 +349,7 @@ struct RequestParserTests {
 
     @Test func defaultsAndLimits() throws {
         let (query, faults) = try RequestParser.searchQuery([:], limits: RequestLimits(), allowFaultParameters: false)
-        #expect(query == SearchQuery(query: "", scope: nil, tokens: [], limit: 20, offset: 0))
+        #expect(query == SearchRequest(text: "", scope: nil, tokens: [], limit: 20, offset: 0, needsTotal: true))
         #expect(faults == RequestFaults())
     }
 
@@ -418,12 +419,12 @@ struct RequestParserTests {
 
     @Test func substringBackendCountsAndPages() throws {
         let backend = SubstringBackend.synthetic(count: 10_000)
-        let all = try backend.search(SearchQuery(query: "lamp", limit: 1000, offset: 0), isCancelled: { false })
-        let page = try backend.search(SearchQuery(query: "lamp", limit: 5, offset: 7), isCancelled: { false })
+        let all = try backend.search(SearchRequest(text: "lamp", limit: 1000, offset: 0, needsTotal: true), isCancelled: { false })
+        let page = try backend.search(SearchRequest(text: "lamp", limit: 5, offset: 7, needsTotal: true), isCancelled: { false })
         #expect(all.total == page.total)
         #expect(all.total > 0)
         #expect(Array(all.items[7..<12]) == page.items)
-        #expect(throws: SearchCancelled.self) { try backend.search(SearchQuery(query: "lamp"), isCancelled: { true }) }
+        #expect(throws: SearchCancelled.self) { try backend.search(SearchRequest(text: "lamp", limit: 20, needsTotal: true), isCancelled: { true }) }
     }
 }
 
@@ -436,7 +437,7 @@ final class DeafBackend: SearchBackend {
     let started = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
 
-    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+    func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
         started.signal()
         _ = release.wait(timeout: .now() + 10)
         return BackendResult(items: [], total: 0, path: "deaf", itemsScanned: 7)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import Matching
 import SearchServer
 import Synchronization
 
@@ -127,7 +128,7 @@ final class GateBackend: SearchBackend {
 
     func release() { released.store(true, ordering: .relaxed) }
 
-    func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
+    func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
         started.signal()
         defer { stopped.signal() }
         var scanned = 0

@@ -75,7 +75,8 @@ struct QueryNormalizationTests {
         let key = QueryKey(QueryIdentity(text: " shoe\u{3000}", scope: "brands", tokens: ["in-stock"]))
         #expect(key == QueryKey(text: "shoe", scope: "brands", tokens: ["in-stock"]))
         let expected = Preset.debounceSwitch.defaultConfiguration.expectedQuery(for: FieldInput(text: "shoe ", scope: "brands", tokens: ["in-stock"]))
-        #expect(expected.map(QueryKey.init) == key)
+        #expect(expected.map { QueryKey($0) } == key)
+        #expect(expected.map { QueryKey($0, alreadyTrimmed: true) } == key)
     }
 }
 

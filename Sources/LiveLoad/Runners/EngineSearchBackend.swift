@@ -19,7 +19,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
     private final class Job: LiveSearchTicket {
         let request: LiveSearchRequest
         let enqueuedNanos: UInt64
-        let flag = SearchCancellationFlag()
+        let flag = CancellationFlag()
         let completion: @Sendable (LiveSearchOutcome) -> Void
         let owner: EngineSearchBackend
 
@@ -37,8 +37,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
     }
 
     private struct State {
-        var queue: [Job] = []
-        var head = 0
+        var queue = Deque<Job>()
         var stopping = false
     }
 
@@ -109,9 +108,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
     /// Removes a cancelled job that no worker has taken yet and completes it as cancelled.
     private func dropIfQueued(_ job: Job) {
         let removed = state.withLock { state -> Bool in
-            guard let index = state.queue[state.head...].firstIndex(where: { $0 === job }) else { return false }
-            state.queue.remove(at: index)
-            return true
+            state.queue.removeFirst(where: { $0 === job }) != nil
         }
         guard removed else { return }
         let now = MonotonicClock.now()
@@ -124,15 +121,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
         while true {
             available.wait()
             let next = state.withLock { state -> Job?? in
-                if state.head < state.queue.count {
-                    let job = state.queue[state.head]
-                    state.head += 1
-                    if state.head > 1024, state.head * 2 > state.queue.count {
-                        state.queue.removeFirst(state.head)
-                        state.head = 0
-                    }
-                    return .some(job)
-                }
+                if let job = state.queue.popFirst() { return .some(job) }
                 return state.stopping ? .none : .some(nil)
             }
             guard let job = next else { break }
@@ -144,8 +133,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
     private func run(_ job: Job) {
         let started = MonotonicClock.now()
         let queueNs = Int64(started - job.enqueuedNanos)
-        let request = SearchRequest(query: job.request.query.text, scope: job.request.query.scope,
-                                    tokens: job.request.query.tokens, limit: limit, needsTotal: countsTotal)
+        let request = SearchRequest(job.request.query, limit: limit, needsTotal: countsTotal)
         let response = job.request.local
             ? reference.search(request)
             : engine.search(request, cancellation: .flag(job.flag), forcing: forcedPath)
@@ -167,10 +155,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
         let pending = state.withLock { state -> [Job]? in
             guard !state.stopping else { return nil }
             state.stopping = true
-            let pending = Array(state.queue[state.head...])
-            state.queue.removeAll()
-            state.head = 0
-            return pending
+            return state.queue.removeAll()
         }
         guard let pending else { return }
         for job in pending {

@@ -38,7 +38,7 @@ public final class LiveRunMonitor: Sendable {
     public let requestsFinished = Atomic<Int>(0)
     public let errors = Atomic<Int>(0)
     public let typistsActive = Atomic<Int>(0)
-    private let stopRequested = Atomic<Bool>(false)
+    private let stop = CancellationFlag()
     private let stopWaiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
 
     public init() {}
@@ -46,14 +46,14 @@ public final class LiveRunMonitor: Sendable {
     /// Asks the run to stop typing now (typists asleep between keys wake at once); the run still
     /// drains and returns what it measured. Safe from any thread, e.g. a signal handler's thread.
     public func requestStop() {
-        stopRequested.store(true, ordering: .relaxed)
+        stop.cancel()
         stopWaiter.withLock { waiter in
             waiter?.resume()
             waiter = nil
         }
     }
 
-    public var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
+    public var isStopRequested: Bool { stop.isCancelled }
 
     /// Returns once a stop is requested, or when the calling task is cancelled.
     func waitForStop() async {

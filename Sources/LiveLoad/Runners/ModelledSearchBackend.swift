@@ -48,8 +48,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
 
     private struct Cell {
         var busy = 0
-        var waiting: [UInt64] = []
-        var head = 0
+        var waiting = Deque<UInt64>()
     }
 
     private struct State {
@@ -262,15 +261,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     private func startQueued(cell: Int, at now: UInt64, _ state: inout State) -> [(UInt64, LiveSearchRequest)] {
         var starts: [(UInt64, LiveSearchRequest)] = []
         while state.cells[cell, default: Cell()].busy < model.workers {
-            var queue = state.cells[cell, default: Cell()]
-            guard queue.head < queue.waiting.count else { break }
-            let next = queue.waiting[queue.head]
-            queue.head += 1
-            if queue.head > 64, queue.head * 2 > queue.waiting.count {
-                queue.waiting.removeFirst(queue.head)
-                queue.head = 0
-            }
-            state.cells[cell] = queue
+            guard let next = state.cells[cell, default: Cell()].waiting.popFirst() else { break }
             if state.jobs[next]?.phase == .queued, let start = startService(next, at: now, &state) {
                 starts.append(start)
             }

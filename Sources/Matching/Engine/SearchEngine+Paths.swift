@@ -1,4 +1,5 @@
 import Dispatch
+import Platform
 
 /// A complete result set kept for refinement: the ranks matching `pattern` (folded) under a
 /// scope and a set of tokens.
@@ -150,7 +151,7 @@ extension SearchEngine {
 
     /// Stops worker threads once the caller's cancellation is seen by any of them.
     final class StopSignal: Sendable {
-        let flag = SearchCancellationFlag()
+        let flag = CancellationFlag()
         let cancellation: SearchCancellation
 
         init(_ cancellation: SearchCancellation) { self.cancellation = cancellation }

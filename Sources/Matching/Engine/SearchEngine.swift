@@ -141,7 +141,7 @@ public final class SearchEngine: Sendable {
     }
 
     private func resolve(_ request: SearchRequest) -> Plan {
-        let pattern = TextFolding.foldQuery(request.query)
+        let pattern = TextFolding.foldQuery(request.text)
         var scope: Bitset? = nil
         var scopeKey = -1
         var unknownScope = false

@@ -1,8 +1,9 @@
-import Synchronization
+import Platform
 
 /// One search: the text typed, the scope and tokens that narrow it, and which page is wanted.
 public struct SearchRequest: Sendable, Hashable, Codable {
-    public var query: String
+    /// What was typed, as the field sends it (the engine folds and trims it).
+    public var text: String
     /// Only products in this scope; `nil` or `""`: every scope.
     public var scope: String?
     /// Active tokens: a product carrying any of them matches whatever its name.
@@ -14,8 +15,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
     /// Whether `SearchResponse.total` must be computed even when the page is found early.
     public var needsTotal: Bool
 
-    public init(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 50, offset: Int = 0, needsTotal: Bool = false) {
-        self.query = query
+    public init(text: String, scope: String? = nil, tokens: [String] = [], limit: Int = 50, offset: Int = 0, needsTotal: Bool = false) {
+        self.text = text
         self.scope = scope
         self.tokens = tokens
         self.limit = limit
@@ -75,16 +76,6 @@ public struct SearchResponse: Sendable, Hashable {
     }
 }
 
-/// A flag another thread sets to cancel searches (e.g. a server connection that closed).
-public final class SearchCancellationFlag: Sendable {
-    private let state = Atomic<Bool>(false)
-
-    public init() {}
-
-    public func cancel() { state.store(true, ordering: .releasing) }
-    public var isCancelled: Bool { state.load(ordering: .acquiring) }
-}
-
 /// How a search learns that nobody wants its answer any more; checked about every 64 KiB.
 ///
 /// `.task` reads `Task.isCancelled`, which only the calling thread can see; the engine copies
@@ -93,7 +84,7 @@ public final class SearchCancellationFlag: Sendable {
 public struct SearchCancellation: Sendable {
     enum Kind: Sendable {
         case none
-        case flag(SearchCancellationFlag)
+        case flag(CancellationFlag)
         case task
         case custom(@Sendable () -> Bool)
     }
@@ -103,7 +94,7 @@ public struct SearchCancellation: Sendable {
     public static let none = SearchCancellation(kind: .none)
     /// Cancelled when the current Swift task is.
     public static let task = SearchCancellation(kind: .task)
-    public static func flag(_ flag: SearchCancellationFlag) -> SearchCancellation { SearchCancellation(kind: .flag(flag)) }
+    public static func flag(_ flag: CancellationFlag) -> SearchCancellation { SearchCancellation(kind: .flag(flag)) }
     public static func custom(_ isCancelled: @escaping @Sendable () -> Bool) -> SearchCancellation { SearchCancellation(kind: .custom(isCancelled)) }
 
     /// Whether the search should stop now (on the calling thread).

@@ -37,7 +37,7 @@ public struct ReferenceFilter: Sendable {
 
     /// Every match, in result order; `nil` if cancelled.
     public func matches(_ request: SearchRequest, cancellation: SearchCancellation = .none) -> [Int]? {
-        let query = Array(String(decoding: TextFolding.foldQuery(request.query), as: UTF8.self).unicodeScalars)
+        let query = Array(String(decoding: TextFolding.foldQuery(request.text), as: UTF8.self).unicodeScalars)
         let activeTokens = Set(request.tokens.map { TextFolding.fold($0) })
         let scope = request.scope.flatMap { $0.isEmpty ? nil : $0 }
         var found: [Int] = []

@@ -132,7 +132,7 @@ struct LiveWorkload: PhaseWorkload {
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
         let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
-        let finished = Flag()
+        let finished = CancellationFlag()
         let shared = sharesBackend(scenario)
         // Labels mark what differs from the defaults (each strategy on its own backend; the
         // engine as it is), so groups of default runs keep their identity across versions.
@@ -174,7 +174,7 @@ struct LiveWorkload: PhaseWorkload {
             // monitors' counters while the recorders are still open.
             group.addTask {
                 let deadline = Int64(MonotonicClock.now()) + scenario.durationNanos
-                while !finished.isSet {
+                while !finished.isCancelled {
                     if context.progress.isStopRequested || Int64(MonotonicClock.now()) >= deadline {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
@@ -194,7 +194,7 @@ struct LiveWorkload: PhaseWorkload {
                 results[index] = metricGroup
                 remaining -= 1
             }
-            finished.set()
+            finished.cancel()
             return results.compactMap { $0 }
         }
     }
@@ -207,13 +207,6 @@ struct LiveWorkload: PhaseWorkload {
         tally.add(to: &metrics)
         return MetricGroup(name: name, labels: labels, metrics: metrics)
     }
-}
-
-/// A flag set once, shared between tasks.
-private final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .relaxed) }
-    func set() { value.store(true, ordering: .relaxed) }
 }
 
 /// A session cut at the phase's end: the typist leaves the field at `limit` (its own time), so a

@@ -1,4 +1,5 @@
 import Measurement
+import Platform
 import Synchronization
 
 /// What a worker runs in one phase: its share of the typists under one runner.
@@ -87,7 +88,7 @@ public final class ProgressSink: Sendable {
         var typistsActive = 0
     }
     private let state = Mutex(State())
-    private let stopRequested = Atomic<Bool>(false)
+    private let stop = CancellationFlag()
 
     public init() {}
 
@@ -103,8 +104,8 @@ public final class ProgressSink: Sendable {
         state.withLock { ($0.groups, $0.typistsActive) }
     }
 
-    public func requestStop() { stopRequested.store(true, ordering: .relaxed) }
-    public var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
+    public func requestStop() { stop.cancel() }
+    public var isStopRequested: Bool { stop.isCancelled }
 }
 
 /// A runner kind this build cannot run (its module is not wired in yet, or it needs something

@@ -5,7 +5,6 @@ import Darwin
 #endif
 import CPosixShims
 import Dispatch
-import Synchronization
 
 /// Turns SIGINT/SIGTERM into bytes on a pipe, so a `poll` loop sees them next to its other
 /// descriptors instead of the process dying mid-write.
@@ -20,7 +19,7 @@ public final class SignalTrap: Sendable {
     /// DispatchSourceSignal is not declared Sendable; the array is written once in `init` and
     /// only `cancel()`ed afterwards, which Dispatch allows from any thread.
     private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
-    private let cancelled = Atomic<Bool>(false)
+    private let cancelled = CancellationFlag()
 
     public init(_ signals: [Int32] = [SIGINT, SIGTERM]) throws(ProcessError) {
         var fds: [Int32] = [-1, -1]
@@ -63,7 +62,7 @@ public final class SignalTrap: Sendable {
 
     /// Restores the default action for the trapped signals.
     public func cancel() {
-        guard !cancelled.exchange(true, ordering: .relaxed) else { return }
+        guard cancelled.cancel() else { return }
         for source in sources { source.cancel() }
         for signalNumber in signals { Glibc.signal(signalNumber, SIG_DFL) }
     }

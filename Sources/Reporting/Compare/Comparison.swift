@@ -11,7 +11,8 @@ public struct Comparison: Sendable {
         /// Within tolerance.
         case unchanged
         /// Beyond tolerance but not significant by Welch's test: run-to-run noise. With one run a
-        /// side: a percentile whose 95 % confidence intervals (from each run's samples) overlap.
+        /// side: a percentile whose 95 % confidence intervals (from each run's samples) overlap,
+        /// or a share or rate of counted events within the sampling noise of its counts.
         case noise
         /// A percentile with fewer than `Comparison.minimumTailSamples` samples beyond it on a
         /// side (p99.9 of 136 searches): its value is one sample's luck, so no verdict.
@@ -119,8 +120,8 @@ public struct Comparison: Sendable {
                    let before = baseSummaries[0][key], let after = candSummaries[0][key] {
                     if let low = quantity.confidenceInterval(before), let high = quantity.confidenceInterval(after), low.overlaps(high) {
                         row.status = .noise
-                    } else if quantity.sharesDiffer(before, after) == false {
-                        // A share of counted events within a proportion's sampling noise.
+                    } else if quantity.sharesDiffer(before, after) == false || quantity.ratesDiffer(before, after) == false {
+                        // A share or a rate of counted events within its sampling noise.
                         row.status = .noise
                     }
                 }

@@ -21,6 +21,10 @@ public struct Quantity: Sendable {
     /// For a share of events: how many happened out of how many chances, so `compare` can tell a
     /// single run's difference from the sampling noise of a proportion.
     public var proportion: (@Sendable (StrategySummary) -> (events: Double, trials: Double)?)?
+    /// For a rate of counted events (false empties per search, requests per keystroke): how many
+    /// happened over how much exposure, so `compare` can tell a single run's difference from the
+    /// sampling noise of a count.
+    public var rate: (@Sendable (StrategySummary) -> (events: Double, exposure: Double)?)?
 
     public init(_ id: String, _ label: String, _ unit: ValueUnit, better: Better = .lower, value: @escaping @Sendable (StrategySummary) -> Double?) {
         self.id = id
@@ -59,6 +63,30 @@ public struct Quantity: Sendable {
         return quantity
     }
 
+    /// The same quantity, judged as `events` counted over `exposure` (a rate, which may exceed 1).
+    func counting(_ events: @escaping @Sendable (StrategySummary) -> Int64, per exposure: @escaping @Sendable (StrategySummary) -> Int64) -> Quantity {
+        var quantity = self
+        quantity.rate = { summary in
+            guard exposure(summary) > 0 else { return nil }
+            return (events: Double(events(summary)), exposure: Double(exposure(summary)))
+        }
+        return quantity
+    }
+
+    /// Whether two single runs' rates differ by more than the sampling noise of their counts:
+    /// given the events of both runs, each event falls in the first run with probability
+    /// exposure₁ / (exposure₁ + exposure₂) when the rate is the same (the conditional test of two
+    /// Poisson rates), judged at 95 % (|z| ≥ 1.96); `nil` when this is no rate of counted events.
+    public func ratesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
+        guard let rate, let x = rate(a), let y = rate(b) else { return nil }
+        let events = x.events + y.events
+        guard events > 0 else { return false }
+        let share = x.exposure / (x.exposure + y.exposure)
+        let spread = (events * share * (1 - share)).squareRoot()
+        guard spread > 0 else { return x.events / x.exposure != y.events / y.exposure }
+        return abs(x.events - events * share) / spread >= 1.96
+    }
+
     /// Whether two single runs' shares differ by more than sampling noise: a two-proportion z
     /// test at 95 % (|z| ≥ 1.96); `nil` when this is no share of counted events.
     public func sharesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
@@ -89,10 +117,10 @@ public struct Quantity: Sendable {
         // The largest of a run's samples: never enough beyond it to judge a change.
         list.append(.percentile("latency.max", "request latency max", .nanoseconds, 100) { $0.requestLatency })
         list += [
-            Quantity("fanout.mean", "requests per search (mean)", .ratio) { $0.fanOutMean },
+            Quantity("fanout.mean", "requests per search (mean)", .ratio) { $0.fanOutMean }.counting({ $0.requestsStarted }, per: { $0.settles }),
             .percentile("fanout.p90", "requests per search p90", .ratio, 90) { $0.fanOut },
-            Quantity("fanout.perKeystroke", "requests per keystroke", .ratio) { $0.requestsPerKeystroke },
-            Quantity("churn.perSettle", "debounce waits cancelled per search", .ratio) { $0.churnPerSettle },
+            Quantity("fanout.perKeystroke", "requests per keystroke", .ratio) { $0.requestsPerKeystroke }.counting({ $0.requestsStarted }, per: { $0.keystrokes }),
+            Quantity("churn.perSettle", "debounce waits cancelled per search", .ratio) { $0.churnPerSettle }.counting({ $0.debounceChurn }, per: { $0.settles }),
             Quantity("stale.share", "wrong final screen", .share) { $0.staleShare }.counting({ $0.staleSettles }, of: { $0.settles }),
             Quantity("stale.outOfOrder", "out-of-order applies", .count) { $0.settles > 0 || $0.requestsStarted > 0 ? Double($0.outOfOrderApplies) : nil },
             Quantity("stale.mismatchPerSettle", "mismatch time per search", .nanoseconds) { $0.mismatchPerSettleNanos },
@@ -105,9 +133,9 @@ public struct Quantity: Sendable {
             .percentile("cancel.stopBackend.p99", "cancel stop latency p99 (backend)", .nanoseconds, 99) { $0.cancelStopBackend },
             Quantity("waste.client", "wasted work (client view)", .share) { $0.clientWastedShare }.counting({ $0.wastedRequests }, of: { $0.requestsStarted }),
             Quantity("waste.backend", "wasted work (backend view)", .share) { $0.backendWastedShare }.counting({ $0.wastedRequests }, of: { $0.requestsStarted }),
-            Quantity("flicker.changesPerSettle", "display changes per search", .ratio) { $0.displayChangesPerSettle },
-            Quantity("flicker.blinksPerSettle", "blinks per search", .ratio) { $0.blinksPerSettle },
-            Quantity("flicker.falseEmptiesPerSettle", "false empties per search", .ratio) { $0.falseEmptiesPerSettle },
+            Quantity("flicker.changesPerSettle", "display changes per search", .ratio) { $0.displayChangesPerSettle }.counting({ $0.displayChanges }, per: { $0.settles }),
+            Quantity("flicker.blinksPerSettle", "blinks per search", .ratio) { $0.blinksPerSettle }.counting({ $0.blinks }, per: { $0.settles }),
+            Quantity("flicker.falseEmptiesPerSettle", "false empties per search", .ratio) { $0.falseEmptiesPerSettle }.counting({ $0.falseEmpties }, per: { $0.settles }),
             Quantity("errors.share", "failed requests", .share) { $0.requestsStarted > 0 ? Double($0.errorCount) / Double($0.requestsStarted) : nil }.counting({ $0.errorCount }, of: { $0.requestsStarted }),
             Quantity("load.completedPerSecond", "requests completed per second", .ratio, better: .higher) { $0.completedPerSecond },
         ]

@@ -38,7 +38,7 @@ enum SearchCommand {
             let loadStart = clock.now
             let catalog = try CatalogFiles.load(path, invocation).catalog
             let loadTime = clock.now - loadStart
-            let request = SearchRequest(query: query, scope: arguments.value("scope"), tokens: arguments.values("token"), limit: limit, offset: offset, needsTotal: true)
+            let request = SearchRequest(text: query, scope: arguments.value("scope"), tokens: arguments.values("token"), limit: limit, offset: offset, needsTotal: true)
             var buildTime = Duration.zero
             let response: SearchResponse
             if forced == "reference" {

@@ -1,3 +1,4 @@
+import Matching
 import SearchServer
 
 /// A test double that answers every search with one precomputed result, without scanning: what
@@ -9,5 +10,5 @@ public struct CannedBackend: SearchBackend {
         self.result = result
     }
 
-    public func search(_ query: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult { result }
+    public func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult { result }
 }

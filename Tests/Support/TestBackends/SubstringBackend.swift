@@ -1,3 +1,4 @@
+import Matching
 import SearchServer
 
 /// A test double for the filter engine: a plain case-insensitive substring scan over a list of
@@ -39,8 +40,8 @@ public struct SubstringBackend: SearchBackend {
 
     public var count: Int { names.count }
 
-    public func search(_ request: SearchQuery, isCancelled: () -> Bool) throws -> BackendResult {
-        let needles = ([request.query] + request.tokens).map { Array($0.lowercased().utf8) }.filter { !$0.isEmpty }
+    public func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
+        let needles = ([request.text] + request.tokens).map { Array($0.lowercased().utf8) }.filter { !$0.isEmpty }
         var page: [SearchHit] = []
         var total = 0
         var index = 0
