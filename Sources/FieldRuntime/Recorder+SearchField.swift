@@ -4,8 +4,9 @@ import SearchField
 /// The one mapping from the search field's vocabulary to the recorder's, used by `FieldHost`
 /// for every runner, so that no runner decides on its own what an effect means for the metrics.
 extension RecordSink {
-    /// Records what an effect tells the metrics. Called for every effect, in order, at the time
-    /// the strategy emitted it.
+    /// Records what an effect tells the metrics. `FieldHost` calls it for each effect it carries
+    /// out, in order, at the time the strategy emitted it; not for a cancel of a timer or request
+    /// it no longer holds open, nor for `setFieldText` (that one comes back as an event).
     ///
     /// `isDebounceWait` must come from the host's own bookkeeping of live debounce waits, so a
     /// cancelled stalled or throttle timer is not counted as task churn.

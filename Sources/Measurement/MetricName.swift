@@ -16,7 +16,6 @@ public enum MetricName {
     public static let requestsCompleted = "requests_completed"
     public static let requestsCancelled = "requests_cancel_requested"
     public static let cancelsObserved = "requests_cancel_observed"
-    public static let requestsAbandoned = "requests_abandoned"
     public static let serverErrors = "errors_server"
     public static let timeouts = "errors_timeout"
     public static let transportErrors = "errors_transport"

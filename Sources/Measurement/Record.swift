@@ -47,8 +47,6 @@ public enum StopReason: String, Hashable, Sendable {
     case completed
     /// The client saw the cancellation take effect (the awaited call threw, the transfer ended).
     case cancelledObserved = "cancelled-observed"
-    /// The client dropped the request without waiting for it (a strategy forgot it).
-    case discarded
     case serverError = "server-error"
     case timeout
     case transport

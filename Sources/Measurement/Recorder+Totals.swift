@@ -12,7 +12,6 @@ struct Totals: Sendable {
     var requestsCompleted: Int64 = 0
     var requestsCancelled: Int64 = 0
     var cancelsObserved: Int64 = 0
-    var requestsAbandoned: Int64 = 0
     var serverErrors: Int64 = 0
     var timeouts: Int64 = 0
     var transportErrors: Int64 = 0
@@ -71,7 +70,7 @@ struct Totals: Sendable {
             N.cachedCommits: cachedCommits, N.distinctCommits: distinctCommits,
             N.requestsStarted: requestsStarted, N.requestsCompleted: requestsCompleted,
             N.requestsCancelled: requestsCancelled, N.cancelsObserved: cancelsObserved,
-            N.requestsAbandoned: requestsAbandoned, N.serverErrors: serverErrors, N.timeouts: timeouts,
+            N.serverErrors: serverErrors, N.timeouts: timeouts,
             N.transportErrors: transportErrors, N.unfinishedRequests: unfinishedRequests, N.discards: discards,
             N.debounceWaits: waits, N.taskChurn: taskChurn, N.cancelsWhileCurrent: cancelsWhileCurrent,
             N.applies: applies, N.outOfOrderApplies: outOfOrderApplies, N.staleSettles: staleSettles,

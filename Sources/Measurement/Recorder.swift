@@ -107,7 +107,7 @@ public struct Recorder: RecordSink, Sendable {
     public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         if let lag { totals.scheduleLag.record(lag) }
-        tracks[typist].unitStarted(Unit(isWait: false, id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
+        tracks[typist].unitStarted(Unit(id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
     }
 
     /// `record(.apply(id:query:kind:))`.
@@ -197,9 +197,8 @@ public struct Recorder: RecordSink, Sendable {
     }
 }
 
-/// A debounce wait or a request: a unit of work that can become obsolete.
+/// A request: a unit of backend work that can become obsolete (debounce waits are `Wait`s).
 struct Unit: Sendable {
-    var isWait: Bool
     var id: UInt64
     var query: QueryRef
     var start: Int64
@@ -218,8 +217,7 @@ struct Unit: Sendable {
     var items: Int64 = 0
     var clientNs: Int64 = 0
 
-    init(isWait: Bool, id: UInt64, query: QueryRef, start: Int64) {
-        self.isWait = isWait
+    init(id: UInt64, query: QueryRef, start: Int64) {
         self.id = id
         self.query = query
         self.start = start
@@ -334,21 +332,17 @@ struct Track: Sendable {
     }
 
     mutating func unitStarted(_ unit: Unit, totals: inout Totals) {
-        if unit.isWait {
-            totals.waits += 1
-        } else {
-            totals.requestsStarted += 1
-            totals.timeline.requestStarted(at: unit.start)
-            if burstOpen { burstRequests += 1 }
-            openRequests += 1
-            totals.inFlight.record(openRequests)
-            if openRequests > totals.maxInFlight { totals.maxInFlight = openRequests }
-        }
+        totals.requestsStarted += 1
+        totals.timeline.requestStarted(at: unit.start)
+        if burstOpen { burstRequests += 1 }
+        openRequests += 1
+        totals.inFlight.record(openRequests)
+        if openRequests > totals.maxInFlight { totals.maxInFlight = openRequests }
         units.append(unit)
     }
 
-    func unitIndex(_ id: UInt64, wait: Bool) -> Int? {
-        units.firstIndex { $0.id == id && $0.isWait == wait }
+    func unitIndex(_ id: UInt64) -> Int? {
+        units.firstIndex { $0.id == id }
     }
 
     mutating func waitFired(_ id: UInt64) {
@@ -367,7 +361,7 @@ struct Track: Sendable {
             totals.taskChurn += 1
             return
         }
-        guard let index = unitIndex(id, wait: false), units[index].cancelAt < 0 else { return }
+        guard let index = unitIndex(id), units[index].cancelAt < 0 else { return }
         units[index].cancelAt = time
         if units[index].obsoleteAt >= 0 {
             totals.signalLatency.record(time - units[index].obsoleteAt)
@@ -378,7 +372,7 @@ struct Track: Sendable {
     }
 
     mutating func workStopped(_ id: UInt64, reason: StopReason, at time: Int64, totals: inout Totals) {
-        guard let index = unitIndex(id, wait: false), !units[index].stopped else { return }
+        guard let index = unitIndex(id), !units[index].stopped else { return }
         openRequests -= 1
         var unit = units[index]
         unit.stopped = true
@@ -395,7 +389,6 @@ struct Track: Sendable {
             unit.completed = true
             unit.staleAtCompletion = unit.query != field
         case .cancelledObserved: totals.cancelsObserved += 1
-        case .discarded: totals.requestsAbandoned += 1
         case .serverError: totals.serverErrors += 1
         case .timeout: totals.timeouts += 1
         case .transport: totals.transportErrors += 1
@@ -406,7 +399,7 @@ struct Track: Sendable {
     }
 
     mutating func backendStopped(_ id: UInt64, work: BackendWork, at time: Int64, totals: inout Totals) {
-        guard let index = unitIndex(id, wait: false), !units[index].backendDone else { return }
+        guard let index = unitIndex(id), !units[index].backendDone else { return }
         units[index].backendDone = true
         units[index].serviceNs = work.serviceNs
         units[index].items = work.itemsScanned
@@ -433,7 +426,7 @@ struct Track: Sendable {
         if hasApplied, id < maxApplied { totals.outOfOrderApplies += 1 }
         if !hasApplied || id > maxApplied { maxApplied = id }
         hasApplied = true
-        let unitIndex = unitIndex(id, wait: false)
+        let unitIndex = unitIndex(id)
         let answered = (kind == .results || kind == .empty) && (unitIndex.map { units[$0].completed } ?? false)
         answerQuery = answered ? query : nil
         if kind == .empty || kind == .error {
@@ -444,7 +437,7 @@ struct Track: Sendable {
     }
 
     mutating func decide(_ id: UInt64, applied: Bool, totals: inout Totals) {
-        guard let index = unitIndex(id, wait: false), !units[index].decided else { return }
+        guard let index = unitIndex(id), !units[index].decided else { return }
         units[index].decided = true
         units[index].applied = applied
         finalizeIfDone(index, totals: &totals)
@@ -453,7 +446,6 @@ struct Track: Sendable {
     /// Counts the unit's work as useful or wasted and forgets it.
     mutating func finalize(_ index: Int, totals: inout Totals) {
         let unit = units.remove(at: index)
-        guard !unit.isWait else { return }
         if !(unit.completed && unit.applied && !unit.staleAtCompletion) {
             totals.wastedRequests += 1
             totals.wastedServiceNs += unit.serviceNs
@@ -512,7 +504,7 @@ struct Track: Sendable {
         if burstOpen { closeSettle(totals: &totals) }
         waits.removeAll()
         while !units.isEmpty {
-            if !units[0].isWait, !units[0].stopped {
+            if !units[0].stopped {
                 totals.unfinishedRequests += 1
                 totals.timeline.requestStopped(start: units[0].start, end: end, completed: false)
             }

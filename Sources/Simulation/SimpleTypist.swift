@@ -1,9 +1,10 @@
 import FieldRuntime
 import Typists
 
-/// A simple typing model, until the Typists module's realistic typists are wired in: a few
-/// queries per session, each typed letter by letter at a log-normal pace, with typos corrected
-/// by backspace, occasional pauses mid-word, a settle pause after each query, then a clear.
+/// A simple typing model (what `simulate` types with; scenario runners type with the Typists
+/// module's population): a few queries per session, each typed letter by letter at a log-normal
+/// pace, with typos corrected by backspace, occasional pauses mid-word, a settle pause after each
+/// query, then a clear.
 ///
 /// Deterministic in (seed, typist index): the stream does not depend on which process or shard
 /// runs the typist.

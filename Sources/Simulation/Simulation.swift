@@ -3,40 +3,6 @@ import Measurement
 import SearchField
 import Typists
 
-/// A strategy to run: a preset, its knobs, and the name it is reported under.
-public struct StrategySpec: Hashable, Sendable, CustomStringConvertible {
-    public var name: String
-    public var preset: Preset
-    public var configuration: SearchFieldConfiguration
-
-    public init(name: String? = nil, preset: Preset, configuration: SearchFieldConfiguration? = nil) {
-        self.name = name ?? preset.rawValue
-        self.preset = preset
-        self.configuration = configuration ?? preset.defaultConfiguration
-    }
-
-    /// `split-state`, or a preset with variants: `+write-back` (seed 001), `+text-keyed` (seed
-    /// 002's identity-blind restart), `+cache` (a 32-entry client LRU cache).
-    public static func parse(_ text: String) -> StrategySpec? {
-        let parts = text.split(separator: "+").map(String.init)
-        guard let first = parts.first, let preset = Preset(rawValue: first) else { return nil }
-        var configuration = preset.defaultConfiguration
-        for variant in parts.dropFirst() {
-            switch variant {
-            case "write-back": configuration.writeBack = true
-            case "text-keyed": configuration.restartKey = .text
-            case "cache": configuration.cacheCapacity = 32
-            default: return nil
-            }
-        }
-        return StrategySpec(name: text, preset: preset, configuration: configuration)
-    }
-
-    public static let variants = ["write-back", "text-keyed", "cache"]
-
-    public var description: String { name }
-}
-
 /// Everything a virtual-time run depends on. Same scenario, same seed: same bytes out.
 public struct SimulationScenario: Sendable {
     public var name: String
@@ -163,27 +129,9 @@ public enum Simulation {
         }
     }
 
-    /// Runs a strategy of any type: the presets' types (plain or write-back) go to the specialized
-    /// runner, anything else to the generic one.
-    public static func runStrategy(_ prototype: any SearchFieldStrategy, scenario: SimulationScenario, typists: Range<Int>) -> Recorder {
-        func run<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> Recorder {
-            runCounting(strategy, scenario: scenario, sessions: scenario.typing.sessions(seed: scenario.seed, typists: typists),
-                        typists: typists).recorder
-        }
-        func specialized<Base: SearchFieldStrategy>(_ type: Base.Type) -> Recorder? {
-            if let base = prototype as? Base { return run(base) }
-            if let wrapped = prototype as? WriteBackField<Base> { return run(wrapped) }
-            return nil
-        }
-        if let recorder = specialized(SplitStateField.self) ?? specialized(SplitStateSeedField.self) ?? specialized(NaiveField.self)
-            ?? specialized(ManualCancelField.self) ?? specialized(SequenceGuardField.self) ?? specialized(DebounceSwitchField.self)
-            ?? specialized(ThrottleField.self) ?? specialized(SubmitOnlyField.self) ?? specialized(LocalFilterField.self) {
-            return recorder
-        }
-        return run(prototype)
-    }
-
-    /// Runs one strategy value over the simple-model typists `typists` (global indices).
+    /// Runs one strategy value over the simple-model typists `typists` (global indices). An
+    /// `any SearchFieldStrategy` is opened here and runs unspecialised; the presets' own path is
+    /// `runStrategy(_: StrategySpec, …)`, which switches on the preset once.
     public static func runStrategy<Strategy: SearchFieldStrategy>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
     ) -> Recorder {

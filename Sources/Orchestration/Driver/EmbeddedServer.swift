@@ -12,15 +12,10 @@ public protocol EmbeddedServer: Sendable {
 /// Starts the embedded server for a scenario, scoped to the run: it serves while `body` runs
 /// (the driver and its workers) and drains when `body` returns.
 public enum EmbeddedServerFactory {
-    /// Whether this build can build a search backend for the server.
-    public static var isAvailable: Bool { backendAvailable }
-
     /// The backend that serves the scenario's catalog: the filter engine over it.
     static func makeBackend(for scenario: Scenario, baseDirectory: String) throws -> any SearchBackend {
         EngineBackend(catalog: try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory))
     }
-
-    static let backendAvailable = true
 
     public static func withServer<Result: Sendable>(
         for scenario: Scenario, baseDirectory: String, threads: Int,

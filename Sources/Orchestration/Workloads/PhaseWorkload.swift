@@ -135,20 +135,13 @@ public enum WorkloadRegistry {
         }
     }
 
-    /// Checks every runner of `scenario` (and the embedded server it needs) before any
-    /// process is spawned.
+    /// Checks every runner of `scenario` before any process is spawned.
     public static func check(_ scenario: Scenario) throws(WorkloadUnavailable) {
-        for runner in scenario.runners {
-            _ = try workload(for: runner)
-            if case .httpEmbedded = runner, !EmbeddedServerFactory.isAvailable {
-                throw WorkloadUnavailable(runner: runner.kind, reason: "the embedded search server is not wired into this build yet")
-            }
-        }
+        for runner in scenario.runners { _ = try workload(for: runner) }
     }
 
     /// Whether `runner` can run in this build.
     public static func isAvailable(_ runner: RunnerSpec) -> Bool {
-        if case .httpEmbedded = runner, !EmbeddedServerFactory.isAvailable { return false }
-        return (try? workload(for: runner)) != nil
+        (try? workload(for: runner)) != nil
     }
 }
