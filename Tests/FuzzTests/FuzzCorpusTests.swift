@@ -26,20 +26,18 @@ struct FuzzCorpusTests {
     }
 }
 
-/// Inputs fuzzing found that still break a promise: each is a known issue until it is fixed,
-/// when the test fails ("known issue was not recorded") and the input moves to the corpus.
-@Suite("Fuzz findings not fixed yet")
+/// The folding target's promises, checked in words rather than by a crash: every stored input,
+/// among them the two fuzzing found (`finding-…`: a letter, a character folding drops, then a
+/// combining mark, which used to fold to a text that a second fold composed).
+@Suite("Fuzz findings")
 struct FuzzFindingTests {
-    static let findings = FuzzCorpusTests.root.deletingLastPathComponent().appendingPathComponent("findings")
-
-    /// TextFolding drops U+0000 after normalizing, so "l", NUL, U+0301 folds to "l" + U+0301,
-    /// which a second fold composes to "ĺ"; likewise "i", U+0307, U+0301 folds to "i" + U+0301
-    /// (the U+0307 after "i" is dropped), which a second fold composes to "í".
-    @Test(arguments: ["folding-not-idempotent", "folding-not-idempotent-dot-above"])
-    func foldingIsNotIdempotentAcrossADroppedCharacter(finding: String) throws {
-        let bytes = Array(try Data(contentsOf: Self.findings.appendingPathComponent(finding)))
-        withKnownIssue {
-            #expect(FuzzTarget.foldingViolation(bytes) == nil)
+    @Test func everyStoredFoldingInputFoldsIdempotentlyToUTF8() throws {
+        let inputs = FuzzCorpusTests.inputs(.folding)
+        #expect(inputs.contains { $0.lastPathComponent == "finding-nul-before-mark" })
+        #expect(inputs.contains { $0.lastPathComponent == "finding-dot-above-before-mark" })
+        for input in inputs {
+            let bytes = Array(try Data(contentsOf: input))
+            #expect(FuzzTarget.foldingViolation(bytes) == nil, "Tests/Fuzz/corpus/folding/\(input.lastPathComponent)")
         }
     }
 }

@@ -36,10 +36,44 @@ struct TextFoldingTests {
         #expect(TextFolding.fold("a\u{0}b") == Array("ab".utf8))
     }
 
+    /// U+0000 goes before normalizing, so the letter and the mark around it compose at once,
+    /// as a second fold would compose them.
+    @Test func nulBetweenALetterAndAMarkIsDroppedBeforeComposing() {
+        #expect(TextFolding.foldedString("l\u{0}\u{301}") == "\u{13A}")
+        #expect(TextFolding.foldedString("L\u{0}\u{0}\u{301}x") == "\u{13A}x")
+    }
+
+    /// The U+0307 after `i` is dropped, and what it separated composes: `İ` + U+0301 folds as
+    /// `í` does.
+    @Test func dotAboveBetweenIAndAMarkIsDroppedAndTheRestComposes() {
+        #expect(TextFolding.foldedString("i\u{307}\u{301}") == "\u{ED}")
+        #expect(TextFolding.foldedString("\u{130}\u{301}") == "\u{ED}")
+        #expect(TextFolding.foldedString("I\u{307}\u{307}\u{301}") == "\u{ED}")
+        #expect(TextFolding.fold("\u{130}\u{301}stanbul") == TextFolding.fold("ístanbul"))
+    }
+
+    @Test("Folding a folded text changes nothing", arguments: [
+        "l\u{0}\u{301}", "i\u{307}\u{301}", "\u{130}\u{301}", "\u{130}\u{323}\u{301}", "a\u{0}\u{308}\u{0}\u{301}",
+        "\u{1100}\u{0}\u{1161}", "\u{FB01}\u{307}\u{301}", "Straße", "ＡＢＣ", "한국어", "İstanbul", "e\u{0}\u{301}\u{0}\u{327}",
+    ].map(EscapedText.init))
+    func foldingIsIdempotent(sample: EscapedText) {
+        let once = TextFolding.fold(sample.text)
+        var twice: [UInt8] = []
+        once.withUnsafeBufferPointer { TextFolding.fold($0, into: &twice) }
+        #expect(twice == once)
+    }
+
     @Test func queriesAreTrimmed() {
         #expect(TextFolding.foldQuery("  Mug \t") == Array("mug".utf8))
         #expect(TextFolding.foldQuery("\u{3000}커피\u{3000}") == Array("커피".utf8))
         #expect(TextFolding.foldQuery(" \t\n ").isEmpty)
         #expect(TextFolding.foldQuery("a b") == Array("a b".utf8))
     }
+}
+
+/// A test argument shown with its control characters and marks escaped, so that U+0000 and a
+/// lone combining mark do not garble the test log.
+struct EscapedText: CustomTestStringConvertible, Sendable {
+    let text: String
+    var testDescription: String { text.unicodeScalars.map { $0.escaped(asASCII: true) }.joined() }
 }

@@ -7,8 +7,13 @@ import CUtf8proc
 /// (utf8proc with `STABLE | COMPOSE | COMPAT | CASEFOLD | IGNORE`, i.e. Unicode's
 /// NFKC_Casefold), then:
 /// - U+0307 COMBINING DOT ABOVE right after `i` is dropped, so Turkish `İ` (which folds to
-///   `i` + U+0307) matches `i` and `I`;
-/// - U+0000 is dropped, because the folded store uses it to separate names.
+///   `i` + U+0307) matches `i` and `I`; the text is then folded again, because dropping it can
+///   put `i` next to a mark that composes with it (`İ` + U+0301 folds to `í`, as `í` does);
+/// - U+0000 is dropped before folding, because the folded store uses it to separate names
+///   (`l`, U+0000, U+0301 folds to `ĺ`).
+///
+/// Folding a folded text changes nothing (the `folding` fuzz target checks it), so a name and
+/// a query that fold alike match however often either was folded.
 ///
 /// So full-width `ＡＢＣ` folds to `abc`, `ß` to `ss`, and Hangul written as conjoining jamo
 /// (NFD) folds to the same precomposed syllables as NFC input. ASCII-only text, the common case,
@@ -20,6 +25,9 @@ public enum TextFolding {
 
     /// Appends the folded form of the UTF-8 `text` to `output`.
     ///
+    /// Bytes that are not UTF-8 (a `String` never has them; raw bytes might) are kept as they
+    /// are, without U+0000.
+    ///
     /// - Complexity: O(n); ASCII text does not allocate.
     public static func fold(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         var ascii = true
@@ -30,27 +38,72 @@ public enum TextFolding {
             }
             return
         }
+        // U+0000 goes before normalizing: dropped after, it would leave apart a letter and a
+        // mark that a second fold composes.
+        if text.contains(0) {
+            let kept = text.filter { $0 != 0 }
+            kept.withUnsafeBufferPointer { foldUnicode($0, into: &output) }
+        } else {
+            foldUnicode(text, into: &output)
+        }
+    }
+
+    /// NFKC_Casefold of `text` (no U+0000 in it), then U+0307 after `i` dropped, appended to
+    /// `output`.
+    private static func foldUnicode(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         guard let base = text.baseAddress else { return }
         var mapped: UnsafeMutablePointer<UInt8>? = nil
         let length = utf8proc_map(base, text.count, &mapped, options)
         guard length >= 0, let mapped else {
-            // Not valid UTF-8 (a String never is; raw bytes might be): keep the bytes.
             output.append(contentsOf: text)
             return
         }
         defer { free(mapped) }
-        var previous: UInt8 = 0
+        var folded = UnsafeBufferPointer(start: UnsafePointer(mapped), count: length)
+        // Dropping U+0307 joins `i` to the mark after it, which normalizing composes (`i`,
+        // U+0307, U+0301 → `i`, U+0301 → `í`), so the rest is folded again until nothing is
+        // dropped. Each round is shorter than the one before (composing never lengthens a
+        // folded text), so this ends; in practice after one extra round.
+        var rest: [UInt8] = []
+        var round: UnsafeMutablePointer<UInt8>? = nil
+        defer { free(round) }
+        while dropDotAboveAfterI(folded, into: &rest) {
+            // `folded` is copied into `rest`, so the previous round's buffer can go.
+            free(round)
+            round = nil
+            let length = rest.withUnsafeBufferPointer { utf8proc_map($0.baseAddress!, $0.count, &round, options) }
+            // `rest` is folded UTF-8, which utf8proc always maps.
+            guard length >= 0, let buffer = round else {
+                output.append(contentsOf: rest)
+                return
+            }
+            folded = UnsafeBufferPointer(start: UnsafePointer(buffer), count: length)
+            rest.removeAll(keepingCapacity: true)
+        }
+        output.append(contentsOf: folded)
+    }
+
+    /// Copies `folded` into `rest` without U+0307 right after `i` (several in a row all go) and
+    /// tells whether there was any; `rest` is left empty when there was none.
+    private static func dropDotAboveAfterI(_ folded: UnsafeBufferPointer<UInt8>, into rest: inout [UInt8]) -> Bool {
         var i = 0
-        while i < length {
-            let byte = mapped[i]
-            if byte == 0xCC, i + 1 < length, mapped[i + 1] == 0x87, previous == 0x69 {
+        var found = false
+        var previous: UInt8 = 0
+        while i < folded.count {
+            let byte = folded[i]
+            if byte == 0xCC, i + 1 < folded.count, folded[i + 1] == 0x87, previous == 0x69 {
+                if !found {
+                    found = true
+                    rest.append(contentsOf: UnsafeBufferPointer(rebasing: folded[..<i]))
+                }
                 i += 2
                 continue
             }
-            if byte != 0 { output.append(byte) }
+            if found { rest.append(byte) }
             previous = byte
             i += 1
         }
+        return found
     }
 
     /// The folded UTF-8 bytes of `text`.
