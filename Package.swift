@@ -59,7 +59,7 @@ let package = Package(
         ),
         .target(
             name: "SearchServer",
-            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "CMicroHTTPD", "CShims"],
+            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "FieldRuntime", "CMicroHTTPD", "CShims"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -316,9 +316,14 @@ final class CurlLoop: @unchecked Sendable {
                 cause = Self.cause(of: result, osErrno: Int32(truncatingIfNeeded: osErrno))
             }
             let firstByteMicros = cshims_curl_easy_info_off_t(easy, Int32(bitPattern: CURLINFO_STARTTRANSFER_TIME_T.rawValue))
+            let connects = Int(cshims_curl_easy_info_long(easy, Int32(bitPattern: CURLINFO_NUM_CONNECTS.rawValue)))
+            let connectedMicros = cshims_curl_easy_info_off_t(easy, Int32(bitPattern: CURLINFO_CONNECT_TIME_T.rawValue))
+            let resolvedMicros = cshims_curl_easy_info_off_t(easy, Int32(bitPattern: CURLINFO_NAMELOOKUP_TIME_T.rawValue))
             deliver(HTTPCompletion(
                 id: transfer.id, outcome: outcome, intendedNanos: transfer.intendedNanos, startedNanos: transfer.startedNanos,
-                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil, cause: cause))
+                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil, cause: cause,
+                newConnections: connects,
+                connectNanos: connects > 0 && connectedMicros > 0 ? UInt64(max(connectedMicros - max(resolvedMicros, 0), 0)) * 1000 : nil))
             recycle(transfer)
         }
     }

@@ -295,7 +295,7 @@ final class ServerCore: @unchecked Sendable {
             if abandon.load(ordering: .relaxed) || fallback?.peerClosed() == true { flag.cancel() }
             return flag.isCancelled
         }
-        let decision = faults.decide(requestFaults)
+        let decision = faults.decide(requestFaults, queryLength: query.query.count)
         defer { context.stage = .finished }
         func cancelled(itemsScanned: Int) {
             let stopped = MonotonicClock.now()
