@@ -144,22 +144,9 @@ public struct CalibrationFit: Sendable, Equatable {
     /// The measured keys of the fitted model as a `backend` object (what `--out` writes; the
     /// scenario reader's keys, so `sweep --backend` and a scenario's `backend` take it as is).
     public var backendJSON: JSONValue {
-        var members: [(key: String, value: JSONValue)] = []
+        guard case let .object(members) = backend.json else { return backend.json }
         let keys = Set(measuredKeys)
-        if keys.contains("workers") { members.append(("workers", .number("\(backend.workers)"))) }
-        if keys.contains("serviceTime") {
-            members.append(("serviceTime", .object([("median", duration(backend.serviceMedianNanos)), ("p99", duration(backend.serviceP99Nanos))])))
-        }
-        if keys.contains("slowTail") {
-            members.append(("slowTail", .object([("probability", number(backend.slowTailProbability)), ("factor", number(backend.slowTailFactor))])))
-        }
-        if keys.contains("networkRTT") { members.append(("networkRTT", duration(backend.networkRoundTripNanos))) }
-        if keys.contains("networkRTTSpread") { members.append(("networkRTTSpread", number(backend.networkRTTSpread))) }
-        if keys.contains("errorRate") { members.append(("errorRate", number(backend.errorRate))) }
-        if keys.contains("transportErrorRate") { members.append(("transportErrorRate", number(backend.transportErrorRate))) }
-        if keys.contains("cancellation") { members.append(("cancellation", .string(backend.cancellation.rawValue))) }
-        if keys.contains("cancelDelay") { members.append(("cancelDelay", duration(backend.cancelDelayNanos))) }
-        return .object(members)
+        return .object(members.filter { keys.contains($0.key) })
     }
 
     /// End-to-end quantiles (round trip + service, slow tail included) of a backend model, from
@@ -176,10 +163,3 @@ public struct CalibrationFit: Sendable, Equatable {
 }
 
 private func roundedToMicros(_ nanos: Int64) -> Int64 { (nanos + 500) / 1_000 * 1_000 }
-
-private func number(_ value: Double) -> JSONValue {
-    if value == value.rounded(), abs(value) < 1e15 { return .number("\(Int64(value))") }
-    return .number("\(value)")
-}
-
-private func duration(_ nanos: Int64) -> JSONValue { .string(DurationText.format(nanos)) }
