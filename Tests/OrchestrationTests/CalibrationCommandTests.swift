@@ -54,6 +54,12 @@ extension CommandLineTests {
         let (unwritable, _) = try typestorm(["calibrate", "http://127.0.0.1:1/search?q={query}", "--out", "/nonexistent/dir/backend.json"], in: directory)
         #expect(unwritable == .exited(73))
 
+        let badModel = directory.write("model.json", #"{"serviceTime": {"median": "9ms", "p99": "2ms"}}"#)
+        let (badLatency, _) = try typestorm(["serve", "--port", "0", "--latency", badModel], in: directory)
+        #expect(badLatency == .exited(65))
+        let serveError = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
+        #expect(serveError.contains("model.json") && serveError.contains("$.serviceTime.p99") && serveError.contains("--latency"), "\(serveError)")
+
         let (noQueries, _) = try typestorm(["calibrate", "http://127.0.0.1:1/search?q={query}", "--queries", directory.file("missing.txt"), "--out", out], in: directory)
         #expect(noQueries == .exited(66))
     }

@@ -24,7 +24,7 @@ enum CalibrateCommand {
         p50Ms, p90Ms, p99Ms, connectionReuse), latency (samples, concurrency, p50Ms, p90Ms, p99Ms,
         tailShare, roundTripMs), errorRate, transportErrorRate, connectionReuse, capacity (workers,
         saturated, maxThroughput), cancellation (burst, abortAfterMs, afterAbortedMs,
-        afterCompletedMs, mode, delayMs), model (p50Ms, p90Ms, p99Ms), backend.
+        afterCompletedMs, mode, delayMs), model (p50Ms, p90Ms, p99Ms), backend, out. The method: docs/tuning.md.
         Exit codes: 0 written; 1 no request succeeded (the causes are named); 64 bad arguments;
         65 a bad --queries file; 66 --queries unreadable; 73 --out cannot be written.
         """,
