@@ -59,7 +59,7 @@ let package = Package(
         ),
         .target(
             name: "SearchServer",
-            dependencies: ["Matching", "Catalog", "Platform", "CMicroHTTPD", "CMicroHTTPDShims", "CPosixShims"],
+            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "FieldRuntime", "CMicroHTTPD", "CMicroHTTPDShims", "CPosixShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "Measurement"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],

@@ -417,12 +417,20 @@ final class CurlLoop: @unchecked Sendable {
                 outcome = .failed(refused.description)
                 cause = .transport
             }
-            // Absent, not zero, when curl does not know when the first byte came.
+            // Absent, not zero, when curl does not know when the first byte came or when it connected.
             var firstByteMicros: curl_off_t = -1
             if CCurlShims_easy_getinfo_off_t(easy, CURLINFO_STARTTRANSFER_TIME_T, &firstByteMicros) != CURLE_OK { firstByteMicros = -1 }
+            var connects = 0
+            if CCurlShims_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) != CURLE_OK { connects = 0 }
+            var connectedMicros: curl_off_t = -1
+            if CCurlShims_easy_getinfo_off_t(easy, CURLINFO_CONNECT_TIME_T, &connectedMicros) != CURLE_OK { connectedMicros = -1 }
+            var resolvedMicros: curl_off_t = -1
+            if CCurlShims_easy_getinfo_off_t(easy, CURLINFO_NAMELOOKUP_TIME_T, &resolvedMicros) != CURLE_OK { resolvedMicros = -1 }
             deliver(HTTPCompletion(
                 id: transfer.id, outcome: outcome, intendedNanos: transfer.intendedNanos, startedNanos: transfer.startedNanos,
-                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil, cause: cause))
+                finishedNanos: finished, firstByteNanos: firstByteMicros > 0 ? UInt64(firstByteMicros) * 1000 : nil, cause: cause,
+                newConnections: connects,
+                connectNanos: connects > 0 && connectedMicros > 0 ? UInt64(max(connectedMicros - max(resolvedMicros, 0), 0)) * 1000 : nil))
             if refused == nil { recycle(transfer) }
         }
     }

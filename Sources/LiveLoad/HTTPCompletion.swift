@@ -28,6 +28,12 @@ public struct HTTPCompletion: Sendable {
     public var firstByteNanos: UInt64?
     /// For `.failed`: what went wrong, classified from curl's code and the socket's errno.
     public var cause: ErrorCause? = nil
+    /// Connections curl opened for this request (0: it reused one), as curl counted them; nil
+    /// when the request never reached curl.
+    public var newConnections: Int? = nil
+    /// From name resolution to the TCP connection being up (one network round trip), when this
+    /// request opened a connection; nil when it reused one.
+    public var connectNanos: UInt64? = nil
 
     /// Start − intended: how late the client sent.
     public var scheduleLagNanos: UInt64 { startedNanos > intendedNanos ? startedNanos - intendedNanos : 0 }

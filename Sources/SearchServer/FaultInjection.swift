@@ -1,3 +1,4 @@
+import FieldRuntime
 import Glibc
 import Synchronization
 
@@ -75,10 +76,16 @@ public struct FaultInjection: Sendable, Equatable {
     /// Accept `fault_delay_ms` and `fault_error` on `GET /search` (unknown parameters otherwise).
     public var allowPerRequestParameters = false
     public var seed: UInt64 = 0x7459_7065_7374_6F72
+    /// A backend model whose service time (slow tail included) delays each search on its
+    /// worker, and whose `errorRate` answers 500s: the same draws as the virtual runner's
+    /// (`BackendModel.draw`, request *n* of the server taking stream (`seed`, 0, *n*)), so a
+    /// known model can be measured over real HTTP (`typestorm serve --latency FILE`). Its round
+    /// trip and transport losses are not injected: the network is the real one.
+    public var model: BackendModel?
 
     public init() {}
 
-    var isActive: Bool { latency != .none || slowTailProbability > 0 || errorRate > 0 }
+    var isActive: Bool { latency != .none || slowTailProbability > 0 || errorRate > 0 || model != nil }
 }
 
 /// Faults asked for by one request's parameters.
@@ -97,16 +104,24 @@ struct FaultDecision: Sendable {
 final class FaultSampler: Sendable {
     let configuration: FaultInjection
     private let state: Mutex<UInt64>
+    /// Searches drawn from `configuration.model` so far: the next one's request number.
+    private let modelRequests = Atomic<UInt64>(0)
 
     init(_ configuration: FaultInjection) {
         self.configuration = configuration
         state = Mutex(configuration.seed)
     }
 
-    func decide(_ request: RequestFaults) -> FaultDecision {
+    func decide(_ request: RequestFaults, queryLength: Int = 0) -> FaultDecision {
         var delay = UInt64(request.delayMillis) * 1_000_000
         var fail = request.forceError
         guard configuration.isActive else { return FaultDecision(delayNanos: delay, fail: fail) }
+        if let model = configuration.model {
+            let number = modelRequests.add(1, ordering: .relaxed).oldValue
+            let draw = model.draw(seed: configuration.seed, typist: 0, request: number, queryLength: queryLength)
+            delay += UInt64(max(draw.serviceNs, 0))
+            if draw.failure == .serverError { fail = true }
+        }
         let draws = state.withLock { s -> (Double, Double, Double) in
             func next() -> Double {
                 s &+= 0x9E37_79B9_7F4A_7C15

@@ -297,7 +297,7 @@ final class ServerCore: @unchecked Sendable {
             if abandon.isCancelled || fallback?.peerClosed() == true { flag.cancel() }
             return flag.isCancelled
         }
-        let decision = faults.decide(requestFaults)
+        let decision = faults.decide(requestFaults, queryLength: request.text.count)
         defer { context.stage = .finished }
         func cancelled(itemsScanned: Int) {
             let stopped = MonotonicClock.now()

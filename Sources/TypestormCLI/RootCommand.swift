@@ -22,6 +22,7 @@ enum RootCommand {
             ReportCommand.command,
             CompareCommand.command,
             SweepCommand.command,
+            CalibrateCommand.command,
             CrosscheckCommand.command,
             StoreCommand.command,
             HistoryCommand.command,

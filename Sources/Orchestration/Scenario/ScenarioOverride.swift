@@ -54,6 +54,12 @@ public struct ScenarioOverride: Sendable, Equatable {
         return ScenarioOverride(change: .set(path: [.key("runners")], value: .array([runner])), origin: "--url \(template)")
     }
 
+    /// Replaces the scenario's `backend` by the object in `file` (`run --backend FILE`, e.g. what
+    /// `typestorm calibrate` wrote); the reader then checks it as part of the scenario.
+    public static func backend(_ value: JSONValue, file: String) -> ScenarioOverride {
+        ScenarioOverride(change: .set(path: [.key("backend")], value: value), origin: "--backend \(file)")
+    }
+
     public static func strategies(_ names: [String]) -> ScenarioOverride {
         ScenarioOverride(change: .strategies(names), origin: "--strategies \(names.joined(separator: ","))")
     }

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Orchestration
 
@@ -13,6 +14,7 @@ enum RunOverrides {
         .value("seed", "S", help: "Override the scenario seed."),
         .value("strategies", "A,B", help: "Run only these strategies (names or presets; a preset the scenario lacks is added with its defaults)."),
         .value("url", "TEMPLATE", help: "Replace the runners by one http-url runner aimed at TEMPLATE (e.g. 'http://127.0.0.1:7700/search?q={query}')."),
+        .value("backend", "FILE", help: "Replace the scenario's backend model by the object in FILE (e.g. what 'typestorm calibrate' wrote)."),
         .value("set", "PATH=VALUE", help: "Set any scenario field: population.arrival.kind=ramp, strategies[0].debounce=150ms, backend.timeout=2s (VALUE is JSON, else a string).", repeatable: true),
     ]
 
@@ -28,6 +30,14 @@ enum RunOverrides {
             overrides.append(.strategies(names))
         }
         if let url = arguments.value("url") { overrides.append(.url(url)) }
+        if let file = arguments.value("backend") {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ToolError("\(file) (--backend): cannot be read", exitCode: ExitCode.noInput)
+            }
+            do { overrides.append(.backend(try JSONParser.parse(Array(data)), file: file)) } catch {
+                throw ToolError("\(file) (--backend): not valid JSON: \(error)", exitCode: ExitCode.dataError)
+            }
+        }
         overrides += try arguments.values("set").map(assignment)
         return overrides
     }

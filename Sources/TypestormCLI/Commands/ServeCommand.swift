@@ -2,6 +2,7 @@ import FieldRuntime
 import Catalog
 import Diagnostics
 import Foundation
+import Orchestration
 import Platform
 import SearchServer
 
@@ -17,6 +18,11 @@ enum ServeCommand {
         'typestorm catalog stats'); --synthetic N serves N generated products instead.
         Fault injection: --fault-latency exp:5ms | uniform:1ms-20ms | fixed:10ms, --fault-tail 0.01:500ms,
         --fault-error-rate 0.02; --fault-params also accepts fault_delay_ms and fault_error per request.
+        --latency FILE delays each search on its worker by the service time of a scenario backend
+        model (a scenario's "backend" object alone, as 'calibrate --out' writes): log-normal
+        through its serviceTime median and p99, its slow tail and errorRate, drawn as the virtual
+        runner draws them (seeded by --fault-seed); its workers become --workers unless given.
+        The model's round trip is not added: the network is the real one.
         JSON keys (--json, one line on listening): host, port, url, items, workers, allocator.
         TYPESTORM_ALLOCATOR=system runs on glibc's malloc instead of jemalloc, for comparison.
         """,
@@ -39,6 +45,7 @@ enum ServeCommand {
             .value("fault-error-rate", "P", help: "Share of searches answered with an injected 500.", default: "0"),
             .flag("fault-params", help: "Accept fault_delay_ms and fault_error on /search."),
             .value("fault-seed", "N", help: "Seed of the fault sampler.", default: "1"),
+            .value("latency", "FILE", help: "Delay searches by a backend model's service time (and workers, errors); see above."),
             .json,
         ],
         run: run
@@ -59,6 +66,9 @@ enum ServeCommand {
         configuration.maxConnections = try arguments.int("max-connections", default: 1024, in: 1...100_000)
         configuration.connectionTimeoutSeconds = try arguments.int("timeout", default: 10, in: 1...3600)
         configuration.faults = try faults(arguments)
+        if let model = configuration.faults.model, arguments.value("workers") == nil {
+            configuration.workers = model.workers
+        }
 
         let catalog: Catalog
         switch (arguments.value("catalog"), try arguments.int("synthetic", default: nil, in: 1...100_000_000)) {
@@ -114,6 +124,16 @@ enum ServeCommand {
         faults.errorRate = try arguments.double("fault-error-rate", default: 0, in: 0...1)
         faults.allowPerRequestParameters = arguments.flag("fault-params")
         faults.seed = try arguments.uint64("fault-seed", default: 1)
+        if let file = arguments.value("latency") {
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                throw ToolError("\(file) (--latency): cannot be read", exitCode: ExitCode.noInput)
+            }
+            do {
+                faults.model = try ScenarioReader.readBackend(bytes: Array(bytes), file: file).model
+            } catch {
+                throw ToolError("\(error.description) (--latency)", exitCode: ExitCode.dataError)
+            }
+        }
         return faults
     }
 }

@@ -36,7 +36,7 @@ enum SweepCommand {
             .value("max-never-fresh", "SHARE", help: "Largest share of searches never fresh.", default: "1%"),
             .value("replicates", "N", help: "Independent seeds per setting.", default: "5"),
             .value("seed", "S", help: "Base seed of the replicates (default: the scenario's seed)."),
-            .value("backend", "FILE", help: "A JSON backend object (the scenario's backend keys) to use instead of the scenario's."),
+            .value("backend", "FILE", help: "A JSON backend object (the scenario's backend keys) to use instead of the scenario's (e.g. from typestorm calibrate)."),
             .value("typists", "N", help: "Typists per population and replicate (default: the scenario's share of its typists, at least 50)."),
             .value("workers", "N", help: "Worker processes the grid is spread over (default: the scenario's processes); 1 runs it in this process on every core."),
             .value("queries", "DIR", help: "Query lists for the typists (default: the scenario's population.queryLists, else the shipped Datasets/queries)."),

@@ -1,0 +1,142 @@
+import FieldRuntime
+import Foundation
+import LiveLoad
+import Matching
+import Measurement
+@testable import Orchestration
+import Reporting
+import SearchServer
+import Testing
+
+@Suite("Calibration")
+struct CalibrationTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The injected truth: 8 workers, log-normal service through 20 ms and 50 ms, no network
+    /// (loopback is the network), no failures, cancellation honoured (the embedded server stops
+    /// aborted work).
+    static let truth = ScenarioBackend(workers: 8, serviceMedianNanos: 20_000_000, serviceP99Nanos: 50_000_000, networkRoundTripNanos: 0,
+                                       networkRTTSpread: 0, slowTailProbability: 0)
+
+    static let phrases = ["iphone 15 pro case", "airpods pro 2", "usb c cable", "running shoes women", "coffee grinder", "desk lamp"]
+
+    /// A server answering every search at once: the injected model is the whole latency.
+    struct InstantBackend: SearchBackend {
+        func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
+            BackendResult(items: [], total: 0, path: "test", itemsScanned: 0)
+        }
+    }
+
+    /// `typestorm serve --latency` with `model`, on 127.0.0.1 port 0.
+    static func withModelServer<Result: Sendable>(_ model: ScenarioBackend, _ body: (RunningSearchServer) async throws -> Result) async throws -> Result {
+        var configuration = SearchServerConfiguration()
+        configuration.port = 0
+        configuration.workers = model.workers
+        configuration.faults.model = model.model
+        configuration.faults.seed = 7
+        return try await SearchServer.withServer(configuration: configuration, backend: InstantBackend(), body)
+    }
+
+    static func settings(url: String, stepNanos: Int64 = 2_000_000_000, trials: Int = 4) throws -> CalibrationSettings {
+        CalibrationSettings(target: HTTPSearchTarget(template: try URLTemplate(url), countPath: nil),
+                            queries: CalibrationQueries.prefixes(of: phrases, count: 500, seed: 3), maxConcurrency: 16,
+                            stepNanos: stepNanos, timeoutNanos: 5_000_000_000, cancellationTrials: trials)
+    }
+
+    static func recommendation(backend: ScenarioBackend) async throws -> SweepSetting? {
+        var scenario = try ScenarioReader.read(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: root + "/Datasets/scenarios/default.json"))))
+        scenario.backend = backend
+        let plan = SweepPlan(
+            scenario: scenario, strategies: try SweepPlan.strategies(named: nil, in: scenario), debounceMs: [0, 200, 400, 600],
+            minLengths: [3], replicates: 2, baseSeed: 11, typistsPerPopulation: 12, queriesDirectory: root + "/Datasets/queries",
+            baseDirectory: root)
+        let record = try await SweepGrid.run(plan, workers: 1, executable: "", toolVersion: "test") { _ in }
+        let analysis = SweepAnalysis(points: record.sweepPoints, objective: SweepObjective(goal: .requestCost(nanos: 250e6)))
+        return analysis.recommendation(scope: "all")?.result?.setting
+    }
+
+    /// Against the embedded server delaying each search by a known model: the fitted model's
+    /// median and p99 (end to end, as virtual time draws them) are within 10 % of the truth's,
+    /// the capacity and the cancellation mode are found, the file reads back through the
+    /// scenario reader, and a sweep on the fitted model recommends what a sweep on the truth does.
+    @Test func calibratingAKnownModelRecoversItAndTheSweepsAnswer() async throws {
+        let result = try await Self.withModelServer(Self.truth) { server in
+            try await CalibrationRun.run(try Self.settings(url: "\(server.baseURL)/search?q={query}")) { _ in }
+        }
+        let fit = result.fit
+        let truth = CalibrationFit.modelQuantiles(Self.truth)
+        let fitted = CalibrationFit.modelQuantiles(fit.backend)
+        #expect(abs(Double(fitted.p50) / Double(truth.p50) - 1) < 0.10, "median: fitted \(fitted.p50), true \(truth.p50)\n\(result.table)")
+        #expect(abs(Double(fitted.p99) / Double(truth.p99) - 1) < 0.10, "p99: fitted \(fitted.p99), true \(truth.p99)\n\(result.table)")
+        #expect(fit.saturated, "\(result.table)")
+        #expect((6...10).contains(fit.backend.workers), "\(result.table)")
+        #expect(fit.cancellation == .honoured, "\(result.table)")
+        #expect(fit.errorRate == 0 && fit.transportErrorRate == 0)
+        #expect((fit.connectionReuse ?? 0) > 0.9, "\(result.table)")
+
+        let written = try ScenarioReader.readBackend(bytes: Array(fit.backendJSON.prettyCanonical.utf8), file: "backend.json")
+        #expect(written == fit.backend, "the file holds the fitted model")
+
+        let onTruth = try await Self.recommendation(backend: Self.truth)
+        let onFit = try await Self.recommendation(backend: written)
+        #expect(onTruth != nil)
+        #expect(onTruth?.debounceMs == onFit?.debounceMs, "truth \(onTruth?.description ?? "none"), fitted \(onFit?.description ?? "none")")
+    }
+
+    @Test func anUnreachableAPIFailsBeforeAnyLoadNamingTheCause() async throws {
+        // Port 1 on loopback: nothing listens there, so every connect is refused.
+        let settings = try Self.settings(url: "http://127.0.0.1:1/search?q={query}", stepNanos: 10_000_000_000)
+        let started = Date()
+        do {
+            _ = try await CalibrationRun.run(settings) { _ in }
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.kind == .unreachable)
+            #expect(error.message.contains("connection refused × 3"), "\(error.message)")
+        }
+        #expect(Date().timeIntervalSince(started) < 5, "it must not run the 10 s steps")
+    }
+
+    /// The fitter on samples drawn from a model with a slow tail: the tail's share and factor
+    /// come back, and the body's median and p99.
+    @Test func aSlowTailIsFittedFromTheSamples() throws {
+        var truth = Self.truth
+        truth.slowTailProbability = 0.02
+        truth.slowTailFactor = 8
+        let model = truth.model
+        let latencies = (0..<20_000).map { model.draw(seed: 5, typist: 0, request: UInt64($0), queryLength: 3).serviceNs }
+        let step = CalibrationStep(concurrency: 1, elapsedNanos: 10_000_000_000, latencies: latencies, failures: [:], newConnections: 0, connectNanos: [])
+        let fit = try #require(CalibrationFit.fit(steps: [step], maxConcurrency: 1))
+        #expect(abs(Double(fit.backend.serviceMedianNanos) / 20_000_000 - 1) < 0.05, "\(fit.backend)")
+        #expect(abs(Double(fit.backend.serviceP99Nanos) / 50_000_000 - 1) < 0.10, "\(fit.backend)")
+        #expect(abs(fit.backend.slowTailProbability - 0.02) < 0.005, "\(fit.backend)")
+        #expect(abs(fit.backend.slowTailFactor / 8 - 1) < 0.2, "\(fit.backend)")
+        #expect(!fit.measuredKeys.contains("networkRTT"), "no connect time was measured, so no round trip is written")
+    }
+
+    @Test func theCancellationVerdictComparesAbortedAndCompletedBursts() {
+        func probe(_ aborted: [Int64], _ completed: [Int64]) -> CancellationProbe {
+            CancellationProbe(burst: 10, abortAfterNanos: 2_000_000, afterAbortedNanos: aborted, afterCompletedNanos: completed)
+        }
+        let honoured = CalibrationFit.cancellation(probe([12_000_000, 13_000_000, 11_000_000], [40_000_000, 42_000_000, 39_000_000]),
+                                                   idleLatency: 10_000_000, serviceMedian: 10_000_000)
+        #expect(honoured?.mode == .honoured && honoured?.delay == 2_000_000)
+        let clientOnly = CalibrationFit.cancellation(probe([38_000_000, 41_000_000], [40_000_000, 42_000_000]), idleLatency: 10_000_000, serviceMedian: 10_000_000)
+        #expect(clientOnly?.mode == .clientOnly)
+        // The completed bursts did not delay the probe: the server had room, nothing to tell.
+        #expect(CalibrationFit.cancellation(probe([10_500_000], [11_000_000]), idleLatency: 10_000_000, serviceMedian: 10_000_000) == nil)
+    }
+
+    @Test func stepsDoubleUpToTheMaximumAndQueriesArePrefixes() throws {
+        var settings = try Self.settings(url: "http://127.0.0.1:9/search?q={query}")
+        settings.maxConcurrency = 12
+        #expect(settings.concurrencySteps == [1, 2, 4, 8, 12])
+        settings.maxConcurrency = 1
+        #expect(settings.concurrencySteps == [1])
+        let queries = CalibrationQueries.prefixes(of: Self.phrases, count: 300, seed: 9)
+        #expect(queries.count == 300)
+        #expect(queries.allSatisfy { query in Self.phrases.contains { $0.hasPrefix(query) } && query == query.trimmingCharacters(in: .whitespaces) })
+        #expect(Set(queries.map(\.count)).count > 5, "prefixes of every length")
+        #expect(queries == CalibrationQueries.prefixes(of: Self.phrases, count: 300, seed: 9))
+    }
+}
