@@ -6,7 +6,7 @@ import Typists
 @testable import Orchestration
 
 /// A virtual scenario whose typists arrive on `stages` (JSON text of the stages array).
-func stagesScenarioJSON(stages: String, typists: String = "", duration: String = "60s", queries: Int = 1_000) -> String {
+func stagesScenarioJSON(stages: String, typists: String = "", duration: String = "60s", queries: Int = 3) -> String {
     """
     {
       "name": "stages-test",
@@ -37,7 +37,8 @@ struct ArrivalStagesTests {
         #expect(schedule.departures[9] == 20 * Self.second)
         #expect(schedule.departures[0] == 20 * Self.second + 4_500_000_000)
         for tenth in 0..<300 {
-            let time = Int64(tenth) * Self.second / 10
+            // Between the instants where the target crosses a whole number.
+            let time = Int64(tenth) * Self.second / 10 + Self.second / 40
             let present = (0..<10).filter { schedule.isScheduled($0, at: time) }.count
             let level: Double = switch time {
             case ..<(10 * Self.second): Double(time) / 1e9
@@ -117,7 +118,7 @@ struct ArrivalStagesTests {
         let schedule = try #require(VirtualWorkload.schedule(scenario))
         // What the virtual runner types: each typist's events on the phase clock.
         let spans = (0..<scenario.population.typists).map { index -> ClosedRange<Int64>? in
-            var session = ScheduledSession(typists.session(forTypist: index), typist: index, schedule: schedule, end: scenario.durationNanos)
+            var session = ScheduledSession(typists.typing(forTypist: index), typist: index, schedule: schedule, end: scenario.durationNanos)
             var first: Int64?, last: Int64 = 0
             while let event = session.next() {
                 if first == nil { first = event.at }

@@ -43,7 +43,6 @@ final class TLSJSONServer {
                  "-days", "2", "-extfile", "ext.cnf"])
         caFile = dir + "/ca.pem"
 
-        // A free port: bound, read and released just before nginx takes it.
         port = try Self.freePort()
         let escaped = body.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
         try """
@@ -77,7 +76,7 @@ final class TLSJSONServer {
         let deadline = Date().addingTimeInterval(20)
         while !Self.accepts(port) {
             guard process.isRunning, Date() < deadline else {
-                if process.isRunning { process.terminate() }
+                stop()
                 let log = (try? String(contentsOfFile: dir + "/error.log", encoding: .utf8)) ?? ""
                 throw Failure(description: "nginx did not start on 127.0.0.1:\(port): \(log)")
             }
@@ -85,25 +84,20 @@ final class TLSJSONServer {
         }
     }
 
+    /// SIGKILL: nginx without a master process started from a test thread has SIGTERM blocked
+    /// (spawned children inherit the thread's signal mask), and it keeps nothing worth flushing.
     func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
 
+    /// A loopback port bound, read and released (nginx takes it right after).
     static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Glibc.close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "no free loopback port") }
-        return UInt16(bigEndian: address.sin_port)
+        let bound = try RefusingPort()
+        defer { bound.close() }
+        return bound.port
     }
 
     static func accepts(_ port: UInt16) -> Bool {

@@ -48,7 +48,7 @@ extension CommandLineTests {
         }
         #expect(!withLatency.isEmpty, "no running snapshot held ttfr_ns and request_latency_ns quantiles: \(lines.prefix(3))")
         if let first = withLatency.first, let ttfr = (first["quantiles"] as? [String: Any])?[MetricName.timeToFresh] as? [String: Any] {
-            #expect((ttfr["p99"] as? Int64 ?? 0) >= 400_000_000, "\(ttfr)")
+            #expect((ttfr["p99"] as? Int64 ?? 0) >= 300_000_000, "the model serves every request in 400 ms: \(ttfr)")
         }
     }
 }

@@ -128,7 +128,7 @@ struct LiveWorkload: PhaseWorkload {
         let typists = indices.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
-                base: population.session(forTypist: index),
+                base: population.typing(forTypist: index),
                 limit: min(scenario.durationNanos, arrivals.departures[index]) - arrival))
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
@@ -178,10 +178,10 @@ struct LiveWorkload: PhaseWorkload {
             group.addTask {
                 let deadline = Int64(MonotonicClock.now()) + scenario.durationNanos
                 var histograms = simulation.strategies.map { _ in [String: Histogram]() }
-                var refreshed = Int64.min
+                var refreshed: Int64?
                 while !finished.isSet {
                     let now = Int64(MonotonicClock.now())
-                    if now - refreshed >= scenario.driver.snapshotIntervalNanos / 2 {
+                    if refreshed.map({ now - $0 >= scenario.driver.snapshotIntervalNanos / 2 }) ?? true {
                         refreshed = now
                         for index in monitors.indices {
                             if let running = monitors[index].metricsSoFar() { histograms[index] = running.histograms }

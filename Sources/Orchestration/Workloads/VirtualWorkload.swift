@@ -41,7 +41,7 @@ public struct VirtualWorkload: PhaseWorkload {
             for chunk in chunks {
                 if context.progress.isStopRequested { return groups }
                 let recorder = Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
-                    range.map { ScheduledSession(typists.session(forTypist: $0), typist: $0, schedule: schedule, end: end) }
+                    range.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) }
                 }.recorder
                 try group.metrics.merge(recorder.metrics())
                 context.progress.publish(groups: groups + [group], typistsActive: 0)
