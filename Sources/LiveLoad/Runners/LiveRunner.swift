@@ -39,6 +39,8 @@ public final class LiveRunMonitor: Sendable {
     public let errors = Atomic<Int>(0)
     public let typistsActive = Atomic<Int>(0)
     private let stop = CancellationFlag()
+    /// The running recorder's figures, attached by the run while it is open.
+    private let running = Mutex<(@Sendable () -> MetricSet?)?>(nil)
     private let stopWaiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
 
     public init() {}
@@ -54,6 +56,17 @@ public final class LiveRunMonitor: Sendable {
     }
 
     public var isStopRequested: Bool { stop.isCancelled }
+
+    /// Every metric the run's recorder holds so far (latency histograms included, measured on
+    /// what has completed), or `nil` before the run starts and after it closed. Computed under
+    /// the recorder's lock, so call it at snapshot pace (a few times a second), not per event.
+    public func metricsSoFar() -> MetricSet? {
+        running.withLock { $0 }?()
+    }
+
+    func attach(_ source: (@Sendable () -> MetricSet?)?) {
+        running.withLock { $0 = source }
+    }
 
     /// Returns once a stop is requested, or when the calling task is cancelled.
     func waitForStop() async {
@@ -122,6 +135,8 @@ public enum LiveRunner {
         let shared = LiveRunShared(
             typists: typists.count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
         let fields = typists.indices.map { LiveField(slot: $0, strategy: prototype, shared: shared) }
+        monitor.attach { [weak shared] in shared?.metricsSoFar() }
+        defer { monitor.attach(nil) }
 
         // Typing tasks, plus one that waits for a stop request and then cancels them all, so a
         // typist asleep before its next key stops at once instead of at that key.
@@ -224,6 +239,12 @@ final class LiveRunShared: Sendable {
             guard recorder != nil else { return }
             body(&recorder!)
         }
+    }
+
+    /// The recorder's metrics so far (not finished: open work is not yet counted), `nil` once
+    /// the run is closed.
+    func metricsSoFar() -> MetricSet? {
+        recorder.withLock { $0?.metrics() }
     }
 
     /// Finishes the recorder and returns its metrics; later records are dropped.

@@ -8,8 +8,9 @@ import Synchronization
 /// Each line: `t` (seconds since the run started), `phase` (0-based, -1 before the first),
 /// `runner`, `group` (the group key), `name`, `labels`, `counters` (every counter so far) and
 /// `quantiles` (per histogram: `count`, `p50`, `p90`, `p99`, `max`; nanoseconds for latencies).
-/// During a live phase the groups hold running counts (keystrokes, requests, errors by cause);
-/// the recorder's full metrics replace them when the phase ends.
+/// During a live phase the groups hold running counts (keystrokes, requests, errors by cause)
+/// and the recorder's histograms so far (time to fresh results, request latency, …, refreshed at
+/// the snapshot interval); the recorder's full metrics replace them when the phase ends.
 public final class ProgressLines: Sendable {
     private let handle: Mutex<FileHandle?>
 

@@ -59,6 +59,11 @@ extension Population {
         case .allAtOnce: arrivalJSON = .object([("kind", .string("all-at-once"))])
         case let .ramp(over): arrivalJSON = .object([("kind", .string("ramp")), ("over", duration(over))])
         case let .rate(perSecond): arrivalJSON = .object([("kind", .string("rate")), ("perSecond", number(perSecond))])
+        case let .stages(stages):
+            arrivalJSON = .object([
+                ("kind", .string("stages")),
+                ("stages", .array(stages.map { .object([("to", .number("\($0.target)")), ("over", duration($0.overNanos))]) })),
+            ])
         }
         var session: [(key: String, value: JSONValue)] = [("queries", .number("\(queriesPerSession)"))]
         if let maximumSessionNanos { session.append(("maxLength", duration(maximumSessionNanos))) }

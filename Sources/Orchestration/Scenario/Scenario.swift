@@ -97,6 +97,22 @@ public struct Population: Sendable, Equatable {
         case ramp(overNanos: Int64)
         /// A Poisson process with this many arrivals per second.
         case rate(perSecond: Double)
+        /// k6's `stages`: the number of typists in the field ramps linearly from the previous
+        /// stage's target (0 at the start) to each stage's `target` over its duration; ramping
+        /// up brings typists in, ramping down sends them away (`ArrivalSchedule`).
+        case stages([Stage])
+    }
+
+    /// One stage of a `stages` arrival: reach `target` typists in the field over `overNanos`
+    /// (0: at once).
+    public struct Stage: Sendable, Equatable {
+        public var target: Int
+        public var overNanos: Int64
+
+        public init(target: Int, overNanos: Int64) {
+            self.target = target
+            self.overNanos = overNanos
+        }
     }
 
     public init(typists: Int, mix: [MixEntry], arrival: Arrival = .allAtOnce, queriesPerSession: Int = 1,

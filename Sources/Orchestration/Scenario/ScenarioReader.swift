@@ -158,7 +158,12 @@ private final class Context {
 
     func population(_ fields: Fields) -> Population? {
         defer { fields.finish() }
-        let typists = fields.int("typists", required: true, in: 1...10_000_000)
+        // With arrival stages, the stages say how many typists come; `typists` may be left out.
+        let stagesGiven = fields.members.contains { member in
+            guard member.key == "arrival", case let .object(arrival) = member.value else { return false }
+            return arrival.contains { $0.key == "stages" }
+        }
+        var typists = fields.int("typists", required: !stagesGiven, in: 1...10_000_000)
         var mix = fields.array("mix", nonEmpty: true) { item, path -> Population.MixEntry? in
             guard let entry = object(item, at: path) else { return nil }
             defer { entry.finish() }
@@ -180,6 +185,15 @@ private final class Context {
         let arrival: Population.Arrival? = fields.has("arrival")
             ? (fields.nested("arrival") { self.arrival($0) } ?? nil)
             : .allAtOnce
+        if case let .stages(stages)? = arrival {
+            let needed = ArrivalSchedule.arrivalCount(stages)
+            if let given = typists, given < needed {
+                fail(fields.path("typists"), "the arrival stages bring \(needed) typists into the field; expected at least \(needed), or leave \"typists\" out")
+                typists = nil
+            } else if typists == nil, !fields.has("typists") {
+                typists = needed
+            }
+        }
         var queries = 1
         var maximum: Int64?
         _ = fields.nested("session") { session in
@@ -195,15 +209,47 @@ private final class Context {
 
     func arrival(_ fields: Fields) -> Population.Arrival? {
         defer { fields.finish() }
-        guard let kind = fields.choice("kind", among: ["all-at-once", "ramp", "rate"], required: true) else { return nil }
+        // `{"stages": [...]}` alone, as in k6, means kind "stages".
+        let kind: String?
+        if !fields.has("kind"), fields.has("stages") {
+            fields.mark(["kind"])
+            kind = "stages"
+        } else {
+            kind = fields.choice("kind", among: ["all-at-once", "ramp", "rate", "stages"], required: true)
+        }
+        guard let kind else { return nil }
         switch kind {
         case "ramp":
             return fields.duration("over", required: true, minimum: 1).map { .ramp(overNanos: $0) }
         case "rate":
             return fields.double("perSecond", required: true, in: 0...1_000_000, exclusiveLower: true).map { .rate(perSecond: $0) }
+        case "stages":
+            guard let stages = fields.array("stages", required: true, nonEmpty: true, { item, path in stage(item, at: path) }) else {
+                return nil
+            }
+            guard stages.contains(where: { $0.target > 0 }) else {
+                fail(fields.path("stages"), "every stage's \"to\" is 0, so no typist would ever come; expected a stage with \"to\" of at least 1")
+                return nil
+            }
+            let arrivals = ArrivalSchedule.arrivalCount(stages)
+            guard arrivals <= 10_000_000 else {
+                fail(fields.path("stages"), "the stages bring \(arrivals) typists into the field; expected at most 10000000")
+                return nil
+            }
+            return .stages(stages)
         default:
             return .allAtOnce
         }
+    }
+
+    /// One arrival stage: `{"to": 200, "over": "30s"}`.
+    func stage(_ value: JSONValue, at path: String) -> Population.Stage? {
+        guard let fields = object(value, at: path) else { return nil }
+        defer { fields.finish() }
+        let target = fields.int("to", required: true, in: 0...10_000_000)
+        let over = fields.duration("over", required: true, minimum: 0)
+        guard let target, let over else { return nil }
+        return Population.Stage(target: target, overNanos: over)
     }
 
     func strategy(_ value: JSONValue, at path: String) -> ScenarioStrategy? {

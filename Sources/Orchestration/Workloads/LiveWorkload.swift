@@ -22,7 +22,8 @@ import Typists
 /// server taking part of each drawn service time; otherwise over HTTP the one server is shared.
 /// Groups of strategies that shared because the scenario asked carry the label `load=shared`;
 /// groups served through the model carry `backend=model`. Typists come from the Typists module (`ScenarioTypists`, the same keys the virtual runner types), arriving
-/// on the scenario's schedule; typing stops at the phase duration, then in-flight work drains for up to
+/// on the scenario's schedule (`ArrivalSchedule`: a typist ramped down by `stages` leaves the
+/// field at once); typing stops at the phase duration, then in-flight work drains for up to
 /// `driver.drain`.
 struct LiveWorkload: PhaseWorkload {
     enum Target: Sendable {
@@ -127,8 +128,8 @@ struct LiveWorkload: PhaseWorkload {
         let typists = indices.map { index in
             let arrival = arrivals.offsets[index]
             return LiveTypist(arrivalNanos: arrival, session: DeadlineSession(
-                base: population.session(forTypist: index),
-                limit: scenario.durationNanos - arrival))
+                base: population.typing(forTypist: index),
+                limit: min(scenario.durationNanos, arrivals.departures[index]) - arrival))
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
         let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
@@ -171,16 +172,28 @@ struct LiveWorkload: PhaseWorkload {
                 }
             }
             // Ends typing at the phase duration, forwards a stop request, and publishes the
-            // monitors' counters while the recorders are still open.
+            // monitors' counters while the recorders are still open, with the recorders' latency
+            // histograms so far (refreshed at the snapshot interval: they cost a pass over the
+            // recorder's totals under its lock).
             group.addTask {
                 let deadline = Int64(MonotonicClock.now()) + scenario.durationNanos
+                var histograms = simulation.strategies.map { _ in [String: Histogram]() }
+                var refreshed: Int64?
                 while !finished.isCancelled {
+                    let now = Int64(MonotonicClock.now())
+                    if refreshed.map({ now - $0 >= scenario.driver.snapshotIntervalNanos / 2 }) ?? true {
+                        refreshed = now
+                        for index in monitors.indices {
+                            if let running = monitors[index].metricsSoFar() { histograms[index] = running.histograms }
+                        }
+                    }
                     if context.progress.isStopRequested || Int64(MonotonicClock.now()) >= deadline {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(
                         groups: simulation.strategies.indices.map { index in
-                            Self.progressGroup(simulation.strategies[index].name, labelsForGroups, monitors[index], tallies[index])
+                            Self.progressGroup(simulation.strategies[index].name, labelsForGroups, monitors[index], tallies[index],
+                                               histograms: histograms[index])
                         },
                         typistsActive: monitors.map { $0.typistsActive.load(ordering: .relaxed) }.max() ?? 0)
                     try? await Task.sleep(nanoseconds: 100_000_000)
@@ -199,9 +212,12 @@ struct LiveWorkload: PhaseWorkload {
         }
     }
 
-    /// Running counts of one strategy (the recorder's metrics arrive when its run ends).
-    static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor, _ tally: ErrorTallyBackend) -> MetricGroup {
-        var metrics = MetricSet()
+    /// Running figures of one strategy: the monitor's and tally's counts, and the recorder's
+    /// histograms so far (`ttfr_ns`, request latency, …; the recorder's full metrics arrive when
+    /// its run ends), so `abort` thresholds on latencies judge a live phase while it runs.
+    static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor, _ tally: ErrorTallyBackend,
+                              histograms: [String: Histogram] = [:]) -> MetricGroup {
+        var metrics = MetricSet(histograms: histograms)
         metrics.add(ProgressMetrics.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
         metrics.add(ProgressMetrics.requests, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
         tally.add(to: &metrics)

@@ -30,14 +30,16 @@ struct ProbeWorkload: PhaseWorkload {
         var queryStart: Bool
     }
 
-    /// The keys of typist `typist`, cut at the phase duration and the session limit.
-    static func keys(typist: Int, arrival: Int64, scenario: Scenario) -> [Key] {
+    /// The keys of typist `typist`, cut at the phase duration, the session limit and its
+    /// departure (arrival `stages`); none for a typist who never arrives.
+    static func keys(typist: Int, arrival: Int64, departure: Int64 = ArrivalSchedule.never, scenario: Scenario) -> [Key] {
         var generator = SeededGenerator(seed: scenario.seed, stream: UInt64(typist))
         let entry = scenario.population.mixEntry(forTypist: typist)
         let median = entry.device == .desktop ? 238_700_000.0 : 332_000_000.0
         let sigma = entry.device == .desktop ? 0.40 : 0.45
-        let limit = min(scenario.durationNanos, scenario.population.maximumSessionNanos.map { arrival + $0 } ?? .max)
+        let limit = min(scenario.durationNanos, departure, scenario.population.maximumSessionNanos.map { arrival + $0 } ?? .max)
         var keys: [Key] = []
+        guard arrival < limit else { return keys }
         var time = arrival + Int64(1_200_000_000 * exp(0.5 * normal(&generator)))
         for query in 0..<scenario.population.queriesPerSession {
             if query > 0 { time += Int64(1_200_000_000 * exp(0.6 * normal(&generator))) }
@@ -93,7 +95,7 @@ struct ProbeWorkload: PhaseWorkload {
         var sincePublish = 0
         for typist in context.typists {
             if context.progress.isStopRequested { break }
-            for key in Self.keys(typist: typist, arrival: arrivals.offsets[typist], scenario: context.scenario) {
+            for key in Self.keys(typist: typist, arrival: arrivals.offsets[typist], departure: arrivals.departures[typist], scenario: context.scenario) {
                 record(key, into: &group.metrics)
             }
             sincePublish += 1
@@ -106,7 +108,7 @@ struct ProbeWorkload: PhaseWorkload {
 
     /// Every key at its intended wall-clock time, recording how late it was.
     private func runRealTime(_ context: PhaseContext, arrivals: ArrivalSchedule, group: inout MetricGroup) async throws {
-        var timeline = context.typists.flatMap { Self.keys(typist: $0, arrival: arrivals.offsets[$0], scenario: context.scenario) }
+        var timeline = context.typists.flatMap { Self.keys(typist: $0, arrival: arrivals.offsets[$0], departure: arrivals.departures[$0], scenario: context.scenario) }
         timeline.sort { ($0.at, $0.typist) < ($1.at, $1.typist) }
         let start = Int64(MonotonicClock.now()) + (context.startWallClockNanos - WallClock.now())
         var active = 0

@@ -12,8 +12,9 @@ import Simulation
 /// same as one pass, and progress and stop requests come every chunk instead of every strategy.
 ///
 /// Typists come from the Typists module (`ScenarioTypists`: the scenario's device and language
-/// mix, `queries` per session, sessions cut at `maxLength`); the arrival process applies to the
-/// live runners.
+/// mix, `queries` per session, sessions cut at `maxLength`). Arrival `stages` apply here as in the
+/// live runners (typists arrive and leave on the schedule, typing stops at the phase duration);
+/// the other arrival processes apply to the live runners only, every virtual typist starting at 0.
 public struct VirtualWorkload: PhaseWorkload {
     /// The smallest chunk (see `chunks`); tests lower it to run many chunks on few typists.
     var minimumChunkTypists = 2_000
@@ -32,13 +33,15 @@ public struct VirtualWorkload: PhaseWorkload {
                                            typistsPerServer: simulation.backend.typistsPerServer)
         let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer, minimumTypists: minimumChunkTypists)
         let typists = try self.typists ?? ScenarioTypists(scenario: context.scenario, baseDirectory: context.baseDirectory)
+        let schedule = Self.schedule(context.scenario)
+        let end = context.scenario.durationNanos
         var groups: [MetricGroup] = []
         for spec in simulation.strategies {
             var group = MetricGroup(name: spec.name, labels: context.labels)
             for chunk in chunks {
                 if context.progress.isStopRequested { return groups }
                 let recorder = Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
-                    range.map(typists.session(forTypist:))
+                    range.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) }
                 }.recorder
                 try group.metrics.merge(recorder.metrics())
                 context.progress.publish(groups: groups + [group], typistsActive: 0)
@@ -46,6 +49,12 @@ public struct VirtualWorkload: PhaseWorkload {
             groups.append(group)
         }
         return groups
+    }
+
+    /// The arrivals virtual time follows: those of `stages`, else none (every typist at 0).
+    static func schedule(_ scenario: Scenario) -> ArrivalSchedule? {
+        guard case .stages = scenario.population.arrival else { return nil }
+        return ArrivalSchedule(population: scenario.population, seed: scenario.seed)
     }
 
     public func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload {

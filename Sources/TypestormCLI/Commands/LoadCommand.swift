@@ -27,6 +27,7 @@ enum LoadCommand {
             .value("language", "L", help: "Query languages, comma-separated, equal shares: en, ko, zh.", default: "en"),
             .value("device", "KIND", help: "Keyboard: desktop or mobile.", default: "desktop"),
             .value("ramp", "D", help: "Spread the arrivals over this long (default: all at once)."),
+            .value("stages", "D:N,…", help: "Ramp the typists in the field to N over D, stage after stage (k6's stages), e.g. 30s:200,1m:200,10s:0; typists come as it rises and leave at once as it falls. Sets --typists and --duration unless given."),
             .value("seed", "S", help: "Seed of the typists' randomness.", default: "1"),
             .value("timeout", "D", help: "Per-request timeout.", default: "5s"),
             .value("workers", "N", help: "Worker processes.", default: "1"),
@@ -42,7 +43,14 @@ enum LoadCommand {
             do { _ = try URLTemplate(url) } catch let error as URLTemplate.ParseError {
                 throw UsageError.invalid(error.description)
             }
-            let typists = try arguments.int("typists", default: 50, in: 1...10_000_000)
+            let stages = try arguments.value("stages").map(parseStages)
+            if stages != nil, arguments.value("ramp") != nil {
+                throw UsageError.invalid("give --ramp or --stages, not both")
+            }
+            // With stages, the stages say how many typists come unless --typists is given.
+            let typists: Int? = if stages != nil, arguments.value("typists") == nil { nil } else {
+                try arguments.int("typists", default: 50, in: 1...10_000_000)
+            }
             let workers = try arguments.int("workers", default: 1, in: 1...256)
             let seed = try arguments.uint64("seed", default: 1)
             let strategy = try arguments.choice("strategy", among: ScenarioStrategy.presets, default: "split-state")!
@@ -57,8 +65,9 @@ enum LoadCommand {
             guard !languages.isEmpty else { throw UsageError.invalidValue(option: "language", value: "", expected: "en, ko or zh") }
             for name in ["duration", "timeout", "ramp"] { _ = try arguments.durationNanos(name) }
             let text = scenarioJSON(
-                url: url, typists: typists, duration: arguments.value("duration") ?? "30s", strategy: strategy, device: device,
-                languages: languages, ramp: arguments.value("ramp"), seed: seed, timeout: arguments.value("timeout") ?? "5s")
+                url: url, typists: typists, duration: arguments.value("duration") ?? stages.map(totalDuration) ?? "30s", strategy: strategy,
+                device: device, languages: languages, ramp: arguments.value("ramp"), stages: stages, seed: seed,
+                timeout: arguments.value("timeout") ?? "5s")
             let overrides = try arguments.values("set").map(RunOverrides.assignment)
             let scenario: Scenario
             do {
@@ -74,12 +83,17 @@ enum LoadCommand {
     )
 
     /// The scenario `load` runs, as JSON text (every value already checked or quoted).
-    static func scenarioJSON(url: String, typists: Int, duration: String, strategy: String, device: String,
-                             languages: [String], ramp: String?, seed: UInt64, timeout: String) -> String {
+    static func scenarioJSON(url: String, typists: Int?, duration: String, strategy: String, device: String,
+                             languages: [String], ramp: String?, stages: [Stage]? = nil, seed: UInt64, timeout: String) -> String {
         func quoted(_ text: String) -> String { JSONValue.string(text).canonical }
         let share = 1.0 / Double(languages.count)
         let mix = languages.map { #"{"device": \#(quoted(device)), "language": \#(quoted($0)), "share": \#(share)}"# }.joined(separator: ", ")
-        let arrival = ramp.map { #"{"kind": "ramp", "over": \#(quoted($0))}"# } ?? #"{"kind": "all-at-once"}"#
+        var arrival = ramp.map { #"{"kind": "ramp", "over": \#(quoted($0))}"# } ?? #"{"kind": "all-at-once"}"#
+        if let stages {
+            let items = stages.map { #"{"to": \#($0.target), "over": \#(quoted($0.over))}"# }.joined(separator: ", ")
+            arrival = #"{"kind": "stages", "stages": [\#(items)]}"#
+        }
+        let count = typists.map { #""typists": \#($0), "# } ?? ""
         return """
         {
           "name": "load",
@@ -87,11 +101,39 @@ enum LoadCommand {
           "seed": \(seed),
           "duration": \(quoted(duration)),
           "catalog": { "generate": { "items": 1000 } },
-          "population": { "typists": \(typists), "mix": [\(mix)], "arrival": \(arrival), "session": { "queries": 1000 } },
+          "population": { \(count)"mix": [\(mix)], "arrival": \(arrival), "session": { "queries": 1000 } },
           "strategies": [ { "preset": \(quoted(strategy)) } ],
           "runners": [ { "kind": "http-url", "url": \(quoted(url)) } ],
           "backend": { "timeout": \(quoted(timeout)) }
         }
         """
+    }
+
+    /// One `--stages` entry, `D:N`: reach N typists over D.
+    struct Stage: Equatable {
+        var over: String
+        var target: Int
+    }
+
+    /// `30s:200,1m:200,10s:0` (durations checked here, the rest by the scenario reader).
+    static func parseStages(_ text: String) throws -> [Stage] {
+        let expected = "stages as DURATION:TYPISTS, comma-separated, e.g. 30s:200,1m:200,10s:0"
+        let stages = try text.split(separator: ",", omittingEmptySubsequences: false).map { item -> Stage in
+            let parts = item.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, DurationText.nanos(String(parts[0])).map({ $0 >= 0 }) == true,
+                  let target = Int(parts[1]), target >= 0 else {
+                throw UsageError.invalidValue(option: "stages", value: String(item), expected: expected)
+            }
+            return Stage(over: String(parts[0]), target: target)
+        }
+        guard stages.contains(where: { $0.target > 0 }) else {
+            throw UsageError.invalidValue(option: "stages", value: text, expected: "at least one stage with more than 0 typists")
+        }
+        return stages
+    }
+
+    /// The stages' total length, the default `--duration` with `--stages`.
+    static func totalDuration(_ stages: [Stage]) -> String {
+        DurationText.format(stages.reduce(0) { $0 + (DurationText.nanos($1.over) ?? 0) })
     }
 }
