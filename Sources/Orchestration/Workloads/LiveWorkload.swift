@@ -202,8 +202,8 @@ struct LiveWorkload: PhaseWorkload {
     /// Running counts of one strategy (the recorder's metrics arrive when its run ends).
     static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor, _ tally: ErrorTallyBackend) -> MetricGroup {
         var metrics = MetricSet()
-        metrics.add(ProgressMetrics.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
-        metrics.add(ProgressMetrics.requests, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
+        metrics.add(MetricName.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
+        metrics.add(MetricName.requestsStarted, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
         tally.add(to: &metrics)
         return MetricGroup(name: name, labels: labels, metrics: metrics)
     }
