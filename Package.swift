@@ -111,7 +111,7 @@ let package = Package(
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Measurement", "Typists"] + jemalloc,
+            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Measurement", "Typists", "Orchestration"] + jemalloc,
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),
