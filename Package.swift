@@ -111,7 +111,7 @@ let package = Package(
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["Simulation", "SearchField", "Measurement"] + jemalloc,
+            dependencies: ["Simulation", "SearchField", "Measurement", "Orchestration"] + jemalloc,
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),

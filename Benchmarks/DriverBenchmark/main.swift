@@ -108,7 +108,7 @@ func measure(_ scenario: Scenario, workers: Int) async throws -> Measured {
         })
     let outcome = await Driver(configuration).run()
     phaseEnd.withLock { $0 = Int64(MonotonicClock.now()) }
-    let keystrokes = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter("keystrokes") }
+    let keystrokes = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter(MetricName.keystrokes) }
     let seconds = Double((phaseEnd.withLock { $0 } ?? 0) - (phaseStart.withLock { $0 } ?? 0)) / 1e9
     return Measured(keystrokes: keystrokes, phaseSeconds: seconds, driverCPUNanos: outcome.driverCPUNanos,
                     snapshots: outcome.snapshotsReceived, partial: outcome.isPartial, workersCPUNanos: outcome.workersCPUNanos,
@@ -188,7 +188,7 @@ func measureHTTP() async throws -> HTTPMeasured? {
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)
         let serverCPU = Double(Int64(cpu.tv_sec) * 1_000_000_000 + Int64(cpu.tv_nsec) - processBefore - outcome.driverCPUNanos)
         let workersCPU = Double(outcome.workersCPUNanos)
-        let requests = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter("requests_started") }
+        let requests = outcome.record.groups.reduce(Int64(0)) { $0 + $1.metrics.counter(MetricName.requestsStarted) }
         return HTTPMeasured(requestsPerSecond: Double(requests) / seconds, serverCPUShare: serverCPU / (serverCPU + workersCPU),
                             serverCPUSeconds: serverCPU / 1e9, workersCPUSeconds: workersCPU / 1e9, partial: outcome.isPartial)
     }

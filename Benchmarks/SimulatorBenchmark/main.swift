@@ -3,6 +3,7 @@ import CJemalloc
 #endif
 import Foundation
 import Measurement
+import Orchestration
 import SearchField
 import Simulation
 
@@ -10,7 +11,11 @@ import Simulation
 /// typist. The goal: 1,000,000 keystrokes/s/core for `split-state` with 10,000
 /// typists.
 ///
-/// Usage: SimulatorBenchmark [--typists N] [--runs N] [--presets a,b|all] [--json] [--metrics FILE]
+/// The typists are `typestorm simulate`'s: the Typists module's population as the virtual
+/// runner types it (`ScenarioTypists`), desktop keyboards, 4 queries each, English unless
+/// `--language` says otherwise; generating their keystrokes is part of the measured time.
+///
+/// Usage: SimulatorBenchmark [--typists N] [--runs N] [--presets a,b|all] [--language en,ko,zh] [--json] [--metrics FILE]
 /// `--metrics FILE` writes every preset's full metric set (JSON, sorted keys) of the last run, so
 /// that two builds can be compared byte for byte after a change to the simulator's internals.
 /// Single-threaded: the figure is per core. Build with `-c release`.
@@ -19,6 +24,7 @@ struct Options {
     var typists = 10_000
     var runs = 5
     var presets: [Preset] = [.splitState]
+    var languages: [ScenarioLanguage] = [.en]
     var json = false
     var metricsPath: String?
 
@@ -31,6 +37,9 @@ struct Options {
             case "--presets":
                 let value = iterator.next() ?? ""
                 presets = value == "all" ? Preset.allCases : value.split(separator: ",").compactMap { Preset(rawValue: String($0)) }
+            case "--language":
+                languages = (iterator.next() ?? "").split(separator: ",").compactMap { ScenarioLanguage(rawValue: String($0)) }
+                if languages.isEmpty { languages = [.en] }
             case "--json": json = true
             case "--metrics": metricsPath = iterator.next()
             default:
@@ -77,8 +86,21 @@ struct Result: Codable {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+let population = Population(
+    typists: options.typists,
+    mix: options.languages.map { Population.MixEntry(device: .desktop, language: $0, share: 1 / Double(options.languages.count)) },
+    queriesPerSession: 4)
+let typing: ScenarioTypists
+do {
+    typing = try ScenarioTypists(population: population, seed: 42, baseDirectory: FileManager.default.currentDirectoryPath)
+} catch {
+    FileHandle.standardError.write(Data("cannot load the query lists: \(error)\n".utf8))
+    exit(66)
+}
+
 func measure(_ preset: Preset) -> Result {
-    let scenario = SimulationScenario(typists: options.typists, seed: 42, strategies: [StrategySpec(preset: preset)])
+    let scenario = SimulationScenario(typists: options.typists, seed: 42, strategies: [StrategySpec(preset: preset)],
+                                      typing: VirtualWorkload.typing(population))
     func once(_ typists: Int) -> (seconds: Double, cpu: Double, recorder: Recorder, events: Int, rss: Int64) {
         let before = residentBytes()
         let clock = ContinuousClock()
@@ -87,7 +109,9 @@ func measure(_ preset: Preset) -> Result {
         var rss: Int64 = 0
         let cpuStart = threadCPUSeconds()
         let elapsed = clock.measure {
-            let run = Simulation.runStrategyCounting(StrategySpec(preset: preset), scenario: scenario, typists: 0..<typists)
+            let run = Simulation.runStrategyCounting(StrategySpec(preset: preset), scenario: scenario, typists: 0..<typists) { range in
+                range.map(typing.session(forTypist:))
+            }
             recorder = run.recorder
             events = run.events
             rss = residentBytes() - before

@@ -136,8 +136,8 @@ public enum RunSession {
                     var outcome = await Driver(configuration(serverURL: server.baseURL)).run()
                     var group = server.metricsGroup()
                     // The server runs in this process: its CPU is the process's minus the driver's.
-                    group.metrics.add("server_cpu_ns", max(0, CPUTime.process() - cpuBefore - outcome.driverCPUNanos))
-                    group.metrics.add("workers_cpu_ns", outcome.workersCPUNanos)
+                    group.metrics.add(MetricName.serverCPUNs, max(0, CPUTime.process() - cpuBefore - outcome.driverCPUNanos))
+                    group.metrics.add(MetricName.workersCPUNs, outcome.workersCPUNanos)
                     try? outcome.record.add(group)
                     return outcome
                 }
@@ -198,11 +198,11 @@ public enum RunSession {
         text += RunSummary.table(record)
         if let agreement = RunSummary.agreement(record) { text += "\n" + agreement }
         if let server = record.group(named: "server", labels: ["runner": "http-embedded"])?.metrics {
-            let serverCPU = Double(server.counter("server_cpu_ns")), workersCPU = Double(server.counter("workers_cpu_ns"))
+            let serverCPU = Double(server.counter(MetricName.serverCPUNs)), workersCPU = Double(server.counter(MetricName.workersCPUNs))
             let share = serverCPU + workersCPU > 0 ? serverCPU / (serverCPU + workersCPU) * 100 : 0
             text += String(format: "\nembedded server: %lld requests (%lld ok, %lld cancelled, %lld refused), CPU %.2f s = %.0f%% of server + workers\n",
-                           server.counter("server_requests"), server.counter("server_ok"), server.counter("server_cancelled"),
-                           server.counter("server_overload_rejections"), serverCPU / 1e9, share)
+                           server.counter(MetricName.serverRequests), server.counter(MetricName.serverOK),
+                           server.counter(MetricName.serverCancelled), server.counter(MetricName.serverOverloadRejections), serverCPU / 1e9, share)
         }
         let failures = record.groups.compactMap { group -> String? in
             guard let breakdown = group.metrics.errorBreakdownText else { return nil }

@@ -10,12 +10,15 @@ public struct SimulationScenario: Sendable {
     public var seed: UInt64
     public var strategies: [StrategySpec]
     public var backend: BackendModel
-    public var typing: SimpleTypingModel
+    /// What types: a canonical text of the inputs of the typists' sessions (population mix,
+    /// queries per session, query lists). The sessions themselves are given to `run`; this text
+    /// puts their inputs into the hash.
+    public var typing: String
     public var settleInterval: Int64
 
     public init(
         name: String = "simulate", typists: Int, seed: UInt64, strategies: [StrategySpec] = Preset.allCases.map { StrategySpec(preset: $0) },
-        backend: BackendModel = BackendModel(), typing: SimpleTypingModel = SimpleTypingModel(), settleInterval: Int64 = 1_000_000_000
+        backend: BackendModel = BackendModel(), typing: String = "", settleInterval: Int64 = 1_000_000_000
     ) {
         self.name = name
         self.typists = typists
@@ -61,18 +64,9 @@ public enum Simulation {
         return min(typists, firstCell * perCell)..<min(typists, endCell * perCell)
     }
 
-    /// Runs every strategy of the scenario over the simple-model typists of `segment`.
-    public static func run(
-        _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
-        progress: ((String) -> Void)? = nil
-    ) -> RunRecord {
-        run(scenario, segment: segment, toolVersion: toolVersion, sessions: { scenario.typing.sessions(seed: scenario.seed, typists: $0) },
-            progress: progress)
-    }
-
     /// Runs every strategy of the scenario over typists made by `sessions` (given the global
     /// indices of the segment; each session must derive only from the scenario seed and its
-    /// index), e.g. the Typists module's population.
+    /// index): the Typists module's population, or traces.
     public static func run<Session: TypistSession>(
         _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
         sessions: (Range<Int>) -> [Session], progress: ((String) -> Void)? = nil
@@ -89,23 +83,11 @@ public enum Simulation {
         return record
     }
 
-    /// Runs one strategy over the simple-model typists `typists` (global indices).
+    /// Runs one strategy over the typists `typists` (global indices) that `sessions` makes; also
+    /// returns how many events the runner processed (for benchmarks).
     ///
     /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
     /// specialized for each one instead of going through witness tables per event.
-    public static func runStrategy(_ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>) -> Recorder {
-        runStrategyCounting(spec, scenario: scenario, typists: typists).recorder
-    }
-
-    /// `runStrategy`, also returning how many events the runner processed (for benchmarks).
-    public static func runStrategyCounting(
-        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>
-    ) -> (recorder: Recorder, events: Int) {
-        runStrategyCounting(spec, scenario: scenario, typists: typists,
-                            sessions: { scenario.typing.sessions(seed: scenario.seed, typists: $0) })
-    }
-
-    /// `runStrategyCounting` with typists from `sessions`.
     public static func runStrategyCounting<Session: TypistSession>(
         _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
@@ -129,14 +111,13 @@ public enum Simulation {
         }
     }
 
-    /// Runs one strategy value over the simple-model typists `typists` (global indices). An
-    /// `any SearchFieldStrategy` is opened here and runs unspecialised; the presets' own path is
-    /// `runStrategy(_: StrategySpec, …)`, which switches on the preset once.
-    public static func runStrategy<Strategy: SearchFieldStrategy>(
-        _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>
+    /// Runs one strategy value over the typists `typists` (global indices) that `sessions` makes.
+    /// An `any SearchFieldStrategy` is opened here and runs unspecialised; the presets' own path
+    /// is `runStrategy(_: StrategySpec, …)`, which switches on the preset once.
+    public static func runStrategy<Strategy: SearchFieldStrategy, Session: TypistSession>(
+        _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> Recorder {
-        runCounting(prototype, scenario: scenario, sessions: scenario.typing.sessions(seed: scenario.seed, typists: typists),
-                    typists: typists).recorder
+        runCounting(prototype, scenario: scenario, sessions: sessions(typists), typists: typists).recorder
     }
 
     static func runCounting<Strategy: SearchFieldStrategy, Session: TypistSession>(

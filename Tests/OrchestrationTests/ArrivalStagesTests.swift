@@ -2,6 +2,7 @@ import Foundation
 import Measurement
 import Testing
 import SearchServer
+import TestBackends
 import Typists
 @testable import Orchestration
 

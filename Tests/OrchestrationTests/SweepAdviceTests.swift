@@ -6,6 +6,7 @@ import Reporting
 import SearchField
 import Simulation
 import Testing
+import Typists
 
 @Suite("Sweep advice")
 struct SweepAdviceTests {
@@ -44,11 +45,28 @@ struct SweepAdviceTests {
         costMs * Double(letters - 1) < gapMs ? 0 : Int(gapMs)
     }
 
+    /// Typist `index` of the analytic population: after a start drawn from U(0, 2 s), three
+    /// times "lantern" typed with exactly `gapMs` between keys, each followed by 3 s of rest and
+    /// a clear (the last by the end of the session).
+    static func constantGapSession(typist index: Int, seed: UInt64, gapMs: Int64) -> TraceSession {
+        var rng = SeededGenerator(seed: seed, stream: UInt64(index))
+        var clock = Int64(rng.next() % 2_000_000_000)
+        var events: [TypingEvent] = []
+        for query in 0..<3 {
+            if query > 0 { events.append(TypingEvent(at: clock, action: .edit(key: "⎋", text: ""))) }
+            var text = ""
+            for letter in "lantern" {
+                clock += gapMs * 1_000_000
+                text.append(letter)
+                events.append(TypingEvent(at: clock, action: .edit(key: String(letter), text: text)))
+            }
+            clock += 3_000_000_000
+        }
+        events.append(TypingEvent(at: clock, action: .end))
+        return TraceSession(events: events)
+    }
+
     static func validationRecommendation(costMs: Double, gapMs: Int64, grid: [Int]) throws -> SweepSetting? {
-        let typing = SimpleTypingModel(
-            queriesPerSession: 3, interKey: .constant(gapMs * 1_000_000), typoProbability: 0, pauseProbability: 0,
-            settlePause: .constant(3_000_000_000), startSpread: .uniform(0, 2_000_000_000), scopeChangeProbability: 0, submitProbability: 0,
-            vocabulary: ["lantern"])
         let backend = BackendModel.scripted([:], default: 20_000_000)
         var record = RunRecord(metadata: RunMetadata(toolVersion: "test", scenarioName: "analytic", scenarioHash: "", seed: 1, runner: "virtual",
                                                      segments: [Segment(index: 0, count: 1)]))
@@ -59,10 +77,12 @@ struct SweepAdviceTests {
                 configuration.debounce = Int64(debounce) * 1_000_000
                 configuration.normalizer.minimumLength = 1
                 let spec = StrategySpec(name: "split-state", preset: .splitState, configuration: configuration)
-                let scenario = SimulationScenario(typists: 20, seed: seed, strategies: [spec], backend: backend, typing: typing)
-                let metrics = Simulation.runStrategy(spec, scenario: scenario, typists: 0..<20).metrics()
+                let scenario = SimulationScenario(typists: 20, seed: seed, strategies: [spec], backend: backend)
+                let metrics = Simulation.runStrategyCounting(spec, scenario: scenario, typists: 0..<20) { range in
+                    range.map { Self.constantGapSession(typist: $0, seed: seed, gapMs: gapMs) }
+                }.recorder.metrics()
                 try record.add(MetricGroup(name: "split-state", labels: [
-                    SweepGrid.labelDebounce: String(debounce), SweepGrid.labelMinLength: "1", SweepGrid.labelReplicate: String(replicate),
+                    SweepLabel.debounce: String(debounce), SweepLabel.minLength: "1", SweepLabel.replicate: String(replicate),
                 ], metrics: metrics))
             }
         }

@@ -11,17 +11,17 @@ struct CompareTests {
     static func record(ttfrMs: Double, fanOut: Int64 = 3, stale: Int64 = 0, settles: Int64 = 100, name: String = "switch-latest",
                        samples: Int64 = 1_000, outOfOrder: Int64? = nil, ttfrHistogram: Histogram? = nil, falseEmpties: Int64 = 0) -> RunRecord {
         var m = MetricSet()
-        m.add(ReportMetrics.falseEmpties, falseEmpties)
-        if let outOfOrder { m.add(ReportMetrics.outOfOrderApplies, outOfOrder) }
-        m.add(ReportMetrics.settles, settles)
-        m.add(ReportMetrics.requestsStarted, fanOut * settles)
-        m.add(ReportMetrics.staleSettles, stale)
+        m.add(MetricName.falseEmpties, falseEmpties)
+        if let outOfOrder { m.add(MetricName.outOfOrderApplies, outOfOrder) }
+        m.add(MetricName.settles, settles)
+        m.add(MetricName.requestsStarted, fanOut * settles)
+        m.add(MetricName.staleSettles, stale)
         var ttfr = Histogram(.latency)
         ttfr.record(Int64(ttfrMs * 1e6), count: samples)
-        m.histograms[ReportMetrics.ttfr] = ttfrHistogram ?? ttfr
+        m.histograms[MetricName.timeToFresh] = ttfrHistogram ?? ttfr
         var fanOutHistogram = Histogram(.counts)
         fanOutHistogram.record(fanOut, count: samples)
-        m.histograms[ReportMetrics.fanOutPerSettle] = fanOutHistogram
+        m.histograms[MetricName.fanOutPerSettle] = fanOutHistogram
         let metadata = RunMetadata(toolVersion: "0", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "virtual", segments: [.init(index: 0, count: 1)])
         return RunRecord(metadata: metadata, groups: [MetricGroup(name: name, metrics: m)])
     }

@@ -94,6 +94,47 @@ struct CommandTests {
         #expect(bad.err.contains("--service-p99"))
     }
 
+    /// `simulate` types with the virtual runner's typists: its groups equal those of a
+    /// `typestorm worker` run of the scenario that states the same population, strategies,
+    /// backend defaults and seed.
+    @Test func simulateTypesLikeTheVirtualRunner() async throws {
+        let directory = URL(fileURLWithPath: try temporaryFile("unused", "")).deletingLastPathComponent().path
+        let simulated = directory + "/simulate.json", worker = directory + "/worker.json"
+        let simulate = await run(["simulate", "--typists", "30", "--seed", "11", "--strategies", "naive,split-state",
+                                  "--language", "en,ko", "--device", "mobile", "--queries", "2", "--record", simulated])
+        #expect(simulate.code == 0, "\(simulate.err)")
+        let scenario = try temporaryFile("scenario.json", """
+        {"name": "simulate", "seed": 11, "duration": "60s", "catalog": {"generate": {"items": 100}},
+         "population": {"typists": 30, "session": {"queries": 2}, "queryLists": "\(Self.root)/Datasets/queries",
+                        "mix": [{"device": "mobile", "language": "en", "share": 0.5}, {"device": "mobile", "language": "ko", "share": 0.5}]},
+         "strategies": [{"preset": "naive"}, {"preset": "split-state"}], "runners": [{"kind": "virtual"}]}
+        """)
+        let ran = await run(["worker", scenario, "--out", worker])
+        #expect(ran.code == 0, "\(ran.err)")
+        func groups(_ path: String) throws -> [String: Any] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            let groups = try #require(object["groups"] as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: groups.map { ($0["name"] as? String ?? "", $0["metrics"] as Any) })
+        }
+        let fromSimulate = try groups(simulated), fromWorker = try groups(worker)
+        #expect(fromSimulate.keys.sorted() == ["naive", "split-state"])
+        for name in fromSimulate.keys {
+            let a = try JSONSerialization.data(withJSONObject: fromSimulate[name]!, options: .sortedKeys)
+            let b = try JSONSerialization.data(withJSONObject: fromWorker[name] as Any, options: .sortedKeys)
+            #expect(a == b, "\(name): simulate and the virtual runner typed differently")
+        }
+        let english = await run(["simulate", "--typists", "30", "--seed", "11", "--strategies", "naive", "--json"])
+        let korean = await run(["simulate", "--typists", "30", "--seed", "11", "--strategies", "naive", "--language", "ko", "--json"])
+        #expect(english.code == 0 && korean.code == 0)
+        #expect(english.out != korean.out)
+        let badLanguage = await run(["simulate", "--language", "fr"])
+        #expect(badLanguage.code == 64)
+        #expect(badLanguage.err.contains("--language"))
+        let noLists = await run(["simulate", "--typists", "5", "--query-lists", "/nonexistent/queries"])
+        #expect(noLists.code == 66)
+        #expect(noLists.err.contains("/nonexistent/queries"))
+    }
+
     @Test func serveRejectsBadFlagsBeforeBinding() async {
         let both = await run(["serve", "--catalog", Self.catalog, "--synthetic", "10"])
         #expect(both.code == 64)

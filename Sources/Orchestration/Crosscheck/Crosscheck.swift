@@ -180,7 +180,7 @@ public enum Crosscheck {
 
         // The same keystrokes on both sides: nothing else may differ.
         let keysV = Double(virtual.counter(N.keystrokes)), keysL = Double(live.counter(N.keystrokes))
-        checks.append(Check(metric: "keystrokes", virtual: keysV, live: keysL, rule: "identical", agrees: keysV == keysL))
+        checks.append(Check(metric: N.keystrokes, virtual: keysV, live: keysL, rule: "identical", agrees: keysV == keysL))
         let requestsV = Double(virtual.counter(N.requestsStarted)), requestsL = Double(live.counter(N.requestsStarted))
         checks.append(Check(metric: "requests", virtual: requestsV, live: requestsL, rule: Tolerance.requests,
                             agrees: Tolerance.requestsAgree(requestsV, requestsL)))

@@ -93,15 +93,6 @@ public struct DriverProgress: Sendable {
     public var workers: [WorkerHealth]
 }
 
-/// The metric names the progress display reads from snapshots: the Recorder's names
-/// (Measurement's `MetricName`), kept as strings so the driver works with any workload.
-public enum ProgressMetrics {
-    public static let keystrokes = "keystrokes"
-    public static let requests = "requests_started"
-    public static let errors = ["errors_server", "errors_timeout", "errors_transport"]
-    public static let ttfr = "ttfr_ns"
-}
-
 /// One worker's part in the outcome.
 public struct WorkerReport: Sendable, Equatable {
     public var index: Int

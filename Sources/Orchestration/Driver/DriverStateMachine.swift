@@ -384,10 +384,10 @@ struct DriverStateMachine {
             for group in snapshot.groups {
                 if merged[group.key] == nil { merged[group.key] = group } else { try? merged[group.key]!.metrics.merge(group.metrics) }
                 for (name, count) in group.metrics.counters where name.hasPrefix(MetricName.errorCausePrefix) { causes.add(name, count) }
-                keystrokes += group.metrics.counter(ProgressMetrics.keystrokes)
-                requests += group.metrics.counter(ProgressMetrics.requests)
-                errors += ProgressMetrics.errors.reduce(0) { $0 + group.metrics.counter($1) }
-                if let histogram = group.metrics.histograms[ProgressMetrics.ttfr] {
+                keystrokes += group.metrics.counter(MetricName.keystrokes)
+                requests += group.metrics.counter(MetricName.requestsStarted)
+                errors += MetricName.failureCounters.reduce(0) { $0 + group.metrics.counter($1) }
+                if let histogram = group.metrics.histograms[MetricName.timeToFresh] {
                     if ttfr == nil { ttfr = histogram } else { try? ttfr!.merge(histogram) }
                 }
             }

@@ -45,14 +45,14 @@ public enum EmbeddedServerFactory {
         func metricsGroup() -> MetricGroup {
             let metrics = running.metrics
             var set = MetricSet()
-            set.add("server_requests", Int64(metrics.total(endpoint: "search")))
-            set.add("server_ok", Int64(metrics.count(endpoint: "search", status: 200)))
-            set.add("server_cancelled", Int64(metrics.cancelled))
-            set.add("server_items_scanned", Int64(metrics.itemsScanned))
-            set.add("server_wasted_items", Int64(metrics.wastedItems))
-            set.add("server_wasted_ns", Int64(metrics.wastedSeconds * 1e9))
-            set.add("server_overload_rejections", Int64(metrics.overloadRejections))
-            set.add("server_connections", Int64(metrics.connectionsAccepted))
+            set.add(MetricName.serverRequests, Int64(metrics.total(endpoint: "search")))
+            set.add(MetricName.serverOK, Int64(metrics.count(endpoint: "search", status: 200)))
+            set.add(MetricName.serverCancelled, Int64(metrics.cancelled))
+            set.add(MetricName.serverItemsScanned, Int64(metrics.itemsScanned))
+            set.add(MetricName.serverWastedItems, Int64(metrics.wastedItems))
+            set.add(MetricName.serverWastedNs, Int64(metrics.wastedSeconds * 1e9))
+            set.add(MetricName.serverOverloadRejections, Int64(metrics.overloadRejections))
+            set.add(MetricName.serverConnections, Int64(metrics.connectionsAccepted))
             return MetricGroup(name: "server", labels: ["runner": "http-embedded"], metrics: set)
         }
     }

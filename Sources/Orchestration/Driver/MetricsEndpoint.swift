@@ -124,7 +124,7 @@ public final class MetricsEndpoint: Sendable {
             for key in group.labels.keys.sorted() where key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) {
                 labels += ",\(key)=\"\(escape(group.labels[key]!))\""
             }
-            for name in group.metrics.counters.keys.sorted() where !name.hasPrefix("timeline_") {
+            for name in group.metrics.counters.keys.sorted() where !name.hasPrefix(MetricName.timelinePrefix) {
                 out += "typestorm_metric{\(labels),name=\"\(escape(name))\"} \(group.metrics.counters[name]!)\n"
             }
             for name in group.metrics.histograms.keys.sorted() {

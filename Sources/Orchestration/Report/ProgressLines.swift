@@ -49,7 +49,7 @@ public final class ProgressLines: Sendable {
             "phase": progress.phase,
             "runner": progress.runner as Any? ?? NSNull(),
             "group": group.key, "name": group.name, "labels": group.labels,
-            "counters": group.metrics.counters.filter { !$0.key.hasPrefix("timeline_") }.mapValues { NSNumber(value: $0) },
+            "counters": group.metrics.counters.filter { !$0.key.hasPrefix(MetricName.timelinePrefix) }.mapValues { NSNumber(value: $0) },
             "quantiles": quantiles,
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "" }

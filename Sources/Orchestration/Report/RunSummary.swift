@@ -4,22 +4,25 @@ import Measurement
 /// The human and CSV views of a run record: one row per group (strategy × runner).
 public enum RunSummary {
     /// The columns of the terminal table, in order: shown when some group recorded them.
-    /// Names follow the Recorder's metric names (`MetricName`, docs/metrics.md).
-    public static let headline: [(title: String, metric: String)] = [
-        ("typists", "typists"),
-        ("keys", "keystrokes"),
-        ("requests", "requests_started"),
-        ("req/settle", "requests_started/settles"),
-        ("errors", "errors_server+errors_timeout+errors_transport"),
-        ("out-of-order", "out_of_order_applies"),
-        ("stale", "stale_settles/settles"),
-        ("false empty", "false_empties"),
-        ("TTFR p50", "ttfr_ns.p50"),
-        ("TTFR p99", "ttfr_ns.p99"),
-        ("wasted", "wasted_service_ns/service_ns_total"),
-        ("IKI p50", "probe.iki.p50"),
-        ("lag p99", "probe.lag.p99"),
-    ]
+    /// Metric expressions over `MetricName`'s names (docs/metrics.md).
+    public static let headline: [(title: String, metric: String)] = {
+        typealias N = MetricName
+        return [
+            ("typists", N.probeTypists),
+            ("keys", N.keystrokes),
+            ("requests", N.requestsStarted),
+            ("req/settle", "\(N.requestsStarted)/\(N.settles)"),
+            ("errors", N.failureCounters.joined(separator: "+")),
+            ("out-of-order", N.outOfOrderApplies),
+            ("stale", "\(N.staleSettles)/\(N.settles)"),
+            ("false empty", N.falseEmpties),
+            ("TTFR p50", "\(N.timeToFresh).p50"),
+            ("TTFR p99", "\(N.timeToFresh).p99"),
+            ("wasted", "\(N.wastedServiceNs)/\(N.serviceNs)"),
+            ("IKI p50", "\(N.probeInterKey).p50"),
+            ("lag p99", "\(N.probeLag).p99"),
+        ]
+    }()
 
     /// An aligned table per strategy (the embedded server's own group is summarized apart).
     public static func table(_ record: RunRecord) -> String {

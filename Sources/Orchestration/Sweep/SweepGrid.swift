@@ -8,14 +8,6 @@ import Simulation
 /// Group name: the strategy's name. Labels: `runner=virtual`, `population`, `share` (the
 /// population's share of the scenario's mix), `replicate`, `seed`, `debounceMs`, `minLength`.
 public enum SweepGrid {
-    /// Label names of a sweep record (beside `debounceMs`, `minLength` and `population`).
-    public static let labelDebounce = "debounceMs"
-    public static let labelMinLength = "minLength"
-    public static let labelPopulation = "population"
-    public static let labelReplicate = "replicate"
-    public static let labelShare = "share"
-    public static let labelSeed = "seed"
-
     /// Histograms a sweep keeps: the analysis needs only these, and a dense latency histogram
     /// is a few hundred kilobytes in memory, times thousands of grid runs.
     public static let keptHistograms: Set<String> = [MetricName.timeToFresh, MetricName.fanOutPerSettle]
@@ -48,9 +40,9 @@ public enum SweepGrid {
 
     static func labels(_ population: SweepPlan.PopulationPlan, replicate: Int, seed: UInt64, setting: SweepPlan.Setting) -> [String: String] {
         [
-            "runner": "virtual", labelPopulation: population.label, labelShare: String(population.share),
-            labelReplicate: String(replicate), labelSeed: String(seed),
-            labelDebounce: String(setting.debounceMs), labelMinLength: String(setting.minLength),
+            "runner": "virtual", SweepLabel.population: population.label, SweepLabel.share: String(population.share),
+            SweepLabel.replicate: String(replicate), SweepLabel.seed: String(seed),
+            SweepLabel.debounce: String(setting.debounceMs), SweepLabel.minLength: String(setting.minLength),
         ]
     }
 

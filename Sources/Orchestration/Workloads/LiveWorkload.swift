@@ -218,8 +218,8 @@ struct LiveWorkload: PhaseWorkload {
     static func progressGroup(_ name: String, _ labels: [String: String], _ monitor: LiveRunMonitor, _ tally: ErrorTallyBackend,
                               histograms: [String: Histogram] = [:]) -> MetricGroup {
         var metrics = MetricSet(histograms: histograms)
-        metrics.add(ProgressMetrics.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
-        metrics.add(ProgressMetrics.requests, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
+        metrics.add(MetricName.keystrokes, Int64(monitor.keystrokes.load(ordering: .relaxed)))
+        metrics.add(MetricName.requestsStarted, Int64(monitor.requestsStarted.load(ordering: .relaxed)))
         tally.add(to: &metrics)
         return MetricGroup(name: name, labels: labels, metrics: metrics)
     }

@@ -84,10 +84,10 @@ struct ProbeWorkload: PhaseWorkload {
     }
 
     private func record(_ key: Key, into metrics: inout MetricSet) {
-        if key.first { metrics.add("typists") }
-        if key.queryStart { metrics.add("queries") }
-        metrics.add("keystrokes")
-        metrics.record("probe.iki", key.interval)
+        if key.first { metrics.add(MetricName.probeTypists) }
+        if key.queryStart { metrics.add(MetricName.probeQueries) }
+        metrics.add(MetricName.keystrokes)
+        metrics.record(MetricName.probeInterKey, key.interval)
     }
 
     /// As fast as the CPU allows, typist after typist: the simulated-time shape.
@@ -127,7 +127,7 @@ struct ProbeWorkload: PhaseWorkload {
             }
             if key.first { active += 1 }
             record(key, into: &group.metrics)
-            group.metrics.record("probe.lag", Int64(MonotonicClock.now()) - (start + key.at))
+            group.metrics.record(MetricName.probeLag, Int64(MonotonicClock.now()) - (start + key.at))
             if key.last { active -= 1 }
         }
     }

@@ -21,7 +21,13 @@ public struct ScenarioTypists: Sendable {
     /// - Parameter baseDirectory: the scenario's directory; `population.queryLists` is resolved
     ///   against it.
     public init(scenario: Scenario, baseDirectory: String) throws {
-        population = scenario.population
+        try self.init(population: scenario.population, seed: scenario.seed, baseDirectory: baseDirectory)
+    }
+
+    /// The typists of `population` under `seed` (a scenario's, or one `typestorm simulate`
+    /// builds from its flags): the same keys for the same population and seed.
+    public init(population: Population, seed: UInt64, baseDirectory: String) throws {
+        self.population = population
         let directory = try Self.queriesDirectory(population.queryLists, baseDirectory: baseDirectory)
         var populations: [String: TypistPopulation] = [:]
         for entry in population.mix where populations[Self.key(entry)] == nil {
@@ -35,7 +41,7 @@ public struct ScenarioTypists: Sendable {
             config.maxQueriesPerSession = max(1, population.queriesPerSession)
             do {
                 let pool = try QueryPool.load(directory: directory, languages: [language])
-                populations[Self.key(entry)] = try TypistPopulation(config: config, queries: pool, seed: scenario.seed)
+                populations[Self.key(entry)] = try TypistPopulation(config: config, queries: pool, seed: seed)
             } catch {
                 throw Failure(description: "$.population.queryLists (\(directory)): \(error)")
             }

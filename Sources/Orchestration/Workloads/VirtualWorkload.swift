@@ -81,8 +81,12 @@ public struct VirtualWorkload: PhaseWorkload {
         let backend = scenario.backend.model
         return SimulationScenario(
             name: scenario.name, typists: scenario.population.typists, seed: scenario.seed,
-            strategies: scenario.strategies.map(simulationStrategy), backend: backend,
-            typing: SimpleTypingModel(queriesPerSession: scenario.population.queriesPerSession))
+            strategies: scenario.strategies.map(simulationStrategy), backend: backend, typing: typing(scenario.population))
+    }
+
+    /// The population as `SimulationScenario.typing` describes it: its canonical JSON.
+    public static func typing(_ population: Population) -> String {
+        population.json.canonical
     }
 
     public static func simulationStrategy(_ spec: ScenarioStrategy) -> StrategySpec {

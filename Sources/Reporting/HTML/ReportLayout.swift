@@ -69,7 +69,7 @@ struct ReportLayout {
         var strategies: [StrategySummary] = [], servers: [MetricGroup] = []
         for group in record.groups {
             let m = group.metrics
-            if m.counters[ReportMetrics.keystrokes] == nil && m.counters.keys.contains(where: { $0.hasPrefix(ReportMetrics.serverPrefix) }) {
+            if m.counters[MetricName.keystrokes] == nil && m.counters.keys.contains(where: { $0.hasPrefix(MetricName.serverPrefix) }) {
                 servers.append(group)
             } else {
                 strategies.append(StrategySummary(group))

@@ -1,11 +1,11 @@
 import Measurement
 
-/// A per-bucket time series read from a metric set (see `ReportMetrics.timelinePrefix`).
+/// A per-bucket time series read from a metric set (see `MetricName.timelinePrefix`).
 public struct Timeline: Sendable, Equatable {
     /// Width of one bucket in nanoseconds.
     public var bucketNanos: Int64
-    /// Values by series name, one per bucket from bucket 0 to the last bucket any series used;
-    /// buckets a series never wrote hold 0.
+    /// Values by series name (`MetricName.timelineCompleted`, …), one per bucket from bucket 0
+    /// to the last bucket any series used; buckets a series never wrote hold 0.
     public var series: [String: [Int64]]
 
     public init(bucketNanos: Int64, series: [String: [Int64]]) {
@@ -18,13 +18,12 @@ public struct Timeline: Sendable, Equatable {
 
     /// Reads the time series from `metrics`; `nil` when the record has none.
     public init?(_ metrics: MetricSet) {
-        guard let width = metrics.maxima[ReportMetrics.timelineBucketNanos], width > 0 else { return nil }
+        guard let width = metrics.maxima[MetricName.timelineBucket], width > 0 else { return nil }
         var sparse: [String: [Int: Int64]] = [:]
         var last = -1
-        for (name, value) in metrics.counters where name.hasPrefix(ReportMetrics.timelinePrefix) {
-            let rest = name.dropFirst(ReportMetrics.timelinePrefix.count)
-            guard let dot = rest.lastIndex(of: "."), let index = Int(rest[rest.index(after: dot)...]), index >= 0, index < 1_000_000 else { continue }
-            sparse[String(rest[..<dot]), default: [:]][index] = value
+        for (name, value) in metrics.counters where name.hasPrefix(MetricName.timelinePrefix) {
+            guard let dot = name.lastIndex(of: "."), let index = Int(name[name.index(after: dot)...]), index >= 0, index < 1_000_000 else { continue }
+            sparse[String(name[..<dot]), default: [:]][index] = value
             last = max(last, index)
         }
         guard last >= 0 else { return nil }
@@ -39,12 +38,12 @@ public struct Timeline: Sendable, Equatable {
 
     /// Completed requests per second in each bucket.
     public var throughputPerSecond: [Double]? {
-        series[ReportMetrics.timelineCompleted].map { $0.map { Double($0) * 1e9 / Double(bucketNanos) } }
+        series[MetricName.timelineCompleted].map { $0.map { Double($0) * 1e9 / Double(bucketNanos) } }
     }
 
     /// Mean number of requests in flight in each bucket.
     public var meanInFlight: [Double]? {
-        series[ReportMetrics.timelineInFlightNanos].map { $0.map { Double($0) / Double(bucketNanos) } }
+        series[MetricName.timelineInFlight].map { $0.map { Double($0) / Double(bucketNanos) } }
     }
 
     /// Start of each bucket in seconds since the run began.

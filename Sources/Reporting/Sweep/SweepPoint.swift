@@ -52,15 +52,15 @@ public struct SweepPoint: Sendable, Equatable {
     /// Reads a grid point from a metric group labelled `debounceMs` (and optionally `minLength`,
     /// `population`, `share`, `replicate`); `nil` for groups that are not grid points.
     public init?(_ summary: StrategySummary) {
-        guard let debounceText = summary.labels[ReportMetrics.labelDebounce], let debounce = Int(debounceText),
+        guard let debounceText = summary.labels[SweepLabel.debounce], let debounce = Int(debounceText),
               let fanOut = summary.fanOutMean else { return nil }
         self.init(
             strategy: summary.name,
             debounceMs: debounce,
-            minLength: summary.labels[ReportMetrics.labelMinLength].flatMap { Int($0) } ?? 1,
-            population: summary.labels[ReportMetrics.labelPopulation] ?? "",
-            share: summary.labels[ReportMetrics.labelShare].flatMap { Double($0) },
-            replicate: summary.labels[ReportMetrics.labelReplicate].flatMap { Int($0) } ?? 0,
+            minLength: summary.labels[SweepLabel.minLength].flatMap { Int($0) } ?? 1,
+            population: summary.labels[SweepLabel.population] ?? "",
+            share: summary.labels[SweepLabel.share].flatMap { Double($0) },
+            replicate: summary.labels[SweepLabel.replicate].flatMap { Int($0) } ?? 0,
             fanOut: fanOut,
             wastedShare: summary.backendWastedShare ?? summary.clientWastedShare,
             ttfrP50: summary.ttfr?.percentile(50).map(Double.init),

@@ -18,8 +18,11 @@ enum SimulateCommand {
         name: "simulate",
         abstract: "Run synthetic typists against the strategies in virtual time and compare them.",
         discussion: """
-        Every strategy sees the same keystrokes (derived from the seed and each typist's index) and
-        the same modelled backend: network round trip, servers of --workers workers shared by
+        The typists are the ones a scenario's virtual runner types (the Typists module's model of
+        human typing: speed, slips and corrections, pauses, Korean and Chinese input methods), on
+        the --device keyboard in the --language languages, searching for phrases of the shipped
+        query lists. Every strategy sees the same keystrokes (derived from the seed and each
+        typist's index) and the same modelled backend: network round trip, servers of --workers workers shared by
         --per-server typists each, log-normal service time with a slow tail, errors, timeouts and
         cancellation (--cancel). Same flags and seed, same numbers.
 
@@ -30,7 +33,10 @@ enum SimulateCommand {
             .value("typists", "N", help: "Number of typists.", default: "1000"),
             .value("seed", "S", help: "Seed for every random stream.", default: "1"),
             .value("strategies", "LIST", help: "Comma-separated strategies (default: every preset)."),
-            .value("queries", "N", help: "Queries each typist types.", default: "4"),
+            .value("queries", "N", help: "Most queries each typist searches for.", default: "4"),
+            .value("language", "L", help: "Query languages, comma-separated, equal shares: en, ko, zh.", default: "en"),
+            .value("device", "KIND", help: "Keyboard: desktop or mobile.", default: "desktop"),
+            .value("query-lists", "DIR", help: "Query lists the typists search for (default: the shipped Datasets/queries)."),
             .value("workers", "N", help: "Workers per server.", default: "\(defaults.workers)"),
             .value("per-server", "N", help: "Typists sharing one server (segments split on these cells).", default: "\(defaults.typistsPerServer)"),
             .value("service", "DURATION", help: "Median service time (log-normal through the median and --service-p99).",
@@ -79,13 +85,23 @@ enum SimulateCommand {
         }
         model.cancelDelayNanos = try arguments.durationNanos("cancel-delay", default: defaults.cancelDelayNanos)!
         let backend = model.model
-        let typing = SimpleTypingModel(queriesPerSession: try arguments.int("queries", default: 4, in: 1...1000))
-        let scenario = SimulationScenario(typists: typists, seed: seed, strategies: strategies, backend: backend, typing: typing)
+        let population = Population(
+            typists: typists, mix: try mix(arguments), queriesPerSession: try arguments.int("queries", default: 4, in: 1...1000),
+            queryLists: arguments.value("query-lists"))
+        let typing: ScenarioTypists
+        do {
+            typing = try ScenarioTypists(population: population, seed: seed, baseDirectory: FileManager.default.currentDirectoryPath)
+        } catch {
+            throw ToolError("cannot load the typists' query lists: \(error); give --query-lists DIR", exitCode: ExitCode.noInput)
+        }
+        let scenario = SimulationScenario(typists: typists, seed: seed, strategies: strategies, backend: backend,
+                                          typing: VirtualWorkload.typing(population))
 
         let console = invocation.console
         let started = Date()
         var index = 0
-        let record = Simulation.run(scenario, segment: segment, toolVersion: VersionCommand.version) { name in
+        let record = Simulation.run(scenario, segment: segment, toolVersion: VersionCommand.version,
+                                    sessions: { $0.map(typing.session(forTypist:)) }) { name in
             index += 1
             console.err("simulating \(name) (\(index)/\(strategies.count), \(typists) typists)…\n")
         }
@@ -120,6 +136,19 @@ enum SimulateCommand {
             """)
         }
         return ExitCode.success
+    }
+
+    /// `--device` on every `--language`, in equal shares.
+    static func mix(_ arguments: ParsedArguments) throws -> [Population.MixEntry] {
+        let device = Device(rawValue: try arguments.choice("device", among: Device.allCases.map(\.rawValue), default: "desktop")!)!
+        let languages = try (arguments.value("language") ?? "en").split(separator: ",").map { code -> ScenarioLanguage in
+            guard let language = ScenarioLanguage(rawValue: code.trimmingCharacters(in: .whitespaces)) else {
+                throw UsageError.invalidValue(option: "language", value: String(code), expected: "en, ko or zh (comma-separated)")
+            }
+            return language
+        }
+        guard !languages.isEmpty else { throw UsageError.invalidValue(option: "language", value: "", expected: "en, ko or zh") }
+        return languages.map { Population.MixEntry(device: device, language: $0, share: 1 / Double(languages.count)) }
     }
 
     static func parseStrategies(_ text: String?, option: String = "strategies") throws -> [StrategySpec] {

@@ -143,7 +143,7 @@ enum SweepCommand {
             }
         }
         guard !points.isEmpty else {
-            throw ToolError("the sweep record has no grid points (groups labelled \(ReportMetrics.labelDebounce)) in the requested grid", exitCode: ExitCode.dataError)
+            throw ToolError("the sweep record has no grid points (groups labelled \(SweepLabel.debounce)) in the requested grid", exitCode: ExitCode.dataError)
         }
         let report = SweepReport(analysis: SweepAnalysis(points: points, objective: objective), scenarioName: record.metadata.scenarioName,
                                  baseSeed: record.metadata.seed)

@@ -56,23 +56,23 @@ enum SyntheticRecords {
         var inFlightSum = 0.0
         for _ in 0..<settles {
             let keys = 3 + Int(random.unit() * 10)
-            m.add(ReportMetrics.keystrokes, Int64(keys))
-            m.add(ReportMetrics.sessionNanos, Int64(keys) * 170_000_000 + 1_000_000_000)
-            m.add(ReportMetrics.settles)
+            m.add(MetricName.keystrokes, Int64(keys))
+            m.add(MetricName.sessionNs, Int64(keys) * 170_000_000 + 1_000_000_000)
+            m.add(MetricName.settles)
             // Inter-key gaps ~ 180 ms; the debounce fires after gaps longer than its interval.
             var requests = 0
             for key in 0..<keys {
                 let gap = random.logNormal(median: 170, sigma: 0.55)
-                if profile.sendsPerKeystroke || gap > profile.debounceMs || key == keys - 1 { requests += 1 } else { m.add(ReportMetrics.debounceChurn) }
+                if profile.sendsPerKeystroke || gap > profile.debounceMs || key == keys - 1 { requests += 1 } else { m.add(MetricName.taskChurn) }
             }
-            m.add(ReportMetrics.committedQueries, Int64(min(requests, keys)))
-            m.add(ReportMetrics.requestsStarted, Int64(requests))
-            m.record(ReportMetrics.fanOutPerSettle, Int64(requests), configuration: .counts)
+            m.add(MetricName.distinctCommits, Int64(min(requests, keys)))
+            m.add(MetricName.requestsStarted, Int64(requests))
+            m.record(MetricName.fanOutPerSettle, Int64(requests), configuration: .counts)
             var service: Int64 = 0, wastedClient: Int64 = 0, wastedBackend: Int64 = 0
             var lastLatency = 0.0
             for index in 0..<requests {
                 let latency = random.logNormal(median: 48e6, sigma: 0.65)
-                if detailed { m.record(ReportMetrics.requestLatency, Int64(latency)) }
+                if detailed { m.record(MetricName.requestLatency, Int64(latency)) }
                 let obsolete = index < requests - 1
                 let serviceTime = Int64(latency * 0.8)
                 service += serviceTime
@@ -80,48 +80,48 @@ enum SyntheticRecords {
                     wastedClient += profile.cancels ? serviceTime / 3 : serviceTime
                     wastedBackend += profile.backendHonoursCancel ? serviceTime / 2 : serviceTime
                     if profile.cancels && detailed {
-                        m.record(ReportMetrics.cancelSignal, Int64(random.logNormal(median: 35e3, sigma: 0.5)))
-                        m.record(ReportMetrics.cancelStopClient, Int64(random.logNormal(median: 280e3, sigma: 0.6)))
-                        m.record(ReportMetrics.cancelStopBackend, Int64(random.logNormal(median: 2.6e6, sigma: 0.7)))
+                        m.record(MetricName.signalLatency, Int64(random.logNormal(median: 35e3, sigma: 0.5)))
+                        m.record(MetricName.stopLatencyClient, Int64(random.logNormal(median: 280e3, sigma: 0.6)))
+                        m.record(MetricName.stopLatencyBackend, Int64(random.logNormal(median: 2.6e6, sigma: 0.7)))
                     }
                 }
-                if !(profile.cancels && obsolete) { m.add(ReportMetrics.requestsCompleted) ; completedTotal += 1 }
+                if !(profile.cancels && obsolete) { m.add(MetricName.requestsCompleted) ; completedTotal += 1 }
                 inFlightSum += latency
                 lastLatency = latency
             }
-            m.add(ReportMetrics.clientServiceNanos, service)
-            m.add(ReportMetrics.backendServiceNanos, service)
-            m.add(ReportMetrics.clientWastedNanos, wastedClient)
-            m.add(ReportMetrics.backendWastedNanos, wastedBackend)
-            if profile.outOfOrderChance > 0 && random.chance(profile.outOfOrderChance) { m.add(ReportMetrics.outOfOrderApplies, 1 + Int64(random.unit() * 2)) }
+            m.add(MetricName.clientNs, service)
+            m.add(MetricName.serviceNs, service)
+            m.add(MetricName.wastedClientNs, wastedClient)
+            m.add(MetricName.wastedServiceNs, wastedBackend)
+            if profile.outOfOrderChance > 0 && random.chance(profile.outOfOrderChance) { m.add(MetricName.outOfOrderApplies, 1 + Int64(random.unit() * 2)) }
             if random.chance(profile.staleChance) {
-                m.add(ReportMetrics.staleSettles)
-                m.add(ReportMetrics.neverFresh)
-                m.add(ReportMetrics.mismatchNanos, Int64(random.logNormal(median: 900e6, sigma: 0.5)))
+                m.add(MetricName.staleSettles)
+                m.add(MetricName.neverFresh)
+                m.add(MetricName.mismatchNs, Int64(random.logNormal(median: 900e6, sigma: 0.5)))
             } else {
                 let ttfr = profile.debounceMs * 1e6 + lastLatency + random.logNormal(median: 4e6, sigma: 0.4)
-                m.record(ReportMetrics.ttfr, Int64(ttfr))
+                m.record(MetricName.timeToFresh, Int64(ttfr))
                 if profile.sendsPerKeystroke && !profile.cancels && requests > 1 && random.chance(0.4) {
-                    m.add(ReportMetrics.mismatchNanos, Int64(random.logNormal(median: 60e6, sigma: 0.6)))
+                    m.add(MetricName.mismatchNs, Int64(random.logNormal(median: 60e6, sigma: 0.6)))
                 }
             }
             let changes = profile.debounceMs > 0 ? 2 + requests : 2 * requests
-            m.add(ReportMetrics.displayChanges, Int64(changes))
-            m.add(ReportMetrics.blinks, Int64(Double(max(0, changes - 2)) * (profile.debounceMs > 0 ? 0.2 : 0.45)))
-            if random.chance(profile.falseEmptyChance) { m.add(ReportMetrics.falseEmpties) }
-            if random.chance(0.002) { m.add(ReportMetrics.errorPrefix + "timeout") }
+            m.add(MetricName.displayChanges, Int64(changes))
+            m.add(MetricName.blinks, Int64(Double(max(0, changes - 2)) * (profile.debounceMs > 0 ? 0.2 : 0.45)))
+            if random.chance(profile.falseEmptyChance) { m.add(MetricName.falseEmpties) }
+            if random.chance(0.002) { m.add(MetricName.timeouts) }
         }
-        m.raiseMaximum(ReportMetrics.inFlightMax, to: profile.cancels ? 14 : 31)
-        m.raiseMaximum(ReportMetrics.runEndNanos, to: Int64(timelineSeconds ?? 20) * 1_000_000_000)
+        m.raiseMaximum(MetricName.maxInFlight, to: profile.cancels ? 14 : 31)
+        m.raiseMaximum(MetricName.runEndNs, to: Int64(timelineSeconds ?? 20) * 1_000_000_000)
         if let seconds = timelineSeconds {
-            m.raiseMaximum(ReportMetrics.timelineBucketNanos, to: 1_000_000_000)
+            m.raiseMaximum(MetricName.timelineBucket, to: 1_000_000_000)
             let perSecond = Double(completedTotal) / Double(seconds)
             let meanInFlight = inFlightSum / (Double(seconds) * 1e9)
             for second in 0..<seconds {
                 let ramp = min(1, Double(second + 1) / 5)
                 let wave = 1 + 0.15 * sin(Double(second) / 4) + (random.unit() - 0.5) * 0.1
-                m.add(ReportMetrics.timelinePrefix + "\(ReportMetrics.timelineCompleted).\(second)", Int64(perSecond * ramp * wave))
-                m.add(ReportMetrics.timelinePrefix + "\(ReportMetrics.timelineInFlightNanos).\(second)", Int64(meanInFlight * ramp * wave * 1e9))
+                m.add("\(MetricName.timelineCompleted).\(second)", Int64(perSecond * ramp * wave))
+                m.add("\(MetricName.timelineInFlight).\(second)", Int64(meanInFlight * ramp * wave * 1e9))
             }
         }
         return MetricGroup(name: profile.name, labels: labels, metrics: m)
@@ -160,8 +160,8 @@ enum SyntheticRecords {
                     profile.name = "switch-latest"
                     profile.debounceMs = Double(debounce) * (population == "mobile-ko" ? 0.8 : 1)
                     profile.sendsPerKeystroke = debounce == 0
-                    let labels = [ReportMetrics.labelDebounce: "\(debounce)", ReportMetrics.labelMinLength: "\(minLength)",
-                                  ReportMetrics.labelPopulation: population]
+                    let labels = [SweepLabel.debounce: "\(debounce)", SweepLabel.minLength: "\(minLength)",
+                                  SweepLabel.population: population]
                     groups.append(group(profile, settles: 150 - minLength * 20, labels: labels, timelineSeconds: nil, detailed: false, random: &random))
                 }
             }
