@@ -2,6 +2,7 @@ import CShims
 import Foundation
 import Glibc
 import Platform
+import Locking
 import Synchronization
 
 /// Set once when a search's client goes away: when, on the monotonic clock.
@@ -36,7 +37,7 @@ public final class CancellationFlag: Sendable {
 final class DisconnectWatcher: Sendable {
     private let epollFD: Int32
     private let wake: SystemPipe
-    private let flags = Mutex<[UInt64: CancellationFlag]>([:])
+    private let flags = Locked<[UInt64: CancellationFlag]>([:])
     private let nextToken = Atomic<UInt64>(1)
     private let exited = DispatchSemaphore(value: 0)
 

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 
 /// A distribution of added latency, sampled per request.
 public enum LatencyDistribution: Sendable, Equatable, CustomStringConvertible {
@@ -96,11 +96,11 @@ struct FaultDecision: Sendable {
 /// Samples fault decisions from one seeded stream (SplitMix64), shared by the workers.
 final class FaultSampler: Sendable {
     let configuration: FaultInjection
-    private let state: Mutex<UInt64>
+    private let state: Locked<UInt64>
 
     init(_ configuration: FaultInjection) {
         self.configuration = configuration
-        state = Mutex(configuration.seed)
+        state = Locked(configuration.seed)
     }
 
     func decide(_ request: RequestFaults) -> FaultDecision {

@@ -1,7 +1,7 @@
 import CShims
 import Foundation
 import Platform
-import Synchronization
+import Locking
 
 /// Why the server could not start.
 public struct SearchServerError: Error, Sendable, CustomStringConvertible {
@@ -25,8 +25,8 @@ public final class SearchServer: Sendable {
 
     public let configuration: SearchServerConfiguration
     private let backend: any SearchBackend
-    private let lifecycle = Mutex(Lifecycle.idle)
-    private let core = Mutex<ServerCore?>(nil)
+    private let lifecycle = Locked(Lifecycle.idle)
+    private let core = Locked<ServerCore?>(nil)
 
     public init(configuration: SearchServerConfiguration = SearchServerConfiguration(), backend: any SearchBackend) {
         self.configuration = configuration

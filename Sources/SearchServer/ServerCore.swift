@@ -3,6 +3,7 @@ import CShims
 import Foundation
 import Glibc
 import Platform
+import Locking
 import Synchronization
 
 /// One request's state across libmicrohttpd callbacks and the worker that searches for it.
@@ -80,7 +81,7 @@ final class ServerCore: @unchecked Sendable {
     let abandon = Atomic<Bool>(false)
     private(set) var daemon: OpaquePointer?
     private(set) var port: UInt16 = 0
-    private let stopState = Mutex(false)
+    private let stopState = Locked(false)
 
     init(configuration: SearchServerConfiguration, backend: any SearchBackend) throws {
         self.configuration = configuration

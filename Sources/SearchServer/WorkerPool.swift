@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// A fixed set of threads taking jobs from a bounded FIFO queue.
 ///
@@ -18,7 +18,7 @@ final class WorkerPool: Sendable {
 
     let capacity: Int
     let threadCount: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
 

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Platform
 import SearchServer
-import Synchronization
+import Locking
 import Testing
 @testable import LiveLoad
 
@@ -54,7 +54,7 @@ struct TemplateTests {
 
 /// Collects completions delivered on the client's thread.
 final class Completions: Sendable {
-    let all = Mutex<[HTTPCompletion]>([])
+    let all = Locked<[HTTPCompletion]>([])
     let arrived = DispatchSemaphore(value: 0)
 
     func record(_ completion: HTTPCompletion) {

@@ -1,6 +1,7 @@
 import Measurement
 import Platform
 import SearchField
+import Locking
 import Synchronization
 import Typists
 
@@ -39,7 +40,7 @@ public final class LiveRunMonitor: Sendable {
     public let errors = Atomic<Int>(0)
     public let typistsActive = Atomic<Int>(0)
     private let stopRequested = Atomic<Bool>(false)
-    private let stopWaiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let stopWaiter = Locked<CheckedContinuation<Void, Never>?>(nil)
 
     public init() {}
 
@@ -193,13 +194,13 @@ final class LiveRunShared: Sendable {
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
-    private let recorder: Mutex<Recorder?>
+    private let recorder: Locked<Recorder?>
 
     init(typists: Int, backend: any LiveSearchBackend, settleInterval: Int64, monitor: LiveRunMonitor) {
         self.backend = backend
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
-        recorder = Mutex(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
+        recorder = Locked(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
         startNanos = MonotonicClock.now()
     }
 
@@ -244,10 +245,10 @@ final class QuietLatch: Sendable {
         var remaining: Int
         var waiter: CheckedContinuation<Bool, Never>?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(count: Int) {
-        state = Mutex(State(remaining: count))
+        state = Locked(State(remaining: count))
     }
 
     func arrive() {
