@@ -212,7 +212,7 @@ if options.json {
     print("workload          " + kinds.map { $0.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0) }.joined() + (kinds.count == 2 ? "locked/mutex" : ""))
     for row in rows {
         var line = (row["workload"] as! String).padding(toLength: 18, withPad: " ", startingAt: 0)
-        for kind in kinds { line += String(format: "%-12@", String(format: "%.1f ns", row["\(kind.rawValue)_ns"] as! Double)) }
+        for kind in kinds { line += String(format: "%.1f ns", row["\(kind.rawValue)_ns"] as! Double).padding(toLength: 12, withPad: " ", startingAt: 0) }
         if let ratio = row["ratio"] as? Double { line += String(format: "%.2f", ratio) }
         print(line)
     }
