@@ -36,17 +36,18 @@ let package = Package(
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
 
         // Modules with no project imports.
+        .target(name: "Locking", swiftSettings: swiftSettings),
         .target(name: "Measurement", swiftSettings: swiftSettings),
-        .target(name: "Typists", swiftSettings: swiftSettings),
+        .target(name: "Typists", dependencies: ["Locking"], swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),
 
         .target(name: "Catalog", dependencies: ["Platform"], swiftSettings: swiftSettings),
 
-        .target(name: "Matching", dependencies: ["Catalog", "Platform", "CUtf8proc"], swiftSettings: swiftSettings),
+        .target(name: "Matching", dependencies: ["Catalog", "Platform", "CUtf8proc", "Locking"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
         .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
-        .target(name: "Platform", dependencies: ["CPosixShims"] + jemalloc, swiftSettings: swiftSettings),
+        .target(name: "Platform", dependencies: ["CPosixShims", "Locking"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
             dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement"],
@@ -54,17 +55,17 @@ let package = Package(
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement", "Matching", "Platform", "CCurl", "CCurlShims", "CPosixShims"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement", "Matching", "Platform", "CCurl", "CCurlShims", "CPosixShims", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "SearchServer",
-            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "FieldRuntime", "CMicroHTTPD", "CMicroHTTPDShims", "CPosixShims"],
+            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "FieldRuntime", "CMicroHTTPD", "CMicroHTTPDShims", "CPosixShims", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Diagnostics"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Diagnostics", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Reporting", dependencies: ["Measurement", "Diagnostics"], swiftSettings: swiftSettings),
@@ -117,6 +118,13 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "LockBenchmark",
+            dependencies: ["Locking", "Measurement"],
+            path: "Benchmarks/LockBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
             name: "TypistBenchmark",
             dependencies: ["Typists"],
             path: "Benchmarks/TypistBenchmark",
@@ -144,6 +152,7 @@ let package = Package(
         .target(name: "TestBackends", dependencies: ["SearchServer", "Matching"], path: "Tests/Support/TestBackends", swiftSettings: swiftSettings),
 
         // Tests: Swift Testing, one target per module.
+        .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
@@ -153,10 +162,10 @@ let package = Package(
         .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends"], swiftSettings: swiftSettings),
-        .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "Measurement"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],

@@ -5,6 +5,7 @@ import Dispatch
 import Glibc
 import Measurement
 import Platform
+import Locking
 import Synchronization
 
 /// One easy handle and the state of the request it currently carries.
@@ -117,8 +118,8 @@ final class CurlLoop: @unchecked Sendable {
     let multi: UnsafeMutableRawPointer
     let outstanding = Atomic<Int>(0)
     let finished = DispatchSemaphore(value: 0)
-    private let inbox = Mutex<[Command]>([])
-    private let onFinish = Mutex<(@Sendable () -> Void)?>(nil)
+    private let inbox = Locked<[Command]>([])
+    private let onFinish = Locked<(@Sendable () -> Void)?>(nil)
     private let loopThread = Atomic<UInt>(0)
     private let epollFD: Int32
     private let wake: SystemPipe

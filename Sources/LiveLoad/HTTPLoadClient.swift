@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 import Platform
-import Synchronization
+import Locking
 
 /// An HTTP load client on libcurl's multi interface, driven by one thread of its own.
 ///
@@ -55,7 +55,7 @@ public final class HTTPLoadClient: Sendable {
     }
 
     private let loop: CurlLoop
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     public init(configuration: Configuration = Configuration(), onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
         guard CurlGlobal.initialized else { throw StartError(description: "curl_global_init failed") }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import Glibc
 
 /// An owned file descriptor: closed exactly once, by `close()` or, as a fallback, by `deinit`.
@@ -7,10 +7,10 @@ import Glibc
 /// `deinit` asserts in debug builds that the owner closed it explicitly.
 public final class FileDescriptor: Sendable {
     // Invariant: `state` guards the raw value; -1 once closed.
-    private let state: Mutex<Int32>
+    private let state: Locked<Int32>
 
     public init(taking rawValue: Int32) {
-        state = Mutex(rawValue)
+        state = Locked(rawValue)
     }
 
     /// The raw descriptor, or -1 once closed.

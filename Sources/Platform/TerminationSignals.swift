@@ -1,7 +1,7 @@
 import CPosixShims
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 /// SIGINT and SIGTERM turned into a callback on a thread of their own, for graceful shutdown.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 public final class TerminationSignals: Sendable {
     private let pipe: SystemPipe
     private let reader = DispatchSemaphore(value: 0)
-    private let cancelled = Mutex(false)
+    private let cancelled = Locked(false)
 
     public init(_ handler: @escaping @Sendable (Int32) -> Void) throws(SystemError) {
         pipe = try SystemPipe()

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 
 /// Every open client connection, so a full server makes room by shedding the connections that
 /// cost it nothing to lose: idle ones and slow ones still sending their headers (slowloris),
@@ -33,7 +33,7 @@ final class ConnectionTable: Sendable {
         var live = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Live connections above which the oldest idle or slow ones are shed.
     let limit: Int
 

@@ -2,6 +2,7 @@ import CPosixShims
 import Foundation
 import Glibc
 import Platform
+import Locking
 import Synchronization
 
 /// One thread that waits on epoll for the clients of running searches to hang up (EPOLLRDHUP)
@@ -14,7 +15,7 @@ import Synchronization
 final class DisconnectWatcher: Sendable {
     private let epollFD: Int32
     private let wake: SystemPipe
-    private let flags = Mutex<[UInt64: CancellationFlag]>([:])
+    private let flags = Locked<[UInt64: CancellationFlag]>([:])
     private let nextToken = Atomic<UInt64>(1)
     private let exited = DispatchSemaphore(value: 0)
 

@@ -1,5 +1,6 @@
 import FieldRuntime
 import Glibc
+import Locking
 import Synchronization
 
 /// A distribution of added latency, sampled per request.
@@ -103,13 +104,13 @@ struct FaultDecision: Sendable {
 /// Samples fault decisions from one seeded stream (SplitMix64), shared by the workers.
 final class FaultSampler: Sendable {
     let configuration: FaultInjection
-    private let state: Mutex<UInt64>
+    private let state: Locked<UInt64>
     /// Searches drawn from `configuration.model` so far: the next one's request number.
     private let modelRequests = Atomic<UInt64>(0)
 
     init(_ configuration: FaultInjection) {
         self.configuration = configuration
-        state = Mutex(configuration.seed)
+        state = Locked(configuration.seed)
     }
 
     func decide(_ request: RequestFaults, queryLength: Int = 0) -> FaultDecision {

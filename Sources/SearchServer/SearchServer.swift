@@ -1,6 +1,6 @@
 import Foundation
 import Platform
-import Synchronization
+import Locking
 
 /// Why the server could not start.
 public struct SearchServerError: Error, Sendable, CustomStringConvertible {
@@ -24,8 +24,8 @@ public final class SearchServer: Sendable {
 
     public let configuration: SearchServerConfiguration
     private let backend: any SearchBackend
-    private let lifecycle = Mutex(Lifecycle.idle)
-    private let core = Mutex<ServerCore?>(nil)
+    private let lifecycle = Locked(Lifecycle.idle)
+    private let core = Locked<ServerCore?>(nil)
 
     public init(configuration: SearchServerConfiguration = SearchServerConfiguration(), backend: any SearchBackend) {
         self.configuration = configuration

@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Matching
 import Platform
+import Locking
 import Synchronization
 
 /// One request's state across libmicrohttpd callbacks and the worker that searches for it.
@@ -82,7 +83,7 @@ final class ServerCore: @unchecked Sendable {
     let abandon = CancellationFlag()
     private(set) var daemon: OpaquePointer?
     private(set) var port: UInt16 = 0
-    private let stopState = Mutex(false)
+    private let stopState = Locked(false)
 
     init(configuration: SearchServerConfiguration, backend: any SearchBackend) throws {
         self.configuration = configuration

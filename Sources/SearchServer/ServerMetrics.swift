@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A Prometheus histogram with fixed bucket bounds (seconds).
@@ -94,7 +95,7 @@ final class ServerMetrics: Sendable {
 
     static let recentCapacity = 4096
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let inFlight = Atomic<Int>(0)
     let openConnections = Atomic<Int>(0)
     let connectionsAccepted = Atomic<Int>(0)

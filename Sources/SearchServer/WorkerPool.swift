@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Measurement
 import Synchronization
 
@@ -19,7 +20,7 @@ final class WorkerPool: Sendable {
 
     let capacity: Int
     let threadCount: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
 

@@ -4,6 +4,7 @@ import Glibc
 import Matching
 import Platform
 import SearchServer
+import Locking
 import Synchronization
 import TestBackends
 import Testing
@@ -56,7 +57,7 @@ struct TemplateTests {
 
 /// Collects completions delivered on the client's thread.
 final class Completions: Sendable {
-    let all = Mutex<[HTTPCompletion]>([])
+    let all = Locked<[HTTPCompletion]>([])
     let arrived = DispatchSemaphore(value: 0)
 
     func record(_ completion: HTTPCompletion) {

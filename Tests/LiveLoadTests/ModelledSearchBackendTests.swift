@@ -3,7 +3,7 @@ import Foundation
 import Measurement
 import Platform
 import SearchField
-import Synchronization
+import Locking
 import Testing
 @testable import LiveLoad
 
@@ -15,7 +15,7 @@ import Testing
 struct ModelledSearchBackendTests {
     /// Completions as they arrive, with the monotonic time they came.
     final class Outcomes: Sendable {
-        let entries = Mutex<[UInt64: (LiveSearchOutcome, UInt64)]>([:])
+        let entries = Locked<[UInt64: (LiveSearchOutcome, UInt64)]>([:])
 
         func record(_ id: UInt64) -> @Sendable (LiveSearchOutcome) -> Void {
             { outcome in self.entries.withLock { $0[id] = (outcome, MonotonicClock.now()) } }
@@ -98,7 +98,7 @@ struct ModelledSearchBackendTests {
     @Test func theTimerRunsActionsInDeadlineOrder() async {
         let timer = DeadlineTimer(name: "test-timer")
         defer { timer.stop() }
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         let now = MonotonicClock.now()
         for (index, offset) in [30, 10, 20, 10].enumerated() {
             timer.schedule(at: now + UInt64(offset) * 1_000_000) { order.withLock { $0.append(index) } }

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Measurement
 import SearchField
-import Synchronization
+import Locking
 import Testing
 @testable import LiveLoad
 
@@ -12,7 +12,7 @@ import Testing
 final class RecordingServer: Sendable {
     let port: UInt16
     private let listener: Int32
-    let received = Mutex<String>("")
+    let received = Locked<String>("")
     let done = DispatchSemaphore(value: 0)
 
     init() throws {

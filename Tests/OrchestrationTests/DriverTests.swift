@@ -1,7 +1,7 @@
 import Foundation
 import Measurement
 import Platform
-import Synchronization
+import Locking
 import Testing
 @testable import Orchestration
 
@@ -14,7 +14,7 @@ struct DriverTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let runners = #"[{"kind": "probe", "pace": "fast"}, {"kind": "probe", "pace": "realtime"}]"#
-        let phases = Mutex<[String]>([])
+        let phases = Locked<[String]>([])
         let configuration = try driverConfiguration(
             probeScenarioJSON(typists: 30, duration: "2s", runners: runners), in: directory, workers: 3, executable: executable,
             onEvent: { event in
@@ -22,11 +22,11 @@ struct DriverTests {
             })
         let outcome = await Driver(configuration).run()
 
-        #expect(outcome.record.problems == [])
+        #expect(outcome.record.problems == [], "\(logsOfFailedWorkers(outcome, in: directory))")
         #expect(!outcome.isPartial)
         #expect(outcome.record.coversAllSegments)
         #expect(outcome.workers.map(\.completed) == [true, true, true])
-        #expect(outcome.workers.allSatisfy { $0.exit == .exited(0) })
+        #expect(outcome.workers.allSatisfy { $0.exit == .exited(0) }, "\(logsOfFailedWorkers(outcome, in: directory))")
         #expect(phases.withLock { $0 } == ["0:probe:3", "1:probe:3"])
         let fast = try #require(outcome.record.group(named: "probe", labels: ["runner": "probe", "pace": "fast"]))
         let live = try #require(outcome.record.group(named: "probe", labels: ["runner": "probe", "pace": "realtime"]))
@@ -66,7 +66,7 @@ struct DriverTests {
     @Test func workerKilledMidRunIsNamedAndItsLastSnapshotKept() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let pids = Mutex<[Int: Int32]>([:])
+        let pids = Locked<[Int: Int32]>([:])
         let configuration = try driverConfiguration(
             probeScenarioJSON(typists: 12, duration: "1500ms", runners: #"[{"kind": "probe", "pace": "realtime"}]"#),
             in: directory, workers: 3, executable: executable,
@@ -113,7 +113,7 @@ struct DriverTests {
     @Test func hungWorkerIsKilledAfterTheTimeout() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let pid = Mutex<Int32>(0)
+        let pid = Locked<Int32>(0)
         // One worker, stopped with SIGSTOP after its second snapshot: a healthy second worker
         // could itself be starved past a short limit on a busy machine.
         let configuration = try driverConfiguration(
@@ -166,7 +166,7 @@ struct DriverTests {
         defer { directory.remove() }
         let json = virtualScenarioJSON(typists: 20).replacingOccurrences(
             of: #""session": { "queries": 1 }"#, with: #""session": { "queries": 1 }, "queryLists": "no-such-query-lists""#)
-        let phases = Mutex(0)
+        let phases = Locked(0)
         let configuration = try driverConfiguration(json, in: directory, workers: 1, executable: executable, onEvent: { event in
             if case .phaseStarted = event { phases.withLock { $0 += 1 } }
         })

@@ -48,6 +48,17 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
+/// What each worker that did not exit 0 wrote to its log (its standard error, in `logs/` of
+/// `directory`), for the message of a failed expectation: the cause of a worker's failure is
+/// there, and the test's temporary directory takes it away at the end.
+func logsOfFailedWorkers(_ outcome: DriverOutcome, in directory: TemporaryDirectory) -> String {
+    outcome.workers.filter { $0.exit != .exited(0) }.map { worker in
+        let log = FileManager.default.contents(atPath: directory.file("logs/worker-\(worker.index).log"))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "(no log)"
+        return "worker \(worker.index) (pid \(worker.pid)) ended with \(worker.exit.map { "\($0)" } ?? "no exit status"), problem: \(worker.problem ?? "none"); its log:\n\(log)"
+    }.joined(separator: "\n")
+}
+
 /// A probe scenario for driver tests (JSON text). The hang limit is generous: on a shared
 /// 2-core machine a healthy worker can be starved of CPU for seconds.
 func probeScenarioJSON(

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import Dispatch
 import Foundation
 import Glibc
@@ -429,7 +429,7 @@ struct RequestParserTests {
 }
 
 final class PortBox: Sendable {
-    let value = Mutex<UInt16?>(nil)
+    let value = Locked<UInt16?>(nil)
 }
 
 /// Never looks at `isCancelled`: the server can only find out afterwards.

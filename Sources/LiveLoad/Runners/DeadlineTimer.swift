@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Measurement
 import Platform
-import Synchronization
+import Locking
 
 /// One thread that runs actions at monotonic-clock deadlines, from a min-heap.
 ///
@@ -62,7 +62,7 @@ final class DeadlineTimer: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wake = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
 

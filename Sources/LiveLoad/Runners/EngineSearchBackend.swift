@@ -4,7 +4,7 @@ import Matching
 import Measurement
 import Platform
 import SearchField
-import Synchronization
+import Locking
 
 /// The real filter engine in this process, behind a bounded set of search threads.
 ///
@@ -46,7 +46,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
     private let limit: Int
     private let forcedPath: ForcedPath?
     private let countsTotal: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)

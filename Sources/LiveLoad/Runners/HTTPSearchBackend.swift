@@ -1,6 +1,7 @@
 import Measurement
 import Platform
 import SearchField
+import Locking
 import Synchronization
 
 /// A search endpoint over HTTP, through the libcurl multi client: Typestorm's own server or any
@@ -33,7 +34,7 @@ public final class HTTPSearchBackend: LiveSearchBackend {
     private let timeoutNanos: UInt64?
     /// Completions waiting for their transfer, by the client's request id.
     private final class PendingTable: Sendable {
-        let entries = Mutex<[UInt64: Pending]>([:])
+        let entries = Locked<[UInt64: Pending]>([:])
     }
 
     private let pending = PendingTable()

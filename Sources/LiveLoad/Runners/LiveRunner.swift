@@ -1,6 +1,7 @@
 import Measurement
 import Platform
 import SearchField
+import Locking
 import Synchronization
 import Typists
 
@@ -40,8 +41,8 @@ public final class LiveRunMonitor: Sendable {
     public let typistsActive = Atomic<Int>(0)
     private let stop = CancellationFlag()
     /// The running recorder's figures, attached by the run while it is open.
-    private let running = Mutex<(@Sendable () -> MetricSet?)?>(nil)
-    private let stopWaiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let running = Locked<(@Sendable () -> MetricSet?)?>(nil)
+    private let stopWaiter = Locked<CheckedContinuation<Void, Never>?>(nil)
 
     public init() {}
 
@@ -208,13 +209,13 @@ final class LiveRunShared: Sendable {
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
-    private let recorder: Mutex<Recorder?>
+    private let recorder: Locked<Recorder?>
 
     init(typists: Int, backend: any LiveSearchBackend, settleInterval: Int64, monitor: LiveRunMonitor) {
         self.backend = backend
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
-        recorder = Mutex(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
+        recorder = Locked(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
         startNanos = MonotonicClock.now()
     }
 
@@ -265,10 +266,10 @@ final class QuietLatch: Sendable {
         var remaining: Int
         var waiter: CheckedContinuation<Bool, Never>?
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(count: Int) {
-        state = Mutex(State(remaining: count))
+        state = Locked(State(remaining: count))
     }
 
     func arrive() {

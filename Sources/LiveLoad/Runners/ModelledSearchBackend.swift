@@ -2,7 +2,7 @@ import FieldRuntime
 import Measurement
 import Platform
 import SearchField
-import Synchronization
+import Locking
 
 /// A live backend that follows the scenario's backend model in real time, around the real
 /// engine: the live counterpart of the virtual runner's modelled backend.
@@ -76,7 +76,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     private let globalTypists: [Int]
     private let engine: (any LiveSearchBackend)?
     private let timer = DeadlineTimer(name: "typestorm-model-timer")
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// - Parameters:
     ///   - model: the backend model (the scenario's `backend` block).

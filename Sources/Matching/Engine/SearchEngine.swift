@@ -1,13 +1,13 @@
 import Catalog
 import Dispatch
-import Synchronization
+import Locking
 
 /// The fast filter engine: exactly the answers of `ReferenceFilter`, in the same order, from a
 /// folded store, a packed-pair scan, a trigram index, cached result sets and bitsets, with a
 /// planner choosing per query.
 ///
 /// Built once per catalog and shared: `search` may be called from any number of threads at
-/// once. The only mutable state is the cache of recent result sets (behind a `Mutex`), which
+/// once. The only mutable state is the cache of recent result sets (behind a `Locked`), which
 /// changes how an answer is found, never the answer.
 ///
 /// Result order: popularity descending, then position in the catalog ascending. The store is
@@ -23,7 +23,7 @@ public final class SearchEngine: Sendable {
     let scopeIDs: [String: Int]
     /// Per folded token: the ranks carrying it.
     let tokenSets: [[UInt8]: RankSet]
-    let cache = Mutex(ResultCache())
+    let cache = Locked(ResultCache())
     let tuning: Tuning
 
     /// Thresholds of the scan paths; the defaults suit real catalogs, tests shrink them to

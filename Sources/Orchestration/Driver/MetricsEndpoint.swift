@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Measurement
+import Locking
 import Synchronization
 
 /// `run --metrics-port P`: the run's figures so far in the Prometheus text format on
@@ -11,7 +12,7 @@ import Synchronization
 public final class MetricsEndpoint: Sendable {
     public let port: UInt16
     private let listener: Int32
-    private let body = Mutex<String>("# no progress yet\n")
+    private let body = Locked<String>("# no progress yet\n")
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 

@@ -1,6 +1,6 @@
 import Foundation
 import Platform
-import Synchronization
+import Locking
 
 /// Shows a run's progress on standard error: a block redrawn in place on a terminal, a plain
 /// line every few seconds otherwise, nothing when quiet.
@@ -14,7 +14,7 @@ public final class ProgressRenderer: Sendable {
         var drawnLines = 0
         var lastLine: Int64 = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(mode: Mode, lineIntervalNanos: Int64 = 5_000_000_000, write: @escaping @Sendable (String) -> Void) {
         self.mode = mode

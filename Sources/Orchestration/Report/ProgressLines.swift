@@ -1,6 +1,6 @@
 import Foundation
 import Measurement
-import Synchronization
+import Locking
 
 /// `run --out-jsonl FILE`: the run's figures while it runs, one JSON line per group per
 /// progress tick, for a dashboard or `tail -f | jq`.
@@ -12,14 +12,14 @@ import Synchronization
 /// and the recorder's histograms so far (time to fresh results, request latency, …, refreshed at
 /// the snapshot interval); the recorder's full metrics replace them when the phase ends.
 public final class ProgressLines: Sendable {
-    private let handle: Mutex<FileHandle?>
+    private let handle: Locked<FileHandle?>
 
     /// Creates (or truncates) `path`; throws when it cannot be written.
     public init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
         }
-        self.handle = Mutex(handle)
+        self.handle = Locked(handle)
     }
 
     public func write(_ progress: DriverProgress) {

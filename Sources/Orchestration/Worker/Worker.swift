@@ -2,6 +2,7 @@ import Diagnostics
 import Foundation
 import Measurement
 import Platform
+import Locking
 import Synchronization
 
 /// How a worker was started.
@@ -198,7 +199,7 @@ public enum Worker {
             var completed: [MetricGroup] = []
             var finished = false
         }
-        let state = Mutex(State())
+        let state = Locked(State())
         let sink = ProgressSink()
         let writer: ProtocolWriter
 
@@ -351,10 +352,10 @@ public enum Worker {
 
 /// Writes protocol messages to one descriptor, whole lines at a time, from any thread.
 final class ProtocolWriter: Sendable {
-    private let fd: Mutex<Int32>
+    private let fd: Locked<Int32>
     private let broken = Atomic<Bool>(false)
 
-    init(fd: Int32) { self.fd = Mutex(fd) }
+    init(fd: Int32) { self.fd = Locked(fd) }
 
     /// Sends `message`; a write error (the driver went away) is remembered and later sends are
     /// dropped: the worker notices through its closed input and stops.

@@ -1,6 +1,6 @@
 import LiveLoad
 import Measurement
-import Synchronization
+import Locking
 
 /// One strategy's view of the shared live backend that counts its answered and failed requests
 /// (by class and cause) as they happen, so the progress line can name the causes and `abort`
@@ -10,7 +10,7 @@ import Synchronization
 /// is shut down by its owner, not through a tally.
 final class ErrorTallyBackend: LiveSearchBackend {
     let base: any LiveSearchBackend
-    private let counts = Mutex<[String: Int64]>([:])
+    private let counts = Locked<[String: Int64]>([:])
 
     init(_ base: any LiveSearchBackend) {
         self.base = base

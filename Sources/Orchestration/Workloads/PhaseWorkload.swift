@@ -1,4 +1,5 @@
 import Measurement
+import Locking
 import Platform
 import Synchronization
 
@@ -29,7 +30,7 @@ extension PhaseWorkload {
 public final class WorkloadResources: Sendable {
     public let scenario: Scenario
     public let baseDirectory: String
-    private let cachedTypists = Mutex<ScenarioTypists?>(nil)
+    private let cachedTypists = Locked<ScenarioTypists?>(nil)
 
     public init(scenario: Scenario, baseDirectory: String) {
         self.scenario = scenario
@@ -87,7 +88,7 @@ public final class ProgressSink: Sendable {
         var groups: [MetricGroup] = []
         var typistsActive = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let stop = CancellationFlag()
 
     public init() {}

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Locking
 import Synchronization
 import CPosixShims
 
@@ -112,14 +113,14 @@ public final class ChildProcess: Sendable {
         var status: ExitStatus?
         var openDescriptors: Set<Int32>
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private init(pid: pid_t, stdin: Int32?, stdout: Int32?, stderr: Int32?) {
         self.pid = pid
         standardInput = stdin
         standardOutput = stdout
         standardError = stderr
-        state = Mutex(State(status: nil, openDescriptors: Set([stdin, stdout, stderr].compactMap { $0 })))
+        state = Locked(State(status: nil, openDescriptors: Set([stdin, stdout, stderr].compactMap { $0 })))
     }
 
     deinit {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The shape of a typist's own inter-key intervals around their mean.
 ///
@@ -34,7 +34,7 @@ public enum IntervalShape: Sendable, Hashable, Codable {
         }
 
         /// Tables by shape; a process uses a handful of shapes, so they are kept for its life.
-        private static let cache = Mutex<[IntervalShape: QuantileTable]>([:])
+        private static let cache = Locked<[IntervalShape: QuantileTable]>([:])
 
         private static func build(_ shape: IntervalShape) -> QuantileTable {
             var table = QuantileTable { p in
