@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends", "Locking"], swiftSettings: swiftSettings),
-        .testTarget(name: "LiveLoadTests", dependencies: ["FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "Measurement"], swiftSettings: swiftSettings),
         .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
