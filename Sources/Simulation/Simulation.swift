@@ -71,13 +71,30 @@ public enum Simulation {
         _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
         sessions: (Range<Int>) -> [Session], progress: ((String) -> Void)? = nil
     ) -> RunRecord {
+        record(scenario, segment: segment, toolVersion: toolVersion, sessions: sessions, progress: progress)
+    }
+
+    /// `run` for the Typists population's sessions: the same run, its hot loop specialised here
+    /// for `DeadlineSession<GeneratedSession>` (a generic call from another module runs
+    /// unspecialised, looking up generic metadata per event).
+    public static func run(
+        _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
+        sessions: (Range<Int>) -> [DeadlineSession<GeneratedSession>], progress: ((String) -> Void)? = nil
+    ) -> RunRecord {
+        record(scenario, segment: segment, toolVersion: toolVersion, sessions: sessions, progress: progress)
+    }
+
+    static func record<Session: TypistSession>(
+        _ scenario: SimulationScenario, segment: Segment, toolVersion: String,
+        sessions: (Range<Int>) -> [Session], progress: ((String) -> Void)?
+    ) -> RunRecord {
         let range = typistRange(of: segment, typists: scenario.typists, typistsPerServer: scenario.backend.typistsPerServer)
         var record = RunRecord(metadata: RunMetadata(
             toolVersion: toolVersion, scenarioName: scenario.name, scenarioHash: scenario.hash,
             seed: scenario.seed, runner: "virtual", segments: [segment]))
         for spec in scenario.strategies {
             progress?(spec.name)
-            let recorder = runStrategyCounting(spec, scenario: scenario, typists: range, sessions: sessions).recorder
+            let recorder = strategyCounting(spec, scenario: scenario, typists: range, sessions: sessions).recorder
             try? record.add(MetricGroup(name: spec.name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
         }
         return record
@@ -89,6 +106,22 @@ public enum Simulation {
     /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
     /// specialized for each one instead of going through witness tables per event.
     public static func runStrategyCounting<Session: TypistSession>(
+        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
+    ) -> (recorder: Recorder, events: Int) {
+        strategyCounting(spec, scenario: scenario, typists: typists, sessions: sessions)
+    }
+
+    /// `runStrategyCounting` for the Typists population's sessions (`simulate`, `sweep`, the
+    /// virtual runner, the benchmark): the same run, its hot loop specialised here for
+    /// `DeadlineSession<GeneratedSession>`.
+    public static func runStrategyCounting(
+        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>,
+        sessions: (Range<Int>) -> [DeadlineSession<GeneratedSession>]
+    ) -> (recorder: Recorder, events: Int) {
+        strategyCounting(spec, scenario: scenario, typists: typists, sessions: sessions)
+    }
+
+    static func strategyCounting<Session: TypistSession>(
         _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
         let configuration = spec.configuration

@@ -224,29 +224,3 @@ struct LiveWorkload: PhaseWorkload {
         return MetricGroup(name: name, labels: labels, metrics: metrics)
     }
 }
-
-/// A session cut at the phase's end: the typist leaves the field at `limit` (its own time), so a
-/// typist asleep until a key after the deadline does not hold the phase open.
-public struct DeadlineSession<Base: TypistSession & Sendable>: TypistSession, Sendable {
-    var base: Base
-    let limit: Int64
-    private var ended = false
-
-    public init(base: Base, limit: Int64) {
-        self.base = base
-        self.limit = limit
-    }
-
-    public mutating func next() -> TypingEvent? {
-        guard !ended else { return nil }
-        guard let event = base.next() else {
-            ended = true
-            return nil
-        }
-        if event.at >= limit {
-            ended = true
-            return TypingEvent(at: max(0, limit), action: .end)
-        }
-        return event
-    }
-}

@@ -40,9 +40,17 @@ public struct VirtualWorkload: PhaseWorkload {
             var group = MetricGroup(name: spec.name, labels: context.labels)
             for chunk in chunks {
                 if context.progress.isStopRequested { return groups }
-                let recorder = Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
-                    range.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) }
-                }.recorder
+                // Without a schedule every typist types its one session from 0, uncut by the
+                // phase: the sessions as drawn, on Simulation's specialised path for them.
+                let recorder = if let schedule {
+                    Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
+                        range.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) }
+                    }.recorder
+                } else {
+                    Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
+                        range.map(typists.session(forTypist:))
+                    }.recorder
+                }
                 try group.metrics.merge(recorder.metrics())
                 context.progress.publish(groups: groups + [group], typistsActive: 0)
             }
