@@ -195,6 +195,32 @@ struct SimulationTests {
         #expect(viaSpec.metrics().counter(MetricName.keystrokes) > 0)
     }
 
+    /// A session the Simulation module does not know: it forces the generic entry points.
+    struct Forwarding<Base: TypistSession>: TypistSession {
+        var base: Base
+        mutating func next() -> TypingEvent? { base.next() }
+    }
+
+    @Test("the population's sessions run the same through the specialised entry points as through the generic ones")
+    func specialisedEntryPoints() throws {
+        let population = try Self.typists(seed: Self.scenario.seed)
+        let limit = ms(4_000)
+        let cut = { (range: Range<Int>) in range.map { DeadlineSession(base: population.session(forTypist: $0), limit: limit) } }
+        let forwarded = { (range: Range<Int>) in cut(range).map { Forwarding(base: $0) } }
+        let uncut = { (range: Range<Int>) in range.map { Forwarding(base: population.session(forTypist: $0)) } }
+        for spec in Self.scenario.strategies {
+            let fast = Simulation.runStrategyCounting(spec, scenario: Self.scenario, typists: 0..<10, sessions: cut)
+            let generic = Simulation.runStrategyCounting(spec, scenario: Self.scenario, typists: 0..<10, sessions: forwarded)
+            #expect(fast.recorder.metrics() == generic.recorder.metrics(), "\(spec.name)")
+            #expect(fast.events == generic.events, "\(spec.name)")
+            let whole = Simulation.runStrategyCounting(spec, scenario: Self.scenario, typists: 0..<10, sessions: uncut).recorder
+            #expect(fast.recorder.metrics().counter(MetricName.keystrokes) < whole.metrics().counter(MetricName.keystrokes), "\(spec.name): the limit cuts")
+        }
+        let fastRecord = Simulation.run(Self.scenario, toolVersion: "test", sessions: cut)
+        let genericRecord = Simulation.run(Self.scenario, toolVersion: "test", sessions: forwarded)
+        #expect(fastRecord == genericRecord)
+    }
+
     @Test("the event queue orders by time, then by insertion")
     func eventQueue() {
         var queue = EventQueue()
