@@ -1,9 +1,10 @@
-/* pipe2 is a GNU extension: glibc declares it only under _GNU_SOURCE. */
+/* pipe2 and accept4 are GNU extensions: glibc declares it only under _GNU_SOURCE. */
 #define _GNU_SOURCE
 #include "CPosixShims.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -40,6 +41,14 @@ int CPosixShims_epoll_watch_readable(int epfd, int fd, uint64_t token) {
     struct epoll_event event;
     memset(&event, 0, sizeof(event));
     event.events = EPOLLIN;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int CPosixShims_epoll_watch_arrivals(int epfd, int fd, uint64_t token) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    event.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
     event.data.u64 = token;
     return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
 }
@@ -103,4 +112,38 @@ int CPosixShims_set_parent_death_signal(int signal) {
 
 int CPosixShims_pipe_cloexec(int fds[2], int nonblocking) {
     return pipe2(fds, O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0));
+}
+
+int CPosixShims_listen_ipv4(uint32_t address_be, uint16_t port, int backlog) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof(address));
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = address_be;
+    if (bind(fd, (struct sockaddr *)&address, sizeof(address)) != 0 || listen(fd, backlog) != 0) {
+        int code = errno;
+        close(fd);
+        errno = code;
+        return -1;
+    }
+    return fd;
+}
+
+uint16_t CPosixShims_socket_port(int fd) {
+    struct sockaddr_in address;
+    socklen_t length = sizeof(address);
+    memset(&address, 0, sizeof(address));
+    if (getsockname(fd, (struct sockaddr *)&address, &length) != 0) return 0;
+    return ntohs(address.sin_port);
+}
+
+int CPosixShims_accept_nonblocking(int fd, void *address, uint32_t *address_length) {
+    socklen_t length = *address_length;
+    int client = accept4(fd, (struct sockaddr *)address, &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    *address_length = length;
+    return client;
 }

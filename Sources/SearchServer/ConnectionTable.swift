@@ -9,10 +9,12 @@ import Locking
 /// the kernel's backlog until some idle connection times out; a slowloris client that sends a
 /// byte every few seconds never times out at all.
 ///
-/// Shedding is `shutdown(2)` on the socket: libmicrohttpd sees the end of the stream and closes
-/// the connection itself. The table's lock is held from choosing a victim to the `shutdown`, and
-/// libmicrohttpd reports a connection closed (`closed`, under the same lock) before it closes
-/// the descriptor, so a descriptor number reused by a new connection is never shut down.
+/// Entries are the connections the `Acceptor` holds (waiting for their first request head) and
+/// those libmicrohttpd serves. Shedding is `shutdown(2)` on the socket: the acceptor or
+/// libmicrohttpd sees the end of the stream and closes the connection itself. The table's lock
+/// is held from choosing a victim to the `shutdown`, and both report a connection closed
+/// (`closed`, under the same lock) before closing the descriptor, so a descriptor number reused
+/// by a new connection is never shut down.
 final class ConnectionTable: Sendable {
     struct Entry {
         let fd: Int32
@@ -61,11 +63,14 @@ final class ConnectionTable: Sendable {
         }
     }
 
-    /// libmicrohttpd is closing the connection (its descriptor is still open).
-    func closed(_ key: UInt) {
+    /// The connection is being closed or handed on (its descriptor is still open). Returns
+    /// whether it had been shed.
+    @discardableResult
+    func closed(_ key: UInt) -> Bool {
         state.withLock { s in
-            guard let entry = s.entries.removeValue(forKey: key) else { return }
+            guard let entry = s.entries.removeValue(forKey: key) else { return false }
             if !entry.shed { s.live -= 1 }
+            return entry.shed
         }
     }
 

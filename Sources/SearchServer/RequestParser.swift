@@ -21,8 +21,52 @@ public struct RequestLimits: Sendable, Equatable {
     public var maxLimit = 1000
     public var maxOffset = 100_000
     public var defaultLimit = 20
+    /// Longest request head (request line and headers, up to the blank line) a connection's
+    /// first request may send before it is refused: 414 when the request line alone is longer,
+    /// else 431. Kept well inside libmicrohttpd's 16 KiB per-connection buffer.
+    public var maxHeadBytes = 8192
+    /// Most header lines a connection's first request may send; more gets 431.
+    public var maxHeaderLines = 100
 
     public init() {}
+}
+
+/// Where a request head stands in the bytes received so far: the check a connection's first
+/// request passes before libmicrohttpd sees it, so a head too big for libmicrohttpd's buffer
+/// gets our JSON refusal instead of libmicrohttpd's own HTML one.
+enum RequestHead: Equatable {
+    /// The blank line ending the head has arrived.
+    case complete
+    /// More bytes are needed.
+    case incomplete
+    /// Too long or too many header lines: refuse with this.
+    case refused(RequestRejection)
+
+    /// Scans `bytes` (the start of what the client sent; a buffer that holds `maxHeadBytes`
+    /// bytes is full). Lines end with LF (CRLF included); empty lines before the request line
+    /// are skipped, as HTTP allows.
+    static func scan(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> RequestHead {
+        var start = 0
+        var lines = 0  // request line included
+        while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let isEmpty = newline == start || (newline == start + 1 && bytes[start] == UInt8(ascii: "\r"))
+            start = newline + 1
+            if isEmpty {
+                if lines > 0 { return .complete }
+                continue
+            }
+            lines += 1
+            if lines - 1 > limits.maxHeaderLines {
+                return .refused(RequestRejection(status: 431, message: "more than \(limits.maxHeaderLines) header lines"))
+            }
+        }
+        guard bytes.count >= limits.maxHeadBytes else { return .incomplete }
+        if lines == 0 {
+            return .refused(RequestRejection(
+                status: 414, message: "request line is longer than \(limits.maxHeadBytes) bytes; the request target limit is \(limits.maxURLBytes)"))
+        }
+        return .refused(RequestRejection(status: 431, message: "request headers are longer than \(limits.maxHeadBytes) bytes"))
+    }
 }
 
 /// The strict parser for a raw request target (`/search?q=...`).

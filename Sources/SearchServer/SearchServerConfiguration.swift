@@ -12,8 +12,8 @@ public struct SearchServerConfiguration: Sendable {
     public var queueCapacity = 1024
     /// Open connections the server keeps: beyond it, a new connection makes the server close
     /// the oldest idle or slow one (never one being answered), and when every connection is
-    /// being answered, searches get 503 with Retry-After. libmicrohttpd's own limit, where new
-    /// connections wait in the kernel's backlog, is `hardConnectionLimit`.
+    /// being answered, searches get 503 with Retry-After. libmicrohttpd's own limit, beyond which a
+    /// connection whose first request has arrived is closed unanswered, is `hardConnectionLimit`.
     public var maxConnections = 1024
     /// Idle or slow clients are disconnected after this many seconds without progress.
     public var connectionTimeoutSeconds = 10
@@ -36,35 +36,21 @@ public struct SearchServerConfiguration: Sendable {
 
     public init() {}
 
-    /// Where libmicrohttpd stops accepting: above `maxConnections` and above every connection
-    /// that can be busy at once (a search per worker and per queue slot), so it is reached only
-    /// when that many requests are being answered. With the 16 KiB per-connection memory limit
+    /// Where libmicrohttpd takes no more connections: above `maxConnections` and above every
+    /// connection that can be busy at once (a search per worker and per queue slot), so it is
+    /// reached only when that many requests are being answered. With the 16 KiB per-connection memory limit
     /// it bounds the server's connection memory.
     public var hardConnectionLimit: Int {
         max(maxConnections, queueCapacity + workers) + 64
     }
 
-    /// Why binding `host:port` fails, in words a user can act on; `nil` when a plain bind works
-    /// (then libmicrohttpd failed for another reason). Called only after the daemon did not start.
-    static func bindProblem(host: String, address: in_addr, port: UInt16) -> String? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return "cannot open a socket: \(String(cString: strerror(errno)))" }
-        defer { close(fd) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var socketAddress = sockaddr_in()
-        socketAddress.sin_family = sa_family_t(AF_INET)
-        socketAddress.sin_port = port.bigEndian
-        socketAddress.sin_addr = address
-        let result = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        if result == 0 { return nil }
-        switch errno {
-        case EADDRINUSE: return "port \(port) on \(host) is in use by another program; choose another with --port (0 picks a free one)"
-        case EADDRNOTAVAIL: return "\(host) is not an address of this machine; use --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
-        case EACCES: return "port \(port) needs privileges (ports below 1024 do); use --port 7700 or --port 0"
-        case let code: return String(cString: strerror(code))
+    /// Why listening on `host:port` failed with `errno`, in words a user can act on.
+    static func bindProblem(host: String, port: UInt16, errno code: Int32) -> String {
+        switch code {
+        case EADDRINUSE: "port \(port) on \(host) is in use by another program; choose another with --port (0 picks a free one)"
+        case EADDRNOTAVAIL: "\(host) is not an address of this machine; use --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+        case EACCES: "port \(port) needs privileges (ports below 1024 do); use --port 7700 or --port 0"
+        default: String(cString: strerror(code))
         }
     }
 

@@ -77,6 +77,7 @@ final class ServerCore: @unchecked Sendable {
     let pool: WorkerPool
     let faults: FaultSampler
     let watcher: DisconnectWatcher
+    private(set) var acceptor: Acceptor?
     let connections: ConnectionTable
     let draining = Atomic<Bool>(false)
     /// Set when the drain deadline passed: in-flight searches see themselves cancelled.
@@ -100,18 +101,22 @@ final class ServerCore: @unchecked Sendable {
             watcher.stop()
             throw SearchServerError(description: "--host \(configuration.host) is not an IPv4 address (e.g. 127.0.0.1 or 0.0.0.0)")
         }
+        let listenFD = CPosixShims_listen_ipv4(address.s_addr, configuration.port, 4096)
+        guard listenFD >= 0 else {
+            let reason = SearchServerConfiguration.bindProblem(host: configuration.host, port: configuration.port, errno: errno)
+            pool.shutdown()
+            watcher.stop()
+            throw SearchServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         var options = CMicroHTTPDShims_Options()
         options.flags = UInt32(MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue)
-        options.port = configuration.port
-        options.ipv4_address_be = address.s_addr
         options.connection_limit = UInt32(configuration.hardConnectionLimit)
         options.connection_timeout_seconds = UInt32(max(1, configuration.connectionTimeoutSeconds))
         options.thread_pool_size = UInt32(max(1, configuration.ioThreads))
         // Bounds the request line and headers; libmicrohttpd clears the pool per request, so a
         // larger one costs CPU on every request (measured: 64 KiB was ~8 % of server time).
         options.connection_memory_limit = 16 * 1024
-        options.listen_backlog = 4096
         options.access_handler = mhdAccessHandler
         options.access_handler_cls = context
         options.completed_callback = mhdCompleted
@@ -122,14 +127,32 @@ final class ServerCore: @unchecked Sendable {
         options.notify_connection_cls = context
         guard let daemon = CMicroHTTPDShims_start(&options) else {
             let code = errno
+            Glibc.close(listenFD)
             pool.shutdown()
             watcher.stop()
-            let reason = SearchServerConfiguration.bindProblem(host: configuration.host, address: address, port: configuration.port)
-                ?? "libmicrohttpd could not start (\(String(cString: strerror(code))))"
-            throw SearchServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+            throw SearchServerError(description: "cannot start the HTTP server: libmicrohttpd failed (\(String(cString: strerror(code))))")
         }
         self.daemon = daemon
-        port = CMicroHTTPDShims_bound_port(daemon)
+        port = CPosixShims_socket_port(listenFD)
+        let daemonAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))
+        do {
+            acceptor = try Acceptor(
+                listenFD: listenFD, limits: configuration.limits, headTimeoutSeconds: configuration.connectionTimeoutSeconds,
+                connections: connections, metrics: metrics
+            ) { fd, address in
+                withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        MHD_add_connection(OpaquePointer(bitPattern: daemonAddress), fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == .YES
+                    }
+                }
+            }
+        } catch {
+            Glibc.close(listenFD)
+            MHD_stop_daemon(daemon)
+            pool.shutdown()
+            watcher.stop()
+            throw SearchServerError(description: "cannot start accepting connections: \(error)")
+        }
     }
 
     func snapshot() -> ServerMetricsSnapshot { metrics.snapshot(queueDepth: pool.depth) }
@@ -144,11 +167,9 @@ final class ServerCore: @unchecked Sendable {
         }
         guard first, let daemon else { return }
         draining.store(true, ordering: .relaxed)
-        let listenFD = MHD_quiesce_daemon(daemon)
         // Refuse new connections at once instead of letting them sit in the kernel's backlog
-        // until the daemon stops; the descriptor itself stays open until after MHD_stop_daemon,
-        // as libmicrohttpd requires.
-        if listenFD >= 0 { Glibc.shutdown(listenFD, Int32(SHUT_RDWR)) }
+        // until the daemon stops; connections still waiting for their first request are closed.
+        acceptor?.stop()
         let deadline = MonotonicClock.now() + UInt64(configuration.drainTimeoutSeconds * 1e9)
         await waitForIdle(until: deadline)
         if metrics.inFlight.load(ordering: .relaxed) > 0 || pool.busy > 0 {
@@ -160,7 +181,6 @@ final class ServerCore: @unchecked Sendable {
             await waitForIdle(until: MonotonicClock.now() + 1_000_000_000)
         }
         MHD_stop_daemon(daemon)
-        if listenFD >= 0 { Glibc.close(listenFD) }
         pool.shutdown()
         watcher.stop()
     }
@@ -192,12 +212,7 @@ final class ServerCore: @unchecked Sendable {
 
     private func handleFresh(_ context: RequestContext, connection: OpaquePointer, method: String) -> MHD_Result {
         let (path, queryString) = RequestParser.split(target: context.target)
-        switch path {
-        case "/search": context.endpoint = "search"
-        case "/healthz": context.endpoint = "healthz"
-        case "/metrics": context.endpoint = "metrics"
-        default: context.endpoint = "other"
-        }
+        context.endpoint = Self.endpoint(path: path)
         if method != "GET" && method != "HEAD" {
             return reject(RequestRejection(status: 405, message: "method \(method) is not allowed; use GET"), context, connection,
                           headers: [("Allow", "GET, HEAD")])
@@ -219,6 +234,16 @@ final class ServerCore: @unchecked Sendable {
             return startSearch(context, connection: connection, queryString: queryString)
         default:
             return reject(RequestRejection(status: 404, message: "no such endpoint '\(path)'; try /search, /healthz or /metrics"), context, connection)
+        }
+    }
+
+    /// The endpoint name metrics count a request under.
+    static func endpoint<Path: StringProtocol>(path: Path) -> String {
+        switch path {
+        case "/search": "search"
+        case "/healthz": "healthz"
+        case "/metrics": "metrics"
+        default: "other"
         }
     }
 
@@ -390,9 +415,8 @@ private let mhdNotifyConnection: @convention(c) (
     UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, MHD_ConnectionNotificationCode
 ) -> Void = { cls, connection, _, code in
     let server = core(cls)
+    // The acceptor counted the connection accepted and open; it counts closed here.
     if code == .CONNECTION_NOTIFY_STARTED {
-        server.metrics.openConnections.add(1, ordering: .relaxed)
-        server.metrics.connectionsAccepted.add(1, ordering: .relaxed)
         if let connection {
             let shed = server.connections.opened(connectionKey(connection), fd: CMicroHTTPDShims_connection_fd(connection), now: MonotonicClock.now())
             if shed > 0 { server.metrics.connectionsShed.add(UInt64(shed), ordering: .relaxed) }

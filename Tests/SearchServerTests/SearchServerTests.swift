@@ -81,12 +81,87 @@ struct SearchServerTests {
         }
     }
 
-    @Test func aURLBeyondTheRequestBufferIsStillRefusedAndServingGoesOn() async throws {
+    @Test(arguments: [
+        // Over the head limit (8 KiB): refused before libmicrohttpd sees it, even far beyond
+        // libmicrohttpd's own 16 KiB buffer.
+        ("GET /search?q=" + String(repeating: "a", count: 9_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414, "request line is longer than 8192 bytes", "search"),
+        ("GET /search?q=" + String(repeating: "a", count: 20_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414, "the request target limit is 4096", "search"),
+        ("GET /search?q=" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414, "longer than 8192", "search"),
+        ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "b", count: 20_000) + "\r\n\r\n", 431, "headers are longer than 8192 bytes", "healthz"),
+        ("GET /search?q=lamp HTTP/1.1\r\n" + String(repeating: "X-Many: 1\r\n", count: 101) + "\r\n", 431, "more than 100 header lines", "search"),
+    ] as [(String, Int, String, String)])
+    func anOversizedHeadGetsAJSONRefusalAndServingGoesOn(request: String, status: Int, phrase: String, endpoint: String) async throws {
         try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
-            // Past the 16 KiB connection buffer libmicrohttpd answers itself (not JSON).
-            let response = try fetch(server.port, "/search?q=" + String(repeating: "a", count: 20_000))
-            #expect(response.status == 414)
+            let connection = try RawConnection(port: server.port)
+            defer { connection.close() }
+            connection.send(request)
+            let response = try connection.readResponse()
+            #expect(response.status == status)
+            #expect(response.headers["content-type"] == "application/json")
+            let message = try #require(response.json["error"] as? String, "\(response.body.prefix(200))")
+            #expect(message.contains(phrase), "\(message)")
+            #expect(response.json["status"] as? Int == status)
+            #expect(connection.waitForClose())
+            #expect(server.metrics.count(endpoint: endpoint, status: status) == 1)
             #expect(try fetch(server.port, "/search?q=kettle").json["total"] as? Int == 1)
+        }
+    }
+
+    @Test func aHeadJustUnderTheLimitIsServedAndItsTargetJudgedByTheTargetLimit() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let response = try fetch(server.port, "/search?q=" + String(repeating: "a", count: 7_000))
+            #expect(response.status == 414)
+            #expect((response.json["error"] as? String)?.contains("the limit is 4096") == true)
+            var headers = ""
+            for index in 0..<99 { headers += "X-Header-\(index): \(index)\r\n" }
+            let connection = try RawConnection(port: server.port)
+            defer { connection.close() }
+            connection.send("GET /search?q=kettle HTTP/1.1\r\nHost: x\r\n\(headers)\r\n")  // 100 header lines
+            #expect(try connection.readResponse().json["total"] as? Int == 1)
+        }
+    }
+
+    @Test func pipelinedFirstRequestsAreAllAnswered() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let connection = try RawConnection(port: server.port)
+            defer { connection.close() }
+            connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /search?q=kettle HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let text = connection.readToEnd()
+            #expect(text.components(separatedBy: "HTTP/1.1 200 OK").count == 3, "\(text)")
+            #expect(text.contains(#""status":"ok""#), "\(text)")
+            #expect(text.contains(#""total":1"#), "\(text)")
+        }
+    }
+
+    /// The acceptor checks a connection's first request only; later requests on a kept-alive
+    /// connection are libmicrohttpd's, which answers a head over its 16 KiB buffer itself.
+    @Test func aLaterOversizedRequestOnAKeptAliveConnectionIsStillRefused() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let connection = try RawConnection(port: server.port)
+            defer { connection.close() }
+            connection.get("/search?q=kettle")
+            #expect(try connection.readResponse().json["total"] as? Int == 1)
+            connection.get("/search?q=" + String(repeating: "a", count: 20_000))
+            #expect(try connection.readResponse().status == 414)
+            #expect(try fetch(server.port, "/search?q=kettle").json["total"] as? Int == 1)
+        }
+    }
+
+    @Test func aFirstRequestTrickledSlowerThanTheTimeoutIsClosed() async throws {
+        try await SearchServer.withServer(configuration: configuration { $0.connectionTimeoutSeconds = 1 }, backend: catalog) { server in
+            let slow = try RawConnection(port: server.port)
+            defer { slow.close() }
+            slow.send("GET /search?q=lamp HTTP/1.1\r\n")
+            let started = Date()
+            // A header line every 200 ms: progress, but the head is never whole.
+            var closed = false
+            for index in 0..<25 where !closed {
+                slow.send("X-Slow-\(index): 1\r\n")
+                try await Task.sleep(for: .milliseconds(200))
+                closed = slow.isClosedByPeer
+            }
+            #expect(closed, "still open after \(Date().timeIntervalSince(started)) s")
+            #expect(Date().timeIntervalSince(started) < 4)
         }
     }
 
@@ -336,6 +411,39 @@ struct SearchServerTests {
 
 @Suite("Request parsing")
 struct RequestParserTests {
+    private func scan(_ text: String, maxHeadBytes: Int = 64, maxHeaderLines: Int = 2) -> RequestHead {
+        var limits = RequestLimits()
+        limits.maxHeadBytes = maxHeadBytes
+        limits.maxHeaderLines = maxHeaderLines
+        return Array(text.utf8).withUnsafeBytes { RequestHead.scan($0, limits: limits) }
+    }
+
+    @Test func aRequestHeadIsWholeAtItsEmptyLine() {
+        #expect(scan("GET / HTTP/1.1\r\nHost: x\r\n\r\n") == .complete)
+        #expect(scan("GET / HTTP/1.0\n\n") == .complete)
+        #expect(scan("\r\n\r\nGET / HTTP/1.0\r\n\r\n") == .complete)  // empty lines before the request line
+        #expect(scan("GET / HTTP/1.1\r\nHost: x\r\n") == .incomplete)
+        #expect(scan("\r\n\r\n") == .incomplete)
+        #expect(scan("GET /sear") == .incomplete)
+        #expect(scan("") == .incomplete)
+    }
+
+    @Test func aRequestHeadOverTheLimitsIsRefused() {
+        let longLine = scan("GET /" + String(repeating: "a", count: 70))
+        #expect(longLine == .refused(RequestRejection(status: 414, message: "request line is longer than 64 bytes; the request target limit is 4096")))
+        guard case .refused(let longHeaders) = scan("GET / HTTP/1.1\r\nX: " + String(repeating: "b", count: 60)) else {
+            Issue.record("long headers were not refused")
+            return
+        }
+        #expect(longHeaders.status == 431)
+        guard case .refused(let many) = scan("GET / HTTP/1.1\r\na:1\r\nb:2\r\nc:3\r\n", maxHeadBytes: 4096) else {
+            Issue.record("three header lines were not refused at a limit of two")
+            return
+        }
+        #expect(many == RequestRejection(status: 431, message: "more than 2 header lines"))
+        #expect(scan("GET / HTTP/1.1\r\na:1\r\nb:2\r\n\r\n", maxHeadBytes: 4096) == .complete)
+    }
+
     @Test func decodesFormEncoding() throws {
         let parameters = try RequestParser.parameters("q=a+b%20c&scope=&tokens=x,y&flag")
         #expect(parameters == ["q": "a b c", "scope": "", "tokens": "x,y", "flag": ""])

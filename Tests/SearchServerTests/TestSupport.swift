@@ -101,6 +101,25 @@ final class RawConnection: @unchecked Sendable {
         return recv(fd, &byte, 1, 0) == 0
     }
 
+    /// Everything the server sends until it closes the connection (or 10 s pass).
+    func readToEnd() -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether the server has closed (or reset) the connection, without waiting.
+    var isClosedByPeer: Bool {
+        var byte: UInt8 = 0
+        let received = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return received == 0 || (received < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     /// Closes once; a second close could hit a descriptor another test has reused.
     func close() {
         if fd >= 0 { Glibc.close(fd) }

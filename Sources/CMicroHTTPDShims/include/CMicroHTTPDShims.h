@@ -18,14 +18,11 @@ typedef void *(*CMicroHTTPDShims_URILogCallback)(void *cls, const char *uri, str
 
 /// Options for `CMicroHTTPDShims_start`, a fixed-arity front for `MHD_start_daemon`.
 typedef struct CMicroHTTPDShims_Options {
-    unsigned int flags;              /* MHD_FLAG bits */
-    uint16_t port;                   /* 0: let the kernel pick */
-    uint32_t ipv4_address_be;        /* bind address, network byte order */
+    unsigned int flags;              /* MHD_FLAG bits; MHD_USE_NO_LISTEN_SOCKET is always added */
     unsigned int connection_limit;   /* MHD's hard connection limit */
     unsigned int connection_timeout_seconds;
     unsigned int thread_pool_size;   /* 0 or 1: one internal polling thread */
     size_t connection_memory_limit;  /* per-connection buffer, bounds the request line */
-    unsigned int listen_backlog;
     MHD_AccessHandlerCallback access_handler;
     void *access_handler_cls;
     MHD_RequestCompletedCallback completed_callback;    /* may be NULL */
@@ -36,11 +33,9 @@ typedef struct CMicroHTTPDShims_Options {
     void *notify_connection_cls;
 } CMicroHTTPDShims_Options;
 
-/// Starts an MHD daemon with `options`; NULL on failure (errno may say why).
+/// Starts an MHD daemon with `options` and no listening socket of its own: connections come
+/// in through `MHD_add_connection`. NULL on failure (errno may say why).
 struct MHD_Daemon *CMicroHTTPDShims_start(const CMicroHTTPDShims_Options *options);
-
-/// The port the daemon is bound to (useful after binding to port 0), or 0.
-uint16_t CMicroHTTPDShims_bound_port(struct MHD_Daemon *daemon);
 
 /// The socket of a connection, or -1.
 int CMicroHTTPDShims_connection_fd(struct MHD_Connection *connection);

@@ -24,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case trace
     /// The server's parser of a request target (`/search?q=...`).
     case request
+    /// The server's check of a connection's first request head (request line and headers).
+    case requestHead = "request-head"
 
     /// Runs one input through the target.
     public func run(_ bytes: [UInt8]) {
@@ -35,12 +37,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .scenario: _ = try? ScenarioReader.read(bytes: bytes, file: "fuzz.json")
         case .trace: _ = try? TraceReader.parse(String(decoding: bytes, as: UTF8.self), file: "fuzz.jsonl")
         case .request: Self.request(bytes)
+        case .requestHead: if let violation = Self.requestHeadViolation(bytes) { fatalError(violation) }
         }
     }
-
-    /// The longest input worth trying: parsers are line- or field-based, so long inputs only
-    /// slow the fuzzer down.
-    public var maxLength: Int { self == .folding || self == .request ? 1024 : 4096 }
 
     private static func folding(_ bytes: [UInt8]) {
         if let violation = foldingViolation(bytes) { fatalError(violation) }
@@ -71,6 +70,29 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             guard let result = try? CatalogLoader.load(bytes: bytes, name: "fuzz.\(format.rawValue)", format: format, options: options) else { continue }
             _ = result.catalog.count
         }
+    }
+
+    /// What `RequestHead.scan` does wrong with `bytes`, or `nil`, under the default limits and
+    /// under small ones the fuzzer can reach: a complete head holds an empty line after a
+    /// non-empty one, an incomplete one is shorter than the limit, a refusal is 414 or 431, and
+    /// every prefix of a complete head is incomplete or refused, never complete earlier.
+    public static func requestHeadViolation(_ bytes: [UInt8]) -> String? {
+        var small = RequestLimits()
+        small.maxHeadBytes = 96
+        small.maxHeaderLines = 4
+        for limits in [RequestLimits(), small] {
+            let head = bytes.withUnsafeBytes { RequestHead.scan($0, limits: limits) }
+            switch head {
+            case .complete:
+                let text = String(decoding: bytes, as: UTF8.self)
+                guard text.contains("\n\n") || text.contains("\n\r\n") else { return "complete without an empty line: \(bytes)" }
+            case .incomplete:
+                guard bytes.count < limits.maxHeadBytes else { return "incomplete at \(bytes.count) bytes, limit \(limits.maxHeadBytes)" }
+            case .refused(let rejection):
+                guard rejection.status == 414 || rejection.status == 431 else { return "refused with \(rejection.status): \(bytes)" }
+            }
+        }
+        return nil
     }
 
     private static func request(_ bytes: [UInt8]) {
