@@ -89,13 +89,6 @@ final class BlockingBackend: SearchBackend {
     }
 }
 
-/// How much longer than in an ordinary build timing budgets may take: `TYPESTORM_TEST_TIME_SCALE`
-/// (scripts/sanitize sets it for the sanitizers' 5–15× slowdown), else 1.
-private func testTimeScale() -> Double {
-    guard let text = ProcessInfo.processInfo.environment["TYPESTORM_TEST_TIME_SCALE"], let scale = Double(text), scale >= 1 else { return 1 }
-    return scale
-}
-
 private func serverConfiguration() -> SearchServerConfiguration {
     var configuration = SearchServerConfiguration()
     configuration.port = 0
@@ -114,7 +107,7 @@ struct HTTPLoadClientTests {
             let completions = Completions()
             // 1,000 requests queue behind 100 connections: the last waits for all before it, so
             // the timeouts stretch by the sanitizers' slowdown (scripts/sanitize sets the scale).
-            let scale = testTimeScale()
+            let scale = testTimeScale
             let configuration = target.clientConfiguration(maxConnections: 100, defaultTimeoutNanos: UInt64(10_000_000_000 * scale))
             try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
                 let count = 1000

@@ -6,6 +6,7 @@ import Measurement
 @testable import Orchestration
 import Reporting
 import SearchServer
+import TestBackends
 import Testing
 
 @Suite("Calibration")
@@ -66,8 +67,11 @@ struct CalibrationTests {
         let fit = result.fit
         let truth = CalibrationFit.modelQuantiles(Self.truth)
         let fitted = CalibrationFit.modelQuantiles(fit.backend)
-        #expect(abs(Double(fitted.p50) / Double(truth.p50) - 1) < 0.10, "median: fitted \(fitted.p50), true \(truth.p50)\n\(result.table)")
-        #expect(abs(Double(fitted.p99) / Double(truth.p99) - 1) < 0.10, "p99: fitted \(fitted.p99), true \(truth.p99)\n\(result.table)")
+        // The fit counts the server's own time per request as service time; under a sanitizer
+        // that overhead alone is a few milliseconds, hence the wider tolerance there.
+        let tolerance = testTimeScale > 1 ? 0.25 : 0.10
+        #expect(abs(Double(fitted.p50) / Double(truth.p50) - 1) < tolerance, "median: fitted \(fitted.p50), true \(truth.p50)\n\(result.table)")
+        #expect(abs(Double(fitted.p99) / Double(truth.p99) - 1) < tolerance, "p99: fitted \(fitted.p99), true \(truth.p99)\n\(result.table)")
         #expect(fit.saturated, "\(result.table)")
         #expect((6...10).contains(fit.backend.workers), "\(result.table)")
         #expect(fit.cancellation == .honoured, "\(result.table)")
