@@ -201,10 +201,11 @@ final class Acceptor: @unchecked Sendable {
         let head = "HTTP/1.1 \(rejection.status) \(Self.reason(rejection.status))\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         let response = Array(head.utf8) + body
+        // Counted before it is sent: whoever reads the response then finds it in the metrics.
+        metrics.recordResponse(endpoint: endpoint, status: rejection.status, latencyNanos: nil)
         // The socket buffer is empty, so a response this small goes out whole.
         _ = response.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
-        metrics.recordResponse(endpoint: endpoint, status: rejection.status, latencyNanos: nil)
         held[fd]?.refusedNanos = MonotonicClock.now()
         if discardInput(fd) { close(fd) }
     }
