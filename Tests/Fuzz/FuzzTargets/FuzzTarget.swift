@@ -84,8 +84,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let head = bytes.withUnsafeBytes { RequestHead.scan($0, limits: limits) }
             switch head {
             case .complete:
-                let text = String(decoding: bytes, as: UTF8.self)
-                guard text.contains("\n\n") || text.contains("\n\r\n") else { return "complete without an empty line: \(bytes)" }
+                // Bytes, not a String: a String compares characters, and a combining mark after
+                // a line feed is part of no line feed to it.
+                let endsOfLines = bytes.indices.filter { bytes[$0] == 10 }
+                let hasEmptyLine = zip(endsOfLines, endsOfLines.dropFirst()).contains { first, next in
+                    next == first + 1 || (next == first + 2 && bytes[first + 1] == 13)
+                }
+                guard hasEmptyLine else { return "complete without an empty line: \(bytes)" }
             case .incomplete:
                 guard bytes.count < limits.maxHeadBytes else { return "incomplete at \(bytes.count) bytes, limit \(limits.maxHeadBytes)" }
             case .refused(let rejection):
