@@ -39,8 +39,8 @@ let executable: String = {
     return sibling
 }()
 
-let fastRunner = WorkloadRegistry.isAvailable(.virtual) ? #"{"kind": "virtual"}"# : #"{"kind": "probe", "pace": "fast"}"#
-let workloadName = WorkloadRegistry.isAvailable(.virtual) ? "virtual" : "probe (fast)"
+let fastRunner = #"{"kind": "virtual"}"#
+let workloadName = "virtual"
 
 func scenario(typists: Int, runner: String, snapshot: String) throws -> Scenario {
     try ScenarioReader.read(json: """
@@ -158,8 +158,7 @@ struct HTTPMeasured {
     var workersCPUSeconds: Double
     var partial: Bool
 }
-func measureHTTP() async throws -> HTTPMeasured? {
-    guard WorkloadRegistry.isAvailable(.httpEmbedded(serverThreads: 2)) else { return nil }
+func measureHTTP() async throws -> HTTPMeasured {
     let http = try ScenarioReader.read(json: """
     {
       "name": "driver-benchmark-http", "seed": 7, "duration": "10s",
@@ -194,10 +193,10 @@ func measureHTTP() async throws -> HTTPMeasured? {
     }
 }
 let httpResult = scaleOnly ? nil : try await measureHTTP()
-let httpNote = scaleOnly ? "skipped (--scale-only)" : httpResult.map {
+let httpNote = httpResult.map {
     String(format: "%.0f requests/s, server CPU %.2f s = %.0f%% of server + workers (workers %.2f s)%@",
            $0.requestsPerSecond, $0.serverCPUSeconds, $0.serverCPUShare * 100, $0.workersCPUSeconds, $0.partial ? " PARTIAL" : "")
-} ?? "skipped: the http-embedded runner is not in this build"
+} ?? "skipped (--scale-only)"
 let cores = ProcessInfo.processInfo.activeProcessorCount
 // Other processes on the machine change every figure here: report the load next to them.
 let loadAverage = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")

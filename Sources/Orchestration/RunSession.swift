@@ -64,9 +64,6 @@ public enum RunSession {
 
     public static func run(_ request: Request) async throws(Failure) -> Result {
         let scenario = request.scenario
-        do { try WorkloadRegistry.check(scenario) } catch {
-            throw Failure(message: error.description, exitCode: ExitCode.software)
-        }
         let fm = FileManager.default
         let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
         try checkInputs(scenario, scenarioPath: request.scenarioPath, baseDirectory: baseDirectory)

@@ -16,13 +16,4 @@ struct MainJobPlanTests {
         let found = MainJobPlan.defaultScenarioPath(executable: "/nonexistent/bin/typestorm", environment: ["TYPESTORM_HOME": package.path])
         #expect(found == package.appendingPathComponent("Datasets/scenarios/default.json").path)
     }
-
-    @Test func unavailableRunnersAreSkippedAndNamed() throws {
-        let data = try Data(contentsOf: package.appendingPathComponent("Datasets/scenarios/default.json"))
-        let scenario = try ScenarioReader.read(bytes: Array(data))
-        let plan = MainJobPlan.make(scenario)
-        #expect(plan.scenario.runners.count + plan.skipped.count == scenario.runners.count)
-        #expect(plan.scenario.runners.allSatisfy(WorkloadRegistry.isAvailable))
-        #expect(Set(plan.skipped).isDisjoint(with: plan.scenario.runners.map(\.kind)))
-    }
 }

@@ -60,14 +60,7 @@ public enum Worker {
         } catch {
             return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", exitCode: ExitCode.noInput))
         }
-        var workloads: [any PhaseWorkload] = []
-        for runner in scenario.runners {
-            do {
-                workloads.append(try WorkloadRegistry.workload(for: runner))
-            } catch {
-                return .failure(PrepareFailure(message: error.description, exitCode: ExitCode.software))
-            }
-        }
+        let workloads = scenario.runners.map(WorkloadRegistry.workload(for:))
         if options.serverURL == nil, let index = scenario.runners.firstIndex(where: { if case .httpEmbedded = $0 { true } else { false } }) {
             return .failure(PrepareFailure(
                 message: "\(options.scenarioPath): $.runners[\(index)]: an http-embedded runner needs the search server that 'typestorm run' starts "

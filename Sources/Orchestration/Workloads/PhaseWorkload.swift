@@ -109,19 +109,10 @@ public final class ProgressSink: Sendable {
     public var isStopRequested: Bool { stop.isCancelled }
 }
 
-/// A runner kind this build cannot run (its module is not wired in yet, or it needs something
-/// the machine lacks).
-public struct WorkloadUnavailable: Error, Sendable, CustomStringConvertible {
-    public var runner: String
-    public var reason: String
-
-    public var description: String { "runner \"\(runner)\" is not available: \(reason)" }
-}
-
-/// The runners this build can run, by scenario runner kind.
+/// The workload that runs each scenario runner kind.
 public enum WorkloadRegistry {
-    /// The workload for `runner`, or why there is none.
-    public static func workload(for runner: RunnerSpec) throws(WorkloadUnavailable) -> any PhaseWorkload {
+    /// The workload for `runner`.
+    public static func workload(for runner: RunnerSpec) -> any PhaseWorkload {
         switch runner {
         case let .probe(realTime):
             return ProbeWorkload(realTime: realTime)
@@ -134,15 +125,5 @@ public enum WorkloadRegistry {
         case let .httpURL(template, request):
             return LiveWorkload(target: .url(template, request))
         }
-    }
-
-    /// Checks every runner of `scenario` before any process is spawned.
-    public static func check(_ scenario: Scenario) throws(WorkloadUnavailable) {
-        for runner in scenario.runners { _ = try workload(for: runner) }
-    }
-
-    /// Whether `runner` can run in this build.
-    public static func isAvailable(_ runner: RunnerSpec) -> Bool {
-        (try? workload(for: runner)) != nil
     }
 }

@@ -113,14 +113,7 @@ extension RunCommand {
         guard let path = MainJobPlan.defaultScenarioPath(executable: executable) else {
             throw ToolError("cannot find \(MainJobPlan.relativeScenarioPath); run typestorm from the package directory or set TYPESTORM_HOME", exitCode: ExitCode.noInput)
         }
-        let plan = MainJobPlan.make(try ScenarioLoading.load(path))
-        if !plan.skipped.isEmpty {
-            console.err("typestorm: this build cannot run the \(plan.skipped.joined(separator: ", ")) runner(s) yet; running the rest of \(path)\n")
-        }
-        guard !plan.scenario.runners.isEmpty else {
-            throw ToolError("no runner of \(path) is available in this build", exitCode: ExitCode.software)
-        }
-        return try await execute(scenario: plan.scenario, path: path, workers: nil, out: nil,
+        return try await execute(scenario: try ScenarioLoading.load(path), path: path, workers: nil, out: nil,
                                  progress: console.isInteractive ? .terminal : .lines, json: false, console: console)
     }
 }
