@@ -70,6 +70,7 @@ struct PeerChecker {
 ///
 /// `@unchecked Sendable` invariant: `daemon` is written only in `init` and in `drainAndStop`
 /// (under `stopState`), after every request completed; the C callbacks only read it.
+/// `acceptor` is written only in `init`.
 final class ServerCore: @unchecked Sendable {
     let configuration: SearchServerConfiguration
     let backend: any SearchBackend
