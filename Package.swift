@@ -21,7 +21,11 @@ let package = Package(
     name: "Typestorm",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "typestorm", targets: ["typestorm"]),
+        /// The library: `import Typestorm` (docs/library.md).
+        .library(name: "Typestorm", targets: ["Typestorm"]),
+        /// Helpers for a user's tests of their own search field.
+        .library(name: "TypestormTesting", targets: ["TypestormTesting"]),
+        .executable(name: "typestorm", targets: ["TypestormMain"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -37,89 +41,100 @@ let package = Package(
 
         // Modules with no project imports.
         .target(name: "Locking", swiftSettings: swiftSettings),
-        .target(name: "Measurement", swiftSettings: swiftSettings),
+        .target(name: "TypestormMetrics", swiftSettings: swiftSettings),
         .target(name: "Typists", dependencies: ["Locking"], swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),
 
-        .target(name: "Catalog", dependencies: ["Platform"], swiftSettings: swiftSettings),
+        .target(name: "ProductCatalog", dependencies: ["TypestormSystem"], swiftSettings: swiftSettings),
 
-        .target(name: "Matching", dependencies: ["Catalog", "Platform", "CUtf8proc", "Locking"], swiftSettings: swiftSettings),
+        .target(name: "Matching", dependencies: ["ProductCatalog", "TypestormSystem", "CUtf8proc", "Locking"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
-        .target(name: "FieldRuntime", dependencies: ["SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
-        .target(name: "Platform", dependencies: ["CPosixShims", "Locking"] + jemalloc, swiftSettings: swiftSettings),
+        .target(name: "FieldRuntime", dependencies: ["SearchField", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
+        .target(name: "TypestormSystem", dependencies: ["CPosixShims", "Locking"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
-            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["FieldRuntime", "SearchField", "Typists", "Measurement", "Matching", "Platform", "CCurl", "CCurlShims", "CPosixShims", "Locking"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics", "Matching", "TypestormSystem", "CCurl", "CCurlShims", "CPosixShims", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "SearchServer",
-            dependencies: ["Matching", "Catalog", "Measurement", "Platform", "FieldRuntime", "CMicroHTTPD", "CMicroHTTPDShims", "CPosixShims", "Locking"],
+            dependencies: ["Matching", "ProductCatalog", "TypestormMetrics", "TypestormSystem", "FieldRuntime", "CMicroHTTPD", "CMicroHTTPDShims", "CPosixShims", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Platform", "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Diagnostics", "Locking"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Diagnostics", "Locking"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "Reporting", dependencies: ["Measurement", "Diagnostics"], swiftSettings: swiftSettings),
+        .target(name: "Reporting", dependencies: ["TypestormMetrics", "Diagnostics"], swiftSettings: swiftSettings),
         .target(
             name: "TypestormCLI",
             dependencies: [
-                "Measurement", "Typists", "SearchField", "Catalog", "Matching", "Platform",
-                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "History",
+                "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "TypestormSystem",
+                "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "RunHistory",
             ],
             swiftSettings: swiftSettings
         ),
         // The results store: SQLite and PostgreSQL from Debian, history and change points.
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
-        .target(name: "History", dependencies: ["Measurement", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
-        .testTarget(name: "HistoryTests", dependencies: ["History", "Measurement", "Reporting", "Typists", "Platform", "Diagnostics"], swiftSettings: swiftSettings),
+        .target(name: "RunHistory", dependencies: ["TypestormMetrics", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
+        .testTarget(name: "RunHistoryTests", dependencies: ["RunHistory", "TypestormMetrics", "Reporting", "Typists", "TypestormSystem", "Diagnostics"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ChangePointCalibration", dependencies: ["History", "Typists"],
+            name: "ChangePointCalibration", dependencies: ["RunHistory", "Typists"],
             path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings
         ),
 
-        .executableTarget(name: "typestorm", dependencies: ["TypestormCLI", "Platform", "Diagnostics"] + jemalloc, swiftSettings: swiftSettings),
+        // The library's one module (it re-exports the face of the modules above) and the test
+        // support built on it; the executable is a client of both's modules.
+        .target(
+            name: "Typestorm",
+            dependencies: [
+                "Typists", "SearchField", "TypestormMetrics", "FieldRuntime", "Simulation", "LiveLoad",
+                "ProductCatalog", "Matching", "Orchestration", "Reporting", "TypestormCLI",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "TypestormTesting", dependencies: ["Typestorm"], swiftSettings: swiftSettings),
+        .executableTarget(name: "TypestormMain", dependencies: ["Typestorm", "TypestormCLI", "TypestormSystem", "Diagnostics"] + jemalloc, swiftSettings: swiftSettings),
 
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
             name: "FilterBenchmark",
-            dependencies: ["Catalog", "Matching"] + jemalloc,
+            dependencies: ["ProductCatalog", "Matching"] + jemalloc,
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HTTPBenchmark",
-            dependencies: ["SearchServer", "LiveLoad", "Matching", "Platform", "TestBackends"],
+            dependencies: ["SearchServer", "LiveLoad", "Matching", "TypestormSystem", "TestBackends"],
             path: "Benchmarks/HTTPBenchmark",
             swiftSettings: swiftSettings
         ),
 
         .executableTarget(
             name: "DriverBenchmark",
-            dependencies: ["Orchestration", "Measurement", "Platform"],
+            dependencies: ["Orchestration", "TypestormMetrics", "TypestormSystem"],
             path: "Benchmarks/DriverBenchmark",
             swiftSettings: swiftSettings
         ),
 
         .executableTarget(
             name: "SimulatorBenchmark",
-            dependencies: ["Simulation", "SearchField", "Measurement", "Orchestration"] + jemalloc,
+            dependencies: ["Simulation", "SearchField", "TypestormMetrics", "Orchestration"] + jemalloc,
             path: "Benchmarks/SimulatorBenchmark",
             swiftSettings: swiftSettings
         ),
 
         .executableTarget(
             name: "LockBenchmark",
-            dependencies: ["Locking", "Measurement"],
+            dependencies: ["Locking", "TypestormMetrics"],
             path: "Benchmarks/LockBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -133,7 +148,7 @@ let package = Package(
 
         .executableTarget(
             name: "LiveBenchmark",
-            dependencies: ["LiveLoad", "Catalog", "Matching", "Measurement", "Platform", "SearchField", "Typists"],
+            dependencies: ["LiveLoad", "ProductCatalog", "Matching", "TypestormMetrics", "TypestormSystem", "SearchField", "Typists"],
             path: "Benchmarks/LiveBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -142,7 +157,7 @@ let package = Package(
         .target(name: "CFuzzer", path: "Tests/Fuzz/CFuzzer"),
         .target(
             name: "FuzzTargets",
-            dependencies: ["Catalog", "Matching", "Orchestration", "SearchServer", "Typists"],
+            dependencies: ["ProductCatalog", "Matching", "Orchestration", "SearchServer", "Typists"],
             path: "Tests/Fuzz/FuzzTargets",
             swiftSettings: swiftSettings
         ),
@@ -153,21 +168,21 @@ let package = Package(
 
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
-        .testTarget(name: "MeasurementTests", dependencies: ["Measurement"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormMetricsTests", dependencies: ["TypestormMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
-        .testTarget(name: "CatalogTests", dependencies: ["Catalog"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProductCatalogTests", dependencies: ["ProductCatalog"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
-        .testTarget(name: "MatchingTests", dependencies: ["Matching", "Catalog", "Platform"], swiftSettings: swiftSettings),
-        .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "Measurement", "Typists"], swiftSettings: swiftSettings),
-        .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "Measurement"], swiftSettings: swiftSettings),
-        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: swiftSettings),
+        .testTarget(name: "MatchingTests", dependencies: ["Matching", "ProductCatalog", "TypestormSystem"], swiftSettings: swiftSettings),
+        .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
+        .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "TypestormMetrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormSystemTests", dependencies: ["TypestormSystem"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends", "Locking"], swiftSettings: swiftSettings),
-        .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "FieldRuntime", "LiveLoad", "SearchServer", "Platform", "Matching", "Catalog", "SearchField", "Measurement", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
-        .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "Measurement"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "Measurement", "Platform", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "FieldRuntime", "LiveLoad", "SearchServer", "TypestormSystem", "Matching", "ProductCatalog", "SearchField", "TypestormMetrics", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "TypestormMetrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Measurement"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TypestormMetrics"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,4 @@
-import History
+import RunHistory
 import Typists
 
 // The change-point detector's error rates on synthetic series (docs/history.md): for each

@@ -1,7 +1,7 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 import Orchestration
-import Platform
+import TypestormSystem
 import Synchronization
 
 // The driver benchmark: how the driver scales over worker processes, and what it costs.

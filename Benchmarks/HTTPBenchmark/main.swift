@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import LiveLoad
 import Matching
-import Platform
+import TypestormSystem
 import SearchServer
 import Synchronization
 import TestBackends

@@ -9,13 +9,13 @@
 //
 // Usage: LiveBenchmark [--typists 10000] [--seconds 20] [--items 1000000] [--cancels 200]
 //                      [--workers 1] [--json]
-import Catalog
+import ProductCatalog
 import Dispatch
 import Foundation
 import LiveLoad
 import Matching
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import SearchField
 import Synchronization
 import Typists

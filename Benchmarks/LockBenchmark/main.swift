@@ -1,6 +1,6 @@
 import Foundation
 import Locking
-import Measurement
+import TypestormMetrics
 import Synchronization
 
 /// What the project's lock (`Locked`, a pthread mutex) costs against `Synchronization.Mutex` on

@@ -2,7 +2,7 @@
 import CJemalloc
 #endif
 import Foundation
-import Measurement
+import TypestormMetrics
 import Orchestration
 import SearchField
 import Simulation

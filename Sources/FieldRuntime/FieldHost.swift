@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 import SearchField
 import Typists
 

@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 import SearchField
 
 /// The one mapping from the search field's vocabulary to the recorder's, used by `FieldHost`

@@ -3,8 +3,8 @@ import CCurlShims
 import CPosixShims
 import Dispatch
 import Glibc
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Locking
 import Synchronization
 

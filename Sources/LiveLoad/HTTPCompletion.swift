@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// How one HTTP request ended, with its timings on the monotonic clock (nanoseconds).
 ///

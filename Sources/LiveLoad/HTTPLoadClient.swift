@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Platform
+import TypestormSystem
 import Locking
 
 /// An HTTP load client on libcurl's multi interface, driven by one thread of its own.

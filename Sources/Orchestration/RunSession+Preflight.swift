@@ -1,5 +1,5 @@
 import Diagnostics
-import Catalog
+import ProductCatalog
 import Foundation
 
 extension RunSession {

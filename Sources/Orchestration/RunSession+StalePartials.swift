@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+import TypestormSystem
 
 /// The hidden `.NAME.partial-PID` directories a run builds its run directory in: a driver
 /// killed with SIGKILL cannot remove its own, so the next run in the same place does.

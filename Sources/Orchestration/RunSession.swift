@@ -1,7 +1,7 @@
 import Diagnostics
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 
 /// `typestorm run` as a library call: check the scenario's runners, prepare the run
 /// directory, drive the workers, evaluate thresholds, write the report atomically.

@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 
 /// Finds and reads run records on disk: a record file, a run directory holding one, or (for
 /// `compare` with repeated runs) a directory of such runs.

@@ -1,7 +1,7 @@
 import CPosixShims
 import Foundation
 import Glibc
-import Platform
+import TypestormSystem
 import Synchronization
 
 /// The server's front door: one thread that accepts connections on the listening socket, holds

@@ -1,7 +1,7 @@
 import CPosixShims
 import Foundation
 import Glibc
-import Platform
+import TypestormSystem
 import Locking
 import Synchronization
 

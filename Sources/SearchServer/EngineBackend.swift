@@ -1,4 +1,4 @@
-import Catalog
+import ProductCatalog
 import Matching
 
 /// The real filter engine behind the HTTP server.

@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+import TypestormSystem
 import Locking
 
 /// Why the server could not start.

@@ -4,7 +4,7 @@ import CPosixShims
 import Foundation
 import Glibc
 import Matching
-import Platform
+import TypestormSystem
 import Locking
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Locking
-import Measurement
+import TypestormMetrics
 import Synchronization
 
 /// A fixed set of threads taking jobs from a bounded FIFO queue.

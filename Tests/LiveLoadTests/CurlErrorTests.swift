@@ -1,5 +1,5 @@
 import CCurl
-import Measurement
+import TypestormMetrics
 import Testing
 @testable import LiveLoad
 

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Matching
-import Platform
+import TypestormSystem
 import SearchServer
 import Locking
 import Synchronization

@@ -1,6 +1,6 @@
-import Catalog
+import ProductCatalog
 import Matching
-import Measurement
+import TypestormMetrics
 import SearchField
 import Synchronization
 import Testing

@@ -1,7 +1,7 @@
 import FieldRuntime
-import Catalog
+import ProductCatalog
 import Matching
-import Measurement
+import TypestormMetrics
 import SearchField
 import SearchServer
 import Testing

@@ -1,7 +1,7 @@
 import FieldRuntime
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import SearchField
 import Locking
 import Testing

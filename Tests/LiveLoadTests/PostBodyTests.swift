@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
-import Measurement
+import TypestormMetrics
 import SearchField
 import Locking
 import Testing

@@ -1,4 +1,4 @@
-import Catalog
+import ProductCatalog
 import Testing
 @testable import Matching
 

@@ -1,5 +1,5 @@
-import Catalog
-import Platform
+import ProductCatalog
+import TypestormSystem
 import Testing
 @testable import Matching
 

@@ -2,7 +2,7 @@ import FieldRuntime
 import Foundation
 import LiveLoad
 import Matching
-import Measurement
+import TypestormMetrics
 @testable import Orchestration
 import Reporting
 import SearchServer

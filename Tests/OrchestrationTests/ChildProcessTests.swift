@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+import TypestormSystem
 import Testing
 
 @Suite("Child processes")

@@ -1,6 +1,6 @@
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Testing
 @testable import Orchestration
 
@@ -11,7 +11,7 @@ struct CommandLineTests {
 
     /// Runs `typestorm ARGUMENTS` to the end; returns exit status and standard output.
     func typestorm(_ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory,
-                   timeoutSeconds: Int64 = 60) throws -> (Platform.ExitStatus, String) {
+                   timeoutSeconds: Int64 = 60) throws -> (TypestormSystem.ExitStatus, String) {
         var env = ProcessInfo.processInfo.environment
         for key in ["SLURM_PROCID", "SLURM_NTASKS", "JOB_COMPLETION_INDEX", "TYPESTORM_SEGMENT_COUNT"] { env[key] = nil }
         env.merge(environment) { $1 }

@@ -1,6 +1,6 @@
 import FieldRuntime
 import Foundation
-import Measurement
+import TypestormMetrics
 import Testing
 @testable import Orchestration
 

@@ -1,6 +1,6 @@
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Testing
 @testable import Orchestration
 
@@ -83,7 +83,7 @@ struct DriverStateMachineTests {
             handle(.outputClosed(worker: worker, remainder: [], at: now))
         }
 
-        mutating func exit(_ worker: Int, _ status: Platform.ExitStatus) {
+        mutating func exit(_ worker: Int, _ status: TypestormSystem.ExitStatus) {
             handle(.exited(worker: worker, status, at: now))
             handle(.outputClosed(worker: worker, remainder: [], at: now))
         }

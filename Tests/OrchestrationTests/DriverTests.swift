@@ -1,6 +1,6 @@
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Locking
 import Testing
 @testable import Orchestration

@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 import SearchServer
 import TestBackends
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import LiveLoad
-import Measurement
+import TypestormMetrics
 import SearchField
 import Testing
 @testable import Orchestration

@@ -1,6 +1,6 @@
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Testing
 @testable import Orchestration
 
@@ -14,7 +14,7 @@ struct HostileInputTests {
     let executable = TypestormExecutable.path ?? "/nonexistent"
 
     struct Outcome {
-        var status: Platform.ExitStatus
+        var status: TypestormSystem.ExitStatus
         var out: String
         var err: String
     }

@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 import Testing
 @testable import Orchestration
 

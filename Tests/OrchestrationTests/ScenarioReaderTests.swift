@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Orchestration
-import Measurement
+import TypestormMetrics
 
 @Suite("Scenario reader")
 struct ScenarioReaderTests {

@@ -1,6 +1,6 @@
 import Foundation
 import LiveLoad
-import Measurement
+import TypestormMetrics
 import Testing
 @testable import Orchestration
 

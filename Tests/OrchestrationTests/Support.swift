@@ -1,7 +1,7 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 @testable import Orchestration
-import Platform
+import TypestormSystem
 
 /// Finds the built `typestorm` executable: `TYPESTORM_EXECUTABLE`, else next to the test
 /// bundle (both live in `.build/<triple>/debug`), else `.build/debug` of this package.

@@ -1,6 +1,6 @@
 import FieldRuntime
 import Foundation
-import Measurement
+import TypestormMetrics
 @testable import Orchestration
 import Reporting
 import SearchField

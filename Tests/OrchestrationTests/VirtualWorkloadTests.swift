@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 import Simulation
 import Testing
 @testable import Orchestration

@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 import Testing
 @testable import Orchestration
 

@@ -1,6 +1,6 @@
 import FieldRuntime
 import Foundation
-import Measurement
+import TypestormMetrics
 import SearchField
 import Testing
 import Typists

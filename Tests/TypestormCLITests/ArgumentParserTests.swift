@@ -1,5 +1,5 @@
 import Diagnostics
-import Measurement
+import TypestormMetrics
 import Testing
 @testable import TypestormCLI
 
@@ -120,14 +120,14 @@ struct ArgumentParserTests {
 @Suite("Tool entry point")
 struct EntryPointTests {
     final class Captured: @unchecked Sendable {
-        // Written only from the single task that runs `Typestorm.main` in these tests.
+        // Written only from the single task that runs `CommandLineTool.main` in these tests.
         var out = "", err = ""
     }
 
     func run(_ argv: [String]) async -> (Int32, Captured) {
         let captured = Captured()
         let console = Console(writeOut: { captured.out += $0 }, writeErr: { captured.err += $0 }, isInteractive: false)
-        let code = await Typestorm.main(arguments: argv, console: console)
+        let code = await CommandLineTool.main(arguments: argv, console: console)
         return (code, captured)
     }
 

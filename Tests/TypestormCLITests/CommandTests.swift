@@ -2,12 +2,12 @@ import Foundation
 import Testing
 @testable import TypestormCLI
 
-/// Commands run through `Typestorm.main` with a captured console: what a user sees, exit codes
+/// Commands run through `CommandLineTool.main` with a captured console: what a user sees, exit codes
 /// included, without starting a process.
 @Suite("Commands end to end")
 struct CommandTests {
     final class Captured: @unchecked Sendable {
-        // Appended to only from the single task that runs `Typestorm.main` in each test.
+        // Appended to only from the single task that runs `CommandLineTool.main` in each test.
         var out = "", err = ""
     }
 
@@ -18,7 +18,7 @@ struct CommandTests {
     func run(_ argv: [String]) async -> (code: Int32, out: String, err: String) {
         let captured = Captured()
         let console = Console(writeOut: { captured.out += $0 }, writeErr: { captured.err += $0 }, isInteractive: false)
-        let code = await Typestorm.main(arguments: argv, console: console)
+        let code = await CommandLineTool.main(arguments: argv, console: console)
         return (code, captured.out, captured.err)
     }
 

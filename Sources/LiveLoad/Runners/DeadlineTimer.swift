@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Locking
 
 /// One thread that runs actions at monotonic-clock deadlines, from a min-heap.

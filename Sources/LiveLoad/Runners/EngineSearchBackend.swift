@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import Matching
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import SearchField
 import Locking
 

@@ -1,5 +1,5 @@
 import FieldRuntime
-import Measurement
+import TypestormMetrics
 import SearchField
 import Typists
 

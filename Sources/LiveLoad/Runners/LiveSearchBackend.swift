@@ -1,5 +1,5 @@
 import FieldRuntime
-import Measurement
+import TypestormMetrics
 import SearchField
 
 /// One request of one typist, as a live runner hands it to a backend.

@@ -1,6 +1,6 @@
 import FieldRuntime
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import SearchField
 import Locking
 

@@ -1,5 +1,5 @@
 import Dispatch
-import Platform
+import TypestormSystem
 
 /// A complete result set kept for refinement: the ranks matching `pattern` (folded) under a
 /// scope and a set of tokens.

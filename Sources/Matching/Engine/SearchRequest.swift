@@ -1,4 +1,4 @@
-import Platform
+import TypestormSystem
 
 /// One search: the text typed, the scope and tokens that narrow it, and which page is wanted.
 public struct SearchRequest: Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-import Catalog
+import ProductCatalog
 
 /// The matching rule, implemented as plainly as possible: the test oracle and the
 /// `local-filter` baseline.

@@ -1,4 +1,4 @@
-import Catalog
+import ProductCatalog
 import Dispatch
 
 /// Every product name folded once (see `TextFolding`) into one contiguous buffer, ordered by

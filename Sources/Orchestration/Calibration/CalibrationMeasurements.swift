@@ -1,5 +1,5 @@
 import LiveLoad
-import Measurement
+import TypestormMetrics
 
 /// What one concurrency step of `typestorm calibrate` measured.
 public struct CalibrationStep: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import Foundation
 import LiveLoad
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 
 /// Why calibration could not produce a model.
 public struct CalibrationFailure: Error, Sendable, CustomStringConvertible {

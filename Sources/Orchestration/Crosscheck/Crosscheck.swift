@@ -2,7 +2,7 @@ import FieldRuntime
 import Foundation
 import LiveLoad
 import Matching
-import Measurement
+import TypestormMetrics
 import SearchField
 import Simulation
 import Typists

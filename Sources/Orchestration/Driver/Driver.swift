@@ -1,6 +1,6 @@
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 
 /// Runs a scenario over N worker processes: spawn, ready barrier, common start per phase,
 /// snapshots, faults, drain, merge.

@@ -1,5 +1,5 @@
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 
 /// Everything `Driver` needs to run a scenario over worker processes.
 public struct DriverConfiguration: Sendable {

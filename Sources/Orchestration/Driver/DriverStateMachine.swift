@@ -1,6 +1,6 @@
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 
 /// The driver's decisions, apart from its I/O: the stages of every worker, the ready barrier
 /// and the common start of each phase, the policing of workers (hello checks, out-of-order

@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 import SearchServer
 
 /// The search server a run starts for its `http-embedded` phases, as the driver sees it.

@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 
 /// The machine a run happened on, for the record's metadata.
 enum HostInfo {

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Measurement
+import TypestormMetrics
 import Locking
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+import TypestormSystem
 import Locking
 
 /// Shows a run's progress on standard error: a block redrawn in place on a terminal, a plain

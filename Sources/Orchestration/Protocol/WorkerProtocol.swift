@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 
 /// The messages between `typestorm run` and its `typestorm worker` processes: one JSON object
 /// per line, `{"v": 2, "type": "...", ...}`, worker → driver on the worker's standard output,

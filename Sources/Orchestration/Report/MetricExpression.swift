@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// A metric reference as scenarios and summaries write it: a counter (`requests`), a maximum
 /// (`inflight.max` when no histogram has that name), a histogram statistic (`ttfr.p99`,

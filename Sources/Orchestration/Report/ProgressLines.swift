@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 import Locking
 
 /// `run --out-jsonl FILE`: the run's figures while it runs, one JSON line per group per

@@ -1,5 +1,5 @@
 import FieldRuntime
-import Measurement
+import TypestormMetrics
 
 extension RunSummary {
     /// Virtual time next to the live runs served through the same backend model, per strategy,

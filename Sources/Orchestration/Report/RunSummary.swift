@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 
 /// The human and CSV views of a run record: one row per group (strategy × runner).
 public enum RunSummary {

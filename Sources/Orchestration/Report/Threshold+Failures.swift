@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 extension MetricExpression {
     /// The name of the failed-request share in thresholds: failed / (completed + failed), where

@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 extension Scenario {
     /// The scenario as JSON with every default written out: what workers read, what the run

@@ -1,6 +1,6 @@
 import Diagnostics
 import LiveLoad
-import Measurement
+import TypestormMetrics
 
 /// Reads a scenario from JSON, checking every key, type and value, and naming the JSON path of
 /// each mistake together with what was expected.

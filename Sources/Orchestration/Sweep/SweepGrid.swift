@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 import Simulation
 
 /// Runs a `SweepPlan` in virtual time and returns one record with a group per (population,

@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// Where a worker learns which segment i/N of the typists it runs: flags first, then the
 /// environment of the launcher that started it (Slurm, a Kubernetes Indexed Job).

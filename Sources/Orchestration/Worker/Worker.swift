@@ -1,7 +1,7 @@
 import Diagnostics
 import Foundation
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Locking
 import Synchronization
 

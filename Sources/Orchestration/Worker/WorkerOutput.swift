@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 
 /// Where a standalone worker writes its run record, from the `--out` pattern.
 ///

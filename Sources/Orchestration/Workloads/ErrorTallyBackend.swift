@@ -1,5 +1,5 @@
 import LiveLoad
-import Measurement
+import TypestormMetrics
 import Locking
 
 /// One strategy's view of the shared live backend that counts its answered and failed requests

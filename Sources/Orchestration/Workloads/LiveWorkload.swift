@@ -1,9 +1,9 @@
-import Catalog
+import ProductCatalog
 import Foundation
 import LiveLoad
 import Matching
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import SearchField
 import Simulation
 import Synchronization

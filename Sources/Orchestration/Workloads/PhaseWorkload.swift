@@ -1,6 +1,6 @@
-import Measurement
+import TypestormMetrics
 import Locking
-import Platform
+import TypestormSystem
 import Synchronization
 
 /// What a worker runs in one phase: its share of the typists under one runner.

@@ -1,5 +1,5 @@
-import Measurement
-import Platform
+import TypestormMetrics
+import TypestormSystem
 import Typists
 #if canImport(Glibc)
 import Glibc

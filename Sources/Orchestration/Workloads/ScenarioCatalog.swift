@@ -1,4 +1,4 @@
-import Catalog
+import ProductCatalog
 import Foundation
 
 /// The catalog a scenario names, loaded or generated, for the live runners and the server.

@@ -1,5 +1,5 @@
 import Diagnostics
-import Measurement
+import TypestormMetrics
 
 /// `compare`'s decision: every quantity of every group, baseline against candidate.
 ///

@@ -1,6 +1,6 @@
 import Diagnostics
 import Foundation
-import Measurement
+import TypestormMetrics
 
 /// How much a number may move before `compare` calls it a change, and how sure it must be.
 ///

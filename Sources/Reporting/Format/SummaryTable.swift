@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// The strategies of a record side by side as an aligned terminal table: one row per headline
 /// quantity, one column per group. What `typestorm report` prints, and what the driver can print

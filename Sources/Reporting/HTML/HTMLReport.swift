@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// One strategy's live run against virtual time, as the report shows it.
 public struct AgreementRow: Sendable, Equatable {

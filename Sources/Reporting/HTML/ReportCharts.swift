@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// The charts of the run report, built from the strategy summaries. Curves are small multiples
 /// (one panel per runner, one legend beside them); everything else is one row per group, so

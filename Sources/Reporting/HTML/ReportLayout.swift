@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// How the report arranges its groups: in panels (one per runner or other distinguishing label),
 /// each strategy with one style (colour and dash) everywhere on the page.

@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// Which direction of change is good.
 public enum Better: String, Sendable, Codable {

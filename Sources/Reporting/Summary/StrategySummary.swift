@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// What the reports know about one metric group (a strategy, possibly under labels): the raw
 /// counters and histograms by meaning rather than by name, and the ratios derived from them.

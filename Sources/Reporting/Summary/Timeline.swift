@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// A per-bucket time series read from a metric set (see `MetricName.timelinePrefix`).
 public struct Timeline: Sendable, Equatable {

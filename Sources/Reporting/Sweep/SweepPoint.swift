@@ -1,4 +1,4 @@
-import Measurement
+import TypestormMetrics
 
 /// One run of a sweep: one setting (strategy, interval, minimum length) for one typist
 /// population and one replicate, and the numbers the analysis uses.

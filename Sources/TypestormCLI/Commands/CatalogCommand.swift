@@ -1,4 +1,4 @@
-import Catalog
+import ProductCatalog
 import Diagnostics
 import Foundation
 import Orchestration

@@ -1,6 +1,6 @@
 import Diagnostics
 import Foundation
-import History
+import RunHistory
 import Reporting
 
 /// `typestorm history`: the stored runs as series per metric, with change points.

@@ -1,8 +1,8 @@
 import Diagnostics
 import Foundation
-import Measurement
+import TypestormMetrics
 import Orchestration
-import Platform
+import TypestormSystem
 
 /// `typestorm merge`: combines the run records of segments (from `typestorm worker` runs on
 /// several machines) into one.

@@ -1,7 +1,7 @@
 import Diagnostics
 import FieldRuntime
 import Foundation
-import Measurement
+import TypestormMetrics
 import Orchestration
 import SearchField
 import Simulation

@@ -1,6 +1,6 @@
 import Diagnostics
 import Foundation
-import Platform
+import TypestormSystem
 import Reporting
 
 /// `typestorm report`: (re)generates `report.html` from a stored run record.

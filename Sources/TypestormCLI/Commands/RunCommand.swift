@@ -1,9 +1,9 @@
 import Diagnostics
 import Foundation
-import History
-import Measurement
+import RunHistory
+import TypestormMetrics
 import Orchestration
-import Platform
+import TypestormSystem
 import Reporting
 
 /// `typestorm run SCENARIO`: the multi-process driver.

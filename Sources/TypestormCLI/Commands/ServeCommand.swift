@@ -1,9 +1,9 @@
 import FieldRuntime
-import Catalog
+import ProductCatalog
 import Diagnostics
 import Foundation
 import Orchestration
-import Platform
+import TypestormSystem
 import SearchServer
 
 /// `typestorm serve`: the HTTP search server, for the HTTP runner or for a user's own client.

@@ -1,9 +1,9 @@
 import Diagnostics
 import FieldRuntime
 import Foundation
-import Measurement
+import TypestormMetrics
 import Orchestration
-import Platform
+import TypestormSystem
 import SearchField
 import Simulation
 

@@ -1,7 +1,7 @@
 import Diagnostics
 import Foundation
-import History
-import Measurement
+import RunHistory
+import TypestormMetrics
 import Reporting
 
 /// `typestorm store add RUN_DIR`: puts a run's record into the results store.

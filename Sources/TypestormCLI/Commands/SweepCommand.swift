@@ -1,6 +1,6 @@
 import Diagnostics
 import Foundation
-import Measurement
+import TypestormMetrics
 import Orchestration
 import Reporting
 

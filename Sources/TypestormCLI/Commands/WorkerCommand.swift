@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 import Orchestration
 
 /// `typestorm worker`: runs one segment of a scenario's typists, under the driver or alone.

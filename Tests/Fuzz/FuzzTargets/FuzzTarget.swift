@@ -1,4 +1,4 @@
-import Catalog
+import ProductCatalog
 import Foundation
 import Matching
 import Orchestration

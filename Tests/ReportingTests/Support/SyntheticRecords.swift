@@ -1,5 +1,5 @@
 import Foundation
-import Measurement
+import TypestormMetrics
 @testable import Reporting
 
 /// A small seeded generator (SplitMix64) so fixtures are the same on every machine.

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import TypestormMetrics
+
+@Suite("Histogram")
+struct HistogramTests {
+    /// A deterministic stream of latencies spread over six decades (1 µs to 1 s).
+    static func latencies(count: Int, seed: UInt64) -> [Int64] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let unit = Double(state >> 11) * 0x1.0p-53
+            return Int64(pow(10, 3 + unit * 6))
+        }
+    }
+
+    @Test func percentilesKeepThreeSignificantDigits() throws {
+        let values = Self.latencies(count: 20_000, seed: 7)
+        var histogram = Histogram(.latency)
+        values.forEach { histogram.record($0) }
+        let sorted = values.sorted()
+        for p in [50.0, 90.0, 99.0, 99.9] {
+            let exact = sorted[Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1]
+            let measured = try #require(histogram.percentile(p))
+            #expect(measured >= exact, "p\(p): \(measured) below exact \(exact)")
+            #expect(Double(measured - exact) <= Double(exact) * 0.001 + 1, "p\(p): \(measured) vs exact \(exact)")
+        }
+        #expect(histogram.percentile(100) == sorted.last)
+        #expect(histogram.min == sorted.first)
+        #expect(histogram.totalCount == 20_000)
+        #expect(histogram.sum == values.reduce(0, +))
+    }
+
+    @Test func smallCountsAreExact() {
+        var histogram = Histogram(.counts)
+        for value in [0, 1, 1, 2, 3, 5, 8, 13, 21, 34] as [Int64] { histogram.record(value) }
+        #expect(histogram.percentile(50) == 3)
+        #expect(histogram.percentile(90) == 21)
+        #expect(histogram.percentile(0) == 0)
+        #expect(histogram.mean == 8.8)
+    }
+
+    @Test func mergingShardsEqualsRecordingIntoOne() throws {
+        let values = Self.latencies(count: 9_000, seed: 42)
+        var whole = Histogram(.latency)
+        var shards = [Histogram](repeating: Histogram(.latency), count: 3)
+        for (i, value) in values.enumerated() {
+            whole.record(value)
+            shards[i % 3].record(value)
+        }
+        var merged = Histogram(.latency)
+        for shard in shards.reversed() { try merged.merge(shard) }
+        #expect(merged == whole)
+    }
+
+    @Test func mergeRefusesADifferentShape() {
+        var latency = Histogram(.latency)
+        var counts = Histogram(.counts)
+        counts.record(3)
+        #expect(throws: MergeError.self) { try latency.merge(counts) }
+    }
+
+    @Test func valuesAboveTheRangeAreClampedButCounted() {
+        var histogram = Histogram(.latency)
+        histogram.record(7_200_000_000_000)
+        #expect(histogram.clamped == 1)
+        #expect(histogram.max == 7_200_000_000_000)
+        #expect(histogram.totalCount == 1)
+    }
+
+    @Test func codableRoundTripIsExactAndSparse() throws {
+        var histogram = Histogram(.latency)
+        Self.latencies(count: 500, seed: 3).forEach { histogram.record($0) }
+        let data = try JSONEncoder().encode(histogram)
+        let decoded = try JSONDecoder().decode(Histogram.self, from: data)
+        #expect(decoded == histogram)
+        #expect(data.count < 10_000)
+    }
+
+    @Test func decodingRejectsInconsistentCounts() {
+        let json = #"{"configuration":{"lowest":1,"highest":1000,"digits":3},"count":5,"sum":3,"min":1,"max":2,"clamped":0,"counts":[1,2]}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Histogram.self, from: Data(json.utf8)) }
+    }
+
+    @Test func fractionAtOrBelow() {
+        var histogram = Histogram(.counts)
+        for value in 1...100 as ClosedRange<Int64> { histogram.record(value) }
+        #expect(histogram.fraction(atOrBelow: 25) == 0.25)
+        #expect(histogram.fraction(atOrBelow: 1_000) == 1)
+    }
+}
+
+@Suite("Run record")
+struct RunRecordTests {
+    func record(segment: Int, of count: Int, requests: Int64, latency: [Int64]) -> RunRecord {
+        var metrics = MetricSet()
+        metrics.add("requests.started", requests)
+        metrics.raiseMaximum("inflight.max", to: requests)
+        latency.forEach { metrics.record("request.latency", $0) }
+        let metadata = RunMetadata(toolVersion: "test", scenarioName: "s", scenarioHash: "abc", seed: 9, runner: "virtual", segments: [Segment(index: segment, count: count)])
+        return RunRecord(metadata: metadata, groups: [MetricGroup(name: "naive", metrics: metrics)])
+    }
+
+    @Test func mergeAddsCountersAndCoversSegments() throws {
+        var merged = record(segment: 1, of: 2, requests: 5, latency: [2_000, 3_000])
+        try merged.merge(record(segment: 0, of: 2, requests: 7, latency: [4_000]))
+        let group = try #require(merged.group(named: "naive"))
+        #expect(group.metrics.counter("requests.started") == 12)
+        #expect(group.metrics.maxima["inflight.max"] == 7)
+        #expect(group.metrics.histograms["request.latency"]?.totalCount == 3)
+        #expect(merged.metadata.segments == [Segment(index: 0, count: 2), Segment(index: 1, count: 2)])
+        #expect(merged.coversAllSegments)
+    }
+
+    @Test func mergeRefusesTheSameSegmentTwiceAndOtherScenarios() {
+        var a = record(segment: 0, of: 2, requests: 1, latency: [])
+        #expect(throws: MergeError.self) { try a.merge(record(segment: 0, of: 2, requests: 1, latency: [])) }
+        var other = record(segment: 1, of: 2, requests: 1, latency: [])
+        other.metadata.scenarioHash = "different"
+        #expect(throws: MergeError.self) { try a.merge(other) }
+    }
+
+    @Test func encodingIsStableAndRoundTrips() throws {
+        let a = record(segment: 0, of: 1, requests: 3, latency: [1_500, 2_500])
+        let bytes = try a.encoded()
+        #expect(try a.encoded() == bytes)
+        #expect(try RunRecord.decode(bytes) == a)
+    }
+
+    @Test func decodingRefusesAnotherSchemaVersion() throws {
+        var text = String(decoding: try record(segment: 0, of: 1, requests: 1, latency: []).encoded(), as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"schemaVersion\" : 1", with: "\"schemaVersion\" : 99")
+        #expect(throws: MergeError.incompatibleSchema(expected: 1, found: 99)) { try RunRecord.decode(Data(text.utf8)) }
+    }
+}

@@ -1,0 +1,122 @@
+import Testing
+@testable import TypestormMetrics
+
+/// The recorder's metrics are only as right as the interner: equal keys must get equal refs and
+/// different keys different refs, whichever typist asks and however large the table grows.
+@Suite("Query interner")
+struct QueryInternerTests {
+    /// Keys that differ only in scope, tokens, or where a token boundary falls.
+    static let nearMisses: [QueryKey] = [
+        QueryKey(text: "ab"), QueryKey(text: "ab", scope: "shoes"), QueryKey(text: "ab", scope: ""),
+        QueryKey(text: "ab", tokens: ["c"]), QueryKey(text: "ab", tokens: ["c", "d"]), QueryKey(text: "ab", tokens: ["cd"]),
+        QueryKey(text: "abc"), QueryKey(text: "ab", scope: "c"), QueryKey(text: "ab ", scope: nil),
+        QueryKey(text: "가나"), QueryKey(text: "sneakers, well past fifteen bytes"),
+    ]
+
+    @Test func equalKeysShareARefAndDifferentKeysDoNot() {
+        var interner = QueryInterner(typists: 3)
+        var refs: [QueryRef] = []
+        for (index, key) in Self.nearMisses.enumerated() {
+            refs.append(interner.ref(key, typist: index % 3))
+        }
+        #expect(Set(refs).count == Self.nearMisses.count)
+        for (index, key) in Self.nearMisses.enumerated().reversed() {
+            #expect(interner.ref(key, typist: (index + 1) % 3) == refs[index])
+            #expect(interner.ref(key, typist: (index + 1) % 3) == refs[index])
+        }
+        #expect(interner.ref(nil, typist: 0) == nil)
+    }
+
+    @Test func refsSurviveTheTableGrowing() {
+        var interner = QueryInterner(typists: 2)
+        let keys = (0..<5_000).map { QueryKey(text: "q\($0)", scope: $0 % 3 == 0 ? "bags" : nil) }
+        let refs = keys.enumerated().map { interner.ref($1, typist: $0 % 2) }
+        #expect(Set(refs).count == keys.count)
+        for (index, key) in keys.enumerated() {
+            #expect(interner.ref(key, typist: 1 - index % 2) == refs[index])
+        }
+    }
+}
+
+/// Dropping dead queries must not change a single metric.
+@Suite("Recorder query compaction")
+struct RecorderCompactionTests {
+    /// SplitMix64: a tiny local generator, so the timeline is the same on every run.
+    struct Mixer {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+
+    /// Feeds the same random timeline (many typists, hundreds of distinct queries, every record
+    /// kind that carries a query) to `recorder`.
+    static func play(into recorder: inout Recorder, typists: Int) {
+        var mixer = Mixer(state: 7)
+        var time = [Int64](repeating: 0, count: typists)
+        var nextID = [UInt64](repeating: 1, count: typists)
+        // Each typist moves through epochs of three queries: equal queries are frequent (so
+        // every comparison matters), and old epochs leave thousands of dead queries behind.
+        var epoch = 0
+        var typist = 0
+        func query(_ mixer: inout Mixer) -> QueryKey {
+            QueryKey(text: "t\(typist)e\(epoch)q\(mixer.next(3))", scope: mixer.next(8) == 0 ? "bags" : nil)
+        }
+        for step in 0..<20_000 {
+            epoch = step / 200
+            typist = mixer.next(typists)
+            time[typist] += Int64(mixer.next(400_000_000))
+            let at = time[typist]
+            let back = UInt64(mixer.next(3))
+            let recent = nextID[typist] > back ? nextID[typist] - back : 1
+            switch mixer.next(10) {
+            case 0, 1: recorder.keystroke(mixer.next(6) == 0 ? nil : query(&mixer), typist: typist, at: at)
+            case 2:
+                recorder.waitStarted(id: nextID[typist], query: query(&mixer), typist: typist, at: at)
+                nextID[typist] += 1
+            case 3:
+                if mixer.next(2) == 0 {
+                    recorder.cancelRequested(id: recent, wait: mixer.next(2) == 0, typist: typist, at: at)
+                } else {
+                    recorder.waitFired(id: recent, lateness: 0, typist: typist, at: at)
+                }
+            case 4:
+                recorder.record(.requestStart(id: nextID[typist], query: query(&mixer), lag: 0), typist: typist, at: at)
+                nextID[typist] += 1
+            case 5: recorder.record(.commit(query(&mixer), cached: mixer.next(4) == 0), typist: typist, at: at)
+            case 6: recorder.record(.workStopped(id: recent, reason: mixer.next(3) == 0 ? .cancelledObserved : .completed), typist: typist, at: at)
+            case 7:
+                recorder.record(.backendStopped(id: recent, work: BackendWork(queueNs: 5, serviceNs: Int64(mixer.next(1000)))),
+                                typist: typist, at: at)
+            case 8: recorder.record(.apply(id: recent, query: query(&mixer), kind: mixer.next(3) == 0 ? .empty : .results), typist: typist, at: at)
+            default:
+                let kinds: [DisplayKind] = [.idle, .loading, .stalled, .results, .empty, .error]
+                let kind = kinds[mixer.next(kinds.count)]
+                let shows = kind == .results || kind == .empty || kind == .error
+                recorder.display(kind, query: shows ? query(&mixer) : nil, typist: typist, at: at)
+            }
+        }
+        recorder.finish(at: time.max()! + 1)
+    }
+
+    @Test func compactingOftenGivesTheSameMetricsAsNever() {
+        var often = Recorder(typists: 20, expectsBackend: true, settleInterval: 1_000_000_000, blinkThreshold: 200_000_000,
+                             compactionFloor: 8)
+        var never = Recorder(typists: 20, expectsBackend: true, settleInterval: 1_000_000_000, blinkThreshold: 200_000_000,
+                             compactionFloor: 1 << 30)
+        Self.play(into: &often, typists: 20)
+        Self.play(into: &never, typists: 20)
+        #expect(never.queries.count > 2_000)
+        #expect(often.queries.dropped > 0)
+        #expect(never.queries.dropped == 0)
+        #expect(often.metrics().counters == never.metrics().counters)
+        // Whole sets compared as one Bool: a mismatch would print megabytes of histogram bins.
+        let sameMetrics = often.metrics() == never.metrics()
+        #expect(sameMetrics)
+        #expect(often.metrics().counter(MetricName.keystrokes) > 1_000)
+    }
+}
