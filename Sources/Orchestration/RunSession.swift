@@ -25,6 +25,9 @@ public enum RunSession {
         /// More files for the run directory, made from the merged record and the canonical
         /// scenario text (the HTML report); written inside the same atomic rename.
         public var extraFiles: (@Sendable (RunRecord, String) -> [(name: String, contents: String)])?
+        /// What `summary.txt` opens with, made from the merged record: what to ship (the
+        /// report's decision); nothing when `nil`.
+        public var summaryHeader: (@Sendable (RunRecord) -> String?)?
         /// `--out-jsonl`: write the groups so far to this file at every progress tick.
         public var progressLinesPath: String?
         /// `--metrics-port`: serve the groups so far on 127.0.0.1 (0: a free port).
@@ -152,7 +155,7 @@ public enum RunSession {
             throw Failure(message: outcome.record.problems.first ?? "no worker could be started", exitCode: ExitCode.software)
         }
         let thresholds = scenario.evaluateThresholds(outcome.record)
-        let summary = summaryText(outcome: outcome, thresholds: thresholds, directory: final)
+        let summary = summaryText(outcome: outcome, thresholds: thresholds, directory: final, header: request.summaryHeader?(outcome.record))
         do {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
             try Data(RunSummary.csv(outcome.record).utf8).write(to: temporary.appendingPathComponent("summary.csv"))
@@ -187,11 +190,12 @@ public enum RunSession {
         return "runs/\(scenario.name)-\(formatter.string(from: Date()))"
     }
 
-    static func summaryText(outcome: DriverOutcome, thresholds: [ThresholdResult], directory: String) -> String {
+    static func summaryText(outcome: DriverOutcome, thresholds: [ThresholdResult], directory: String, header: String? = nil) -> String {
         let record = outcome.record
         let seconds = Double(outcome.endedWallClockNanos - outcome.startedWallClockNanos) / 1e9
         var text = "\(record.metadata.scenarioName) (hash \(record.metadata.scenarioHash), seed \(record.metadata.seed)), "
         text += "\(outcome.workers.count) worker(s), \(String(format: "%.1f", seconds)) s\(record.partial ? " — PARTIAL" : "")\n\n"
+        if let header { text += header + "\nevery group:\n" }
         text += RunSummary.table(record)
         if let agreement = RunSummary.agreement(record) { text += "\n" + agreement }
         if let server = record.group(named: "server", labels: ["runner": "http-embedded"])?.metrics {

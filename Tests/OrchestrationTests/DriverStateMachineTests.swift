@@ -415,4 +415,34 @@ struct DriverStateMachineTests {
         #expect(figures.phase == 0)
         #expect(figures.workers.map(\.state) == ["running 0", "running 0"])
     }
+
+    @Test func progressErrorCausesAddUpToTheErrors() throws {
+        var run = try Harness(workers: 2)
+        run.machine = DriverStateMachine(scenario: run.scenario, workers: 2, startedAt: run.now, reportsProgress: true,
+                                         progressIntervalNanos: Self.second)
+        run.handle(.spawned(worker: 0, pid: 100, at: run.now))
+        run.handle(.spawned(worker: 1, pid: 101, at: run.now))
+        run.ready(0, 1)
+        run.tick()
+        // Worker 0: a live tally with causes; worker 1: a recorder's metrics, classes only (the
+        // virtual runner knows no cause).
+        var live = MetricSet()
+        live.add(MetricName.serverErrors, 3)
+        live.add(MetricName.errorCausePrefix + "http_503", 3)
+        live.add(MetricName.transportErrors, 2)
+        live.add(MetricName.errorCausePrefix + "connection_refused", 2)
+        var recorded = MetricSet()
+        recorded.add(MetricName.serverErrors, 24)
+        recorded.add(MetricName.timeouts, 1)
+        run.say(0, .snapshot(WorkerProtocol.Snapshot(sequence: 1, phase: 0, typistsActive: 1,
+                                                    groups: [MetricGroup(name: "naive", labels: ["runner": "http"], metrics: live)])))
+        run.say(1, .snapshot(WorkerProtocol.Snapshot(sequence: 1, phase: 0, typistsActive: 1,
+                                                    groups: [MetricGroup(name: "naive", labels: ["runner": "virtual"], metrics: recorded)])))
+        let figures = try #require(run.tick(after: Self.second).compactMap { action -> DriverProgress? in
+            if case let .emit(.progress(progress)) = action { progress } else { nil }
+        }.first)
+        #expect(figures.errors == 30)
+        #expect(figures.errorCauses == "server error × 24, HTTP 503 × 3, connection refused × 2, timeout × 1")
+        #expect(ProgressRenderer.headline(figures).contains("errors 30 (server error × 24, HTTP 503 × 3, connection refused × 2, timeout × 1)"))
+    }
 }

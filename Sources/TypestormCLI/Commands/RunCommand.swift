@@ -92,6 +92,7 @@ enum RunCommand {
             progress: progress, writeProgress: { console.err($0) })
         request.progressLinesPath = progressLines
         request.metricsPort = metricsPort
+        request.summaryHeader = { record in Decision(record: record)?.text }
         request.extraFiles = { record, scenarioText in
             [("report.html", HTMLReport.forRun(record, scenarioText: scenarioText).render())]
         }
