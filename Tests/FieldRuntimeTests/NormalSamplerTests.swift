@@ -5,7 +5,7 @@ import Typists
 
 /// The ziggurat must draw from the standard normal: moments, the body and both tails, which
 /// exercise the rectangle, wedge and tail paths.
-@Suite struct NormalSamplerTests {
+@Suite(.timeLimit(.minutes(5))) struct NormalSamplerTests {
     @Test func zigguratTablesAreConsistent() {
         let x = Ziggurat.x
         #expect(x.count == 129)

@@ -9,7 +9,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 /// What a user gets wrong, or an attacker tries, from the command line: each answered with a
 /// sentence of ours and the right exit code, from any working directory.
-@Suite("Hostile input from the command line", .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
+@Suite("Hostile input from the command line", .timeLimit(.minutes(5)), .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
 struct HostileInputTests {
     let executable = TypestormExecutable.path ?? "/nonexistent"
 
@@ -260,7 +260,7 @@ struct HostileInputTests {
 }
 
 /// The scale-out examples of the README and docs/driver.md, as they were run or validated.
-@Suite("Scale-out examples", .serialized)
+@Suite("Scale-out examples", .timeLimit(.minutes(5)), .serialized)
 struct ScaleOutExampleTests {
     /// The Indexed Job manifest: a Job kubectl would accept, whose pods run one segment each and
     /// write distinct files (no cluster here, and `kubectl --dry-run=client` needs one).

@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Reporting
 
-@Suite("Compare")
+@Suite("Compare", .timeLimit(.minutes(5)))
 struct CompareTests {
     /// A record with one strategy whose every search took exactly `ttfrMs` to show fresh results
     /// and sent `fanOut` requests; `samples` equal histogram values, so every percentile equals

@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Reporting
 
-@Suite("Sweep")
+@Suite("Sweep", .timeLimit(.minutes(5)))
 struct SweepTests {
     /// A histogram holding `value` a hundred times (its percentiles are `value`).
     static func histogram(_ value: Double) -> Histogram {

@@ -3,7 +3,7 @@ import Testing
 import Typists
 @testable import RunHistory
 
-@Suite("Change points")
+@Suite("Change points", .timeLimit(.minutes(5)))
 struct ChangePointTests {
     let detector = ChangePointDetector()
 

@@ -16,7 +16,7 @@ private func edits(_ word: String, from start: Int64 = 0, every: Int64 = 100, pr
     }
 }
 
-@Suite("Virtual-time simulator")
+@Suite("Virtual-time simulator", .timeLimit(.minutes(5)))
 struct SimulationTests {
     static let scenario = SimulationScenario(
         typists: 20, seed: 7,
