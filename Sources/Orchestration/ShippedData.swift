@@ -6,6 +6,7 @@ import Foundation
 /// The order: beside the scenario (its directory and the ones above it, so a scenario in
 /// `Datasets/scenarios/` finds `Datasets/queries`), then `$TYPESTORM_HOME`, then beside the
 /// executable (`<package>/.build/<config>/typestorm` and the directories above it), then the
+/// checkout the library was built from (for a package that depends on Typestorm), then the
 /// current directory as a last resort.
 public enum ShippedData {
     /// The query lists (`en.txt`, `ko.txt`, `zh.txt`, `zh-pinyin.txt`).
@@ -30,6 +31,11 @@ public enum ShippedData {
             ?? Bundle.main.executablePath ?? CommandLine.arguments.first ?? "."
     }
 
+    /// The checkout this module was built from (three directories above this file), where a
+    /// package that depends on Typestorm finds the shipped data.
+    static let sourceCheckout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.path
+
     /// The directories searched for `relativePath`, in order (see the type's comment).
     public static func roots(scenarioDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                              executable: String = executablePath,
@@ -48,6 +54,7 @@ public enum ShippedData {
         if let scenarioDirectory { roots += ancestors(of: scenarioDirectory, count: 3) }
         if let home = environment["TYPESTORM_HOME"], !home.isEmpty { roots.append(URL(fileURLWithPath: home).standardizedFileURL.path) }
         roots += ancestors(of: URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().path, count: 5)
+        roots.append(sourceCheckout)
         roots.append(currentDirectory)
         var seen = Set<String>()
         return roots.filter { seen.insert($0).inserted }
