@@ -85,9 +85,11 @@ let package = Package(
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
         .target(name: "RunHistory", dependencies: ["TypestormMetrics", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
-        .testTarget(name: "RunHistoryTests", dependencies: ["RunHistory", "TypestormMetrics", "Reporting", "Typists", "TypestormSystem", "Diagnostics"], swiftSettings: swiftSettings),
+        // The detector's error rates on synthetic series, for its test and its calibration run.
+        .target(name: "ChangePointSeries", dependencies: ["RunHistory", "Typists"], path: "Tests/Support/ChangePointSeries", swiftSettings: swiftSettings),
+        .testTarget(name: "RunHistoryTests", dependencies: ["ChangePointSeries", "RunHistory", "TypestormMetrics", "Reporting", "Typists", "TypestormSystem", "Diagnostics"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ChangePointCalibration", dependencies: ["RunHistory", "Typists"],
+            name: "ChangePointCalibration", dependencies: ["RunHistory", "Typists", "ChangePointSeries"],
             path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings
         ),
 

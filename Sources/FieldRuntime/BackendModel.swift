@@ -160,7 +160,7 @@ public struct BackendModel: Hashable, Sendable {
         case let .cost(model):
             items = model.itemsScanned(queryLength: queryLength)
             let base = Double(model.fixedNs) + Double(items) * model.nanosPerItem
-            ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.standardNormal()) : 1))
+            ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.nextStandardNormalZiggurat()) : 1))
         }
         if rng.chance(slowTailProbability) {
             ns = Int64(Double(ns) * slowTailFactor)

@@ -2,6 +2,7 @@ import Reporting
 import Testing
 import Typists
 @testable import RunHistory
+import ChangePointSeries
 
 @Suite("Change points", .timeLimit(.minutes(5)))
 struct ChangePointTests {

@@ -86,10 +86,6 @@ public struct FoldedStore: Sendable {
         self.byteFrequency = frequency
     }
 
-    /// The folded name of rank `rank`, as a string (tests, display).
-    public func foldedName(rank: Int) -> String {
-        String(decoding: bytes[Int(starts[rank])..<Int(starts[rank + 1]) - 1], as: UTF8.self)
-    }
 
     public func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
 

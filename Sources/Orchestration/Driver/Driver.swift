@@ -29,11 +29,6 @@ public final class Driver: Sendable {
         }
     }
 
-    /// Runs on the calling thread (which must stay alive until it returns).
-    public func runBlocking() -> DriverOutcome {
-        var loop = DriverLoop(configuration)
-        return loop.run()
-    }
 }
 
 /// The driver's loop: the I/O around `DriverStateMachine` (spawning, `poll`, reading lines,

@@ -1,4 +1,6 @@
 import Foundation
+import RunHistory
+import Typists
 
 /// The detector's error rates on synthetic series: how often it flags a change where there is
 /// none (false alarms), and how often it finds a known step, and where.
@@ -20,14 +22,14 @@ public struct ChangePointCalibration: Sendable, Equatable {
 
     public static func measure(
         detector: ChangePointDetector, series: Int, length: Int, step: Double,
-        using generator: inout some RandomNumberGenerator
+        using generator: inout SeededGenerator
     ) -> ChangePointCalibration {
         var falseAlarms = 0, detected = 0, locationError = 0
         let at = length / 2
         for _ in 0..<series {
-            let flat = (0..<length).map { _ in 100 + normal(&generator) }
+            let flat = (0..<length).map { _ in 100 + generator.nextStandardNormalZiggurat() }
             if !detector.detect(flat).isEmpty { falseAlarms += 1 }
-            let stepped = (0..<length).map { 100 + normal(&generator) + ($0 >= at ? step : 0) }
+            let stepped = (0..<length).map { 100 + generator.nextStandardNormalZiggurat() + ($0 >= at ? step : 0) }
             let points = detector.detect(stepped)
             if let nearest = points.map({ abs($0.index - at) }).min(), nearest <= slack {
                 detected += 1
@@ -38,12 +40,5 @@ public struct ChangePointCalibration: Sendable, Equatable {
             series: series, length: length, step: step,
             falseAlarmRate: Double(falseAlarms) / Double(series), detectionRate: Double(detected) / Double(series),
             meanLocationError: detected == 0 ? 0 : Double(locationError) / Double(detected))
-    }
-
-    /// A standard normal variate (Box–Muller).
-    static func normal(_ generator: inout some RandomNumberGenerator) -> Double {
-        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &generator)
-        let u2 = Double.random(in: 0..<1, using: &generator)
-        return (-2 * Foundation.log(u1)).squareRoot() * Foundation.cos(2 * Double.pi * u2)
     }
 }
