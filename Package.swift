@@ -19,7 +19,7 @@ func system(_ name: String, pkgConfig: String, apt: String) -> Target {
 
 let package = Package(
     name: "Typestorm",
-    platforms: [.macOS(.v15)],
+
     products: [
         /// The library: `import Typestorm` (docs/library.md).
         .library(name: "Typestorm", targets: ["Typestorm"]),

@@ -171,14 +171,16 @@ struct HostileInputTests {
         let executable = directory.file("install/.build/debug/typestorm")
         let scenarios = directory.file("scenario-tree/Datasets/scenarios")
         let home = ["TYPESTORM_HOME": directory.file("home")]
-        func find(_ scenario: String?, _ environment: [String: String]) throws -> String {
+        func find(_ scenario: String?, _ environment: [String: String], checkout: String? = nil) throws -> String {
             try ShippedData.find(ShippedData.queries, scenarioDirectory: scenario, environment: environment, executable: executable,
-                                 currentDirectory: directory.file("install/.build"))
+                                 checkout: checkout, currentDirectory: directory.file("install/.build"))
         }
         #expect(try find(scenarios, home) == directory.file("scenario-tree/Datasets/queries"))
         #expect(try find(directory.path, home) == directory.file("home/Datasets/queries"))
         #expect(try find(nil, [:]) == directory.file("install/Datasets/queries"))
         try fm.removeItem(atPath: directory.file("install/Datasets"))
+        // A package that depends on Typestorm finds the data in the checkout it was built from.
+        #expect(try find(nil, [:], checkout: directory.file("home")) == directory.file("home/Datasets/queries"))
         #expect(throws: ShippedData.NotFound.self) { try find(directory.file("install"), [:]) }
     }
 

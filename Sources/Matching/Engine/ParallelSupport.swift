@@ -37,9 +37,9 @@ struct SendableNames: @unchecked Sendable {
     let offsets: UnsafeBufferPointer<Int>
 }
 
-public enum ProcessInfoCPU {
+package enum ProcessInfoCPU {
     /// Cores this process may use.
-    public static let activeCount: Int = {
+    package static let activeCount: Int = {
         #if canImport(Glibc)
         let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         return max(1, Int(n))

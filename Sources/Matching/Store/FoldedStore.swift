@@ -8,7 +8,7 @@ import Dispatch
 /// padding so that 32-byte vector loads near the end stay inside the buffer. Folding drops
 /// U+0000 from names and queries, so a match can never span two names. Rank order is
 /// popularity descending, then catalog position ascending — the result order.
-public struct FoldedStore: Sendable {
+package struct FoldedStore: Sendable {
     /// The folded names, separators and padding.
     let bytes: [UInt8]
     /// `count + 1` entries: rank `r`'s name is `bytes[starts[r] ..< starts[r + 1] - 1]`.
@@ -18,16 +18,16 @@ public struct FoldedStore: Sendable {
     /// How often each byte value occurs in the folded names (for the packed-pair choice).
     let byteFrequency: [Int]
 
-    public var count: Int { rankToIndex.count }
+    package var count: Int { rankToIndex.count }
     /// Bytes of folded names plus separators (what a full scan reads).
-    public var scannedByteCount: Int { Int(starts[count]) }
+    package var scannedByteCount: Int { Int(starts[count]) }
 
     static let padding = 64
 
     /// Folds every name of `catalog`, on all cores.
     ///
     /// - Complexity: O(name bytes) plus O(n log n) to order by popularity.
-    public init(catalog: Catalog) {
+    package init(catalog: Catalog) {
         let n = catalog.count
         // Sort keys: popularity descending in the high half, catalog index ascending below.
         var keys = [UInt64](repeating: 0, count: n)
@@ -87,8 +87,8 @@ public struct FoldedStore: Sendable {
     }
 
 
-    public func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
+    package func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
 
     /// Bytes held (names, offsets, rank map), for memory accounting.
-    public var byteCount: Int { bytes.capacity + starts.capacity * 4 + rankToIndex.capacity * 4 }
+    package var byteCount: Int { bytes.capacity + starts.capacity * 4 + rankToIndex.capacity * 4 }
 }

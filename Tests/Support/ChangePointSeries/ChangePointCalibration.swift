@@ -8,19 +8,19 @@ import Typists
 /// Series are independent normal noise (mean 100, standard deviation 1) of `length` points; the
 /// stepped ones jump by `step` standard deviations at the middle. The tolerance is zero, so the
 /// figures are those of the statistical test alone.
-public struct ChangePointCalibration: Sendable, Equatable {
-    public var series: Int
-    public var length: Int
-    public var step: Double
+package struct ChangePointCalibration: Sendable, Equatable {
+    package var series: Int
+    package var length: Int
+    package var step: Double
     /// Share of step-free series with at least one change point.
-    public var falseAlarmRate: Double
+    package var falseAlarmRate: Double
     /// Share of stepped series with a change point within `slack` points of the step.
-    public var detectionRate: Double
+    package var detectionRate: Double
     /// Mean distance between the step and the nearest change point, over detected steps.
-    public var meanLocationError: Double
-    public static let slack = 2
+    package var meanLocationError: Double
+    package static let slack = 2
 
-    public static func measure(
+    package static func measure(
         detector: ChangePointDetector, series: Int, length: Int, step: Double,
         using generator: inout SeededGenerator
     ) -> ChangePointCalibration {
