@@ -109,7 +109,7 @@ let package = Package(
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
             name: "FilterBenchmark",
-            dependencies: ["ProductCatalog", "Matching"] + jemalloc,
+            dependencies: ["ProductCatalog", "Matching", "TypestormSystem"] + jemalloc,
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
