@@ -8,57 +8,57 @@ import TypestormMetrics
 /// `report.html`, `summary.txt` and `typestorm sweep` judge by one definition: p95 time to fresh
 /// results + a stated cost per request, with at most 1 % wrong final screens and 1 % never-fresh
 /// searches by default (`SweepObjective`).
-public struct Decision: Sendable {
+package struct Decision: Sendable {
     /// One strategy of the primary runner: its summary, its setting and its standing.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// The strategy's name in the table (its name, plus the labels that tell it apart from
         /// the others on the same runner).
-        public var title: String
-        public var summary: StrategySummary
+        package var title: String
+        package var summary: StrategySummary
         /// The strategy's palette index in the report.
-        public var style: Int
-        public var result: SweepAnalysis.SettingResult?
+        package var style: Int
+        package var result: SweepAnalysis.SettingResult?
         /// The objective of the same strategy on each other runner (in `otherRunners` order).
-        public var otherObjectives: [Double?]
+        package var otherObjectives: [Double?]
 
         /// The constraints it breaks (empty when eligible).
-        public var disqualifiedBy: [String] { result?.disqualifiedBy ?? ["not measured"] }
-        public var objective: Double? { result?.objective?.mean }
+        package var disqualifiedBy: [String] { result?.disqualifiedBy ?? ["not measured"] }
+        package var objective: Double? { result?.objective?.mean }
     }
 
     /// The label whose values are the runners (`runner`).
-    public static let runnerLabel = "runner"
+    package static let runnerLabel = "runner"
     /// The columns of the decision table after the objective, as `Quantity` ids: speed,
     /// cost, correctness, flicker. Any quantity id works here.
-    public static let columnIDs = ["ttfr.p95", "fanout.mean", "stale.share", "ttfr.neverShare", "flicker.falseEmptiesPerSettle"]
+    package static let columnIDs = ["ttfr.p95", "fanout.mean", "stale.share", "ttfr.neverShare", "flicker.falseEmptiesPerSettle"]
     /// Short column headings for the quantities the table shows (others use their label).
-    public static let shortLabels = [
+    package static let shortLabels = [
         "ttfr.p50": "p50 to fresh", "ttfr.p95": "p95 to fresh", "ttfr.p99": "p99 to fresh", "fanout.mean": "requests / search",
         "stale.share": "wrong final", "ttfr.neverShare": "never fresh", "flicker.falseEmptiesPerSettle": "false empties / search",
         "latency.p95": "latency p95", "latency.p99": "latency p99", "waste.backend": "wasted (backend)",
     ]
 
-    public let objective: SweepObjective
+    package let objective: SweepObjective
     /// The runners a decision is taken on, first found first: virtual time (the same typists on
     /// the modelled backend, no machine noise), then the in-process engine.
-    public static let preferredRunners = ["virtual", "in-process"]
+    package static let preferredRunners = ["virtual", "in-process"]
     /// The runner the decision is taken on (the first of `preferredRunners` the run has, else
     /// the first in the record); `nil` when the groups carry no runner label.
-    public let primaryRunner: String?
+    package let primaryRunner: String?
     /// The other runners, in record order: each a column of the table.
-    public let otherRunners: [String]
+    package let otherRunners: [String]
     /// Whether the groups are grid points (labelled with a debounce interval), so the
     /// recommendation names an interval and a minimum length.
-    public let swept: Bool
-    public let rows: [Row]
+    package let swept: Bool
+    package let rows: [Row]
     /// The analysis of the primary runner's groups, the same one `sweep` makes.
-    public let analysis: SweepAnalysis
+    package let analysis: SweepAnalysis
     /// Per other runner: the row index of its best eligible strategy, `nil` when none meets the
     /// constraints.
-    public let otherBest: [Int?]
+    package let otherBest: [Int?]
 
     /// `nil` when the record has no strategy groups.
-    public init?(record: RunRecord, styles: [String: Int] = [:], objective: SweepObjective = SweepObjective()) {
+    package init?(record: RunRecord, styles: [String: Int] = [:], objective: SweepObjective = SweepObjective()) {
         let summaries = ReportLayout.strategyGroups(record).strategies
         guard !summaries.isEmpty else { return nil }
         var runners: [String] = []
@@ -105,22 +105,22 @@ public struct Decision: Sendable {
     }
 
     /// The overall recommendation of the analysis.
-    public var recommendation: SweepAnalysis.Recommendation { analysis.recommendations[0] }
+    package var recommendation: SweepAnalysis.Recommendation { analysis.recommendations[0] }
 
     /// The index of the recommended row, or `nil` when no strategy meets the constraints.
-    public var chosen: Int? {
+    package var chosen: Int? {
         guard let setting = recommendation.result?.setting else { return nil }
         return rows.firstIndex { $0.result?.setting == setting }
     }
 
     /// The index of the runner-up row.
-    public var runnerUp: Int? {
+    package var runnerUp: Int? {
         guard let setting = recommendation.runnerUp?.setting else { return nil }
         return rows.firstIndex { $0.result?.setting == setting }
     }
 
     /// What the row ships as: the strategy, with its interval and minimum length when swept.
-    public func name(_ row: Int) -> String {
+    package func name(_ row: Int) -> String {
         guard swept, let setting = rows[row].result?.setting else { return rows[row].title }
         return setting.description
     }
@@ -128,7 +128,7 @@ public struct Decision: Sendable {
     /// The decision in three or four plain lines: what to ship and by which objective; the
     /// runner-up and what the choice costs against it; what is ruled out and why; whether the
     /// other runners agree.
-    public var lines: [String] {
+    package var lines: [String] {
         var lines: [String] = []
         let on = primaryRunner.map { " on the \($0) runner" } ?? ""
         guard let chosen, let result = rows[chosen].result, let value = result.objective else {
@@ -221,7 +221,7 @@ public struct Decision: Sendable {
 
     /// The decision table: one row per strategy of the primary runner; the objective, the
     /// `columnIDs` quantities, then the objective on each other runner.
-    public var table: (headers: [String], rows: [[String]], best: [[Bool]]) {
+    package var table: (headers: [String], rows: [[String]], best: [[Bool]]) {
         let quantities = Self.columnIDs.compactMap(Quantity.named)
         var headers = ["strategy", "objective"] + quantities.map { Self.shortLabels[$0.id] ?? $0.label }
         headers += otherRunners.map { "objective on \($0)" }
@@ -256,7 +256,7 @@ public struct Decision: Sendable {
 
     /// The decision as plain text for `summary.txt` and the terminal: the lines, then the
     /// table (best value in each column marked `*`).
-    public var text: String {
+    package var text: String {
         let table = table
         let marked = zip(table.rows, table.best).map { cells, best in
             cells.enumerated().map { index, cell in index > 0 && best[index - 1] ? cell + "*" : cell }

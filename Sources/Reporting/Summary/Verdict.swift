@@ -1,10 +1,10 @@
 /// Plain-language verdicts: what a reader should take away, in sentences a non-specialist can
 /// repeat ("naive showed the wrong final results in 3.1 % of searches").
-public enum Verdict {
+package enum Verdict {
     /// The verdict for one strategy: a few short sentences, most important first
     /// (failed requests when more than 1 % failed, correctness, then speed, then cost, then
     /// flicker; a few failed requests close the verdict).
-    public static func sentences(for s: StrategySummary, title: String? = nil) -> [String] {
+    package static func sentences(for s: StrategySummary, title: String? = nil) -> [String] {
         parts(for: s, title: title).map(\.sentence)
     }
 
@@ -79,7 +79,7 @@ public enum Verdict {
 
     /// Column titles for a set of groups: the name plus only the labels whose values differ
     /// between groups (a label every group shares says nothing).
-    public static func titles(_ summaries: [StrategySummary]) -> [String] {
+    package static func titles(_ summaries: [StrategySummary]) -> [String] {
         let keys = Set(summaries.flatMap(\.labels.keys)).sorted()
         let distinguishing = keys.filter { key in Set(summaries.map { $0.labels[key] ?? "" }).count > 1 }
         return summaries.map { summary in
@@ -92,7 +92,7 @@ public enum Verdict {
 extension Verdict {
     /// The kinds of flaw a group showed (`stale`, `out-of-order`, `never-fresh`, `false-empty`,
     /// `failed`), so a report can say a runner's verdict only where it differs.
-    public static func flawKinds(_ s: StrategySummary) -> Set<String> {
+    package static func flawKinds(_ s: StrategySummary) -> Set<String> {
         var kinds: Set<String> = []
         if s.staleSettles > 0 { kinds.insert("stale") }
         if s.outOfOrderApplies > 0 { kinds.insert("out-of-order") }
@@ -104,7 +104,7 @@ extension Verdict {
 
     /// Only what went wrong, one sentence per flaw (the decision table has the speed and the
     /// cost), or one sentence saying nothing did.
-    public static func flaws(for s: StrategySummary, title: String? = nil) -> [String] {
+    package static func flaws(for s: StrategySummary, title: String? = nil) -> [String] {
         let name = title ?? s.name
         guard s.settles > 0 else { return ["\(name) recorded no finished searches, so there is nothing to judge."] }
         let kinds = flawKinds(s)
