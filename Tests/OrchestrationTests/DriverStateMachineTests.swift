@@ -395,14 +395,20 @@ struct DriverStateMachineTests {
         #expect(outcome.workers.map(\.completed) == [true, true])
     }
 
-    @Test func progressIsEmittedAtItsIntervalWithTheMergedFigures() throws {
+    /// Two ready workers in phase 0 of a driver that reports progress every second.
+    static func reportingProgress() throws -> Harness {
         var run = try Harness(workers: 2)
         run.machine = DriverStateMachine(scenario: run.scenario, workers: 2, startedAt: run.now, reportsProgress: true,
-                                         progressIntervalNanos: Self.second)
+                                         progressIntervalNanos: second)
         run.handle(.spawned(worker: 0, pid: 100, at: run.now))
         run.handle(.spawned(worker: 1, pid: 101, at: run.now))
         run.ready(0, 1)
         run.tick()
+        return run
+    }
+
+    @Test func progressIsEmittedAtItsIntervalWithTheMergedFigures() throws {
+        var run = try Self.reportingProgress()
         run.say(0, .snapshot(run.snapshot(1, keystrokes: 10)))
         run.say(1, .snapshot(run.snapshot(1, keystrokes: 20)))
         let progress: ([DriverStateMachine.Action]) -> [DriverProgress] = {
@@ -417,13 +423,7 @@ struct DriverStateMachineTests {
     }
 
     @Test func progressErrorCausesAddUpToTheErrors() throws {
-        var run = try Harness(workers: 2)
-        run.machine = DriverStateMachine(scenario: run.scenario, workers: 2, startedAt: run.now, reportsProgress: true,
-                                         progressIntervalNanos: Self.second)
-        run.handle(.spawned(worker: 0, pid: 100, at: run.now))
-        run.handle(.spawned(worker: 1, pid: 101, at: run.now))
-        run.ready(0, 1)
-        run.tick()
+        var run = try Self.reportingProgress()
         // Worker 0: a live tally with causes; worker 1: a recorder's metrics, classes only (the
         // virtual runner knows no cause).
         var live = MetricSet()
