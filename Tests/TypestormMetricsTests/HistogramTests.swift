@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TypestormMetrics
 
-@Suite("Histogram")
+@Suite("Histogram", .timeLimit(.minutes(5)))
 struct HistogramTests {
     /// A deterministic stream of latencies spread over six decades (1 µs to 1 s).
     static func latencies(count: Int, seed: UInt64) -> [Int64] {
@@ -118,7 +118,7 @@ struct HistogramTests {
     }
 }
 
-@Suite("Run record")
+@Suite("Run record", .timeLimit(.minutes(5)))
 struct RunRecordTests {
     func record(segment: Int, of count: Int, requests: Int64, latency: [Int64]) -> RunRecord {
         var metrics = MetricSet()
