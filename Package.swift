@@ -57,6 +57,12 @@ let package = Package(
             dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics"],
             swiftSettings: swiftSettings
         ),
+        // User search fields written as async Swift, in virtual time on executors of our own.
+        .target(
+            name: "FieldHarness",
+            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "TypestormMetrics"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LiveLoad",
             dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics", "Matching", "TypestormSystem", "CCurl", "CCurlShims", "CPosixShims", "Locking"],
@@ -78,6 +84,7 @@ let package = Package(
             dependencies: [
                 "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "TypestormSystem",
                 "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "RunHistory",
+                "FieldHarness",
             ],
             swiftSettings: swiftSettings
         ),
@@ -97,7 +104,7 @@ let package = Package(
             name: "Typestorm",
             dependencies: [
                 "Typists", "SearchField", "TypestormMetrics", "FieldRuntime", "Simulation", "LiveLoad",
-                "ProductCatalog", "Matching", "Orchestration", "Reporting", "TypestormCLI",
+                "ProductCatalog", "Matching", "Orchestration", "Reporting", "TypestormCLI", "FieldHarness",
             ],
             swiftSettings: swiftSettings
         ),
