@@ -1,3 +1,4 @@
+import Observation
 import SearchField
 
 /// A search field written as ordinary async Swift, as Typestorm's typists use it.
@@ -129,6 +130,16 @@ public struct FieldEnvironment: Sendable {
     /// Tells Typestorm what the field shows now (call it whenever the screen changes; repeats
     /// are ignored).
     @MainActor public func show(_ screen: FieldScreen) { showFunction(screen) }
+
+    /// Reports what an `@Observable` model shows whenever it changes: `screen` reads the model
+    /// (as the view's `body` would) and is read again after every change of what it read, once
+    /// the job that changed it has finished. Shows the current screen at once.
+    @MainActor public func track(_ screen: @escaping @MainActor () -> FieldScreen) {
+        let value = withObservationTracking { screen() } onChange: { [self] in
+            VirtualScheduler.shared.post { MainActor.assumeIsolated { track(screen) } }
+        }
+        show(value)
+    }
 }
 
 /// A user field under a name: how to build one per typist, and the shortest query it searches

@@ -97,16 +97,21 @@ final class VirtualScheduler: @unchecked Sendable {
 
     /// Runs every runnable job, and what each job posted right after it.
     func drain() {
+        runPosted()
         while let (job, main) = popJob() {
             inJob.store(true, ordering: .relaxed)
             job.runSynchronously(on: main ? MainActor.sharedUnownedExecutor : genericSerialExecutor)
             inJob.store(false, ordering: .relaxed)
             jobsRun.add(1, ordering: .relaxed)
-            if !posted.isEmpty {
-                let actions = posted
-                posted.removeAll(keepingCapacity: true)
-                for action in actions { action() }
-            }
+            runPosted()
+        }
+    }
+
+    private func runPosted() {
+        while !posted.isEmpty {
+            let actions = posted
+            posted.removeAll(keepingCapacity: true)
+            for action in actions { action() }
         }
     }
 
