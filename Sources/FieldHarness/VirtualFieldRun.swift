@@ -118,7 +118,12 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             scheduler.drain()
             while failure == nil, let step = world.next(recorder: &recorder) {
                 switch step {
-                case let .typing(typist): typing(typist)
+                case let .typing(typist):
+                    // The field's own code runs here, outside any job: the watchdog watches it too.
+                    scheduler.inJob.store(true, ordering: .relaxed)
+                    typing(typist)
+                    scheduler.inJob.store(false, ordering: .relaxed)
+                    scheduler.jobsRun.add(1, ordering: .relaxed)
                 case let .wake(token): scheduler.fire(token)
                 case let .finished(typist, id, result): finished(typist, id, result)
                 case .internalStep: break
@@ -127,6 +132,14 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             }
         }
         watchdog.stop()
+        if let first = scheduler.firstRealSleep {
+            FileHandle.standardError.write(Data("""
+            note: field '\(name)': \(scheduler.realSleeps) sleeps on a real clock (\(first.clock)), the first at virtual time \
+            \(first.at / 1_000_000) ms, were virtualised (each delay rounded to whole milliseconds from virtual now); inject \
+            env.clock to make the delays exact
+
+            """.utf8))
+        }
         check()
         recorder.finish(at: world.now)
         scheduler.leave()

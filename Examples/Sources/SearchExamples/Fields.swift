@@ -1,3 +1,4 @@
+import Dispatch
 import Typestorm
 
 /// The examples as Typestorm fields: each adapter builds the model from the environment, feeds it
@@ -66,6 +67,78 @@ final class SeedAdapter: MeasuredField {
         }
     }
 
+    func textChanged(_ text: String) { model.searchText = text }
+    func scopeChanged(_ scope: String?) { model.filter.scope = scope }
+    func tokensChanged(_ tokens: [String]) { model.filter.tokens = tokens }
+}
+
+/// Fields that misuse the harness on purpose, for the tests of its error messages.
+public enum MisusedFields {
+    public static let all: [String: FieldDefinition] = [
+        "never-shows": FieldDefinition(minimumLength: 2) { env in SilentAdapter(env) },
+        "throws": FieldDefinition(minimumLength: 2) { _ in throw AdapterFailure() },
+        "foreign-thread": FieldDefinition(minimumLength: 2) { env in ForeignThreadAdapter(env) },
+        "blocks": FieldDefinition(minimumLength: 2) { env in BlockingAdapter(env) },
+        "real-sleep": FieldDefinition(minimumLength: 2) { env in RealSleepAdapter(env) },
+    ]
+
+    struct AdapterFailure: Error, CustomStringConvertible {
+        var description: String { "the adapter could not be built" }
+    }
+}
+
+/// Searches but never calls env.show.
+@MainActor
+final class SilentAdapter: MeasuredField {
+    let env: FieldEnvironment
+    init(_ env: FieldEnvironment) { self.env = env }
+    func textChanged(_ text: String) {
+        let env = env
+        Task { _ = try? await env.search(text) }
+    }
+}
+
+/// Resumes its work from a Dispatch queue: real time behind the harness's back.
+@MainActor
+final class ForeignThreadAdapter: MeasuredField {
+    init(_ env: FieldEnvironment) { env.show(.idle) }
+    func textChanged(_ text: String) {
+        Task {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { continuation.resume() }
+            }
+        }
+    }
+}
+
+/// Waits on a semaphore inside a job: nothing else can run on the only thread.
+@MainActor
+final class BlockingAdapter: MeasuredField {
+    init(_ env: FieldEnvironment) { env.show(.idle) }
+    func textChanged(_ text: String) {
+        guard text.count == 3 else { return }
+        let semaphore = DispatchSemaphore(value: 0)
+        Task { semaphore.signal() }
+        semaphore.wait()
+    }
+}
+
+/// Seed 000's model as the article writes it, with `Task.sleep` instead of the injected clock.
+@MainActor
+final class RealSleepAdapter: MeasuredField {
+    let model: SeedSearchModel
+    init(_ env: FieldEnvironment) {
+        let model = SeedSearchModel(api: ExampleFields.api(env), clock: ContinuousClock())
+        self.model = model
+        env.track {
+            if model.isLoading { return .loading }
+            if model.committedQuery.isEmpty { return .idle }
+            guard let page = model.results, !page.isEmpty else {
+                return .empty(ExampleFields.identity(model.committedQuery, model.committedFilter))
+            }
+            return ExampleFields.screen(page)
+        }
+    }
     func textChanged(_ text: String) { model.searchText = text }
     func scopeChanged(_ scope: String?) { model.filter.scope = scope }
     func tokensChanged(_ tokens: [String]) { model.filter.tokens = tokens }
