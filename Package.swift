@@ -140,6 +140,13 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "FieldHarnessBenchmark",
+            dependencies: ["FieldHarness", "Orchestration", "Simulation", "SearchField", "TypestormMetrics", "Typists"] + jemalloc,
+            path: "Benchmarks/FieldHarnessBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
             name: "LockBenchmark",
             dependencies: ["Locking", "TypestormMetrics"],
             path: "Benchmarks/LockBenchmark",
