@@ -14,13 +14,19 @@ public struct VirtualClock: Clock {
         public var description: String { "\(nanoseconds / 1_000_000) ms" }
     }
 
-    public init() {}
+    /// Records this clock's sleeps as a typist's waits (nil: not recorded).
+    let waits: (any WaitObserver)?
+
+    public init() { waits = nil }
+
+    init(waits: any WaitObserver) { self.waits = waits }
 
     public var now: Instant { Instant(nanoseconds: VirtualScheduler.shared.session?.now ?? 0) }
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let sleeper = Sleeper()
+        if let waits { sleeper.wait = (waits, 0) }
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 VirtualScheduler.shared.sleep(sleeper, continuation, until: deadline.nanoseconds)

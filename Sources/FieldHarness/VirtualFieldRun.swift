@@ -61,6 +61,7 @@ final class PendingSearch: @unchecked Sendable {
 struct TypistState {
     var input = FieldInput()
     var nextRequest: RequestID = 0
+    var nextWait: UInt64 = 0
     var open: [PendingSearch] = []
     /// Per query, the last request whose outcome reached the field, and whether a screen
     /// applied it: the screen that shows the query next is that request's answer.
@@ -155,7 +156,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
     private func makeFields() {
         for typist in typists.indices {
             let environment = FieldEnvironment(
-                typist: globalIndices[typist], clock: VirtualClock(), parameters: parameters,
+                typist: globalIndices[typist], clock: VirtualClock(waits: TypistWaits(run: self, typist: typist)), parameters: parameters,
                 search: { [unowned self] query in try await self.search(query, typist: typist) },
                 show: { [unowned self] screen in self.show(screen, typist: typist) })
             do {
@@ -321,6 +322,32 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             recorder.display(.error, query: answer(query, .error), typist: typist, at: time)
         }
     }
+}
+
+/// A typist's sleeps on its environment's clock, recorded as debounce waits for the query the
+/// field asks for when the sleep starts (none below the minimum length): every sleep on
+/// `env.clock` counts as a wait, as a `Task.sleep` does not.
+final class TypistWaits: WaitObserver, @unchecked Sendable {
+    unowned let run: VirtualFieldRun
+    let typist: Int
+
+    init(run: VirtualFieldRun, typist: Int) {
+        self.run = run
+        self.typist = typist
+    }
+
+    func waitStarted() -> UInt64? {
+        let input = run.typists[typist].input
+        guard let query = run.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return nil }
+        run.typists[typist].nextWait += 1
+        let id = run.typists[typist].nextWait
+        run.recorder.waitStarted(id: id, query: QueryKey(query, alreadyTrimmed: true), typist: typist, at: run.world.now)
+        return id
+    }
+
+    func waitFired(_ id: UInt64) { run.recorder.waitFired(id: id, lateness: 0, typist: typist, at: run.world.now) }
+
+    func waitCancelled(_ id: UInt64) { run.recorder.cancelRequested(id: id, wait: true, typist: typist, at: run.world.now) }
 }
 
 /// Stops the process when a job of the field has run for 2 s of real time without returning (a

@@ -19,6 +19,16 @@ protocol VirtualSession: AnyObject {
 final class Sleeper: @unchecked Sendable {
     var continuation: UnsafeContinuation<Void, any Error>?
     var done = false
+    /// Who records this sleep as a wait, and its number there.
+    var wait: (observer: any WaitObserver, id: UInt64)?
+}
+
+/// Records a field's sleeps on its clock as waits (started, fired, cancelled).
+protocol WaitObserver: AnyObject, Sendable {
+    /// A sleep starts now; returns its wait number, or nil when it is not recorded.
+    func waitStarted() -> UInt64?
+    func waitFired(_ id: UInt64)
+    func waitCancelled(_ id: UInt64)
 }
 
 /// One FIFO of runnable jobs for the whole process, drained on one thread (the one that called
@@ -167,6 +177,7 @@ final class VirtualScheduler: @unchecked Sendable {
             return continuation.resume()
         }
         sleeper.continuation = continuation
+        if let observer = sleeper.wait?.observer, let id = observer.waitStarted() { sleeper.wait = (observer, id) } else { sleeper.wait = nil }
         session.scheduleWake(at: deadline, token: UInt64(store(.sleeper(sleeper))))
     }
 
@@ -177,6 +188,7 @@ final class VirtualScheduler: @unchecked Sendable {
         sleeper.done = true
         let continuation = sleeper.continuation
         sleeper.continuation = nil
+        if continuation != nil, let wait = sleeper.wait { wait.observer.waitCancelled(wait.id) }
         continuation?.resume(throwing: CancellationError())
     }
 
@@ -197,6 +209,7 @@ final class VirtualScheduler: @unchecked Sendable {
             sleeper.done = true
             let continuation = sleeper.continuation
             sleeper.continuation = nil
+            if let wait = sleeper.wait { wait.observer.waitFired(wait.id) }
             continuation?.resume()
         }
     }
