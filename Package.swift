@@ -69,7 +69,7 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Diagnostics", "Locking"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Reporting", dependencies: ["TypestormMetrics", "Diagnostics"], swiftSettings: swiftSettings),
@@ -109,7 +109,7 @@ let package = Package(
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
             name: "FilterBenchmark",
-            dependencies: ["ProductCatalog", "Matching"] + jemalloc,
+            dependencies: ["ProductCatalog", "Matching", "TypestormSystem"] + jemalloc,
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),

@@ -23,7 +23,7 @@ public enum CancellationMode: Hashable, Sendable, CustomStringConvertible {
 
 /// Service time from the work a query costs: items scanned at a calibrated rate.
 ///
-/// `calibrate(itemsPerSecond:)` takes a rate measured on the real filter engine for the
+/// `fitThroughput(itemsPerSecond:)` takes a rate measured on the real filter engine for the
 /// catalog at hand, so virtual runs cost what real ones would.
 public struct CostModel: Hashable, Sendable {
     /// Items each search scans (the catalog's size).
@@ -45,7 +45,7 @@ public struct CostModel: Hashable, Sendable {
     }
 
     /// Sets the scan rate from a measurement.
-    public mutating func calibrate(itemsPerSecond: Double) {
+    public mutating func fitThroughput(itemsPerSecond: Double) {
         precondition(itemsPerSecond > 0)
         nanosPerItem = 1e9 / itemsPerSecond
     }

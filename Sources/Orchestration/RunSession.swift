@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import Reporting
 import TypestormMetrics
 import TypestormSystem
 
@@ -22,9 +23,6 @@ package enum RunSession {
         /// Extra hook for every driver event (tests, benchmarks).
         package var onEvent: (@Sendable (DriverEvent) -> Void)?
         package var handleSignals: Bool
-        /// More files for the run directory, made from the merged record and the canonical
-        /// scenario text (the HTML report); written inside the same atomic rename.
-        package var extraFiles: (@Sendable (RunRecord, String) -> [(name: String, contents: String)])?
         /// `--out-jsonl`: write the groups so far to this file at every progress tick.
         package var progressLinesPath: String?
         /// `--metrics-port`: serve the groups so far on 127.0.0.1 (0: a free port).
@@ -157,9 +155,8 @@ package enum RunSession {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
             try Data(RunSummary.csv(outcome.record).utf8).write(to: temporary.appendingPathComponent("summary.csv"))
             try Data(summary.utf8).write(to: temporary.appendingPathComponent("summary.txt"))
-            for file in request.extraFiles?(outcome.record, scenario.canonicalJSON.prettyCanonical) ?? [] {
-                try Data(file.contents.utf8).write(to: temporary.appendingPathComponent(file.name))
-            }
+            let report = HTMLReport.forRun(outcome.record, scenarioText: scenario.canonicalJSON.prettyCanonical).render()
+            try Data(report.utf8).write(to: temporary.appendingPathComponent("report.html"))
             try? fm.removeItem(atPath: temporary.appendingPathComponent(driverHostFile).path)
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {

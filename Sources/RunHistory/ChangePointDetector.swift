@@ -45,7 +45,7 @@ package struct ChangePointDetector: Sendable {
         "binary segmentation; at each split a pooled two-sample t-test of up to \(window) runs on each side, Bonferroni-corrected over the splits tried, alpha \(ValueFormat.significant(alpha)); changes within the compare tolerance are ignored"
     }
 
-    package func detect(_ values: [Double], tolerance: Thresholds.Tolerance = Thresholds.Tolerance(relative: 0, absolute: 0)) -> [ChangePoint] {
+    package func detect(_ values: [Double], tolerance: Tolerances.Tolerance = Tolerances.Tolerance(relative: 0, absolute: 0)) -> [ChangePoint] {
         var found: [ChangePoint] = []
         var stretches = [(0, values.count)]
         while let (low, high) = stretches.popLast() {
@@ -58,7 +58,7 @@ package struct ChangePointDetector: Sendable {
     }
 
     /// The best split of `values[low..<high]` if it is significant after correction.
-    private func strongest(_ values: [Double], _ low: Int, _ high: Int, _ tolerance: Thresholds.Tolerance) -> ChangePoint? {
+    private func strongest(_ values: [Double], _ low: Int, _ high: Int, _ tolerance: Tolerances.Tolerance) -> ChangePoint? {
         guard high - low >= 3 else { return nil }
         var tried = 0
         var best: (point: ChangePoint, strength: Double)?

@@ -35,7 +35,7 @@ package struct History: Sendable {
     package var scenarios: [ScenarioRuns]
     package var series: [Series]
     package var detector: ChangePointDetector
-    package var thresholds: Thresholds
+    package var thresholds: Tolerances
 
     /// The metrics shown when `--metric` is not given: the ones a search field is judged by.
     package static let defaultMetrics = [
@@ -46,7 +46,7 @@ package struct History: Sendable {
     /// Reads the store and finds the change points. `metrics` empty means `defaultMetrics`.
     package init(
         store: HistoryStore, scenario: String? = nil, metrics: [String] = [], strategies: [String] = [],
-        thresholds: Thresholds = Thresholds(), detector: ChangePointDetector = ChangePointDetector()
+        thresholds: Tolerances = Tolerances(), detector: ChangePointDetector = ChangePointDetector()
     ) throws(HistoryError) {
         let runs = try store.runs(scenario: scenario)
         let values = try store.values(scenario: scenario, metrics: metrics.isEmpty ? Self.defaultMetrics : metrics, strategies: strategies)
@@ -54,7 +54,7 @@ package struct History: Sendable {
     }
 
     /// The history of given runs and values (runs in the store's order).
-    package init(runs: [StoredRun], values: [HistoryStore.Value], metrics: [String], thresholds: Thresholds = Thresholds(),
+    package init(runs: [StoredRun], values: [HistoryStore.Value], metrics: [String], thresholds: Tolerances = Tolerances(),
                 detector: ChangePointDetector = ChangePointDetector()) {
         self.thresholds = thresholds
         self.detector = detector

@@ -143,18 +143,6 @@ struct SweepTests {
             == "s at min length 2: 100–200 ms, 400 ms; s at min length 3: 0 ms")
     }
 
-    @Test func gridRanges() throws {
-        #expect(try GridRange.parse("0:600:25").values.count == 25)
-        #expect(try GridRange.parse("0:600:25").values.last == 600)
-        #expect(try GridRange.parse("1:3").values == [1, 2, 3])
-        #expect(try GridRange.parse("300").values == [300])
-        #expect(try GridRange.parse("250,100,250").values == [100, 250])
-        #expect(throws: GridRangeError(text: "5:1", reason: "the end (1) is below the start (5)")) { try GridRange.parse("5:1") }
-        #expect(throws: GridRangeError.self) { try GridRange.parse("0:10:0") }
-        #expect(throws: GridRangeError.self) { try GridRange.parse("a:b") }
-        #expect(throws: GridRangeError.self) { try GridRange.parse("0:100000:1") }
-    }
-
     @Test func aStoredSweepRecordGivesAnswersChartsAndStableJSON() throws {
         let record = try Fixtures.record("sweep.json")
         let analysis = SweepAnalysis(points: record.sweepPoints)

@@ -30,7 +30,7 @@ struct ChangePointTests {
     }
 
     @Test func changesWithinTheToleranceAreIgnored() {
-        let tolerance = Thresholds.Tolerance(relative: 0.05, absolute: 0)
+        let tolerance = Tolerances.Tolerance(relative: 0.05, absolute: 0)
         #expect(detector.detect([100, 100, 100, 103, 103, 103], tolerance: tolerance).isEmpty)
         #expect(detector.detect([100, 100, 100, 110, 110, 110], tolerance: tolerance).map(\.index) == [3])
     }

@@ -1,3 +1,4 @@
+import TypestormSystem
 import ProductCatalog
 import Dispatch
 import Locking
@@ -43,7 +44,7 @@ public final class SearchEngine: Sendable {
         public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int? = nil, parallelVerifyMinimum: Int = 2048) {
             self.firstPageBytes = firstPageBytes
             self.parallelMinimumBytes = parallelMinimumBytes
-            self.parts = max(1, parts ?? ProcessInfoCPU.activeCount)
+            self.parts = max(1, parts ?? Processors.active)
             self.parallelVerifyMinimum = max(1, parallelVerifyMinimum)
         }
     }

@@ -1,3 +1,4 @@
+import TypestormSystem
 import ProductCatalog
 import Dispatch
 
@@ -38,7 +39,7 @@ package struct FoldedStore: Sendable {
         let rankToIndex = keys.map { UInt32(truncatingIfNeeded: $0) }
         keys = []
 
-        let parts = n < 50_000 ? 1 : max(1, min(16, ProcessInfoCPU.activeCount * 4))
+        let parts = n < 50_000 ? 1 : max(1, min(16, Processors.active * 4))
         let results = PartResults<([UInt8], [UInt32])>(count: parts)
         catalog.withNameStorage { nameBytes, nameOffsets in
             let names = SendableNames(bytes: nameBytes, offsets: nameOffsets)

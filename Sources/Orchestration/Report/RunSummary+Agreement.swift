@@ -1,3 +1,4 @@
+import Reporting
 import FieldRuntime
 import TypestormMetrics
 
@@ -45,5 +46,16 @@ extension RunSummary {
         if metric.hasSuffix("_ns") { return formatDuration(value) }
         if metric.hasSuffix("_share") { return String(format: "%.1f%%", value * 100) }
         return formatCount(value)
+    }
+}
+
+extension HTMLReport {
+    /// The report of a run, with its virtual-against-live table (`RunSummary.agreementRows`).
+    package static func forRun(_ record: RunRecord, scenarioText: String?) -> HTMLReport {
+        var report = HTMLReport(record: record, scenarioText: scenarioText)
+        report.agreement = RunSummary.agreementRows(record).map {
+            AgreementRow(strategy: $0.strategy, runner: $0.runner, agrees: $0.agrees, note: $0.note)
+        }
+        return report
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TypestormSystem
 import TypestormMetrics
 import Simulation
 
@@ -85,7 +86,7 @@ package enum SweepGrid {
             prepared.append(replicates)
         }
         let jobs = populations.indices.flatMap { p in (0..<plan.replicates).flatMap { r in settings.indices.map { Job(population: p, replicate: r, setting: $0) } } }
-        let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let parallelism = Processors.active
         var results = [MetricSet?](repeating: nil, count: jobs.count)
         var finished = 0
         try await withThrowingTaskGroup(of: (Int, MetricSet).self) { group in

@@ -178,7 +178,7 @@ struct ComparisonJSON: Encodable {
         var candidateMean: Double?
         var delta: Double?
         var relative: Double?
-        var tolerance: Thresholds.Tolerance
+        var tolerance: Tolerances.Tolerance
         var welch: Welch?
         var status: String
     }

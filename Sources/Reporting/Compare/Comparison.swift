@@ -4,7 +4,7 @@ import TypestormMetrics
 /// `compare`'s decision: every quantity of every group, baseline against candidate.
 ///
 /// Each side is one or more run records of the same scenario (repeated runs). A quantity's value
-/// per side is the mean over that side's records; the change is judged against `Thresholds`
+/// per side is the mean over that side's records; the change is judged against `Tolerances`
 /// and, with two or more runs per side, Welch's test.
 package struct Comparison: Sendable {
     package enum Status: String, Sendable, Codable {
@@ -29,7 +29,7 @@ package struct Comparison: Sendable {
         package var quantity: Quantity
         package var baseline: [Double]
         package var candidate: [Double]
-        package var tolerance: Thresholds.Tolerance
+        package var tolerance: Tolerances.Tolerance
         package var welch: WelchTest?
         package var status: Status
 
@@ -47,12 +47,12 @@ package struct Comparison: Sendable {
     }
 
     package var rows: [Row]
-    package var thresholds: Thresholds
+    package var thresholds: Tolerances
     package var baselineRuns: Int
     package var candidateRuns: Int
 
     /// One run on a side: Welch's test needs two, so run-to-run noise cannot be judged and the
-    /// tolerances are widened (`Thresholds.widenedForSingleRuns`).
+    /// tolerances are widened (`Tolerances.widenedForSingleRuns`).
     package var isSingleRun: Bool { baselineRuns < 2 || candidateRuns < 2 }
 
     /// Fewest samples beyond a percentile, on each side, for a change of it to be judged.
@@ -91,7 +91,7 @@ package struct Comparison: Sendable {
         }
     }
 
-    package init(baseline: [RunRecord], candidate: [RunRecord], thresholds: Thresholds = Thresholds()) {
+    package init(baseline: [RunRecord], candidate: [RunRecord], thresholds: Tolerances = Tolerances()) {
         self.thresholds = thresholds
         baselineRuns = baseline.count
         candidateRuns = candidate.count
@@ -105,7 +105,7 @@ package struct Comparison: Sendable {
                 let c = candSummaries.compactMap { $0[key].flatMap(quantity.value) }.filter(\.isFinite)
                 if b.isEmpty && c.isEmpty { continue }
                 var tolerance = thresholds.tolerance(for: quantity, group: key)
-                if baseline.count < 2 || candidate.count < 2 { tolerance = Thresholds.widenedForSingleRuns(tolerance, unit: quantity.unit) }
+                if baseline.count < 2 || candidate.count < 2 { tolerance = Tolerances.widenedForSingleRuns(tolerance, unit: quantity.unit) }
                 var row = Row(group: key, quantity: quantity, baseline: b, candidate: c, tolerance: tolerance, welch: nil, status: .unchanged)
                 row.status = Self.judge(&row, alpha: thresholds.alpha)
                 // Judged only when every run on both sides has enough samples beyond the percentile.

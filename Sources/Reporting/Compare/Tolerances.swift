@@ -7,7 +7,7 @@ import TypestormMetrics
 /// A difference counts only when it exceeds **both** the absolute and the relative tolerance
 /// (so tiny numbers do not trip on relative noise, and large ones do not trip on a few units),
 /// and, with at least two runs on each side, when Welch's test gives p < `alpha`.
-package struct Thresholds: Sendable, Equatable {
+package struct Tolerances: Sendable, Equatable {
     package struct Tolerance: Sendable, Equatable, Codable {
         /// Allowed change as a fraction of the baseline (0.05 = 5 %).
         package var relative: Double
@@ -37,7 +37,7 @@ package struct Thresholds: Sendable, Equatable {
         }
     }
 
-    package init(alpha: Double = 0.05, defaults: [ValueUnit: Tolerance] = Thresholds.builtInDefaults, overrides: [String: PartialTolerance] = Thresholds.builtInOverrides) {
+    package init(alpha: Double = 0.05, defaults: [ValueUnit: Tolerance] = Tolerances.builtInDefaults, overrides: [String: PartialTolerance] = Tolerances.builtInOverrides) {
         self.alpha = alpha
         self.defaults = defaults
         self.overrides = overrides
@@ -95,10 +95,10 @@ package struct ThresholdsError: Error, CustomStringConvertible, Equatable {
     package var description: String
 }
 
-extension Thresholds {
+extension Tolerances {
     /// Reads a thresholds file (format in docs/reports.md). Fields not given keep the built-in
     /// defaults; `metrics` entries are added to the built-in overrides (and win over them).
-    package static func parse(_ data: Data, file: String) throws -> Thresholds {
+    package static func parse(_ data: Data, file: String) throws -> Tolerances {
         func fail(_ path: String, _ message: String) -> ThresholdsError {
             ThresholdsError(description: "\(file): \(path): \(message)")
         }
@@ -109,7 +109,7 @@ extension Thresholds {
             throw ThresholdsError(description: "\(file): not valid JSON (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "it cannot be parsed"))")
         }
         guard let object = root as? [String: Any] else { throw fail("top level", "expected an object") }
-        var thresholds = Thresholds()
+        var thresholds = Tolerances()
         for key in object.keys.sorted() where !["alpha", "defaults", "metrics", "comment"].contains(key) {
             throw fail(key, "unknown field (expected alpha, defaults, metrics)")
         }
