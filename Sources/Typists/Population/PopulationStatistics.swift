@@ -29,9 +29,10 @@ public struct PopulationStatistics: Sendable, Hashable, Codable {
     /// Chinese: key presses per Han character (pinyin letters, picks and corrections; the
     /// spaces between words left out), typed queries only. About 2.2 for pinyin [R1 in docs/typing.md].
     public var keysPerHanCharacter = 0.0
-    /// Mean queries typed per session.
+    /// Mean queries typed per session, refinements included.
     public var queriesPerSession = 0.0
-    /// Mean typing events (keys, scope and token changes, submits) per session.
+    /// Mean typing events per session: every ``TypingEvent`` (keys, scope and token changes,
+    /// submits, the end).
     public var eventsPerSession = 0.0
     /// Key presses measured in all, the denominator of ``backspaceShare``.
     public var keyPresses = 0

@@ -30,7 +30,7 @@ import Foundation
 public struct TraceHeader: Sendable, Hashable, Codable {
     /// The session's number within the trace.
     public var session: Int
-    /// The population index of the typist who typed it; `nil` for a recorded human session.
+    /// The population index of the typist who typed it; `nil` when unknown.
     public var typist: Int?
     /// The population seed the session was generated with; `nil` when not generated.
     public var seed: UInt64?
