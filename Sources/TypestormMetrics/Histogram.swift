@@ -8,12 +8,20 @@
 ///
 /// - Complexity: `record` is O(1) (a few shifts and one add); `percentile` is O(buckets).
 public struct Histogram: Sendable, Equatable {
+    /// The range and precision this histogram was created with; only histograms with equal
+    /// configurations merge.
     public let configuration: Configuration
     /// Counts per bucket; index layout as in HdrHistogram (see `Configuration.index(of:)`).
     var counts: SlotCounts
+    /// Values recorded, counting each `record(_:count:)` as `count` values.
     public private(set) var totalCount: Int64 = 0
+    /// Exact sum of the recorded values (not clamped), in the caller's unit; with ``totalCount`` it
+    /// gives the mean.
     public private(set) var sum: Int64 = 0
+    /// Smallest value recorded, exact; `Int64.max` while the histogram is empty (check ``isEmpty``).
     public private(set) var min: Int64 = .max
+    /// Largest value recorded, exact (not clamped); `Int64.min` while the histogram is empty (check
+    /// ``isEmpty``).
     public private(set) var max: Int64 = .min
     /// Values recorded above `highestTrackable` (kept at the top bucket).
     public private(set) var clamped: Int64 = 0
@@ -21,8 +29,12 @@ public struct Histogram: Sendable, Equatable {
     /// The shape of a histogram: range and precision. Only histograms with equal configurations
     /// merge.
     public struct Configuration: Sendable, Hashable, Codable {
+        /// The smallest value told apart from 0, in the caller's unit (1 000 ns for ``latency``).
         public let lowestDiscernible: Int64
+        /// The largest value kept exactly in a bucket; larger ones go to the top bucket and count in
+        /// ``Histogram/clamped``.
         public let highestTrackable: Int64
+        /// Significant decimal digits every bucket keeps (1 to 5): 3 means within 0.1 %.
         public let significantDigits: Int
 
         let unitMagnitude: Int
@@ -33,6 +45,9 @@ public struct Histogram: Sendable, Equatable {
         let bucketCount: Int
         let countsLength: Int
 
+        /// A shape for values from `lowestDiscernible` to `highestTrackable` at `significantDigits`
+        /// decimal digits. Traps unless `lowestDiscernible >= 1`, `highestTrackable >=
+        /// 2 × lowestDiscernible` and `significantDigits` is 1...5.
         public init(lowestDiscernible: Int64, highestTrackable: Int64, significantDigits: Int) {
             precondition(lowestDiscernible >= 1, "lowestDiscernible must be at least 1")
             precondition(highestTrackable >= 2 * lowestDiscernible, "highestTrackable must be at least twice lowestDiscernible")
@@ -126,11 +141,14 @@ public struct Histogram: Sendable, Equatable {
         public static let counts = Configuration(lowestDiscernible: 1, highestTrackable: 1_000_000_000, significantDigits: 3)
     }
 
+    /// An empty histogram of the given shape (latencies in nanoseconds unless told otherwise).
     public init(_ configuration: Configuration = .latency) {
         self.configuration = configuration
         counts = SlotCounts(count: configuration.countsLength)
     }
 
+    /// True when nothing was recorded; then ``mean`` and percentiles are `nil` and ``min``/``max``
+    /// hold sentinels.
     public var isEmpty: Bool { totalCount == 0 }
 
     /// Records `value` once (negative values are recorded as 0).
@@ -149,6 +167,8 @@ public struct Histogram: Sendable, Equatable {
         if value > max { max = value }
     }
 
+    /// Records `value` `count` times (nothing for `count <= 0`; negative values as 0), as merging a
+    /// histogram holding them would.
     public mutating func record(_ value: Int64, count: Int64) {
         guard count > 0 else { return }
         let value = Swift.max(0, value)
@@ -228,6 +248,9 @@ public struct Histogram: Sendable, Equatable {
     }
 }
 
+/// Why two measurements cannot be combined: ``Histogram``s of different shapes, ``RunRecord``s of
+/// different schema versions, or records of different runs (scenario, seed or segments differ).
+/// The description says which, in words a report can print.
 public enum MergeError: Error, Equatable, CustomStringConvertible {
     case incompatibleHistograms(Histogram.Configuration, Histogram.Configuration)
     case incompatibleSchema(expected: Int, found: Int)

@@ -8,6 +8,7 @@ import Foundation
 /// Strings (the key name is always a small string; the text allocates only past 15 UTF-8
 /// bytes); `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no allocation.
 public struct GeneratedSession: TypistSession, Sendable {
+    /// The typist whose session this is.
     public let profile: TypistProfile
     let settings: PopulationSettings
     let device: DeviceParameters
