@@ -35,12 +35,15 @@ public struct SearchFieldConfiguration: Hashable, Sendable {
     public var stalledDelay: Int64?
     /// Client LRU cache of identity → results (0: off). Presets whose seed has no cache ignore it.
     public var cacheCapacity: Int
+    /// What restarts the wait and the request: the full identity (correct) or the text alone.
     public var restartKey: RestartKey
     /// Wrap the strategy in seed 001's write-back normalization.
     public var writeBack: Bool
     /// Stop a write-back loop after this many re-entries of the change handler.
     public var writeBackBound: Int
 
+    /// A configuration; the defaults are a 300 ms debounce, trimming, minimum length 2, no stalled
+    /// indicator, no cache, identity restarts and no write-back (docs/strategies.md).
     public init(
         debounce: Int64 = 300_000_000, normalizer: QueryNormalizer = QueryNormalizer(trims: true, minimumLength: 2),
         stalledDelay: Int64? = nil, cacheCapacity: Int = 0, restartKey: RestartKey = .identity,
