@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Typists
 @testable import LiveLoad
 
 /// The count reader against Foundation's full JSON parser: on every document both must find the
@@ -28,17 +29,8 @@ struct JSONCountPathDifferentialTests {
         return whole
     }
 
-    /// A seeded generator (SplitMix64), so a failure names a reproducible document.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// Seeded, so a failure names a reproducible document.
+    typealias Random = SeededGenerator
 
     /// A JSON value as written, members in order (duplicates kept).
     indirect enum Node {
@@ -141,7 +133,7 @@ struct JSONCountPathDifferentialTests {
     }
 
     @Test func agreesWithFoundationOnRandomDocuments() throws {
-        var random = Random(state: 20_260_601)
+        var random = Random(seed: 20_260_601)
         var counted = 0
         for document in 0..<4000 {
             let root = Self.node(&random, depth: 0)
