@@ -23,7 +23,7 @@ public enum CancellationMode: Hashable, Sendable, CustomStringConvertible {
 
 /// Service time from the work a query costs: items scanned at a calibrated rate.
 ///
-/// `calibrate(itemsPerSecond:)` takes a rate measured on the real filter engine for the
+/// `fitThroughput(itemsPerSecond:)` takes a rate measured on the real filter engine for the
 /// catalog at hand, so virtual runs cost what real ones would.
 public struct CostModel: Hashable, Sendable {
     public var catalogItems: Int64
@@ -41,7 +41,7 @@ public struct CostModel: Hashable, Sendable {
     }
 
     /// Sets the scan rate from a measurement.
-    public mutating func calibrate(itemsPerSecond: Double) {
+    public mutating func fitThroughput(itemsPerSecond: Double) {
         precondition(itemsPerSecond > 0)
         nanosPerItem = 1e9 / itemsPerSecond
     }
@@ -160,7 +160,7 @@ public struct BackendModel: Hashable, Sendable {
         case let .cost(model):
             items = model.itemsScanned(queryLength: queryLength)
             let base = Double(model.fixedNs) + Double(items) * model.nanosPerItem
-            ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.standardNormal()) : 1))
+            ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.nextStandardNormalZiggurat()) : 1))
         }
         if rng.chance(slowTailProbability) {
             ns = Int64(Double(ns) * slowTailFactor)

@@ -124,23 +124,17 @@ public enum Simulation {
     static func strategyCounting<Session: TypistSession>(
         _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
-        let configuration = spec.configuration
-        let made = sessions(typists)
-        func run<Base: SearchFieldStrategy>(_ base: Base) -> (recorder: Recorder, events: Int) {
-            configuration.writeBack
-                ? runCounting(WriteBackField(base: base), scenario: scenario, sessions: made, typists: typists)
-                : runCounting(base, scenario: scenario, sessions: made, typists: typists)
-        }
-        switch spec.preset {
-        case .naive: return run(NaiveField(configuration: configuration))
-        case .manualCancel: return run(ManualCancelField(configuration: configuration))
-        case .splitStateSeed: return run(SplitStateSeedField(configuration: configuration))
-        case .splitState: return run(SplitStateField(configuration: configuration))
-        case .sequenceGuard: return run(SequenceGuardField(configuration: configuration))
-        case .debounceSwitch: return run(DebounceSwitchField(configuration: configuration))
-        case .throttle: return run(ThrottleField(configuration: configuration))
-        case .submitOnly: return run(SubmitOnlyField(configuration: configuration))
-        case .localFilter: return run(LocalFilterField(configuration: configuration))
+        spec.preset.visit(spec.configuration, Counting(scenario: scenario, sessions: sessions(typists), typists: typists))
+    }
+
+    /// Runs the preset's strategy at its concrete type (the hot loop specialised for it).
+    struct Counting<Session: TypistSession>: PresetVisitor {
+        let scenario: SimulationScenario
+        let sessions: [Session]
+        let typists: Range<Int>
+
+        func visit<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> (recorder: Recorder, events: Int) {
+            runCounting(strategy, scenario: scenario, sessions: sessions, typists: typists)
         }
     }
 

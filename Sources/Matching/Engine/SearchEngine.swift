@@ -1,3 +1,4 @@
+import TypestormSystem
 import ProductCatalog
 import Dispatch
 import Locking
@@ -38,10 +39,11 @@ public final class SearchEngine: Sendable {
         /// From this many candidates on, an all-hits index or refine verifies on all cores.
         public var parallelVerifyMinimum: Int
 
-        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int = ProcessInfoCPU.activeCount, parallelVerifyMinimum: Int = 2048) {
+        /// The defaults; `parts` nil is one part per active core.
+        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int? = nil, parallelVerifyMinimum: Int = 2048) {
             self.firstPageBytes = firstPageBytes
             self.parallelMinimumBytes = parallelMinimumBytes
-            self.parts = max(1, parts)
+            self.parts = max(1, parts ?? Processors.active)
             self.parallelVerifyMinimum = max(1, parallelVerifyMinimum)
         }
     }

@@ -94,7 +94,7 @@ public struct SearchCancellation: Sendable {
     public static let none = SearchCancellation(kind: .none)
     /// Cancelled when the current Swift task is.
     public static let task = SearchCancellation(kind: .task)
-    public static func flag(_ flag: CancellationFlag) -> SearchCancellation { SearchCancellation(kind: .flag(flag)) }
+    package static func flag(_ flag: CancellationFlag) -> SearchCancellation { SearchCancellation(kind: .flag(flag)) }
     public static func custom(_ isCancelled: @escaping @Sendable () -> Bool) -> SearchCancellation { SearchCancellation(kind: .custom(isCancelled)) }
 
     /// Whether the search should stop now (on the calling thread).

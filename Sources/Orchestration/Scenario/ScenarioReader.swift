@@ -23,7 +23,7 @@ public enum ScenarioReader {
         }
     }
 
-    public static func read(_ document: JSONValue, file: String? = nil) throws(ScenarioError) -> Scenario {
+    package static func read(_ document: JSONValue, file: String? = nil) throws(ScenarioError) -> Scenario {
         let context = Context()
         let scenario = context.scenario(document)
         guard context.issues.isEmpty, let scenario else {

@@ -58,7 +58,7 @@ public struct ScenarioTypists: Sendable {
 
     /// Typist `index`'s typing in a phase: its session, or with arrival `stages` session after
     /// session until the schedule sends it away (`ContinuingSession`).
-    public func typing(forTypist index: Int) -> ContinuingSession {
+    package func typing(forTypist index: Int) -> ContinuingSession {
         let continues = if case .stages = population.arrival { true } else { false }
         return ContinuingSession(typists: self, typist: index, stride: continues ? max(1, population.typists) : 0)
     }

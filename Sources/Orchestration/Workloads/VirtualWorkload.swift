@@ -27,7 +27,7 @@ public struct VirtualWorkload: PhaseWorkload {
         self.minimumChunkTypists = minimumChunkTypists
     }
 
-    public func run(_ context: PhaseContext) async throws -> [MetricGroup] {
+    package func run(_ context: PhaseContext) async throws -> [MetricGroup] {
         let simulation = Self.simulationScenario(context.scenario)
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
@@ -65,7 +65,7 @@ public struct VirtualWorkload: PhaseWorkload {
         return ArrivalSchedule(population: scenario.population, seed: scenario.seed)
     }
 
-    public func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload {
+    package func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload {
         var workload = self
         workload.typists = try resources.typists()
         return workload

@@ -1,33 +1,30 @@
 import Foundation
 
-/// Keystroke traces as JSON Lines: one object per line, one event per object.
-///
-/// The format (version 1), which `typestorm typists sample --trace-out` writes and the replay
-/// command reads:
-///
-/// ```
-/// {"session":0,"typist":3,"seed":1,"device":"mobile","language":"ko","wpm":31.4}
-/// {"t_ms":1204.113,"key":"ㅎ","text":"ㅎ"}
-/// {"t_ms":1391.5,"scope":"brands"}
-/// {"t_ms":1391.5,"scope":null}
-/// {"t_ms":2210,"tokens":["in-stock"]}
-/// {"t_ms":3012.25,"submit":true}
-/// {"t_ms":5400,"end":true}
-/// ```
-///
-/// - `t_ms`: milliseconds from the start of the session (decimals allowed, non-decreasing
-///   within a session).
-/// - An event has exactly one of `key` (with `text`, the field's whole text after the key),
-///   `scope` (a string, or `null` for all scopes), `tokens` (array of strings), `submit: true`,
-///   `end: true`. Key names: the character typed, or `⌫` backspace, `⎋` clear, `⌘V` paste,
-///   `⇥` accepted suggestion or prediction, `␣` pinyin pick with space, `한/영` toggle.
-/// - A line with `session` (and no `t_ms`) starts a new session; its other keys (`typist`,
-///   `seed`, `device`, `language`, `wpm`) are optional metadata. Lines before any header form
-///   session 0. Blank lines are skipped; unknown keys are ignored, so later versions may add
-///   fields.
-public enum TraceFormat {
-    public static let version = 1
-}
+// Keystroke traces as JSON Lines: one object per line, one event per object.
+//
+// The format (version 1), which `typestorm typists sample --trace-out` writes and the replay
+// command reads:
+//
+// ```
+// {"session":0,"typist":3,"seed":1,"device":"mobile","language":"ko","wpm":31.4}
+// {"t_ms":1204.113,"key":"ㅎ","text":"ㅎ"}
+// {"t_ms":1391.5,"scope":"brands"}
+// {"t_ms":1391.5,"scope":null}
+// {"t_ms":2210,"tokens":["in-stock"]}
+// {"t_ms":3012.25,"submit":true}
+// {"t_ms":5400,"end":true}
+// ```
+//
+// - `t_ms`: milliseconds from the start of the session (decimals allowed, non-decreasing
+//   within a session).
+// - An event has exactly one of `key` (with `text`, the field's whole text after the key),
+//   `scope` (a string, or `null` for all scopes), `tokens` (array of strings), `submit: true`,
+//   `end: true`. Key names: the character typed, or `⌫` backspace, `⎋` clear, `⌘V` paste,
+//   `⇥` accepted suggestion or prediction, `␣` pinyin pick with space, `한/영` toggle.
+// - A line with `session` (and no `t_ms`) starts a new session; its other keys (`typist`,
+//   `seed`, `device`, `language`, `wpm`) are optional metadata. Lines before any header form
+//   session 0. Blank lines are skipped; unknown keys are ignored, so later versions may add
+//   fields.
 
 /// Metadata at the start of a session in a trace.
 public struct TraceHeader: Sendable, Hashable, Codable {
