@@ -1,4 +1,5 @@
 import Foundation
+import TypestormMetrics
 import SearchServer
 import Testing
 @testable import Orchestration
@@ -32,6 +33,28 @@ extension CommandLineTests {
         #expect(rejected == .exited(65))
         let stderr = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
         #expect(stderr.contains("$.backend.workers") && stderr.contains("--backend"), "\(stderr)")
+    }
+
+    @Test(.timeLimit(.minutes(5))) func calibrateWithACountPathFailsAnswersWithoutACount() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await CalibrationTests.withModelServer(CalibrationTests.truth) { server in
+            // The server answers 200 with "total": a path it lacks is no success, however fast.
+            let (status, _) = try typestorm(
+                ["calibrate", "\(server.baseURL)/search?q={query}", "--count", "hits.total.value", "--concurrency", "1", "--duration", "200ms",
+                 "--trials", "0", "--out", directory.file("backend.json")], in: directory)
+            #expect(status == .exited(1))
+            let stderr = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
+            #expect(stderr.contains(ErrorCause.countMissing.label), "\(stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.file("backend.json")))
+
+            let (right, output) = try typestorm(
+                ["calibrate", "\(server.baseURL)/search?q={query}", "--count", "total", "--concurrency", "1", "--duration", "200ms",
+                 "--trials", "0", "--out", directory.file("backend.json")], in: directory)
+            #expect(right == .exited(0), "\(output)")
+        }
+        let (bad, _) = try typestorm(["calibrate", "http://127.0.0.1:1/search?q={query}", "--count", "a..b", "--out", directory.file("x.json")], in: directory)
+        #expect(bad == .exited(64))
     }
 
     @Test(.timeLimit(.minutes(5))) func calibrateRejectsBadInputInItsOwnWords() throws {

@@ -27,6 +27,39 @@ extension CommandLineTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(5))) func loadTakesTheCountPathHeadersAndTheStrategysKnobs() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await EmbeddedServerFactory.withServer(backend: SubstringBackend.synthetic(count: 2_000), threads: 2) { server in
+            let url = "\(server.baseURL)/search?q={query}"
+            let (status, summary) = try typestorm(
+                ["load", url, "--typists", "10", "--duration", "2s", "--strategy", "naive", "--debounce", "120ms", "--min-length", "2",
+                 "--count", "total", "--header", "X-Trace: load-test", "--out", directory.file("right"), "--quiet"], in: directory)
+            #expect(status == .exited(0), "\(summary)")
+            let record = try RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: directory.file("right/record.json"))))
+            let metrics = try #require(record.group(named: "naive", labels: ["runner": "http-url"])).metrics
+            #expect(metrics.counter("requests_completed") > 0)
+            #expect(metrics.counter(MetricName.errorCausePrefix + ErrorCause.countMissing.key) == 0)
+            let scenario = try ScenarioReader.read(bytes: Array(Data(contentsOf: URL(fileURLWithPath: directory.file("right/scenario.json")))))
+            let text = try String(contentsOfFile: directory.file("right/scenario.json"), encoding: .utf8)
+            #expect(text.contains(#""count""#) && text.contains("X-Trace") && text.contains("120ms") && text.contains(#""minLength""#), "\(text)")
+            #expect(scenario.durationNanos == 2_000_000_000)
+
+            // A path the server's JSON does not have fails every answer as count_missing.
+            let (wrong, _) = try typestorm(
+                ["load", url, "--typists", "6", "--duration", "2s", "--strategy", "naive", "--count", "hits.total.value", "--out", directory.file("wrong"), "--quiet"],
+                in: directory)
+            #expect(wrong == .exited(1))
+            let missing = try RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: directory.file("wrong/record.json"))))
+            let group = try #require(missing.groups.first).metrics
+            #expect(group.counter(MetricName.errorCausePrefix + ErrorCause.countMissing.key) > 0)
+            #expect(group.counter("requests_completed") == 0)
+
+            let (bad, _) = try typestorm(["load", url, "--count", "a..b", "--out", directory.file("bad"), "--quiet"], in: directory)
+            #expect(bad == .exited(64))
+        }
+    }
+
     @Test(.timeLimit(.minutes(5))) func runOverridesAreCheckedAndRecorded() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

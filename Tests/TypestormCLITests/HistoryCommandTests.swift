@@ -21,6 +21,17 @@ extension CommandTests {
         #expect(history.code == 0, "\(history.err)")
         #expect(history.out.contains("1 run of 1 scenario"))
         #expect(FileManager.default.fileExists(atPath: html))
+
+        // --json writes the data to stdout and no page unless --out names one.
+        try FileManager.default.removeItem(atPath: html)
+        let stray = FileManager.default.currentDirectoryPath + "/history.html"
+        let strayBefore = FileManager.default.fileExists(atPath: stray)
+        let json = await run(["history", "--store", store, "--json"])
+        #expect(json.code == 0, "\(json.err)")
+        #expect(strayBefore || !FileManager.default.fileExists(atPath: stray))
+        #expect(!json.err.contains("history: "), "\(json.err)")
+        let both = await run(["history", "--store", store, "--json", "--out", html])
+        #expect(both.code == 0 && FileManager.default.fileExists(atPath: html))
     }
 
     @Test func historyRefusesAMissingStoreAndBadOptions() async throws {

@@ -68,7 +68,7 @@ extension CalibrationResult {
         lines.append("round trip: " + (fit.roundTrip.map { "\(milliseconds($0)) (TCP connect)" } ?? "not measured (no new connection)")
                      + "; connection reuse: " + (fit.connectionReuse.map { String(format: "%.1f %%", $0 * 100) } ?? "not measured"))
         lines.append(String(format: "errors: %.2f %% HTTP, %.2f %% transport", fit.errorRate * 100, fit.transportErrorRate * 100))
-        lines.append("capacity: \(fit.saturated ? "" : "at least ")\(b.workers) workers (\(String(format: "%.1f", fit.maxThroughput)) ok/s at best)\(fit.saturated ? "" : "; latency never rose, so the server was not saturated: raise --concurrency")")
+        lines.append("capacity: \(fit.saturated ? "" : "at least ")\(b.workers) worker\(b.workers == 1 ? "" : "s") (\(String(format: "%.1f", fit.maxThroughput)) ok/s at best)\(fit.saturated ? "" : "; latency never rose, so the server was not saturated: raise --concurrency")")
         if let probe = measurements.cancellation {
             let aborted = probe.afterAbortedNanos.median.map(milliseconds) ?? "–", completed = probe.afterCompletedNanos.median.map(milliseconds) ?? "–"
             let verdict = switch fit.cancellation {

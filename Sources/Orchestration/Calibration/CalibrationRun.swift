@@ -46,7 +46,7 @@ package enum CalibrationRun {
         var reachable = false
         for _ in 0..<3 where !reachable {
             let completion = await prober.roundTrip()
-            switch Prober.classify(completion) {
+            switch Prober.classify(completion, expectsCount: settings.target.countPath != nil) {
             case .success: reachable = true
             case let .failure(cause): preflight[cause, default: 0] += 1
             case .cancelled: break
@@ -107,10 +107,14 @@ private final class Prober {
         completions = stream.makeAsyncIterator()
     }
 
-    static func classify(_ completion: HTTPCompletion) -> Outcome {
+    /// `expectsCount`: the target names a count path, so a 2xx answer without a count there is
+    /// a failure (`count_missing`), not a fast success: an API that reports errors with status 200
+    /// is not fitted as fast.
+    static func classify(_ completion: HTTPCompletion, expectsCount: Bool) -> Outcome {
         switch completion.outcome {
-        case let .response(status, _, _, _):
-            (200..<300).contains(status) ? .success(Int64(completion.latencyNanos)) : .failure(.httpStatus(status))
+        case let .response(status, _, count, _):
+            !(200..<300).contains(status) ? .failure(.httpStatus(status))
+                : expectsCount && count == nil ? .failure(.countMissing) : .success(Int64(completion.latencyNanos))
         case .timedOut: .failure(.timeout)
         case .failed: .failure(completion.cause ?? .transport)
         case .cancelled: .cancelled
@@ -151,7 +155,7 @@ private final class Prober {
         var latencies: [Int64] = [], failures: [ErrorCause: Int] = [:], newConnections = 0, connects: [Int64] = []
         while inFlight > 0, let completion = await next() {
             inFlight -= 1
-            switch Self.classify(completion) {
+            switch Self.classify(completion, expectsCount: settings.target.countPath != nil) {
             case let .success(latency):
                 latencies.append(latency)
                 if (completion.newConnections ?? 0) > 0 { newConnections += 1 }
@@ -179,7 +183,7 @@ private final class Prober {
                 var remaining = burst + 1
                 while remaining > 0, let completion = await next() {
                     remaining -= 1
-                    if completion.id == probe, case let .success(latency) = Self.classify(completion) {
+                    if completion.id == probe, case let .success(latency) = Self.classify(completion, expectsCount: settings.target.countPath != nil) {
                         if abort { afterAborted.append(latency) } else { afterCompleted.append(latency) }
                     }
                 }

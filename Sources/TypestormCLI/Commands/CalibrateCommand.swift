@@ -37,6 +37,7 @@ enum CalibrateCommand {
             .value("timeout", "D", help: "Per-request timeout.", default: "5s"),
             .value("header", "'NAME: VALUE'", help: "A header sent with every request (e.g. an API key).", repeatable: true),
             .value("ca-file", "FILE", help: "PEM file of the certificate authorities to trust for https://."),
+            .value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there is a failure (count_missing), not a success."),
             .value("trials", "N", help: "Aborted and completed bursts each in the cancellation probe (0: skip it).", default: "5"),
             .json,
         ],
@@ -61,9 +62,10 @@ enum CalibrateCommand {
             throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
         }
 
+        let countPath = try parseCountPath(arguments.value("count"))
         let phrases = try loadPhrases(arguments.value("queries"))
         let settings = CalibrationSettings(
-            target: HTTPSearchTarget(template: template, countPath: nil), headers: headers, caFile: arguments.value("ca-file"),
+            target: HTTPSearchTarget(template: template, countPath: countPath), headers: headers, caFile: arguments.value("ca-file"),
             queries: CalibrationQueries.prefixes(of: phrases, count: 4096, seed: seed), maxConcurrency: concurrency,
             stepNanos: stepNanos, timeoutNanos: timeoutNanos, cancellationTrials: trials)
         // Fail on an unwritable --out before any request is sent.
@@ -104,6 +106,14 @@ enum CalibrateCommand {
     /// The URL template; a bad one is a usage error in the template's words.
     static func parseTemplate(_ url: String) throws(UsageError) -> URLTemplate {
         do { return try URLTemplate(url) } catch { throw UsageError.invalid(error.description) }
+    }
+
+    /// `--count PATH` as a count path; a bad one is a usage error naming the flag.
+    static func parseCountPath(_ path: String?) throws(UsageError) -> JSONCountPath? {
+        guard let path else { return nil }
+        do { return try JSONCountPath(path) } catch {
+            throw UsageError.invalidValue(option: "count", value: path, expected: "a JSON path such as total, hits.total.value or items.#")
+        }
     }
 
     /// The phrases of `--queries FILE` (the query-list format), or the shipped English list.

@@ -31,6 +31,10 @@ enum LoadCommand {
             .value("seed", "S", help: "Seed of the typists' randomness.", default: "1"),
             .value("timeout", "D", help: "Per-request timeout.", default: "5s"),
             .value("workers", "N", help: "Worker processes.", default: "1"),
+            .value("debounce", "D", help: "The strategy's debounce (e.g. 150ms; default: the preset's)."),
+            .value("min-length", "N", help: "The strategy's minimum query length (default: the preset's)."),
+            .value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there fails as count_missing."),
+            .value("header", "'NAME: VALUE'", help: "A header sent with every request; 'Authorization: $API_KEY' reads the value from the environment (scenario.json keeps only the name).", repeatable: true),
             .value("set", "PATH=VALUE", help: "Set any field of the built scenario (as 'run --set').", repeatable: true),
             .value("out", "DIR", help: "Run directory to create (default: runs/load-<UTC time>)."),
             .flag("quiet", short: "q", help: "No progress output."),
@@ -63,11 +67,21 @@ enum LoadCommand {
                 return code
             }
             guard !languages.isEmpty else { throw UsageError.invalidValue(option: "language", value: "", expected: "en, ko or zh") }
-            for name in ["duration", "timeout", "ramp"] { _ = try arguments.durationNanos(name) }
+            for name in ["duration", "timeout", "ramp", "debounce"] { _ = try arguments.durationNanos(name) }
+            let minLength = try arguments.value("min-length").map { _ in try arguments.int("min-length", default: 0, in: 0...1_000) }
+            let count = try arguments.value("count").map { path in try CalibrateCommand.parseCountPath(path)!.description }
+            let headers = try arguments.values("header").map { header -> (name: String, value: String) in
+                guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+                    throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
+                }
+                return (String(header[..<colon]).trimmingCharacters(in: .whitespaces),
+                        String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+            }
             let text = scenarioJSON(
                 url: url, typists: typists, duration: arguments.value("duration") ?? stages.map(totalDuration) ?? "30s", strategy: strategy,
                 device: device, languages: languages, ramp: arguments.value("ramp"), stages: stages, seed: seed,
-                timeout: arguments.value("timeout") ?? "5s")
+                timeout: arguments.value("timeout") ?? "5s", debounce: arguments.value("debounce"), minLength: minLength,
+                count: count, headers: headers)
             let overrides = try arguments.values("set").map(RunOverrides.assignment)
             let scenario: Scenario
             do {
@@ -84,7 +98,9 @@ enum LoadCommand {
 
     /// The scenario `load` runs, as JSON text (every value already checked or quoted).
     static func scenarioJSON(url: String, typists: Int?, duration: String, strategy: String, device: String,
-                             languages: [String], ramp: String?, stages: [Stage]? = nil, seed: UInt64, timeout: String) -> String {
+                             languages: [String], ramp: String?, stages: [Stage]? = nil, seed: UInt64, timeout: String,
+                             debounce: String? = nil, minLength: Int? = nil, count: String? = nil,
+                             headers: [(name: String, value: String)] = []) -> String {
         func quoted(_ text: String) -> String { JSONValue.string(text).canonical }
         let share = 1.0 / Double(languages.count)
         let mix = languages.map { #"{"device": \#(quoted(device)), "language": \#(quoted($0)), "share": \#(share)}"# }.joined(separator: ", ")
@@ -93,7 +109,19 @@ enum LoadCommand {
             let items = stages.map { #"{"to": \#($0.target), "over": \#(quoted($0.over))}"# }.joined(separator: ", ")
             arrival = #"{"kind": "stages", "stages": [\#(items)]}"#
         }
-        let count = typists.map { #""typists": \#($0), "# } ?? ""
+        let typistCount = typists.map { #""typists": \#($0), "# } ?? ""
+        var strategyMembers = #""preset": \#(quoted(strategy))"#
+        if let debounce { strategyMembers += #", "debounce": \#(quoted(debounce))"# }
+        if let minLength { strategyMembers += #", "minLength": \#(minLength)"# }
+        var runnerMembers = #""kind": "http-url", "url": \#(quoted(url))"#
+        if let count { runnerMembers += #", "count": \#(quoted(count))"# }
+        if !headers.isEmpty {
+            runnerMembers += #", "headers": {"# + headers.map { header in
+                // `$NAME`: the value is read from the environment, so the secret is not written into scenario.json.
+                let value = header.value.hasPrefix("$") ? #"{"env": \#(quoted(String(header.value.dropFirst())))}"# : quoted(header.value)
+                return "\(quoted(header.name)): \(value)"
+            }.joined(separator: ", ") + "}"
+        }
         return """
         {
           "name": "load",
@@ -101,9 +129,9 @@ enum LoadCommand {
           "seed": \(seed),
           "duration": \(quoted(duration)),
           "catalog": { "generate": { "items": 1000 } },
-          "population": { \(count)"mix": [\(mix)], "arrival": \(arrival), "session": { "queries": 1000 } },
-          "strategies": [ { "preset": \(quoted(strategy)) } ],
-          "runners": [ { "kind": "http-url", "url": \(quoted(url)) } ],
+          "population": { \(typistCount)"mix": [\(mix)], "arrival": \(arrival), "session": { "queries": 1000 } },
+          "strategies": [ { \(strategyMembers) } ],
+          "runners": [ { \(runnerMembers) } ],
           "backend": { "timeout": \(quoted(timeout)) }
         }
         """

@@ -94,7 +94,7 @@ enum ServeCommand {
                 if json {
                     console.out("{\"host\":\"\(host)\",\"port\":\(port),\"url\":\"http://\(host):\(port)\",\"items\":\(items),\"workers\":\(workers),\"allocator\":\"\(Allocator.current.rawValue)\"}\n")
                 } else {
-                    console.out("listening on http://\(host):\(port) (\(items) items, \(workers) workers)\n")
+                    console.out("listening on http://\(host):\(port) (\(items) items, \(workers) worker\(workers == 1 ? "" : "s"))\n")
                 }
             }
         } catch let error as SearchServerError {

@@ -253,7 +253,7 @@ enum SimulateCommand {
         case let .distribution(distribution): "\(distribution)"
         case let .cost(model): "\(model.catalogItems) items at \(model.nanosPerItem) ns/item"
         }
-        return "rtt \(backend.roundTrip), \(backend.workers) workers per \(backend.typistsPerServer) typists, service \(service), "
+        return "rtt \(backend.roundTrip), \(backend.workers) worker\(backend.workers == 1 ? "" : "s") per \(backend.typistsPerServer) typists, service \(service), "
             + "slow tail \(backend.slowTailProbability * 100)% ×\(Int(backend.slowTailFactor)), errors \(backend.errorRate * 100)%, "
             + "cancellation \(backend.cancellation)"
     }
