@@ -21,6 +21,13 @@ extension CommandTests {
         #expect(history.code == 0, "\(history.err)")
         #expect(history.out.contains("1 run of 1 scenario"))
         #expect(FileManager.default.fileExists(atPath: html))
+        try FileManager.default.removeItem(atPath: html)
+        let json = await run(["history", "--store", store, "--json"])
+        #expect(json.code == 0, "\(json.err)")
+        #expect(!json.err.contains("history:"), "wrote a page without --out: \(json.err)")
+        let jsonWithPage = await run(["history", "--store", store, "--json", "--out", html])
+        #expect(jsonWithPage.err.contains("history: \(html)"))
+        #expect(FileManager.default.fileExists(atPath: html))
     }
 
     @Test func historyRefusesAMissingStoreAndBadOptions() async throws {

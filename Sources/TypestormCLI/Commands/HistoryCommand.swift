@@ -23,7 +23,7 @@ enum HistoryCommand {
             .value("scenario", "NAME", help: "Only this scenario (by name)."),
             .value("metric", "M", help: "Metrics to show, comma-separated or repeated ('all' for every one; default: a key set, see docs/history.md).", repeatable: true),
             .value("strategy", "S", help: "Only these strategies, comma-separated or repeated.", repeatable: true),
-            .value("out", "FILE", help: "Where to write the HTML page.", default: "history.html"),
+            .value("out", "FILE", help: "Where to write the HTML page (with --json, --csv or --markdown, only when given).", default: "history.html"),
             .flag("no-html", help: "Do not write the HTML page."),
             .value("alpha", "P", help: "Significance level of the change-point test.", default: "0.05"),
             .value("window", "N", help: "Runs on each side of a split that the test sees.", default: "8"),
@@ -68,7 +68,9 @@ enum HistoryCommand {
             throw ToolError("\(store.location): no runs\(which) stored yet; add some with 'typestorm store add RUN_DIR --store \(store.location)'",
                             exitCode: ExitCode.dataError)
         }
-        if !arguments.flag("no-html") {
+        // With --json, --csv or --markdown the output is the answer: the page only when --out asks for it.
+        let machineReadable = arguments.flag("json") || arguments.flag("csv") || arguments.flag("markdown")
+        if !arguments.flag("no-html"), arguments.value("out") != nil || !machineReadable {
             let out = arguments.value("out") ?? "history.html"
             try ReportingCLI.write(HistoryReport(history: history).render(), to: out)
             invocation.console.err("history: \(out)\n")
