@@ -60,12 +60,17 @@ struct RunSummaryTests {
         #expect(lines.count == 3)
         #expect(lines[0] == "strategy,runner,requests_started,settles,ttfr_ns.count,ttfr_ns.mean,ttfr_ns.p50,ttfr_ns.p90,ttfr_ns.p95,ttfr_ns.p99,ttfr_ns.p999,ttfr_ns.max")
         #expect(lines[2].hasPrefix("split-state,virtual,30,30,1,"))
-        // The mean as recorded, not rounded: it reads back as the same Double.
         let naive = try #require(Self.record.group(named: "naive", labels: ["runner": "virtual"])).metrics
         let fields = lines[1].split(separator: ",").map(String.init)
-        let mean = try #require(MetricExpression("ttfr_ns.mean").value(in: naive))
-        #expect(Double(fields[5]) == mean && mean != mean.rounded(), "\(fields[5]) vs \(mean)")
         #expect(fields[8] == "\(Int64(try #require(MetricExpression("ttfr_ns.p95").value(in: naive))))")
+        // The mean as recorded, not rounded: 4.457 stays 4.457 (it reads back as the same Double).
+        var fanout = MetricSet()
+        for value in [4, 4, 5, 5, 4, 5, 4] { fanout.record("fanout_per_settle", Int64(value)) }
+        let metadata = RunMetadata(toolVersion: "t", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "virtual", segments: [Segment(index: 0, count: 1)])
+        let one = RunSummary.csv(RunRecord(metadata: metadata, groups: [MetricGroup(name: "naive", labels: [:], metrics: fanout)]))
+        let row = one.split(separator: "\n").map(String.init)[1].split(separator: ",").map(String.init)
+        let mean = try #require(MetricExpression("fanout_per_settle.mean").value(in: fanout))
+        #expect(mean != (mean * 10).rounded() / 10 && Double(row[2]) == mean, "\(row) vs \(mean)")
     }
 
     /// Every request refused: the TTFR samples are the settles that needed no request (all 0),
