@@ -67,75 +67,76 @@ struct JSONScanner {
     private static let comma = UInt8(ascii: ","), colon = UInt8(ascii: ":")
 
     mutating func follow(_ steps: [JSONCountPath.Step]) -> Int? {
-        for step in steps {
-            skipSpace()
-            switch step {
-            case .key(let wanted):
-                guard peek() == Self.openBrace, enterMember(wanted) else { return nil }
-            case .index(let wanted, let key):
-                if peek() == Self.openBrace {
-                    guard enterMember(key) else { return nil }
-                    continue
-                }
-                guard peek() == Self.openBracket else { return nil }
-                i += 1
-                skipSpace()
-                if peek() == Self.closeBracket { return nil }
-                for _ in 0..<wanted {
-                    guard skipValue() else { return nil }
-                    skipSpace()
-                    guard peek() == Self.comma else { return nil }
-                    i += 1
-                    skipSpace()
-                }
-            case .length:
-                guard peek() == Self.openBracket else { return nil }
-                i += 1
-                skipSpace()
-                if peek() == Self.closeBracket { return 0 }
-                var count = 0
-                while true {
-                    guard skipValue() else { return nil }
-                    count += 1
-                    skipSpace()
-                    guard let next = peek() else { return nil }
-                    if next == Self.closeBracket { return count }
-                    guard next == Self.comma else { return nil }
-                    i += 1
-                    skipSpace()
-                }
-            }
-        }
         skipSpace()
-        return readCount()
+        return resolve(steps, 0).count
     }
 
-    /// At an object's `{`: scans all its members and leaves `i` at the value of the last member
-    /// named `wanted` (a full parser keeps the last of duplicate keys). False if there is none.
-    mutating func enterMember(_ wanted: [UInt8]) -> Bool {
-        i += 1
-        skipSpace()
-        if peek() == Self.closeBrace { return false }
-        var found: Int?
-        let wantedIsASCII = wanted.allSatisfy { $0 < 0x80 }
-        while true {
-            guard let matches = readKey(equalTo: wanted, wantedIsASCII: wantedIsASCII) else { return false }
-            skipSpace()
-            guard peek() == Self.colon else { return false }
-            i += 1
-            skipSpace()
-            if matches { found = i }
-            guard skipValue() else { return false }
-            skipSpace()
-            guard let next = peek() else { return false }
-            if next == Self.closeBrace { break }
-            guard next == Self.comma else { return false }
-            i += 1
-            skipSpace()
+    /// At the start of a value: the count at `steps[step...]` inside it, with `i` left just past
+    /// the value, so one pass over the document reads it (`ok` false: the JSON ends or breaks
+    /// here). Every member of an object is looked at and the last one named by the step wins, as
+    /// a full parser keeps the last of duplicate keys.
+    mutating func resolve(_ steps: [JSONCountPath.Step], _ step: Int) -> (count: Int?, ok: Bool) {
+        guard step < steps.count else {
+            let start = i
+            let count = readCount()
+            if count != nil { return (count, true) }
+            i = start
+            return (nil, skipValue())
         }
-        guard let found else { return false }
-        i = found
-        return true
+        let opening = peek()
+        switch steps[step] {
+        case .key(let wanted) where opening == Self.openBrace, .index(_, let wanted) where opening == Self.openBrace:
+            i += 1
+            skipSpace()
+            if peek() == Self.closeBrace { i += 1; return (nil, true) }
+            var count: Int?
+            let wantedIsASCII = wanted.allSatisfy { $0 < 0x80 }
+            while true {
+                guard let matches = readKey(equalTo: wanted, wantedIsASCII: wantedIsASCII) else { return (nil, false) }
+                skipSpace()
+                guard peek() == Self.colon else { return (nil, false) }
+                i += 1
+                skipSpace()
+                if matches {
+                    let member = resolve(steps, step + 1)
+                    guard member.ok else { return (nil, false) }
+                    count = member.count
+                } else {
+                    guard skipValue() else { return (nil, false) }
+                }
+                skipSpace()
+                guard let next = peek() else { return (nil, false) }
+                i += 1
+                if next == Self.closeBrace { return (count, true) }
+                guard next == Self.comma else { return (nil, false) }
+                skipSpace()
+            }
+        case .index(_, _) where opening == Self.openBracket, .length where opening == Self.openBracket:
+            let index: Int? = if case .index(let wanted, _) = steps[step] { wanted } else { nil }
+            i += 1
+            skipSpace()
+            if peek() == Self.closeBracket { i += 1; return (index == nil ? 0 : nil, true) }
+            var count: Int?
+            var position = 0
+            while true {
+                if position == index {
+                    let element = resolve(steps, step + 1)
+                    guard element.ok else { return (nil, false) }
+                    count = element.count
+                } else {
+                    guard skipValue() else { return (nil, false) }
+                }
+                position += 1
+                skipSpace()
+                guard let next = peek() else { return (nil, false) }
+                i += 1
+                if next == Self.closeBracket { return (index == nil ? position : count, true) }
+                guard next == Self.comma else { return (nil, false) }
+                skipSpace()
+            }
+        default:
+            return (nil, skipValue())
+        }
     }
 
     @inline(__always) func peek() -> UInt8? { i < bytes.count ? bytes[i] : nil }
