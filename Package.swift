@@ -57,6 +57,12 @@ let package = Package(
             dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics"],
             swiftSettings: swiftSettings
         ),
+        // User search fields written as async Swift, in virtual time on executors of our own.
+        .target(
+            name: "FieldHarness",
+            dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "TypestormMetrics"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LiveLoad",
             dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics", "Matching", "TypestormSystem", "CCurl", "CCurlShims", "CPosixShims", "Locking"],
@@ -78,6 +84,7 @@ let package = Package(
             dependencies: [
                 "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "TypestormSystem",
                 "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "RunHistory",
+                "FieldHarness",
             ],
             swiftSettings: swiftSettings
         ),
@@ -99,7 +106,7 @@ let package = Package(
             name: "Typestorm",
             dependencies: [
                 "Typists", "SearchField", "TypestormMetrics", "FieldRuntime", "Simulation", "LiveLoad",
-                "ProductCatalog", "Matching", "Orchestration", "Reporting", "TypestormCLI",
+                "ProductCatalog", "Matching", "Orchestration", "Reporting", "TypestormCLI", "FieldHarness",
             ],
             swiftSettings: swiftSettings
         ),
@@ -131,6 +138,13 @@ let package = Package(
             name: "SimulatorBenchmark",
             dependencies: ["Simulation", "SearchField", "TypestormMetrics", "Orchestration"] + jemalloc,
             path: "Benchmarks/SimulatorBenchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "FieldHarnessBenchmark",
+            dependencies: ["FieldHarness", "Orchestration", "Simulation", "SearchField", "TypestormMetrics", "Typists"] + jemalloc,
+            path: "Benchmarks/FieldHarnessBenchmark",
             swiftSettings: swiftSettings
         ),
 

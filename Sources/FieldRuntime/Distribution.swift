@@ -10,6 +10,7 @@ public enum Distribution: Hashable, Sendable, CustomStringConvertible {
     /// Uniform in `low...high`.
     case uniform(Int64, Int64)
 
+    /// Draws one duration in nanoseconds from `rng`.
     public func sample(_ rng: inout SeededGenerator) -> Int64 {
         switch self {
         case let .constant(value):

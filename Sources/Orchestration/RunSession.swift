@@ -189,6 +189,8 @@ package enum RunSession {
         let seconds = Double(outcome.endedWallClockNanos - outcome.startedWallClockNanos) / 1e9
         var text = "\(record.metadata.scenarioName) (hash \(record.metadata.scenarioHash), seed \(record.metadata.seed)), "
         text += "\(outcome.workers.count) worker(s), \(String(format: "%.1f", seconds)) s\(record.partial ? " — PARTIAL" : "")\n\n"
+        // What to ship first (the report's decision), then every group.
+        if let decision = Decision(record: record) { text += decision.text + "\nevery group:\n" }
         text += RunSummary.table(record)
         if let agreement = RunSummary.agreement(record) { text += "\n" + agreement }
         if let server = record.group(named: "server", labels: ["runner": "http-embedded"])?.metrics {

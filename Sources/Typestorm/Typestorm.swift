@@ -12,7 +12,10 @@
 @_exported import Matching
 @_exported import Orchestration
 @_exported import Reporting
+@_exported import FieldHarness
 
+import Dispatch
+import Foundation
 import TypestormCLI
 
 /// The whole `typestorm` command line, to run from an executable of your own.
@@ -23,5 +26,32 @@ public enum TypestormTool {
     /// code (the table in the README: 0 success, 64 a wrong command line, and so on).
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
         await CommandLineTool.main(arguments: arguments)
+    }
+
+    /// The whole command line with your own fields as strategies beside the presets:
+    /// `simulate --strategies my-search,split-state`. Call it as the first statement of your
+    /// executable's synchronous `main`: a command that runs your fields in virtual time
+    /// installs the virtual executors before any task exists, which nothing later can.
+    ///
+    /// ```swift
+    /// TypestormTool.main(fields: ["my-search": FieldDefinition(minimumLength: 2) { env in MySearchAdapter(env) }])
+    /// ```
+    public static func main(fields: [String: FieldDefinition], arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        let virtual = needsVirtualExecutors(arguments)
+        if virtual { installVirtualExecutors() }
+        FieldRegistry.register(fields)
+        if virtual {
+            runVirtualMain { await CommandLineTool.main(arguments: arguments) }
+        }
+        Task {
+            let code = await CommandLineTool.main(arguments: arguments)
+            exit(code)
+        }
+        dispatchMain()
+    }
+
+    /// Whether the command may run user fields in virtual time (the commands that do).
+    static func needsVirtualExecutors(_ arguments: [String]) -> Bool {
+        arguments.first.map { ["simulate"].contains($0) } ?? false
     }
 }

@@ -1,2 +1,111 @@
-// Support for a user's own tests: measuring a search field from Swift Testing (docs/library.md).
+// Support for a user's own tests: measuring a search field from Swift Testing (docs/own-field.md).
 @_exported import Typestorm
+import Foundation
+
+/// The metrics of one strategy of a `simulate --json` run, by the recorder's names
+/// (docs/metrics.md).
+public struct FieldReport: Sendable {
+    public var name: String
+    public var counters: [String: Int64]
+    /// Each histogram's `count`, `mean`, `p50`, `p90`, `p99`, `p999`, `max` (absent: no samples).
+    public var histograms: [String: [String: Double]]
+    /// Derived ratios; a ratio that is undefined is absent.
+    public var derived: [String: Double]
+
+    /// Share of settles that ended on a wrong screen (`stale_settles / settles`).
+    public var staleShare: Double? { ratio("stale_settles", "settles") }
+    /// False empties ("no results" for a query that was never answered so) per settle.
+    public var falseEmptiesPerSettle: Double? { ratio("false_empties", "settles") }
+    /// Requests per burst of typing (fan-out), as a histogram: `requestsPerSearch.p99`.
+    public var requestsPerSearch: Quantiles { Quantiles(histograms["fanout_per_settle"] ?? [:]) }
+
+    public func counter(_ name: String) -> Int64 { counters[name] ?? 0 }
+
+    func ratio(_ numerator: String, _ denominator: String) -> Double? {
+        guard let total = counters[denominator], total > 0 else { return nil }
+        return Double(counters[numerator] ?? 0) / Double(total)
+    }
+
+    /// A histogram's summary.
+    public struct Quantiles: Sendable {
+        public var values: [String: Double]
+        init(_ values: [String: Double]) { self.values = values }
+        public var count: Double { values["count"] ?? 0 }
+        public var p50: Double? { values["p50"] }
+        public var p90: Double? { values["p90"] }
+        public var p99: Double? { values["p99"] }
+        public var max: Double? { values["max"] }
+    }
+}
+
+/// A measurement run that did not produce metrics.
+public struct MeasurementError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Runs your harness executable (the one that calls `TypestormTool.main(fields:)`) as a
+/// subprocess: virtual time needs executors installed before any task exists, which a test
+/// process cannot do.
+public enum FieldMeasurement {
+    /// Runs `simulate --json` of the harness with `strategies` and returns each strategy's report
+    /// by name. `harness`: the executable's name (found next to the test bundle, as SwiftPM
+    /// builds a test target's executable dependencies) or a path.
+    public static func simulate(
+        harness: String, strategies: [String], typists: Int = 200, seed: UInt64 = 1, arguments: [String] = []
+    ) throws -> [String: FieldReport] {
+        let executable = try locate(harness)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["simulate", "--typists", "\(typists)", "--seed", "\(seed)", "--strategies", strategies.joined(separator: ","), "--json"]
+            + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw MeasurementError(description: "\(executable.path) exited with \(process.terminationStatus):\n\(errorText)")
+        }
+        return try parse(data)
+    }
+
+    /// The harness executable `harness` (a name next to the test bundle, or a path).
+    public static func locate(_ harness: String) throws -> URL {
+        if harness.contains("/") { return URL(fileURLWithPath: harness) }
+        var candidates: [URL] = []
+        let bundle = Bundle.main.bundleURL
+        candidates.append(bundle.appendingPathComponent(harness))
+        candidates.append(bundle.deletingLastPathComponent().appendingPathComponent(harness))
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        candidates.append(runner.appendingPathComponent(harness))
+        candidates.append(runner.deletingLastPathComponent().appendingPathComponent(harness))
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw MeasurementError(description: """
+            harness executable '\(harness)' not found (looked in \(candidates.map { $0.path }.joined(separator: ", "))): \
+            make the test target depend on it
+            """)
+        }
+        return found
+    }
+
+    static func parse(_ data: Data) throws -> [String: FieldReport] {
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let strategies = root["strategies"] as? [[String: Any]] else {
+            throw MeasurementError(description: "simulate --json printed no 'strategies' array")
+        }
+        var reports: [String: FieldReport] = [:]
+        for strategy in strategies {
+            guard let name = strategy["name"] as? String, let metrics = strategy["metrics"] as? [String: Any] else { continue }
+            let counters = (metrics["counters"] as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.int64Value }
+            let histograms = (metrics["histograms"] as? [String: Any] ?? [:]).compactMapValues { value in
+                (value as? [String: Any])?.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+            }
+            let derived = (metrics["derived"] as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
+            reports[name] = FieldReport(name: name, counters: counters, histograms: histograms, derived: derived)
+        }
+        return reports
+    }
+}

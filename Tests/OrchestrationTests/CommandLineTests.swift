@@ -121,6 +121,12 @@ struct CommandLineTests {
         #expect(server.metrics.counter("workers_cpu_ns") > 0)
         let summary = try String(contentsOfFile: "\(out)/summary.txt", encoding: .utf8)
         #expect(summary.contains("embedded server: "))
+        // summary.txt opens with what to ship, decided on the first runner (no virtual one here),
+        // before the table of every group.
+        let decision = try #require(summary.range(of: "on the in-process runner (* the best in a column, > the choice):"), "\(summary)")
+        let everyGroup = try #require(summary.range(of: "every group:"))
+        #expect(decision.lowerBound < everyGroup.lowerBound)
+        #expect(summary.contains("\nShip ") || summary.contains("\nNo strategy meets"), "\(summary)")
     }
 
     @Test func failedThresholdExitsWith1() throws {

@@ -395,14 +395,20 @@ struct DriverStateMachineTests {
         #expect(outcome.workers.map(\.completed) == [true, true])
     }
 
-    @Test func progressIsEmittedAtItsIntervalWithTheMergedFigures() throws {
+    /// Two ready workers in phase 0 of a driver that reports progress every second.
+    static func reportingProgress() throws -> Harness {
         var run = try Harness(workers: 2)
         run.machine = DriverStateMachine(scenario: run.scenario, workers: 2, startedAt: run.now, reportsProgress: true,
-                                         progressIntervalNanos: Self.second)
+                                         progressIntervalNanos: second)
         run.handle(.spawned(worker: 0, pid: 100, at: run.now))
         run.handle(.spawned(worker: 1, pid: 101, at: run.now))
         run.ready(0, 1)
         run.tick()
+        return run
+    }
+
+    @Test func progressIsEmittedAtItsIntervalWithTheMergedFigures() throws {
+        var run = try Self.reportingProgress()
         run.say(0, .snapshot(run.snapshot(1, keystrokes: 10)))
         run.say(1, .snapshot(run.snapshot(1, keystrokes: 20)))
         let progress: ([DriverStateMachine.Action]) -> [DriverProgress] = {
@@ -414,5 +420,29 @@ struct DriverStateMachineTests {
         #expect(figures.keystrokesPerSecond == 30)
         #expect(figures.phase == 0)
         #expect(figures.workers.map(\.state) == ["running 0", "running 0"])
+    }
+
+    @Test func progressErrorCausesAddUpToTheErrors() throws {
+        var run = try Self.reportingProgress()
+        // Worker 0: a live tally with causes; worker 1: a recorder's metrics, classes only (the
+        // virtual runner knows no cause).
+        var live = MetricSet()
+        live.add(MetricName.serverErrors, 3)
+        live.add(MetricName.errorCausePrefix + "http_503", 3)
+        live.add(MetricName.transportErrors, 2)
+        live.add(MetricName.errorCausePrefix + "connection_refused", 2)
+        var recorded = MetricSet()
+        recorded.add(MetricName.serverErrors, 24)
+        recorded.add(MetricName.timeouts, 1)
+        run.say(0, .snapshot(WorkerProtocol.Snapshot(sequence: 1, phase: 0, typistsActive: 1,
+                                                    groups: [MetricGroup(name: "naive", labels: ["runner": "http"], metrics: live)])))
+        run.say(1, .snapshot(WorkerProtocol.Snapshot(sequence: 1, phase: 0, typistsActive: 1,
+                                                    groups: [MetricGroup(name: "naive", labels: ["runner": "virtual"], metrics: recorded)])))
+        let figures = try #require(run.tick(after: Self.second).compactMap { action -> DriverProgress? in
+            if case let .emit(.progress(progress)) = action { progress } else { nil }
+        }.first)
+        #expect(figures.errors == 30)
+        #expect(figures.errorCauses == "server error × 24, HTTP 503 × 3, connection refused × 2, timeout × 1")
+        #expect(ProgressRenderer.headline(figures).contains("errors 30 (server error × 24, HTTP 503 × 3, connection refused × 2, timeout × 1)"))
     }
 }

@@ -11,8 +11,9 @@ struct HTMLReportTests {
         let html = report.render()
         let check = XMLCheck.check(html, "report.html")
         let charts = report.charts()
-        // Nine per-run charts plus throughput and in-flight, because this record has a time series.
-        #expect(charts.count == 11)
+        // The trade-off, nine per-run charts, and throughput and in-flight because this record
+        // has a time series.
+        #expect(charts.count == 12)
         #expect(check.counts["svg"] == charts.count)
         #expect(check.counts["figure"] == charts.count)
         for chart in charts {
@@ -65,7 +66,7 @@ struct HTMLReportTests {
         #expect(html.contains("korean &lt;mobile&gt; &amp; \"quoted\""))
         #expect(html.contains("not recorded"))
         // No time series in this record: no throughput or in-flight charts.
-        #expect(HTMLReport(record: record).charts().map(\.name) == ["ttfr-cdf", "request-latency", "fan-out", "stale-final", "mismatch", "wasted-work", "cancel-signal", "cancel-stop", "flicker"])
+        #expect(HTMLReport(record: record).charts().map(\.name) == ["trade-off", "ttfr-cdf", "request-latency", "fan-out", "stale-final", "mismatch", "wasted-work", "cancel-signal", "cancel-stop", "flicker"])
     }
 
     @Test func groupsWithoutDataStillRender() throws {
@@ -98,8 +99,9 @@ struct HTMLReportTests {
         let report = HTMLReport(record: try Self.mainJobRecord())
         let html = report.render()
         let check = XMLCheck.check(html, "main-job report")
-        // 18 strategy cards; the server's counters are a table of their own, not a strategy.
-        #expect(check.counts["li"] == 18)
+        // One card per strategy (its runners inside it); the server's counters are a table of
+        // their own, not a strategy.
+        #expect(check.counts["li"] == 6)
         #expect(html.contains("<h3>Embedded server</h3>"))
         #expect(html.contains("server_requests"))
         let charts = report.charts()
@@ -112,12 +114,14 @@ struct HTMLReportTests {
         for chart in charts {
             #expect(!chart.svg.contains(">server<"), "\(chart.name) shows the server as a strategy")
         }
-        // A strategy has the same colour in every runner's panel and in its verdict card.
+        // A strategy has the same colour in every runner's panel, in its card and in the decision
+        // table (swatches in the numbers tables: one per runner).
         let naiveColor = ChartPalette.color(0), cancelColor = ChartPalette.color(1)
-        #expect(html.components(separatedBy: "--swatch: \(naiveColor)").count - 1 == 3)
-        #expect(html.components(separatedBy: "--swatch: \(cancelColor)").count - 1 == 3)
-        // One numbers table per runner, plus the server's.
-        #expect(check.counts["table"] == 4)
+        #expect(html.components(separatedBy: "--swatch: \(naiveColor)").count - 1 == 1)
+        #expect(html.components(separatedBy: "background: \(naiveColor)\"").count - 1 == 4)
+        #expect(html.components(separatedBy: "background: \(cancelColor)\"").count - 1 == 4)
+        // The decision table, one numbers table per runner, plus the server's.
+        #expect(check.counts["table"] == 5)
     }
 
     @Test func thirtyGroupsWithoutSplittingLabelsGetThirtyStyles() throws {
@@ -224,7 +228,7 @@ struct RecordedRunTests {
         let report = HTMLReport(record: loaded.record, scenarioText: scenario)
         let html = report.render()
         let check = XMLCheck.check(html, "recorded report")
-        #expect(check.counts["svg"] == 9, "no time series in this record: no throughput or in-flight charts")
+        #expect(check.counts["svg"] == 10, "the trade-off and nine charts: no time series in this record, so no throughput or in-flight charts")
         for chart in report.charts() { XMLCheck.check(chart.svg, chart.name) }
         #expect(html.contains("\"typistsPerServer\""), "the scenario text is shown")
         #expect(!html.contains("Partial run"))

@@ -383,7 +383,10 @@ struct DriverStateMachine {
             active += worker.isAlive ? snapshot.typistsActive : 0
             for group in snapshot.groups {
                 if merged[group.key] == nil { merged[group.key] = group } else { try? merged[group.key]!.metrics.merge(group.metrics) }
-                for (name, count) in group.metrics.counters where name.hasPrefix(MetricName.errorCausePrefix) { causes.add(name, count) }
+                // The coarse classes too, so failures counted without a cause appear under their
+                // class's generic cause and the breakdown adds up to `errors`.
+                for (name, count) in group.metrics.counters
+                where name.hasPrefix(MetricName.errorCausePrefix) || MetricName.failureCounters.contains(name) { causes.add(name, count) }
                 keystrokes += group.metrics.counter(MetricName.keystrokes)
                 requests += group.metrics.counter(MetricName.requestsStarted)
                 errors += MetricName.failureCounters.reduce(0) { $0 + group.metrics.counter($1) }

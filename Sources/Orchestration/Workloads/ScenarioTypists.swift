@@ -8,6 +8,8 @@ import Typists
 /// drawn as typist `i` of that entry's population, so it depends only on (seed, i): any split
 /// over processes or machines types the same keys.
 public struct ScenarioTypists: Sendable {
+    /// Why the scenario's typists cannot be drawn (a mix entry without a typing model, a query list
+    /// that does not load), with the scenario's JSON path in the description.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }

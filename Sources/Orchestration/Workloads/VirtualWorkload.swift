@@ -21,6 +21,7 @@ public struct VirtualWorkload: PhaseWorkload {
     /// Built before the phase by `prepared` (else at the start of `run`).
     var typists: ScenarioTypists?
 
+    /// The virtual runner, ready for any scenario.
     public init() {}
 
     init(minimumChunkTypists: Int) {
@@ -97,6 +98,8 @@ public struct VirtualWorkload: PhaseWorkload {
         population.json.canonical
     }
 
+    /// The simulator's ``StrategySpec`` for a scenario strategy: the preset's default configuration
+    /// with the scenario's knobs applied.
     public static func simulationStrategy(_ spec: ScenarioStrategy) -> StrategySpec {
         // The reader only accepts preset names that SearchField defines.
         let preset = Preset(rawValue: spec.preset)!

@@ -2,12 +2,16 @@ import TypestormMetrics
 
 /// One strategy's live run against virtual time, as the report shows it.
 public struct AgreementRow: Sendable, Equatable {
+    /// The strategy's group name.
     public var strategy: String
+    /// The live runner compared with virtual time (``RunnerSpec/kind``).
     public var runner: String
+    /// Whether the live run agreed with virtual time within the crosscheck's tolerances.
     public var agrees: Bool
     /// What differs (metric, virtual → live), and why when the load generator was behind.
     public var note: String
 
+    /// A row for `strategy` under `runner`.
     public init(strategy: String, runner: String, agrees: Bool, note: String) {
         self.strategy = strategy
         self.runner = runner
@@ -22,6 +26,7 @@ public struct AgreementRow: Sendable, Equatable {
 /// Output depends only on the record (and the optional scenario text): no clock, no locale, no
 /// dictionary order, so regenerating a report from a stored record gives the same bytes.
 public struct HTMLReport: Sendable {
+    /// The record the report shows.
     public var record: RunRecord
     /// The scenario's source text, shown verbatim when the run directory has it.
     public var scenarioText: String?
@@ -29,6 +34,7 @@ public struct HTMLReport: Sendable {
     /// it with the crosscheck's tolerances); shown after the verdicts when there is any.
     public var agreement: [AgreementRow] = []
 
+    /// A report of `record`, with the scenario's source text when it is known (`nil`: not shown).
     public init(record: RunRecord, scenarioText: String? = nil) {
         self.record = record
         self.scenarioText = scenarioText
@@ -66,7 +72,9 @@ public struct HTMLReport: Sendable {
             html += "</div>\n"
         }
 
-        html += verdictSection(layout)
+        let decision = decision(layout)
+        if let decision { html += decisionSection(decision) }
+        html += verdictSection(layout, decision: decision)
         html += agreementSection()
         html += chartSection(layout)
         html += numbersSection(layout)
@@ -79,7 +87,9 @@ public struct HTMLReport: Sendable {
     /// Every chart of the report, as standalone SVG documents in page order (for tests and
     /// for writing them next to the report).
     public func charts() -> [(name: String, svg: String)] {
-        ReportCharts(layout: layout).all.map { ($0.name, $0.svg) }
+        let layout = layout
+        let tradeOff = decision(layout).map { [(name: "trade-off", svg: tradeOffChart($0))] } ?? []
+        return tradeOff + ReportCharts(layout: layout).all.map { ($0.name, $0.svg) }
     }
 
     private var segmentList: String {
@@ -87,20 +97,73 @@ public struct HTMLReport: Sendable {
         return segments.isEmpty ? "none" : segments.map { "\($0.index)/\($0.count)" }.joined(separator: ", ")
     }
 
-    private func verdictSection(_ layout: ReportLayout) -> String {
-        let columns = layout.columns
-        var html = "<section id=\"verdict\">\n" + Markup.element("h2", text: "Verdict") + "\n<ul class=\"verdicts\">\n"
-        for column in columns {
-            html += Markup.open("li", [("style", "--swatch: \(ChartPalette.color(column.style))")])
-            html += Markup.element("strong", text: column.title)
-            html += Markup.element("span", text: Verdict.sentences(for: column.summary, title: column.title).joined(separator: " "))
+    /// The decision of this run (`Decision`), with the report's strategy styles.
+    func decision(_ layout: ReportLayout) -> Decision? {
+        var styles: [String: Int] = [:]
+        for column in layout.columns where styles[column.summary.name] == nil { styles[column.summary.name] = column.style }
+        return Decision(record: record, styles: styles)
+    }
+
+    /// What to ship, first: the decision in a few lines, the table of the primary runner's
+    /// strategies (best value per column marked) and the trade-off picture beside it.
+    private func decisionSection(_ decision: Decision) -> String {
+        var html = "<section id=\"decision\">\n" + Markup.element("h2", text: "What to ship") + "\n<div class=\"decision-grid\">\n<div class=\"decision\">\n"
+        for (index, line) in decision.lines.enumerated() {
+            html += Markup.element("p", index == 0 ? [("class", "ship")] : [], text: line) + "\n"
+        }
+        html += "</div>\n<figure>\n" + tradeOffChart(decision) + "\n" + Markup.element("figcaption", text: "Down and to the left is better. Crossed rings ended on wrong final screens; the heavy ring is the recommendation; along the dashed line the objective equals its value.") + "\n</figure>\n</div>\n"
+        html += "<div class=\"scroll\"><table class=\"decision-table\">\n<thead><tr>"
+        let table = decision.table
+        html += table.headers.map { Markup.element("th", text: $0) }.joined() + "</tr></thead>\n<tbody>\n"
+        for (row, cells) in table.rows.enumerated() {
+            html += row == decision.chosen ? Markup.open("tr", [("class", "chosen")]) : "<tr>"
+            html += "<td>" + Markup.open("span", [("class", "swatch"), ("style", "background: \(ChartPalette.color(decision.rows[row].style))")]) + "</span>"
+                + Markup.text(cells[0]) + (row == decision.chosen ? Markup.element("span", [("class", "badge")], text: "ship") : "") + "</td>"
+            for (column, cell) in cells.dropFirst().enumerated() {
+                html += (table.best[row][column] ? Markup.open("td", [("class", "best")]) : "<td>") + Markup.text(cell) + "</td>"
+            }
+            html += "</tr>\n"
+        }
+        var note = "Green marks the best value in a column; the objective is \(decision.objective.statement)"
+        if let runner = decision.primaryRunner { note += ", decided on the \(runner) runner" }
+        note += decision.otherRunners.isEmpty ? "." : ", with the same objective on the other runners in the last columns."
+        html += "</tbody></table>" + Markup.element("p", [("class", "sub")], text: note) + "</div>\n"
+        return html + "</section>\n"
+    }
+
+    func tradeOffChart(_ decision: Decision) -> String {
+        let points = decision.rows.indices.compactMap { index -> TradeOffChart.Point? in
+            let row = decision.rows[index]
+            guard let requests = row.summary.fanOutMean, let p95 = row.summary.ttfr?.percentile(95) else { return nil }
+            return TradeOffChart.Point(name: row.title, style: row.style, requests: requests, ttfrP95Nanos: Double(p95),
+                                       staleShare: row.summary.staleShare ?? 0, recommended: index == decision.chosen)
+        }
+        var cost: Double?
+        if case let .requestCost(nanos) = decision.objective.goal { cost = nanos }
+        return TradeOffChart(points: points, requestCostNanos: cost).svg()
+    }
+
+    /// Per strategy, only what the decision table does not say: its flaws, on the primary
+    /// runner and, where they differ, on the others.
+    private func verdictSection(_ layout: ReportLayout, decision: Decision?) -> String {
+        var html = "<section id=\"verdict\">\n" + Markup.element("h2", text: "Per strategy") + "\n<ul class=\"verdicts\">\n"
+        var names: [String] = []
+        for column in layout.columns where !names.contains(column.summary.name) { names.append(column.summary.name) }
+        let primary = decision?.primaryRunner
+        for name in names {
+            let columns = layout.columns.filter { $0.summary.name == name }
+            let first = columns.first { $0.summary.labels[Decision.runnerLabel] == primary } ?? columns[0]
+            var sentences = Verdict.flaws(for: first.summary, title: name)
+            for column in columns where column.title != first.title && Verdict.flawKinds(column.summary) != Verdict.flawKinds(first.summary) {
+                let runner = column.summary.labels[Decision.runnerLabel] ?? column.title
+                sentences += Verdict.flaws(for: column.summary, title: name).map { "On \(runner): " + $0 }
+            }
+            html += Markup.open("li", [("style", "--swatch: \(ChartPalette.color(first.style))")])
+            html += Markup.element("strong", text: columns.count == 1 ? first.title : name)
+            html += Markup.element("span", text: sentences.joined(separator: " "))
             html += "</li>\n"
         }
-        html += "</ul>\n"
-        if let headline = Verdict.headline(columns.map(\.summary), titles: columns.map(\.title)) {
-            html += Markup.element("p", [("class", "headline")], text: headline) + "\n"
-        }
-        return html + "</section>\n"
+        return html + "</ul>\n</section>\n"
     }
 
     private func agreementSection() -> String {

@@ -17,7 +17,16 @@ package enum ReportStylesheet {
     .verdicts { list-style: none; padding: 0; margin: 0; display: grid; gap: 10px; grid-template-columns: repeat(auto-fit, minmax(250px, 1fr)); }
     .verdicts li { background: var(--card); border-radius: 8px; padding: 12px 14px; border-left: 6px solid var(--swatch, var(--rule)); }
     .verdicts strong { display: block; font-size: 16px; margin-bottom: 2px; }
-    .headline { font-weight: 600; margin: 12px 0 0; }
+    .decision p { margin: 0 0 4px; }
+    .decision p.ship { font-size: 17px; font-weight: 600; }
+    .decision-grid { display: grid; gap: 16px; grid-template-columns: minmax(0, 1fr) minmax(0, 480px); align-items: start; margin-bottom: 10px; }
+    @media (max-width: 900px) { .decision-grid { grid-template-columns: minmax(0, 1fr); } }
+    .decision-table { font-size: 14px; }
+    .decision-table th, .decision-table td { padding: 4px 6px; white-space: nowrap; }
+    .decision-table th { font-weight: 600; vertical-align: bottom; white-space: normal; }
+    .decision-table tr.chosen td { background: var(--card); font-weight: 600; }
+    #decision h2 { margin-top: 18px; }
+    .badge { margin-left: 6px; padding: 0 5px; border-radius: 4px; background: var(--good); color: var(--bg); font-size: 11px; font-weight: 600; }
     h3 { font-size: 16px; margin: 18px 0 6px; }
     .charts { display: grid; gap: 18px; grid-template-columns: repeat(2, minmax(0, 1fr)); }
     .charts figure.wide { grid-column: 1 / -1; }

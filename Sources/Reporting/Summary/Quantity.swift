@@ -12,7 +12,9 @@ public struct Quantity: Sendable {
     public var id: String
     /// Plain-language label for tables.
     public var label: String
+    /// How the value is formatted (``ValueFormat/format(_:unit:)``).
     public var unit: ValueUnit
+    /// Which direction of change `compare` counts as an improvement.
     public var better: Better
     package var value: @Sendable (StrategySummary) -> Double?
     /// For a percentile: which one (99.9) and of which histogram, so `compare` can tell when
@@ -142,6 +144,7 @@ public struct Quantity: Sendable {
         return list
     }()
 
+    /// The quantity with this ``id``; `nil` when there is none.
     public static func named(_ id: String) -> Quantity? {
         all.first { $0.id == id }
     }

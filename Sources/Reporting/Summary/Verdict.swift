@@ -5,8 +5,16 @@ package enum Verdict {
     /// (failed requests when more than 1 % failed, correctness, then speed, then cost, then
     /// flicker; a few failed requests close the verdict).
     package static func sentences(for s: StrategySummary, title: String? = nil) -> [String] {
+        parts(for: s, title: title).map(\.sentence)
+    }
+
+    /// What a verdict sentence is about.
+    enum Topic { case failures, correctness, speed, cost, flicker }
+
+    /// The verdict's sentences with their topics, in order.
+    static func parts(for s: StrategySummary, title: String?) -> [(topic: Topic, sentence: String)] {
         let name = title ?? s.name
-        var out: [String] = []
+        var out: [(topic: Topic, sentence: String)] = []
         var failures: String?
         var failuresLead = false
         if let failed = s.failedRequests, failed > 0 {
@@ -17,9 +25,9 @@ package enum Verdict {
             // More than 1 % fails the run (the default threshold), so it comes first.
             failuresLead = share > 0.01
         }
-        if failuresLead, let failures { out.append(failures) }
+        if failuresLead, let failures { out.append((.failures, failures)) }
         guard s.settles > 0 else {
-            return out + ["\(name) recorded no finished searches, so there is nothing to judge."]
+            return out + [(.correctness, "\(name) recorded no finished searches, so there is nothing to judge.")]
         }
         let searches = s.settles == 1 ? "1 search" : "\(s.settles) searches"
         if s.staleSettles > 0 {
@@ -27,23 +35,23 @@ package enum Verdict {
             if s.outOfOrderApplies > 0 {
                 sentence += ", and \(times(s.outOfOrderApplies)) replaced newer results with older ones"
             }
-            out.append(sentence + ".")
+            out.append((.correctness, sentence + "."))
         } else if s.outOfOrderApplies > 0 {
-            out.append("\(name) always ended on the right results, but \(times(s.outOfOrderApplies)) replaced newer results with older ones.")
+            out.append((.correctness, "\(name) always ended on the right results, but \(times(s.outOfOrderApplies)) replaced newer results with older ones."))
         } else {
-            out.append("\(name) ended on the right results in all \(searches).")
+            out.append((.correctness, "\(name) ended on the right results in all \(searches)."))
         }
         let noneSucceeded = (s.failedRequests ?? 0) > 0 && s.requestsCompleted == 0
         if noneSucceeded {
-            out.append("No request succeeded, so time to fresh results cannot be measured.")
+            out.append((.failures, "No request succeeded, so time to fresh results cannot be measured."))
         } else if let ttfr = s.ttfr, let p50 = ttfr.percentile(50), let p95 = ttfr.percentile(95) {
             var sentence = "Fresh results took \(ValueFormat.duration(nanos: Double(p50))) at the median and \(ValueFormat.duration(nanos: Double(p95))) at p95"
             if s.neverFresh > 0 {
                 sentence += "; \(ValueFormat.percent(s.neverFreshShare ?? 0)) of searches never got them"
             }
-            out.append(sentence + ".")
+            out.append((s.neverFresh > 0 ? .correctness : .speed, sentence + "."))
         } else if s.neverFresh > 0 {
-            out.append("No search ever showed fresh results.")
+            out.append((.correctness, "No search ever showed fresh results."))
         }
         var cost: [String] = []
         if let fanOut = s.fanOutMean {
@@ -55,33 +63,14 @@ package enum Verdict {
         }
         if !cost.isEmpty {
             let joined = cost.joined(separator: " and ")
-            out.append(joined.prefix(1).uppercased() + joined.dropFirst() + ".")
+            out.append((.cost, joined.prefix(1).uppercased() + joined.dropFirst() + "."))
         }
         if s.falseEmpties > 0 {
             let count = times(s.falseEmpties)
-            out.append(count.prefix(1).uppercased() + count.dropFirst() + " it showed an empty or error screen that was not the backend's answer (\(ValueFormat.significant(s.falseEmptiesPerSettle ?? 0)) per search).")
+            out.append((.flicker, count.prefix(1).uppercased() + count.dropFirst() + " it showed an empty or error screen that was not the backend's answer (\(ValueFormat.significant(s.falseEmptiesPerSettle ?? 0)) per search)."))
         }
-        if !failuresLead, let failures { out.append(failures) }
+        if !failuresLead, let failures { out.append((.failures, failures)) }
         return out
-    }
-
-    /// One sentence naming the best strategy on the headline numbers, when there are several.
-    package static func headline(_ summaries: [StrategySummary], titles: [String]) -> String? {
-        guard summaries.count > 1 else { return nil }
-        func best(_ value: (StrategySummary) -> Double?) -> String? {
-            let scored = zip(summaries, titles).compactMap { summary, title in value(summary).map { (title, $0) } }
-            guard scored.count > 1, let top = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-            let tied = scored.filter { $0.1 == top.1 }.map(\.0)
-            if tied.count == scored.count { return nil }
-            return tied.count == 1 ? tied[0] : tied.dropLast().joined(separator: ", ") + " and " + tied.last!
-        }
-        var parts: [String] = []
-        if let name = best({ $0.staleShare }) { parts.append("fewest wrong final screens: \(name)") }
-        if let name = best({ $0.ttfr?.percentile(95).map(Double.init) }) { parts.append("fastest fresh results at p95: \(name)") }
-        if let name = best({ $0.fanOutMean }) { parts.append("fewest requests per search: \(name)") }
-        guard !parts.isEmpty else { return nil }
-        let joined = parts.joined(separator: "; ")
-        return joined.prefix(1).uppercased() + joined.dropFirst() + "."
     }
 
     private static func times(_ count: Int64) -> String {
@@ -97,5 +86,37 @@ package enum Verdict {
             let parts = distinguishing.compactMap { key in summary.labels[key].map { "\(key)=\($0)" } }
             return parts.isEmpty ? summary.name : summary.name + " (" + parts.joined(separator: ", ") + ")"
         }
+    }
+}
+
+extension Verdict {
+    /// The kinds of flaw a group showed (`stale`, `out-of-order`, `never-fresh`, `false-empty`,
+    /// `failed`), so a report can say a runner's verdict only where it differs.
+    package static func flawKinds(_ s: StrategySummary) -> Set<String> {
+        var kinds: Set<String> = []
+        if s.staleSettles > 0 { kinds.insert("stale") }
+        if s.outOfOrderApplies > 0 { kinds.insert("out-of-order") }
+        if s.neverFresh > 0 { kinds.insert("never-fresh") }
+        if s.falseEmpties > 0 { kinds.insert("false-empty") }
+        if (s.failedRequests ?? 0) > 0 { kinds.insert("failed") }
+        return kinds
+    }
+
+    /// Only what went wrong, one sentence per flaw (the decision table has the speed and the
+    /// cost), or one sentence saying nothing did.
+    package static func flaws(for s: StrategySummary, title: String? = nil) -> [String] {
+        let name = title ?? s.name
+        guard s.settles > 0 else { return ["\(name) recorded no finished searches, so there is nothing to judge."] }
+        let kinds = flawKinds(s)
+        guard !kinds.isEmpty else {
+            return ["No flaw seen: \(name) ended on the right results in all \(s.settles) searches, never replaced newer results with older ones and never showed a false empty."]
+        }
+        return parts(for: s, title: name).filter { part in
+            switch part.topic {
+            case .failures, .flicker: return true
+            case .correctness: return s.staleSettles > 0 || s.outOfOrderApplies > 0 || s.neverFresh > 0
+            case .speed, .cost: return false
+            }
+        }.map(\.sentence)
     }
 }

@@ -11,8 +11,8 @@ enum ReportCommand {
         discussion: """
         RUN is a run directory (holding record.json) or a run-record file. The report is one
         self-contained HTML file: inline SVG charts, no scripts, no network, readable printed and in
-        dark mode. By default it is written as report.html next to the record. The verdicts are
-        printed too. The same record always gives the same bytes.
+        dark mode. By default it is written as report.html next to the record. What to ship (the
+        decision the report opens with), the strategies side by side and the verdicts are printed too. The same record always gives the same bytes.
         """,
         options: [
             .value("out", "FILE", help: "Where to write the report (default: report.html next to the record)."),
@@ -64,12 +64,10 @@ enum ReportCommand {
                                 verdicts: zip(summaries, titles).map { .init(group: $0.key, sentences: Reporting.Verdict.sentences(for: $0, title: $1)) })
             invocation.console.out(try ReportingCLI.json(output))
         } else {
+            if let decision = Decision(record: loaded.record) { invocation.console.out(decision.text + "\n") }
             invocation.console.out(SummaryTable.render(loaded.record) + "\n")
             for (summary, title) in zip(summaries, titles) {
                 invocation.console.out(Reporting.Verdict.sentences(for: summary, title: title).joined(separator: " ") + "\n")
-            }
-            if let headline = Reporting.Verdict.headline(summaries, titles: titles) {
-                invocation.console.out(headline + "\n")
             }
             invocation.console.err("wrote \(out) (\(charts.count) charts\(svgFiles.isEmpty ? "" : ", \(svgFiles.count) SVG files"))\n")
         }

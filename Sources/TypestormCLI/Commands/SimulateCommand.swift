@@ -1,4 +1,5 @@
 import Diagnostics
+import FieldHarness
 import FieldRuntime
 import Foundation
 import Reporting
@@ -54,6 +55,7 @@ enum SimulateCommand {
                    default: DurationText.format(defaults.cancelDelayNanos)),
             .value("segment", "I/N", help: "Simulate only segment I of N (whole server cells), for sharding.", default: "0/1"),
             .value("record", "FILE", help: "Also write the mergeable run record (JSON) to FILE."),
+            .value("field-parameters", "LIST", help: "Parameters your fields' factories read: NAME=VALUE, comma-separated."),
             .json,
         ],
         run: run
@@ -63,7 +65,9 @@ enum SimulateCommand {
         let arguments = invocation.arguments
         let typists = try arguments.int("typists", default: 1000, in: 1...10_000_000)
         let seed = try arguments.uint64("seed", default: 1)
-        let strategies = try parseStrategies(arguments.value("strategies"))
+        let choices = try parseChoices(arguments.value("strategies"))
+        let strategies = choices.compactMap(\.preset)
+        let fieldParameters = try parseFieldParameters(arguments.value("field-parameters"))
         let segment = try parseSegment(arguments.value("segment") ?? "0/1")
         // The scenario's defaults (one place), with the flags on top.
         var model = defaults
@@ -101,11 +105,27 @@ enum SimulateCommand {
         let console = invocation.console
         let started = Date()
         var index = 0
-        let record = Simulation.run(scenario, segment: segment, toolVersion: VersionCommand.version,
+        var record = Simulation.run(scenario, segment: segment, toolVersion: VersionCommand.version,
                                     sessions: { $0.map(typing.session(forTypist:)) }) { name in
             index += 1
-            console.err("simulating \(name) (\(index)/\(strategies.count), \(typists) typists)…\n")
+            console.err("simulating \(name) (\(index)/\(choices.count), \(typists) typists)…\n")
         }
+        // The user fields: the same typists and backend, on the virtual executors.
+        let range = Simulation.typistRange(of: segment, typists: typists, typistsPerServer: backend.typistsPerServer)
+        for case let .field(name, definition) in choices {
+            index += 1
+            console.err("simulating \(name) (\(index)/\(choices.count), \(typists) typists, your field)…\n")
+            let recorder: Recorder
+            do {
+                recorder = try await VirtualFieldRunner.run(
+                    definition, name: name, typists: range, sessions: range.map(typing.session(forTypist:)), backend: backend,
+                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleInterval)
+            } catch let error as FieldRunError {
+                throw ToolError(error.description, exitCode: ExitCode.software)
+            }
+            try record.add(MetricGroup(name: name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
+        }
+        let names = choices.map(\.name)
         let elapsed = Date().timeIntervalSince(started)
         if let path = arguments.value("record") {
             do {
@@ -118,14 +138,14 @@ enum SimulateCommand {
             let output = SimulateOutput(
                 scenario: .init(name: scenario.name, hash: scenario.hash, typists: typists, seed: seed,
                                 segment: "\(segment.index)/\(segment.count)", backend: describe(backend)),
-                strategies: strategies.compactMap { spec in
-                    record.groups.first { $0.name == spec.name }.map { StrategyMetricsJSON(name: $0.name, metrics: MetricsJSON($0.metrics)) }
+                strategies: names.compactMap { name in
+                    record.groups.first { $0.name == name }.map { StrategyMetricsJSON(name: $0.name, metrics: MetricsJSON($0.metrics)) }
                 })
             console.out(try encodeJSON(output) + "\n")
         } else {
             console.out("Simulated \(typists) typists (segment \(segment.index)/\(segment.count)), seed \(seed), in \(String(format: "%.1f", elapsed)) s\n")
             console.out("Backend: \(describe(backend))\n\n")
-            let groups = strategies.compactMap { spec in record.groups.first { $0.name == spec.name } }
+            let groups = names.compactMap { name in record.groups.first { $0.name == name } }
             console.out(StrategyComparison.table(groups.map { ($0.name, $0.metrics) }).render())
             console.out("""
 
@@ -152,16 +172,64 @@ enum SimulateCommand {
         return languages.map { Population.MixEntry(device: device, language: $0, share: 1 / Double(languages.count)) }
     }
 
+    /// A strategy to simulate: a preset (with its variants), or a field registered by the
+    /// executable (`TypestormTool.main(fields:)`).
+    enum StrategyChoice {
+        case preset(StrategySpec)
+        case field(String, FieldDefinition)
+
+        var name: String {
+            switch self {
+            case let .preset(spec): spec.name
+            case let .field(name, _): name
+            }
+        }
+
+        var preset: StrategySpec? {
+            if case let .preset(spec) = self { spec } else { nil }
+        }
+    }
+
+    /// `--strategies`: registered field names first, then presets; without it every preset and
+    /// every registered field.
+    static func parseChoices(_ text: String?, option: String = "strategies") throws -> [StrategyChoice] {
+        guard let text, !text.isEmpty else {
+            return Preset.allCases.map { .preset(StrategySpec(preset: $0)) }
+                + FieldRegistry.names.map { .field($0, FieldRegistry.field(named: $0)!) }
+        }
+        return try text.split(separator: ",").map { part in
+            let name = part.trimmingCharacters(in: .whitespaces)
+            if let field = FieldRegistry.field(named: name) { return .field(name, field) }
+            return .preset(try parseStrategies(name, option: option)[0])
+        }
+    }
+
+    /// `--field-parameters debounce=300ms,limit=20`.
+    static func parseFieldParameters(_ text: String?) throws -> FieldParameters {
+        var values: [String: String] = [:]
+        for part in (text ?? "").split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, !pair[0].isEmpty else {
+                throw UsageError.invalidValue(option: "field-parameters", value: String(part), expected: "NAME=VALUE, comma-separated")
+            }
+            values[pair[0]] = pair[1]
+        }
+        return FieldParameters(values)
+    }
+
     static func parseStrategies(_ text: String?, option: String = "strategies") throws -> [StrategySpec] {
         guard let text, !text.isEmpty else { return Preset.allCases.map { StrategySpec(preset: $0) } }
         return try text.split(separator: ",").map { name in
             let name = name.trimmingCharacters(in: .whitespaces)
             guard let spec = StrategySpec.parse(name) else {
                 let base = String(name.split(separator: "+").first ?? "")
-                let hint = Suggestion.closest(to: base, among: Preset.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
+                let known = Preset.allCases.map(\.rawValue) + FieldRegistry.names
+                let hint = Suggestion.closest(to: base, among: known).map { " (did you mean '\($0)'?)" } ?? ""
+                let fields = FieldRegistry.names.isEmpty ? "" : ", or your fields \(FieldRegistry.names.joined(separator: ", "))"
                 throw UsageError.invalidValue(
                     option: option, value: name,
-                    expected: "presets \(Preset.allCases.map(\.rawValue).joined(separator: ", ")) with optional +write-back, +text-keyed, +cache" + hint)
+                    expected: "presets \(Preset.allCases.map(\.rawValue).joined(separator: ", ")) with optional +write-back, +text-keyed, +cache"
+                        + fields + hint)
             }
             return spec
         }

@@ -28,13 +28,20 @@ import Foundation
 
 /// Metadata at the start of a session in a trace.
 public struct TraceHeader: Sendable, Hashable, Codable {
+    /// The session's number within the trace.
     public var session: Int
+    /// The population index of the typist who typed it; `nil` when unknown.
     public var typist: Int?
+    /// The population seed the session was generated with; `nil` when not generated.
     public var seed: UInt64?
+    /// `desktop` or `mobile`; `nil` when unknown.
     public var device: String?
+    /// The typing language (`en`, `ko`, `zh`, ...); `nil` when unknown.
     public var language: String?
+    /// The typist's copy-typing speed in words per minute; `nil` when unknown.
     public var wpm: Double?
 
+    /// A header for session `session`; every other field is optional metadata.
     public init(session: Int, typist: Int? = nil, seed: UInt64? = nil, device: String? = nil, language: String? = nil, wpm: Double? = nil) {
         self.session = session
         self.typist = typist
@@ -53,9 +60,11 @@ public struct TraceHeader: Sendable, Hashable, Codable {
 
 /// What is wrong with a trace, and where.
 public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The trace file's path.
     public var file: String
     /// 1-based line, or 0 when the file as a whole is the problem.
     public var line: Int
+    /// What is wrong, in words.
     public var reason: String
 
     public var description: String {

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import TypestormTesting
+
+/// Bad use of the harness ends the run with a message naming the problem, never a hang.
+@Suite(.timeLimit(.minutes(2)))
+struct MisuseTests {
+    /// Runs `simulate` of one misused field; returns its exit code and standard error.
+    func simulate(_ field: String) throws -> (status: Int32, errors: String) {
+        let process = Process()
+        process.executableURL = try FieldMeasurement.locate("ExampleHarness")
+        process.arguments = ["simulate", "--typists", "20", "--strategies", field, "--json"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test func aFieldThatNeverShowsIsNamed() throws {
+        let (status, errors) = try simulate("never-shows")
+        #expect(status == 70)
+        #expect(errors.contains("the field never reported what it shows for 20 of 20 typists (typist 0, typist 1"))
+    }
+
+    @Test func aFieldThatThrowsIsNamed() throws {
+        let (status, errors) = try simulate("throws")
+        #expect(status == 70)
+        #expect(errors.contains("field 'throws' threw while being made for typist 0: the adapter could not be built"))
+    }
+
+    @Test func workFromAForeignThreadIsNondeterminism() throws {
+        let (status, errors) = try simulate("foreign-thread")
+        #expect(status == 70)
+        #expect(errors.contains("nondeterminism:"))
+        #expect(errors.contains("enqueued from other threads"))
+    }
+
+    @Test func aBlockingJobIsStoppedByTheWatchdog() throws {
+        let (status, errors) = try simulate("blocks")
+        #expect(status == 70)
+        #expect(errors.contains("a job blocked the harness's only thread for 2 s of real time at virtual time"))
+    }
+
+    /// `Task.sleep` in virtual time is virtualised and counted (a note), and gives the same
+    /// numbers as the injected clock.
+    @Test func realClockSleepsAreVirtualisedAndCounted() throws {
+        let (status, errors) = try simulate("real-sleep")
+        #expect(status == 0)
+        #expect(errors.contains("sleeps on a real clock (ContinuousClock)"))
+        #expect(errors.contains("were virtualised"))
+        let reports = try FieldMeasurement.simulate(harness: "ExampleHarness", strategies: ["real-sleep", "seed-000"], typists: 100)
+        let real = try #require(reports["real-sleep"])
+        let injected = try #require(reports["seed-000"])
+        #expect(real.counters == injected.counters)
+        #expect(real.histograms == injected.histograms)
+    }
+}

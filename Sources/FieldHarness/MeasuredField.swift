@@ -1,0 +1,172 @@
+import Observation
+import SearchField
+
+/// A search field written as ordinary async Swift, as Typestorm's typists use it.
+///
+/// Typestorm calls these methods on the main actor the moment the typist acts; the field does
+/// whatever its real code does (start and cancel tasks, sleep, search through
+/// `FieldEnvironment.search`) and says what it shows with `FieldEnvironment.show`. Clearing the
+/// field arrives as `textChanged("")`. Scope, tokens and Return have default implementations
+/// that ignore them.
+@MainActor
+public protocol MeasuredField: AnyObject {
+    /// The field's whole text after the typist's key, paste or deletion.
+    func textChanged(_ text: String)
+    /// The search scope changed (`nil`: all).
+    func scopeChanged(_ scope: String?)
+    /// The search tokens changed.
+    func tokensChanged(_ tokens: [String])
+    /// The typist pressed Return.
+    func submitted()
+}
+
+extension MeasuredField {
+    public func scopeChanged(_ scope: String?) {}
+    public func tokensChanged(_ tokens: [String]) {}
+    public func submitted() {}
+}
+
+/// What a field shows, as it tells Typestorm (`FieldEnvironment.show`).
+public enum FieldScreen: Sendable, Equatable {
+    /// Nothing searched: recent searches, suggestions or a blank list.
+    case idle
+    /// A spinner (or skeleton) instead of results.
+    case loading
+    /// The "still searching" indicator of a slow request.
+    case stalled
+    /// `count` results for `query` (0: "no results").
+    case results(QueryIdentity, count: Int)
+    /// "No results for `query`".
+    case empty(QueryIdentity)
+    /// An error message about searching for `query`.
+    case error(QueryIdentity)
+
+    /// `count` results for the text `query` (no scope, no tokens).
+    public static func results(for query: String, count: Int) -> FieldScreen { .results(QueryIdentity(text: query), count: count) }
+    /// "No results" for the text `query`.
+    public static func empty(for query: String) -> FieldScreen { .empty(QueryIdentity(text: query)) }
+    /// An error about the text `query`.
+    public static func error(for query: String) -> FieldScreen { .error(QueryIdentity(text: query)) }
+}
+
+/// The answer of one search: how many results the backend found for `query`.
+public struct SearchAnswer: Sendable, Equatable {
+    public var query: QueryIdentity
+    public var count: Int
+}
+
+/// A search that failed on the backend or the network (a cancelled search throws
+/// `CancellationError` instead).
+public struct SearchFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `server-error`, `timeout` or `transport`.
+    public var reason: FailureReason
+    public var query: QueryIdentity
+
+    public var description: String { "search for \(query) failed: \(reason)" }
+}
+
+/// Knobs a field's factory reads (`--field-parameter NAME=VALUE`, and what `sweep` varies).
+public struct FieldParameters: Sendable, Equatable {
+    public var values: [String: String]
+
+    public init(_ values: [String: String] = [:]) { self.values = values }
+
+    public subscript(name: String) -> String? { values[name] }
+
+    /// Parameter `name` as a duration (`300ms`, `1.5s`, `250us`, or plain milliseconds), else `fallback`.
+    public func duration(_ name: String, default fallback: Duration) -> Duration {
+        guard let text = values[name] else { return fallback }
+        return Self.parseDuration(text) ?? fallback
+    }
+
+    /// Parameter `name` as an integer, else `fallback`.
+    public func int(_ name: String, default fallback: Int) -> Int {
+        values[name].flatMap { Int($0) } ?? fallback
+    }
+
+    static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [("ms", 1e6), ("us", 1e3), ("ns", 1), ("s", 1e9)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            return Double(text.dropLast(suffix.count)).map { .nanoseconds(Int64($0 * scale)) }
+        }
+        return Double(text).map { .nanoseconds(Int64($0 * 1e6)) }
+    }
+}
+
+/// Everything a field is built from: its clock, its search function and where it says what it
+/// shows. Typestorm backs `search` with the run's backend (modelled in virtual time) and
+/// `clock` with the run's clock (`VirtualClock` in virtual time).
+public struct FieldEnvironment: Sendable {
+    /// The typist's index in the population.
+    public let typist: Int
+    /// The clock to sleep on (`try await env.clock.sleep(for: .milliseconds(300))`). Plain
+    /// `Task.sleep` works too in virtual time (virtualised and counted).
+    public let clock: any Clock<Duration>
+    public let parameters: FieldParameters
+    let searchFunction: @Sendable (QueryIdentity) async throws -> SearchAnswer
+    let showFunction: @Sendable @MainActor (FieldScreen) -> Void
+
+    /// An environment of your own (a unit test of the adapter, an app's preview).
+    public init(
+        typist: Int = 0, clock: any Clock<Duration>, parameters: FieldParameters = FieldParameters(),
+        search: @escaping @Sendable (QueryIdentity) async throws -> SearchAnswer,
+        show: @escaping @Sendable @MainActor (FieldScreen) -> Void
+    ) {
+        self.typist = typist
+        self.clock = clock
+        self.parameters = parameters
+        searchFunction = search
+        showFunction = show
+    }
+
+    /// Searches the run's backend. Throws `CancellationError` when the calling task is
+    /// cancelled (once the backend model says the client saw it) and `SearchFailure` when the
+    /// backend fails.
+    public func search(_ query: QueryIdentity) async throws -> SearchAnswer { try await searchFunction(query) }
+
+    /// Searches for the text `query` (no scope, no tokens).
+    public func search(_ query: String) async throws -> SearchAnswer { try await searchFunction(QueryIdentity(text: query)) }
+
+    /// Tells Typestorm what the field shows now (call it whenever the screen changes; repeats
+    /// are ignored).
+    @MainActor public func show(_ screen: FieldScreen) { showFunction(screen) }
+
+    /// Reports what an `@Observable` model shows whenever it changes: `screen` reads the model
+    /// (as the view's `body` would) and is read again after every change of what it read, once
+    /// the job that changed it has finished. Shows the current screen at once.
+    @MainActor public func track(_ screen: @escaping @MainActor () -> FieldScreen) {
+        let value = withObservationTracking { screen() } onChange: { [self] in
+            VirtualScheduler.shared.post { MainActor.assumeIsolated { track(screen) } }
+        }
+        show(value)
+    }
+}
+
+/// A user field under a name: how to build one per typist, and the shortest query it searches
+/// for (what staleness is measured against: below it the right screen is idle).
+public struct FieldDefinition: Sendable {
+    public var minimumLength: Int
+    public var make: @Sendable @MainActor (FieldEnvironment) throws -> any MeasuredField
+
+    public init(minimumLength: Int = 1, make: @escaping @Sendable @MainActor (FieldEnvironment) throws -> any MeasuredField) {
+        self.minimumLength = minimumLength
+        self.make = make
+    }
+}
+
+/// The user fields of this process by name, beside the presets: one place every command that
+/// resolves a strategy name asks.
+public enum FieldRegistry {
+    nonisolated(unsafe) static var fields: [String: FieldDefinition] = [:]
+
+    /// Registers `fields` (before the command line runs).
+    public static func register(_ fields: [String: FieldDefinition]) {
+        for (name, definition) in fields { Self.fields[name] = definition }
+    }
+
+    /// The field registered as `name`.
+    public static func field(named name: String) -> FieldDefinition? { fields[name] }
+
+    /// Every registered name, sorted.
+    public static var names: [String] { fields.keys.sorted() }
+}

@@ -1,0 +1,38 @@
+/// Virtual time, as the fields of a virtual run see it: `now` is the run's time, and a sleep is a
+/// wake-up in the run's agenda, resumed when every earlier event and runnable job is done.
+/// Cancelling the sleeping task resumes it at once with `CancellationError`, as
+/// `ContinuousClock` does.
+public struct VirtualClock: Clock {
+    public struct Instant: InstantProtocol, CustomStringConvertible {
+        /// Nanoseconds since the run started.
+        public var nanoseconds: Int64
+
+        public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+        public func advanced(by duration: Duration) -> Instant { Instant(nanoseconds: nanoseconds + FieldHarness.nanoseconds(duration)) }
+        public func duration(to other: Instant) -> Duration { .nanoseconds(other.nanoseconds - nanoseconds) }
+        public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
+        public var description: String { "\(nanoseconds / 1_000_000) ms" }
+    }
+
+    /// Records this clock's sleeps as a typist's waits (nil: not recorded).
+    let waits: (any WaitObserver)?
+
+    public init() { waits = nil }
+
+    init(waits: any WaitObserver) { self.waits = waits }
+
+    public var now: Instant { Instant(nanoseconds: VirtualScheduler.shared.session?.now ?? 0) }
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let sleeper = Sleeper()
+        if let waits { sleeper.wait = (waits, 0) }
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                VirtualScheduler.shared.sleep(sleeper, continuation, until: deadline.nanoseconds)
+            }
+        } onCancel: {
+            VirtualScheduler.shared.cancel(sleeper)
+        }
+    }
+}
