@@ -12,6 +12,7 @@ import TestBackends
 //                                                              in-process server, prints {"port":P,...}
 //   HTTPBenchmark client --url URL --connections C --seconds S  closed-loop max req/s of the curl client
 //   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
+//   HTTPBenchmark count --iterations K                          ns per count read (JSONCountPath) of an engine-shaped page
 // Backends here are test doubles (TestBackends): `substring` scans every item; `canned` answers
 // every request with one precomputed page (it measures the HTTP layer).
 
@@ -216,13 +217,46 @@ func cancel() async throws {
     }
 }
 
+/// Nanoseconds per `JSONCountPath.extract` over compact 20-hit pages shaped like the engines'
+/// answers, the count before the hits and after them (the scanner skips the hits in the second).
+func countRead() throws {
+    let iterations = Int(option("iterations", "200000")) ?? 200_000
+    let hit = #"{"id":"p-1042","title":"Blue running shoe \u00e9","price":49.95,"tags":["shoe","run"],"score":1.25e-1}"#
+    let hits = Array(repeating: hit, count: 20).joined(separator: ",")
+    let cases: [(String, String)] = [
+        ("total-first", #"{"total":385,"query":"ab","items":[\#(hits)]}"#),
+        ("total-last", #"{"query":"ab","items":[\#(hits)],"total":385}"#),
+        ("hits.total.value", #"{"took":3,"timed_out":false,"hits":{"total":{"value":385,"relation":"eq"},"hits":[\#(hits)]}}"#),
+        ("response.numFound", #"{"responseHeader":{"status":0,"QTime":1},"response":{"numFound":385,"start":0,"docs":[\#(hits)]}}"#),
+        ("estimatedTotalHits", #"{"hits":[\#(hits)],"query":"ab","processingTimeMs":1,"limit":20,"offset":0,"estimatedTotalHits":385}"#),
+        ("items.#", #"{"items":[\#(hits)]}"#),
+    ]
+    var rows: [String] = []
+    for (path, body) in cases {
+        let countPath = try JSONCountPath(path == "total-first" || path == "total-last" ? "total" : path)
+        let bytes = Array(body.utf8)
+        guard countPath.extract(from: bytes) != nil else { fail("\(path): no count read from \(body.prefix(80))…") }
+        var sink = 0
+        var best = UInt64.max
+        for _ in 0..<5 {
+            let start = MonotonicClock.now()
+            for _ in 0..<iterations { sink &+= countPath.extract(from: bytes) ?? 0 }
+            best = min(best, MonotonicClock.now() - start)
+        }
+        precondition(sink != 0)
+        rows.append(#"{"shape":"\#(path)","bytes":\#(bytes.count),"nsPerRead":\#(String(format: "%.1f", Double(best) / Double(iterations)))}"#)
+    }
+    print(#"{"tool":"count-read","iterations":\#(iterations),"rounds":5,"best":[\#(rows.joined(separator: ","))]}"#)
+}
+
 do {
     try Allocator.applySelectionFromEnvironment()
     switch CommandLine.arguments.dropFirst().first {
     case "serve": try await serve()
     case "client": try await client()
     case "cancel": try await cancel()
-    default: fail("usage: HTTPBenchmark serve|client|cancel [options] (see the comment in main.swift)")
+    case "count": try countRead()
+    default: fail("usage: HTTPBenchmark serve|client|cancel|count [options] (see the comment in main.swift)")
     }
 } catch {
     fail("\(error)")

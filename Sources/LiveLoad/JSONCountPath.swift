@@ -1,22 +1,18 @@
-import Glibc
-
 /// Where to read the result count in a search API's JSON: `total`, `hits.total.value`,
 /// `data.items.#` (`#` = the length of an array), `results.0.count` (a number is an array index,
-/// or the key of that name in an object), `#` alone for a top-level array's length.
-///
-/// A count is a JSON number with a whole value from 0 to `Int.max` (`42`, `42.0`, `4.2e1`);
-/// anything else at the path (a string, `true`, `1.5`, a negative number) is no count. The
-/// document is read as a full JSON parser reads it: any whitespace, escaped keys (`"\u0074otal"`
-/// is `total`), and for a key that appears twice in one object the last one counts.
+/// or a key when the value there is an object).
 ///
 /// Read with a small skipping scanner rather than a full decode: the load generator parses every
 /// response, and materializing a whole page of items to read one number would make the client,
-/// not the server, the bottleneck.
+/// not the server, the bottleneck. On valid JSON it reads what a full parser reads: any
+/// whitespace, keys written with escapes (`"tot\u0061l"` is `total`), the last of duplicate
+/// keys. A count is a number whose exact value is a whole number from 0 to `Int.max` (`385`,
+/// `385.0`, `3.85e2`) or an array's length; anything else (a string, a fraction, a negative
+/// number, `true`) is no count. The parts it skips are not validated.
 package struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
     enum Step: Sendable, Equatable {
         case key([UInt8])
-        /// A number segment: the element at that index of an array, or the member of that name
-        /// of an object.
+        /// An array index, or the key spelled by the same digits when the value is an object.
         case index(Int, key: [UInt8])
         case length
     }
@@ -42,7 +38,7 @@ package struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
                     throw ParseError(description: "JSON path '\(path)': '#' (array length) must be the last segment")
                 }
                 steps.append(.length)
-            } else if let index = Int(segment), index >= 0, segment.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            } else if let index = Int(segment), index >= 0 {
                 steps.append(.index(index, key: Array(segment.utf8)))
             } else {
                 steps.append(.key(Array(segment.utf8)))
@@ -51,139 +47,133 @@ package struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
         self.steps = steps
     }
 
-    /// The count at this path in `json`, or `nil` if the path is absent, holds no count, or the
-    /// document is not well-formed where the scanner passed.
+    /// The count at this path in `json`, or `nil` if the path is absent or not a count.
     package func extract(from json: [UInt8]) -> Int? {
         json.withUnsafeBufferPointer { buffer in
-            var scanner = JSONScanner(bytes: buffer, steps: steps)
-            let count = scanner.value(at: 0)
-            scanner.skipSpace()
-            return scanner.broken || scanner.i != buffer.count ? nil : count
+            var scanner = JSONScanner(bytes: buffer)
+            return scanner.follow(steps)
         }
     }
 }
 
 /// A forward-only scanner over JSON bytes that follows a path and skips everything else.
-///
-/// Every value it enters it reads to its end, so a later duplicate of a key on the path replaces
-/// an earlier one, as in a full parse. Skipped values are checked for balance, not validated.
 struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
-    let steps: [JSONCountPath.Step]
     var i = 0
-    /// The bytes stopped making sense (unbalanced, truncated, a missing `:`): no count.
-    var broken = false
 
-    init(bytes: UnsafeBufferPointer<UInt8>, steps: [JSONCountPath.Step]) {
-        self.bytes = bytes
-        self.steps = steps
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+    private static let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
+    private static let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+    private static let comma = UInt8(ascii: ","), colon = UInt8(ascii: ":")
+
+    mutating func follow(_ steps: [JSONCountPath.Step]) -> Int? {
+        skipSpace()
+        return resolve(steps, 0).count
     }
 
-    /// Reads the value at the cursor to its end; the count if `steps[step...]` lead to one in it.
-    mutating func value(at step: Int) -> Int? {
-        skipSpace()
-        guard !broken, let first = peek() else { broken = true; return nil }
-        if step == steps.count { return readCount() }
+    /// At the start of a value: the count at `steps[step...]` inside it, with `i` left just past
+    /// the value, so one pass over the document reads it (`ok` false: the JSON ends or breaks
+    /// here). Every member of an object is looked at and the last one named by the step wins, as
+    /// a full parser keeps the last of duplicate keys.
+    mutating func resolve(_ steps: [JSONCountPath.Step], _ step: Int) -> (count: Int?, ok: Bool) {
+        guard step < steps.count else {
+            let start = i
+            let count = readCount()
+            if count != nil { return (count, true) }
+            i = start
+            return (nil, skipValue())
+        }
+        let opening = peek()
         switch steps[step] {
-        case let .key(wanted) where first == UInt8(ascii: "{"):
-            return member(wanted, then: step + 1)
-        case let .index(_, key: wanted) where first == UInt8(ascii: "{"):
-            return member(wanted, then: step + 1)
-        case let .index(wanted, _) where first == UInt8(ascii: "["):
-            var found: Int?
+        case .key(let wanted) where opening == Self.openBrace, .index(_, let wanted) where opening == Self.openBrace:
+            i += 1
+            skipSpace()
+            if peek() == Self.closeBrace { i += 1; return (nil, true) }
+            var count: Int?
+            let wantedIsASCII = wanted.allSatisfy { $0 < 0x80 }
+            while true {
+                guard let matches = readKey(equalTo: wanted, wantedIsASCII: wantedIsASCII) else { return (nil, false) }
+                skipSpace()
+                guard peek() == Self.colon else { return (nil, false) }
+                i += 1
+                skipSpace()
+                if matches {
+                    let member = resolve(steps, step + 1)
+                    guard member.ok else { return (nil, false) }
+                    count = member.count
+                } else {
+                    guard skipValue() else { return (nil, false) }
+                }
+                skipSpace()
+                guard let next = peek() else { return (nil, false) }
+                i += 1
+                if next == Self.closeBrace { return (count, true) }
+                guard next == Self.comma else { return (nil, false) }
+                skipSpace()
+            }
+        case .index(_, _) where opening == Self.openBracket, .length where opening == Self.openBracket:
+            let index: Int? = if case .index(let wanted, _) = steps[step] { wanted } else { nil }
+            i += 1
+            skipSpace()
+            if peek() == Self.closeBracket { i += 1; return (index == nil ? 0 : nil, true) }
+            var count: Int?
             var position = 0
-            elements { scanner in
-                if position == wanted { found = scanner.value(at: step + 1) } else { scanner.skipValue() }
+            while true {
+                if position == index {
+                    let element = resolve(steps, step + 1)
+                    guard element.ok else { return (nil, false) }
+                    count = element.count
+                } else {
+                    guard skipValue() else { return (nil, false) }
+                }
                 position += 1
+                skipSpace()
+                guard let next = peek() else { return (nil, false) }
+                i += 1
+                if next == Self.closeBracket { return (index == nil ? position : count, true) }
+                guard next == Self.comma else { return (nil, false) }
+                skipSpace()
             }
-            return found
-        case .length where first == UInt8(ascii: "["):
-            var count = 0
-            elements { scanner in
-                scanner.skipValue()
-                count += 1
-            }
-            return broken ? nil : count
         default:
-            skipValue()
-            return nil
+            return (nil, skipValue())
         }
     }
 
-    /// The object at the cursor: the value of its last member named `wanted`, read with
-    /// `steps[next...]`; every other member skipped.
-    mutating func member(_ wanted: [UInt8], then next: Int) -> Int? {
-        i += 1
-        skipSpace()
-        if peek() == UInt8(ascii: "}") { i += 1; return nil }
-        var found: Int?
-        while !broken {
-            skipSpace()
-            let matches = keyEquals(wanted)
-            skipSpace()
-            guard peek() == UInt8(ascii: ":") else { broken = true; return nil }
+    @inline(__always) func peek() -> UInt8? { i < bytes.count ? bytes[i] : nil }
+
+    @inline(__always) mutating func skipSpace() {
+        while i < bytes.count {
+            let byte = bytes[i]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
             i += 1
-            if matches { found = value(at: next) } else { skipValue() }
-            skipSpace()
-            switch peek() {
-            case UInt8(ascii: ","): i += 1
-            case UInt8(ascii: "}"): i += 1; return found
-            default: broken = true
+        }
+    }
+
+    /// Reads a key and says whether it equals `wanted`; nil if there is no string here. Plain keys
+    /// are compared byte for byte; a key with escapes or non-ASCII bytes is decoded and compared
+    /// as a string (as a full parser's dictionary would).
+    mutating func readKey(equalTo wanted: [UInt8], wantedIsASCII: Bool) -> Bool? {
+        guard peek() == Self.quote else { return nil }
+        i += 1
+        let start = i
+        var plain = true
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == Self.quote {
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                i += 1
+                if plain, wantedIsASCII { return raw.elementsEqual(wanted) }
+                guard let decoded = Self.unescape(raw) else { return nil }
+                return String(decoding: decoded, as: UTF8.self) == String(decoding: wanted, as: UTF8.self)
             }
+            if byte == Self.backslash { plain = false; i += 2; continue }
+            if byte >= 0x80 { plain = false }
+            i += 1
         }
         return nil
     }
 
-    /// Calls `body` at each element of the array at the cursor (the body reads the element).
-    mutating func elements(_ body: (inout JSONScanner) -> Void) {
-        i += 1
-        skipSpace()
-        if peek() == UInt8(ascii: "]") { i += 1; return }
-        while !broken {
-            skipSpace()
-            body(&self)
-            skipSpace()
-            switch peek() {
-            case UInt8(ascii: ","): i += 1
-            case UInt8(ascii: "]"): i += 1; return
-            default: broken = true
-            }
-        }
-    }
-
-    func peek() -> UInt8? { i < bytes.count ? bytes[i] : nil }
-
-    mutating func skipSpace() {
-        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
-    }
-
-    /// Reads the string at the cursor and tells whether it decodes to `wanted`'s bytes. Without
-    /// escapes the raw bytes are compared in place; with escapes the string is decoded first.
-    mutating func keyEquals(_ wanted: [UInt8]) -> Bool {
-        guard peek() == UInt8(ascii: "\"") else { broken = true; return false }
-        let start = i + 1
-        var end = start
-        var escaped = false
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-            if bytes[end] == UInt8(ascii: "\\") { escaped = true; end += 1 }
-            end += 1
-        }
-        guard end < bytes.count else { broken = true; return false }
-        i = end + 1
-        if !escaped {
-            guard end - start == wanted.count else { return false }
-            return wanted.withUnsafeBufferPointer { wanted in
-                var k = 0
-                while k < wanted.count, wanted[k] == bytes[start + k] { k += 1 }
-                return k == wanted.count
-            }
-        }
-        guard let decoded = Self.unescape(UnsafeBufferPointer(rebasing: bytes[start..<end])) else { broken = true; return false }
-        return decoded == wanted
-    }
-
-    /// A string's content with its escapes decoded to UTF-8 (`\uD83D\uDE00` → 😀); nil for a bad
-    /// escape.
+    /// A JSON string's contents with its escapes decoded to UTF-8 (`\u` surrogate pairs joined).
     static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
@@ -191,138 +181,141 @@ struct JSONScanner {
         func hex4(_ at: Int) -> UInt32? {
             guard at + 4 <= raw.count else { return nil }
             var value: UInt32 = 0
-            for byte in raw[at..<at + 4] {
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: return nil
-                }
+            for byte in raw[at..<(at + 4)] {
+                guard let digit = Character(Unicode.Scalar(byte)).hexDigitValue else { return nil }
                 value = value << 4 | UInt32(digit)
             }
             return value
         }
         while k < raw.count {
             let byte = raw[k]
-            guard byte == UInt8(ascii: "\\") else { out.append(byte); k += 1; continue }
+            guard byte == backslash else { out.append(byte); k += 1; continue }
             guard k + 1 < raw.count else { return nil }
-            switch raw[k + 1] {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(raw[k + 1])
+            let escaped = raw[k + 1]
+            k += 2
+            switch escaped {
             case UInt8(ascii: "b"): out.append(0x08)
             case UInt8(ascii: "f"): out.append(0x0C)
             case UInt8(ascii: "n"): out.append(0x0A)
             case UInt8(ascii: "r"): out.append(0x0D)
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
-                guard var scalar = hex4(k + 2) else { return nil }
-                k += 6
+                guard var scalar = hex4(k) else { return nil }
+                k += 4
                 if (0xD800..<0xDC00).contains(scalar) {
-                    guard k + 1 < raw.count, raw[k] == UInt8(ascii: "\\"), raw[k + 1] == UInt8(ascii: "u"),
+                    guard k + 6 <= raw.count, raw[k] == backslash, raw[k + 1] == UInt8(ascii: "u"),
                           let low = hex4(k + 2), (0xDC00..<0xE000).contains(low) else { return nil }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     k += 6
-                } else if (0xDC00..<0xE000).contains(scalar) {
-                    return nil
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                out.append(contentsOf: Array(String(Character(unicode)).utf8))
-                continue
-            default: return nil
+                out.append(contentsOf: String(Character(unicode)).utf8)
+            default: out.append(escaped)
             }
-            k += 2
         }
         return out
     }
 
-    /// Moves past the value at the cursor (a string, container or scalar).
-    mutating func skipValue() {
-        skipSpace()
-        guard let first = peek() else { broken = true; return }
+    /// Skips one value starting at `i` (no leading whitespace); false if there is none.
+    mutating func skipValue() -> Bool {
+        guard let first = peek() else { return false }
         switch first {
-        case UInt8(ascii: "\""):
-            skipString()
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            // The hot loop of every response: on locals, one comparison per ordinary byte.
-            guard let base = bytes.baseAddress else { broken = true; return }
-            let count = bytes.count
-            var j = i
+        case Self.quote:
+            return skipString()
+        case Self.openBrace, Self.openBracket:
             var depth = 0
-            while j < count {
-                let byte = base[j]
-                j += 1
-                if byte > UInt8(ascii: "]"), byte != UInt8(ascii: "{"), byte != UInt8(ascii: "}") { continue }
-                switch byte {
-                case UInt8(ascii: "\""): j = Self.endOfString(base, from: j, count: count)
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { i = j; return }
-                default: break
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte == Self.quote {
+                    guard skipString() else { return false }
+                    continue
                 }
+                if byte == Self.openBrace || byte == Self.openBracket {
+                    depth += 1
+                } else if byte == Self.closeBrace || byte == Self.closeBracket {
+                    depth -= 1
+                    if depth == 0 { i += 1; return true }
+                }
+                i += 1
             }
-            i = count
-            broken = true
+            return false
         default:
             let start = i
-            while i < bytes.count, !Self.endsScalar(bytes[i]) { i += 1 }
-            if i == start { broken = true }
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte == Self.comma || byte == Self.closeBrace || byte == Self.closeBracket
+                    || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { break }
+                i += 1
+            }
+            return i > start
         }
     }
 
-    mutating func skipString() {
-        guard let base = bytes.baseAddress else { broken = true; return }
-        i = Self.endOfString(base, from: i + 1, count: bytes.count)
-        if i > bytes.count { i = bytes.count; broken = true }
-    }
-
-    /// Just past the closing quote of the string whose content starts at `from`; `count + 1`
-    /// when it does not close. Looks for quotes with `memchr` and counts the backslashes before
-    /// each, so long strings go at memory speed.
-    static func endOfString(_ base: UnsafePointer<UInt8>, from: Int, count: Int) -> Int {
-        var j = from
-        while j < count {
-            guard let quote = memchr(base + j, Int32(UInt8(ascii: "\"")), count - j) else { return count + 1 }
-            let at = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
-            var backslashes = 0
-            while at - backslashes - 1 >= from, base[at - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
-            if backslashes % 2 == 0 { return at + 1 }
-            j = at + 1
-        }
-        return count + 1
-    }
-
-    static func endsScalar(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: true
-        default: false
-        }
-    }
-
-    /// The value at the cursor as a count: a number with a whole value in 0...Int.max.
-    mutating func readCount() -> Int? {
-        let start = i
-        guard let first = peek(), first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else {
-            skipValue()
-            return nil
-        }
-        // The common case, digits only, without making a string.
-        var value = 0
-        var overflow = false
-        while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
-            let (times, o1) = value.multipliedReportingOverflow(by: 10)
-            let (plus, o2) = times.addingReportingOverflow(Int(bytes[i] - 0x30))
-            overflow = overflow || o1 || o2
-            value = plus
+    @inline(__always) mutating func skipString() -> Bool {
+        i += 1
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == Self.backslash { i += 2; continue }
             i += 1
+            if byte == Self.quote { return true }
         }
-        if i > start, !overflow, i == bytes.count || Self.endsScalar(bytes[i]) { return value }
-        while i < bytes.count, !Self.endsScalar(bytes[i]) { i += 1 }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-        if let whole = Int(text) { return whole >= 0 ? whole : nil }
-        // 2^63 is the first Double beyond Int.max.
-        guard let real = Double(text), real.isFinite, real >= 0, real < 9_223_372_036_854_775_808.0,
-              real == real.rounded(.towardZero) else { return nil }
-        return Int(real)
+        return false
+    }
+
+    /// The number at `i` if its exact value is a whole number in 0...Int.max; nil otherwise.
+    /// Computed from the decimal digits, not through a Double: `9007199254740993.0` is exact,
+    /// `1.5` and `-3` are nil.
+    mutating func readCount() -> Int? {
+        @inline(__always) func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= 0x30 && bytes[at] <= 0x39 }
+        let negative = peek() == UInt8(ascii: "-")
+        if negative { i += 1 }
+        let integerStart = i
+        while isDigit(i) { i += 1 }
+        let integerEnd = i
+        guard integerEnd > integerStart else { return nil }
+        var fractionStart = i, fractionEnd = i
+        if peek() == UInt8(ascii: ".") {
+            i += 1
+            fractionStart = i
+            while isDigit(i) { i += 1 }
+            fractionEnd = i
+            guard fractionEnd > fractionStart else { return nil }
+        }
+        var exponent = 0
+        if let e = peek(), e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            i += 1
+            var exponentNegative = false
+            if peek() == UInt8(ascii: "+") { i += 1 } else if peek() == UInt8(ascii: "-") { exponentNegative = true; i += 1 }
+            guard isDigit(i) else { return nil }
+            while isDigit(i) {
+                exponent = min(exponent * 10 + Int(bytes[i] - 0x30), 1_000_000)
+                i += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // The digits, integer then fraction, as one sequence; value = digits × 10^exponent.
+        let integerCount = integerEnd - integerStart, total = integerCount + (fractionEnd - fractionStart)
+        @inline(__always) func digit(_ k: Int) -> Int {
+            Int(bytes[k < integerCount ? integerStart + k : fractionStart + k - integerCount] - 0x30)
+        }
+        exponent -= fractionEnd - fractionStart
+        var first = 0, last = total
+        while first < last, digit(first) == 0 { first += 1 }
+        if first == last { return 0 }
+        while digit(last - 1) == 0 { last -= 1; exponent += 1 }
+        guard !negative, exponent >= 0, last - first + exponent <= 19 else { return nil }
+        var value = 0
+        for k in first..<last {
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (plus, o2) = times.addingReportingOverflow(digit(k))
+            guard !o1, !o2 else { return nil }
+            value = plus
+        }
+        for _ in 0..<exponent {
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            value = times
+        }
+        return value
     }
 }

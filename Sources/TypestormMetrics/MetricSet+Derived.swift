@@ -128,6 +128,8 @@ public struct HistogramSummary: Sendable, Equatable, Codable {
     public var p50: Int64?
     /// 90th percentile; `nil` when empty.
     public var p90: Int64?
+    /// 95th percentile; `nil` when empty.
+    public var p95: Int64?
     /// 99th percentile; `nil` when empty.
     public var p99: Int64?
     /// 99.9th percentile; `nil` when empty.
@@ -135,19 +137,20 @@ public struct HistogramSummary: Sendable, Equatable, Codable {
     /// Largest value recorded, exact; `nil` when empty.
     public var max: Int64?
 
-    /// Summarises `histogram`: count, mean, p50, p90, p99, p99.9 and max.
+    /// Summarises `histogram`: count, mean, p50, p90, p95, p99, p99.9 and max.
     public init(_ histogram: Histogram) {
         count = histogram.totalCount
         mean = histogram.mean
         p50 = histogram.percentile(50)
         p90 = histogram.percentile(90)
+        p95 = histogram.percentile(95)
         p99 = histogram.percentile(99)
         p999 = histogram.percentile(99.9)
         max = histogram.isEmpty ? nil : histogram.max
     }
 
     enum CodingKeys: String, CodingKey {
-        case count, mean, p50, p90, p99, p999, max
+        case count, mean, p50, p90, p95, p99, p999, max
     }
 
     /// Every key always present; `null` for an empty histogram.
@@ -157,6 +160,7 @@ public struct HistogramSummary: Sendable, Equatable, Codable {
         try container.encode(mean, forKey: .mean)
         try container.encode(p50, forKey: .p50)
         try container.encode(p90, forKey: .p90)
+        try container.encode(p95, forKey: .p95)
         try container.encode(p99, forKey: .p99)
         try container.encode(p999, forKey: .p999)
         try container.encode(max, forKey: .max)

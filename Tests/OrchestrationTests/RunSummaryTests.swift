@@ -49,16 +49,53 @@ struct RunSummaryTests {
         let table = RunSummary.table(Self.record)
         let lines = table.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("strategy"))
-        #expect(lines[0].contains("requests") && lines[0].contains("req/settle") && lines[0].contains("TTFR p99"))
+        #expect(lines[0].contains("requests") && lines[0].contains("req/settle") && lines[0].contains("TTFR p95") && lines[0].contains("TTFR p99"))
         #expect(!lines[0].contains("keys"))
         #expect(lines[2].hasPrefix("naive") && lines[2].contains("3.00"))
         #expect(lines[3].hasPrefix("split-state") && lines[3].contains("350.") && lines[3].contains("1.00"))
     }
 
-    @Test func csvHasOneRowPerGroupAndAColumnPerStatistic() {
+    @Test func csvHasOneRowPerGroupAndAColumnPerStatistic() throws {
         let lines = RunSummary.csv(Self.record).split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
-        #expect(lines[0] == "strategy,runner,requests_started,settles,ttfr_ns.count,ttfr_ns.mean,ttfr_ns.p50,ttfr_ns.p90,ttfr_ns.p99,ttfr_ns.p999,ttfr_ns.max")
-        #expect(lines[2].hasPrefix("split-state,virtual,30,30,1,350000000.0,"))
+        #expect(lines[0] == "strategy,runner,requests_started,settles,ttfr_ns.count,ttfr_ns.mean,ttfr_ns.p50,ttfr_ns.p90,ttfr_ns.p95,ttfr_ns.p99,ttfr_ns.p999,ttfr_ns.max")
+        #expect(lines[2].hasPrefix("split-state,virtual,30,30,1,"))
+        let naive = try #require(Self.record.group(named: "naive", labels: ["runner": "virtual"])).metrics
+        let fields = lines[1].split(separator: ",").map(String.init)
+        #expect(fields[8] == "\(Int64(try #require(MetricExpression("ttfr_ns.p95").value(in: naive))))")
+        // The mean as recorded, not rounded: 4.457 stays 4.457 (it reads back as the same Double).
+        var fanout = MetricSet()
+        for value in [4, 4, 5, 5, 4, 5, 4] { fanout.record("fanout_per_settle", Int64(value)) }
+        let metadata = RunMetadata(toolVersion: "t", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "virtual", segments: [Segment(index: 0, count: 1)])
+        let one = RunSummary.csv(RunRecord(metadata: metadata, groups: [MetricGroup(name: "naive", labels: [:], metrics: fanout)]))
+        let row = one.split(separator: "\n").map(String.init)[1].split(separator: ",").map(String.init)
+        let mean = try #require(MetricExpression("fanout_per_settle.mean").value(in: fanout))
+        #expect(mean != (mean * 10).rounded() / 10 && Double(row[2]) == mean, "\(row) vs \(mean)")
+    }
+
+    /// Every request refused: the TTFR samples are the settles that needed no request (all 0),
+    /// so the table and the CSV show no TTFR and the table says why.
+    @Test func noTTFRWhenNoAnswerCame() throws {
+        var refused = MetricSet()
+        refused.add("requests_started", 5)
+        refused.add("requests_completed", 0)
+        refused.add("errors_transport", 5)
+        refused.add("settles", 2)
+        for _ in 0..<2 { refused.record("ttfr_ns", 0) }
+        refused.record("request_latency_ns", 1_000_000)
+        let metadata = RunMetadata(toolVersion: "t", scenarioName: "s", scenarioHash: "h", seed: 1, runner: "http", segments: [Segment(index: 0, count: 1)])
+        let record = RunRecord(metadata: metadata, groups: [MetricGroup(name: "naive", labels: ["runner": "http"], metrics: refused)] + Self.record.groups)
+        let table = RunSummary.table(record)
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(!lines[2].contains("0ns"), "\(table)")
+        #expect(lines[3].hasPrefix("naive") && lines[3].contains("ms"), "the other groups keep their TTFR: \(table)")
+        #expect(table.contains("naive|runner=http: no TTFR: every request failed"), "\(table)")
+        let csv = RunSummary.csv(record).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let header = csv[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let row = csv[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let ttfr = header.indices.filter { header[$0].hasPrefix("ttfr_ns.") }
+        #expect(!ttfr.isEmpty && ttfr.allSatisfy { row[$0].isEmpty }, "\(csv[1])")
+        let latency = try #require(header.firstIndex(of: "request_latency_ns.count"))
+        #expect(row[latency] == "1")
     }
 }

@@ -17,6 +17,7 @@ package enum RunSummary {
             ("stale", "\(N.staleSettles)/\(N.settles)"),
             ("false empty", N.falseEmpties),
             ("TTFR p50", "\(N.timeToFresh).p50"),
+            ("TTFR p95", "\(N.timeToFresh).p95"),
             ("TTFR p99", "\(N.timeToFresh).p99"),
             ("wasted", "\(N.wastedServiceNs)/\(N.serviceNs)"),
             ("IKI p50", "\(N.probeInterKey).p50"),
@@ -31,12 +32,16 @@ package enum RunSummary {
             groups.contains { MetricExpression(column.metric).value(in: $0.metrics) != nil }
         }
         var rows: [[String]] = [["strategy", "runner"] + columns.map(\.title)]
+        var notes: [String] = []
         for group in groups {
+            let noAnswer = answeredNothing(group.metrics)
+            if noAnswer { notes.append("\(group.key): no TTFR: every request failed, no answer came") }
             let others = group.labels.keys.filter { $0 != "runner" }.sorted().map { "\($0)=\(group.labels[$0]!)" }
             let runner = ([group.labels["runner"] ?? "-"] + others).joined(separator: " ")
             var row = [group.name, runner]
             for column in columns {
                 let expression = MetricExpression(column.metric)
+                if noAnswer, column.metric.hasPrefix(MetricName.timeToFresh + ".") { row.append("–"); continue }
                 guard let value = expression.value(in: group.metrics) else { row.append("–"); continue }
                 if expression.isDuration(in: group.metrics) {
                     row.append(formatDuration(value))
@@ -50,8 +55,15 @@ package enum RunSummary {
             rows.append(row)
         }
         var text = align(rows)
+        for note in notes { text += note + "\n" }
         if record.groups.isEmpty { text += "(no measurements arrived)\n" }
         return text
+    }
+
+    /// Requests were made and every one failed: time to fresh results has nothing to describe
+    /// (its samples would be the settles that needed no request, all 0).
+    static func answeredNothing(_ metrics: MetricSet) -> Bool {
+        MetricExpression.failedShare(in: metrics) == 1
     }
 
     static func align(_ rows: [[String]]) -> String {
@@ -88,25 +100,27 @@ package enum RunSummary {
     }
 
     /// One CSV row per group: labels, every counter and maximum, and for every histogram its
-    /// count, mean, p50, p90, p99, p99.9 and max. Columns are the union over groups, sorted.
+    /// count, mean (unrounded), p50, p90, p95, p99, p99.9 and max. Columns are the union over
+    /// groups, sorted.
     package static func csv(_ record: RunRecord) -> String {
         let labelKeys = Set(record.groups.flatMap { $0.labels.keys }).sorted()
         let counters = Set(record.groups.flatMap { $0.metrics.counters.keys }).sorted()
         let maxima = Set(record.groups.flatMap { $0.metrics.maxima.keys }).sorted()
         let histograms = Set(record.groups.flatMap { $0.metrics.histograms.keys }).sorted()
-        let statistics = ["count", "mean", "p50", "p90", "p99", "p999", "max"]
+        let statistics = ["count", "mean", "p50", "p90", "p95", "p99", "p999", "max"]
         var header = ["strategy"] + labelKeys + counters + maxima.map { "\($0).max" }
         for name in histograms { header += statistics.map { "\(name).\($0)" } }
         var lines = [header.map(csvField).joined(separator: ",")]
         for group in record.groups {
+            let noAnswer = answeredNothing(group.metrics)
             var row = [group.name] + labelKeys.map { group.labels[$0] ?? "" }
             row += counters.map { group.metrics.counters[$0].map(String.init) ?? "" }
             row += maxima.map { group.metrics.maxima[$0].map(String.init) ?? "" }
             for name in histograms {
                 for statistic in statistics {
-                    guard group.metrics.histograms[name] != nil,
+                    guard group.metrics.histograms[name] != nil, !(noAnswer && name == MetricName.timeToFresh),
                           let value = MetricExpression("\(name).\(statistic)").value(in: group.metrics) else { row.append(""); continue }
-                    row.append(statistic == "mean" ? String(format: "%.1f", value) : "\(Int64(value))")
+                    row.append(statistic == "mean" ? "\(value)" : "\(Int64(value))")
                 }
             }
             lines.append(row.map(csvField).joined(separator: ","))

@@ -160,10 +160,18 @@ enum RunJSON {
             },
             "problems": record.problems,
             "groups": record.groups.map { group -> [String: Any] in
-                ["name": group.name, "labels": group.labels, "counters": group.metrics.counters.mapValues { NSNumber(value: $0) }]
+                ["name": group.name, "labels": group.labels, "counters": group.metrics.counters.mapValues { NSNumber(value: $0) },
+                 "histograms": group.metrics.histograms.mapValues(histogramObject)]
             },
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// A histogram's `HistogramSummary` (count, mean, p50, p90, p95, p99, p999, max; `null` when empty).
+    static func histogramObject(_ histogram: Histogram) -> Any {
+        guard let data = try? JSONEncoder().encode(HistogramSummary(histogram)),
+              let object = try? JSONSerialization.jsonObject(with: data) else { return NSNull() }
+        return object
     }
 }
