@@ -19,7 +19,7 @@ func system(_ name: String, pkgConfig: String, apt: String) -> Target {
 
 let package = Package(
     name: "Typestorm",
-    platforms: [.macOS(.v15)],
+
     products: [
         /// The library: `import Typestorm` (docs/library.md).
         .library(name: "Typestorm", targets: ["Typestorm"]),
@@ -75,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Diagnostics", "Locking"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Reporting", dependencies: ["TypestormMetrics", "Diagnostics"], swiftSettings: swiftSettings),
@@ -92,9 +92,11 @@ let package = Package(
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
         .target(name: "RunHistory", dependencies: ["TypestormMetrics", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
-        .testTarget(name: "RunHistoryTests", dependencies: ["RunHistory", "TypestormMetrics", "Reporting", "Typists", "TypestormSystem", "Diagnostics"], swiftSettings: swiftSettings),
+        // The detector's error rates on synthetic series, for its test and its calibration run.
+        .target(name: "ChangePointSeries", dependencies: ["RunHistory", "Typists"], path: "Tests/Support/ChangePointSeries", swiftSettings: swiftSettings),
+        .testTarget(name: "RunHistoryTests", dependencies: ["ChangePointSeries", "RunHistory", "TypestormMetrics", "Reporting", "Typists", "TypestormSystem", "Diagnostics"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "ChangePointCalibration", dependencies: ["RunHistory", "Typists"],
+            name: "ChangePointCalibration", dependencies: ["RunHistory", "Typists", "ChangePointSeries"],
             path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings
         ),
 
@@ -114,7 +116,7 @@ let package = Package(
         // Benchmarks: executables, run by hand or by scripts/bench; never part of `swift test`.
         .executableTarget(
             name: "FilterBenchmark",
-            dependencies: ["ProductCatalog", "Matching"] + jemalloc,
+            dependencies: ["ProductCatalog", "Matching", "TypestormSystem"] + jemalloc,
             path: "Benchmarks/FilterBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -195,6 +197,7 @@ let package = Package(
         .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "FieldRuntime", "LiveLoad", "SearchServer", "TypestormSystem", "Matching", "ProductCatalog", "SearchField", "TypestormMetrics", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "TypestormMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormTests", dependencies: ["Typestorm"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TypestormMetrics"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
     ],

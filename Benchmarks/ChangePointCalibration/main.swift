@@ -1,4 +1,5 @@
 import RunHistory
+import ChangePointSeries
 import Typists
 
 // The change-point detector's error rates on synthetic series (docs/history.md): for each

@@ -1,5 +1,6 @@
 import ProductCatalog
 import Foundation
+import TypestormSystem
 import Matching
 
 // The filter benchmark: catalogs of 100k, 1M and 10M generated items; per size, queries of 2, 4
@@ -185,7 +186,7 @@ func time(runs: Int, prepare: () -> Void = {}, _ body: () -> SearchResponse) -> 
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let queries = options.only.isEmpty ? allQueries : allQueries.filter { options.only.contains($0.label) || options.only.contains($0.text) }
-let cores = ProcessInfoCPU.activeCount
+let cores = Processors.active
 log("measuring memory read bandwidth (512 MiB, 1 and 2 threads)…")
 let bandwidth1 = Bandwidth.measure(threads: 1)
 let bandwidth2 = Bandwidth.measure(threads: 2)

@@ -8,8 +8,9 @@ import SearchField
 import Simulation
 
 /// Simulated keystrokes per second per core, with the recorder on, and memory per simulated
-/// typist. The goal: 1,000,000 keystrokes/s/core for `split-state` with 10,000
-/// typists.
+/// typist. Floors for `split-state` with 10,000 typists, printed met or not met: at least
+/// 1,500,000 keystrokes per CPU second (goal 3,000,000) and at most 2,000 bytes per typist; judge
+/// them only at a load average under 1.5 (printed beside them).
 ///
 /// The typists are `typestorm simulate`'s: the Typists module's population as the virtual
 /// runner types it (`ScenarioTypists`), desktop keyboards, 4 queries each, English unless
@@ -84,6 +85,24 @@ struct Result: Codable {
     var checksum: Int64
     var metrics: MetricSet? = nil
 }
+
+/// A floor this benchmark checks, with what was measured.
+struct Floor: Codable {
+    var name: String
+    var target: String
+    var measured: String
+    var met: Bool
+}
+
+/// The 1-minute load average, from /proc/loadavg.
+func loadAverage() -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+    return text.split(separator: " ").first.flatMap { Double($0) }
+}
+
+let keystrokeFloor = 1_500_000.0
+let keystrokeGoal = 3_000_000.0
+let bytesPerTypistFloor: Int64 = 2_000
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let population = Population(
@@ -162,10 +181,23 @@ if let path = options.metricsPath {
     FileManager.default.createFile(atPath: path, contents: try encoder.encode(all))
     results = results.map { var result = $0; result.metrics = nil; return result }
 }
+var floors: [Floor] = []
+if options.typists == 10_000, let split = results.first(where: { $0.preset == Preset.splitState.rawValue }) {
+    floors.append(Floor(name: "split-state, 10,000 typists: keystrokes per CPU second", target: "≥ 1,500,000 (goal 3,000,000)",
+                        measured: String(format: "%.0f", split.keystrokesPerCPUSecond), met: split.keystrokesPerCPUSecond >= keystrokeFloor))
+    floors.append(Floor(name: "split-state, 10,000 typists: bytes per typist", target: "≤ 2,000",
+                        measured: "\(split.bytesPerTypist)", met: split.bytesPerTypist <= bytesPerTypistFloor))
+}
+let load = loadAverage()
 if options.json {
+    struct Output: Codable {
+        var results: [Result]
+        var floors: [Floor]
+        var loadAverage: Double?
+    }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-    print(String(decoding: try encoder.encode(results), as: UTF8.self))
+    print(String(decoding: try encoder.encode(Output(results: results, floors: floors, loadAverage: load)), as: UTF8.self))
 } else {
     print("Simulator benchmark: \(options.typists) typists, \(options.runs) timed runs after a warm-up, one core, recorder on")
     print("preset".padding(toLength: 18, withPad: " ", startingAt: 0) + "keystrokes   best keys/s  median keys/s  keys/CPU-s  events/CPU-s  bytes/typist")
@@ -175,4 +207,6 @@ if options.json {
                      result.medianKeystrokesPerSecond, result.keystrokesPerCPUSecond, result.eventsPerCPUSecond, result.bytesPerTypist)
         print(row)
     }
+    for floor in floors { print("  [\(floor.met ? "met" : "NOT MET")] \(floor.name): \(floor.measured) (target \(floor.target))") }
+    print(String(format: "load average %.2f%@", load ?? -1, (load ?? 0) < 1.5 ? "" : " (1.5 or more: the floors cannot be judged in this run)"))
 }

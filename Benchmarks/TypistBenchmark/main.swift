@@ -176,17 +176,21 @@ let parallelCPU = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - processStart
 let parallelPerCore = Double(totalKeys.withLock { $0 }) / parallelCPU
 let parallelWallPerCore = Double(totalKeys.withLock { $0 }) / parallelSeconds / Double(cores)
 
-let floor = 5_000_000.0
+/// At least 15M keystrokes per CPU second through `next()` in every language (goal 20M); judged
+/// only at a load average under 1.5, which is printed beside it.
+let floor = 15_000_000.0
+let goal = 20_000_000.0
+let load: Double? = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).flatMap { $0.split(separator: " ").first.flatMap { Double($0) } }
 if options.json {
     var parts = rows.map { row in
         String(format: "{\"name\":\"%@\",\"keystrokes_per_cpu_second\":%.0f,\"best_keystrokes_per_cpu_second\":%.0f,\"keystrokes_per_wall_second\":%.0f,\"keystrokes\":%d,\"heap_text_share\":%.4f}",
                row.name, row.keystrokesPerSecond, row.bestKeystrokesPerSecond, row.wallKeystrokesPerSecond, row.keystrokes, row.heapTextShare)
     }
     parts.append(String(format: "{\"name\":\"mixed next() on %d threads, per core\",\"keystrokes_per_cpu_second\":%.0f,\"keystrokes_per_wall_second\":%.0f}", cores, parallelPerCore, parallelWallPerCore))
-    let pass = rows.allSatisfy { $0.keystrokesPerSecond >= floor } && parallelPerCore >= floor
-    print("{\"benchmark\":\"typists\",\"floor_keystrokes_per_second\":\(Int(floor)),\"pass\":\(pass),\"results\":[" + parts.joined(separator: ",") + "]}")
+    let pass = rows.filter { $0.name.hasSuffix("next()") }.allSatisfy { $0.keystrokesPerSecond >= floor }
+    print("{\"benchmark\":\"typists\",\"floor_keystrokes_per_second\":\(Int(floor)),\"goal_keystrokes_per_second\":\(Int(goal)),\"pass\":\(pass),\"load_average\":\(load.map { String($0) } ?? "null"),\"results\":[" + parts.joined(separator: ",") + "]}")
 } else {
-    print("Typist generation, \(options.typists) typists per run, median of \(options.runs) runs (floor \(Int(floor / 1e6))M keystrokes per CPU second)")
+    print("Typist generation, \(options.typists) typists per run, median of \(options.runs) runs (floor \(Int(floor / 1e6))M keystrokes per CPU second through next())")
     print("case                 keys/CPU-s     best          keys/wall-s   keystrokes  texts on heap")
     for row in rows {
         let name = row.name.padding(toLength: 20, withPad: " ", startingAt: 0)
@@ -194,4 +198,9 @@ if options.json {
                      row.name.hasSuffix("next()") ? String(format: "%.1f %%", row.heapTextShare * 100) : "none"))
     }
     print(String(format: "mixed next() on %d threads: %.0f keystrokes per CPU second, %.0f per wall second per core", cores, parallelPerCore, parallelWallPerCore))
+    for row in rows where row.name.hasSuffix("next()") {
+        print(String(format: "  [%@] %@: %.0f keystrokes per CPU second (floor %.0fM, goal %.0fM)", row.keystrokesPerSecond >= floor ? "met" : "NOT MET",
+                     row.name, row.keystrokesPerSecond, floor / 1e6, goal / 1e6))
+    }
+    print(String(format: "load average %.2f%@", load ?? -1, (load ?? 0) < 1.5 ? "" : " (1.5 or more: the floor cannot be judged in this run)"))
 }

@@ -3,34 +3,34 @@
 ///
 /// Commands return these and never a bare number, so a script or CI job can rely on one meaning
 /// per status across commands.
-public enum ExitCode {
-    public static let success: Int32 = 0
+package enum ExitCode {
+    package static let success: Int32 = 0
     /// The command ran, but what it checked failed: a threshold of a run, a sweep's budget, or
     /// a report drawn from a partial run.
-    public static let failure: Int32 = 1
+    package static let failure: Int32 = 1
     /// The result holds only part of the work: a worker crashed, hung or sent garbage, a worker
     /// was stopped early, or a merge lacks a segment. What did arrive is kept and marked partial.
-    public static let partial: Int32 = 2
+    package static let partial: Int32 = 2
     /// `compare`: at least one regression.
-    public static let regression: Int32 = 2
+    package static let regression: Int32 = 2
     /// `compare`: improvements and no regression.
-    public static let improvement: Int32 = 4
+    package static let improvement: Int32 = 4
     /// The command line was wrong (`EX_USAGE`).
-    public static let usage: Int32 = 64
+    package static let usage: Int32 = 64
     /// An input was wrong: a malformed catalog row, a bad scenario, a file that is not a run
     /// record (`EX_DATAERR`).
-    public static let dataError: Int32 = 65
+    package static let dataError: Int32 = 65
     /// An input file could not be opened (`EX_NOINPUT`).
-    public static let noInput: Int32 = 66
+    package static let noInput: Int32 = 66
     /// Something the tool needs failed or is missing: a runner this build cannot run, a worker
     /// that could not start, a socket (`EX_SOFTWARE`).
-    public static let software: Int32 = 70
+    package static let software: Int32 = 70
     /// An output file or directory could not be written (`EX_CANTCREAT`).
-    public static let cannotCreate: Int32 = 73
+    package static let cannotCreate: Int32 = 73
     /// Stopped by SIGINT.
-    public static let interrupted: Int32 = 130
+    package static let interrupted: Int32 = 130
 
     /// Stopped by `signal`: 128 + the signal's number, as a shell reports it (130 for SIGINT,
     /// 143 for SIGTERM).
-    public static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
+    package static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
 }

@@ -1,13 +1,13 @@
 /// "Did you mean": the one place that decides which known name a mistyped one was meant to be,
 /// for command names, options, scenario keys and values, and thresholds files.
-public enum Suggestion {
+package enum Suggestion {
     /// The closest candidate to `word`, if it is close enough to be a likely typo: within an edit
     /// distance of a third of the word's length (1 to 3), or else a candidate the word is a
     /// prefix of (for words of two characters or more).
     ///
     /// `ignoringCase`: compare lower-cased (scenario keys and values, where `Seed` for `seed` is
     /// a typo too).
-    public static func closest(to word: String, among candidates: [String], ignoringCase: Bool = false) -> String? {
+    package static func closest(to word: String, among candidates: [String], ignoringCase: Bool = false) -> String? {
         let fold: (String) -> String = ignoringCase ? { $0.lowercased() } : { $0 }
         let folded = fold(word)
         let scored = candidates.map { ($0, editDistance(folded, fold($0))) }
@@ -18,7 +18,7 @@ public enum Suggestion {
     }
 
     /// The candidate nearest to `word` by edit distance, however far (the first of equals).
-    public static func nearest(to word: String, among candidates: [String]) -> String? {
+    package static func nearest(to word: String, among candidates: [String]) -> String? {
         candidates.min { editDistance(word, $0) < editDistance(word, $1) }
     }
 
@@ -27,7 +27,7 @@ public enum Suggestion {
     /// is 1) each cost 1 (optimal string alignment).
     ///
     /// - Complexity: O(a.count × b.count).
-    public static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

@@ -23,16 +23,20 @@ public enum CancellationMode: Hashable, Sendable, CustomStringConvertible {
 
 /// Service time from the work a query costs: items scanned at a calibrated rate.
 ///
-/// `calibrate(itemsPerSecond:)` takes a rate measured on the real filter engine for the
+/// `fitThroughput(itemsPerSecond:)` takes a rate measured on the real filter engine for the
 /// catalog at hand, so virtual runs cost what real ones would.
 public struct CostModel: Hashable, Sendable {
+    /// Items each search scans (the catalog's size).
     public var catalogItems: Int64
+    /// Nanoseconds of service time per item scanned.
     public var nanosPerItem: Double
     /// Per-request overhead (parsing, serialization).
     public var fixedNs: Int64
     /// Spread around the computed cost (σ of a log-normal factor).
     public var jitter: Double
 
+    /// A cost of `fixedNs + catalogItems × nanosPerItem` per request (nanoseconds), spread by a
+    /// log-normal factor of σ `jitter`.
     public init(catalogItems: Int64, nanosPerItem: Double, fixedNs: Int64 = 200_000, jitter: Double = 0.15) {
         self.catalogItems = catalogItems
         self.nanosPerItem = nanosPerItem
@@ -41,7 +45,7 @@ public struct CostModel: Hashable, Sendable {
     }
 
     /// Sets the scan rate from a measurement.
-    public mutating func calibrate(itemsPerSecond: Double) {
+    public mutating func fitThroughput(itemsPerSecond: Double) {
         precondition(itemsPerSecond > 0)
         nanosPerItem = 1e9 / itemsPerSecond
     }
@@ -69,11 +73,16 @@ public enum ServiceModel: Hashable, Sendable {
 public struct BackendModel: Hashable, Sendable {
     /// Round trip; each direction takes half.
     public var roundTrip: Distribution
+    /// Requests one server serves at once; more wait in its FIFO queue.
     public var workers: Int
+    /// Typists sharing one server cell (grouped by global typist index).
     public var typistsPerServer: Int
+    /// How long a worker spends on a request: drawn from a distribution, or computed by a
+    /// ``CostModel``.
     public var service: ServiceModel
     /// The slow tail: with this probability a request's service time is multiplied by `factor`.
     public var slowTailProbability: Double
+    /// The factor a slow-tail request's service time is multiplied by.
     public var slowTailFactor: Double
     /// Share of requests the server answers with an error.
     public var errorRate: Double
@@ -82,9 +91,12 @@ public struct BackendModel: Hashable, Sendable {
     public var transportErrorRate: Double
     /// The client gives up after this long (`nil`: never).
     public var timeout: Int64?
+    /// What happens when the client cancels: the server stops, only the client gives up, or nobody
+    /// notices.
     public var cancellation: CancellationMode
     /// Catalog size and per-item cost of `local-filter`'s in-memory filter on the UI thread.
     public var localCatalogItems: Int64
+    /// Nanoseconds of UI-thread time per item `local-filter` filters.
     public var localNanosPerItem: Double
     /// Fixed response times by query text (`replay --latency "sw=900ms,*=100ms"`): when set for a
     /// text, that request takes exactly this long end to end, with no network or queue.
@@ -92,6 +104,8 @@ public struct BackendModel: Hashable, Sendable {
     /// Scripted time for texts not in `scripted` (`*=`), else the model applies.
     public var scriptedDefault: Int64?
 
+    /// A model from its parts; times are nanoseconds. The defaults are the simulator's own (a 40 ms
+    /// round trip, 8 workers, 20 ms median service); scenarios set theirs from ``ScenarioBackend``.
     public init(
         roundTrip: Distribution = .logNormal(median: 40_000_000, sigma: 0.3), workers: Int = 8,
         typistsPerServer: Int = 100, service: ServiceModel = .distribution(.logNormal(median: 20_000_000, sigma: 0.5)),
@@ -160,7 +174,7 @@ public struct BackendModel: Hashable, Sendable {
         case let .cost(model):
             items = model.itemsScanned(queryLength: queryLength)
             let base = Double(model.fixedNs) + Double(items) * model.nanosPerItem
-            ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.standardNormal()) : 1))
+            ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.nextStandardNormalZiggurat()) : 1))
         }
         if rng.chance(slowTailProbability) {
             ns = Int64(Double(ns) * slowTailFactor)
@@ -194,6 +208,7 @@ public struct RequestDraw: Hashable, Sendable {
 
     /// Each direction of the round trip.
     public var oneWayNs: Int64
+    /// How the request fails; `nil` when it succeeds.
     public var failure: Failure?
     /// Service time once a worker takes the request, slow tail included.
     public var serviceNs: Int64

@@ -43,6 +43,7 @@ public protocol FieldRunner {
 }
 
 extension FieldRunner {
+    /// Does nothing: runners that draw no timeline need not observe.
     @inlinable @inline(__always)
     public func observe(_ entry: TimelineEntry, typist: Int, at time: Int64) {}
 }
@@ -57,6 +58,7 @@ public struct FieldHostContext: Sendable {
     public let identitiesTrimmed: Bool
     @usableFromInline var effects: [SearchEffect] = []
 
+    /// The context for fields running `configuration`.
     public init(configuration: SearchFieldConfiguration) {
         expected = QueryNormalizer(trims: true, minimumLength: configuration.normalizer.minimumLength)
         identitiesTrimmed = configuration.normalizer.trims
@@ -117,6 +119,7 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         }
     }
 
+    /// A host around `strategy`, in its initial state.
     public init(strategy: Strategy) {
         _strategy = strategy
     }

@@ -6,13 +6,13 @@ import Typists
 /// Only the placeholders `{query}`, `{scope}`, `{tokens}`, `{limit}` and `{offset}` are replaced
 /// (the JSON's own braces stay); text values are JSON-escaped, so write them inside quotes. A
 /// `{word}` that is no placeholder is refused as a likely typo.
-public struct BodyTemplate: Sendable, Equatable {
-    public let template: String
+package struct BodyTemplate: Sendable, Equatable {
+    package let template: String
     let parts: [URLTemplate.Part]
 
     private static let names: [String: URLTemplate.Part] = ["query": .query, "scope": .scope, "tokens": .tokens, "limit": .limit, "offset": .offset]
 
-    public init(_ template: String) throws(URLTemplate.ParseError) {
+    package init(_ template: String) throws(URLTemplate.ParseError) {
         self.template = template
         var parts: [URLTemplate.Part] = []
         var literal = ""
@@ -42,7 +42,7 @@ public struct BodyTemplate: Sendable, Equatable {
     }
 
     /// The body for one search.
-    public func render(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) -> String {
+    package func render(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) -> String {
         URLTemplate.render(parts, query: query, scope: scope, tokens: tokens, limit: limit, offset: offset, encode: Self.escape)
     }
 

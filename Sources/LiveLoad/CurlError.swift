@@ -5,22 +5,22 @@ import CCurl
 /// These are failures of the client itself (an option this libcurl refuses, a handle it cannot
 /// add, an event loop it cannot drive), distinct from a request's transport failure
 /// (`ErrorCause`: refused, reset, DNS, TLS, timeout); they say which call to look at.
-public struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CurlError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libcurl's interfaces have separate code enums: `CURLcode` (easy) and `CURLMcode` (multi).
-    public enum Interface: String, Sendable {
+    package enum Interface: String, Sendable {
         case easy
         case multi
     }
 
-    public var interface: Interface
+    package var interface: Interface
     /// The `CURLcode` or `CURLMcode` value.
-    public var code: Int
+    package var code: Int
     /// curl's message for the code (`curl_easy_strerror`, `curl_multi_strerror`).
-    public var message: String
+    package var message: String
     /// The call that failed, with its option when it has one: `curl_easy_setopt(CURLOPT_URL)`.
-    public var operation: String
+    package var operation: String
 
-    public var description: String {
+    package var description: String {
         "\(operation) failed: \(message) (\(interface == .easy ? "CURLcode" : "CURLMcode") \(code))"
     }
 }

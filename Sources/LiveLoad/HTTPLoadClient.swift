@@ -15,28 +15,28 @@ import Locking
 ///
 /// Completions are delivered to `onCompletion` on the client's thread: keep it short (record and
 /// return, or submit the next request, which is cheap from there).
-public final class HTTPLoadClient: Sendable {
+package final class HTTPLoadClient: Sendable {
     /// How the client connects and what it keeps of responses.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Upper bound on open connections (curl queues transfers beyond it).
-        public var maxConnections = 1024
+        package var maxConnections = 1024
         /// Timeout of a request without its own, from when it is handed to curl.
-        public var defaultTimeoutNanos: UInt64 = 10_000_000_000
+        package var defaultTimeoutNanos: UInt64 = 10_000_000_000
         /// Where to read the result count in response bodies; nil to skip parsing.
-        public var countPath: JSONCountPath?
+        package var countPath: JSONCountPath?
         /// Keep response bodies in completions (tests, debugging); off for load runs.
-        public var keepBodies = false
+        package var keepBodies = false
         /// Honour `http_proxy`/`no_proxy` from the environment. Off by default: a load generator
         /// aims at the endpoint itself, and libcurl would read the environment on every transfer.
-        public var useEnvironmentProxy = false
+        package var useEnvironmentProxy = false
         /// Extra request headers, `Name: value` each (e.g. an API key for a user's search API).
-        public var headers: [String] = []
+        package var headers: [String] = []
         /// PEM bundle of the certificate authorities to trust (`nil`: the system's).
-        public var caFile: String?
+        package var caFile: String?
         /// Send `Accept-Encoding` for every encoding libcurl decodes, and decode the answers.
-        public var acceptCompressed = false
+        package var acceptCompressed = false
 
-        public init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
+        package init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
                     countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false,
                     headers: [String] = []) {
             self.headers = headers
@@ -50,14 +50,14 @@ public final class HTTPLoadClient: Sendable {
 
     /// Why the client could not start: libcurl could not initialise, or a header is malformed.
     /// (An option libcurl refuses is a `CurlError`; no epoll instance or pipe, a `SystemError`.)
-    public struct StartError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct StartError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     private let loop: CurlLoop
     private let stopped = Locked(false)
 
-    public init(configuration: Configuration = Configuration(), onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
+    package init(configuration: Configuration = Configuration(), onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
         guard CurlGlobal.initialized else { throw StartError(description: "curl_global_init failed") }
         for header in configuration.headers {
             guard let colon = header.firstIndex(of: ":"), colon != header.startIndex,
@@ -74,7 +74,7 @@ public final class HTTPLoadClient: Sendable {
     }
 
     /// A client whose completions arrive on an `AsyncStream` instead of a callback.
-    public static func makeStreaming(configuration: Configuration = Configuration()) throws -> (HTTPLoadClient, AsyncStream<HTTPCompletion>) {
+    package static func makeStreaming(configuration: Configuration = Configuration()) throws -> (HTTPLoadClient, AsyncStream<HTTPCompletion>) {
         let (stream, continuation) = AsyncStream.makeStream(of: HTTPCompletion.self, bufferingPolicy: .unbounded)
         let client = try HTTPLoadClient(configuration: configuration) { continuation.yield($0) }
         client.loop.setOnFinish { continuation.finish() }
@@ -84,21 +84,21 @@ public final class HTTPLoadClient: Sendable {
     /// Sends `url` at `intendedNanos` (monotonic; now or earlier sends at once). `id` names the
     /// request in its completion and in `abort(id:)`; ids must be unique among live requests.
     /// With a `body`, the request is a `POST` of it.
-    public func submit(id: UInt64, url: String, body: [UInt8]? = nil, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
+    package func submit(id: UInt64, url: String, body: [UInt8]? = nil, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
         loop.post(.submit(CurlLoop.Submission(id: id, url: url, body: body, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
     }
 
     /// Aborts request `id`: its completion is `.cancelled` with the stop latency. A request that
     /// already completed is left alone.
-    public func abort(id: UInt64) {
+    package func abort(id: UInt64) {
         loop.post(.abort(id: id, requestedNanos: MonotonicClock.now()))
     }
 
     /// Requests submitted and not yet completed.
-    public var outstanding: Int { loop.outstanding.load(ordering: .relaxed) }
+    package var outstanding: Int { loop.outstanding.load(ordering: .relaxed) }
 
     /// Aborts everything outstanding (each reported `.cancelled`) and joins the thread. Idempotent.
-    public func shutdown() {
+    package func shutdown() {
         let first = stopped.withLock { s -> Bool in
             defer { s = true }
             return !s
@@ -111,7 +111,7 @@ public final class HTTPLoadClient: Sendable {
     }
 
     /// Runs `body` with a started client and shuts it down afterwards, also when `body` throws.
-    public static func withClient<Result: Sendable>(
+    package static func withClient<Result: Sendable>(
         configuration: Configuration = Configuration(),
         onCompletion: @escaping @Sendable (HTTPCompletion) -> Void,
         _ body: (HTTPLoadClient) async throws -> Result

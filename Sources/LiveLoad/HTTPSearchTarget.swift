@@ -1,14 +1,14 @@
 /// A search endpoint as the HTTP runner aims at it: a URL template plus where the result count
 /// sits in the JSON, so the same runner drives Typestorm's own server or a user's search API.
 public struct HTTPSearchTarget: Sendable, Equatable {
-    public var template: URLTemplate
-    public var countPath: JSONCountPath?
+    package var template: URLTemplate
+    package var countPath: JSONCountPath?
     /// Page size put in `{limit}`.
     public var limit: Int
     /// With a body the search is a `POST` of this JSON (`Content-Type: application/json`).
-    public var body: BodyTemplate?
+    package var body: BodyTemplate?
 
-    public init(template: URLTemplate, countPath: JSONCountPath?, limit: Int = 20, body: BodyTemplate? = nil) {
+    package init(template: URLTemplate, countPath: JSONCountPath?, limit: Int = 20, body: BodyTemplate? = nil) {
         self.template = template
         self.countPath = countPath
         self.limit = limit
@@ -16,7 +16,7 @@ public struct HTTPSearchTarget: Sendable, Equatable {
     }
 
     /// `typestorm serve` at `baseURL` (e.g. `http://127.0.0.1:7700`): all parameters, count at `total`.
-    public static func embeddedServer(baseURL: String, limit: Int = 20) throws(URLTemplate.ParseError) -> HTTPSearchTarget {
+    package static func embeddedServer(baseURL: String, limit: Int = 20) throws(URLTemplate.ParseError) -> HTTPSearchTarget {
         HTTPSearchTarget(template: try URLTemplate(baseURL + URLTemplate.embeddedServer), countPath: try! JSONCountPath("total"), limit: limit)
     }
 
@@ -31,7 +31,7 @@ public struct HTTPSearchTarget: Sendable, Equatable {
     }
 
     /// A client configuration that parses this target's count.
-    public func clientConfiguration(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000) -> HTTPLoadClient.Configuration {
+    package func clientConfiguration(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000) -> HTTPLoadClient.Configuration {
         HTTPLoadClient.Configuration(maxConnections: maxConnections, defaultTimeoutNanos: defaultTimeoutNanos, countPath: countPath)
     }
 }

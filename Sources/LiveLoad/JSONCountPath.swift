@@ -4,7 +4,7 @@
 /// Read with a small skipping scanner rather than a full decode: the load generator parses every
 /// response, and materializing a whole page of items to read one number would make the client,
 /// not the server, the bottleneck.
-public struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
+package struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
     enum Step: Sendable, Equatable {
         case key([UInt8])
         case index(Int)
@@ -12,14 +12,14 @@ public struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A path that does not parse.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
-    public let description: String
+    package let description: String
     let steps: [Step]
 
-    public init(_ path: String) throws(ParseError) {
+    package init(_ path: String) throws(ParseError) {
         description = path
         let segments = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !path.isEmpty, !segments.contains("") else {
@@ -42,7 +42,7 @@ public struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The count at this path in `json`, or `nil` if the path is absent or not a number/array.
-    public func extract(from json: [UInt8]) -> Int? {
+    package func extract(from json: [UInt8]) -> Int? {
         json.withUnsafeBufferPointer { buffer in
             var scanner = JSONScanner(bytes: buffer)
             return scanner.follow(steps)

@@ -4,24 +4,24 @@
 /// Placeholders: `{query}`, `{scope}`, `{tokens}` (comma-joined), `{limit}`, `{offset}`. Values are
 /// percent-encoded (everything but RFC 3986 unreserved characters), so a query with `&`, `#`,
 /// spaces or Hangul cannot break the URL.
-public struct URLTemplate: Sendable, Equatable {
+package struct URLTemplate: Sendable, Equatable {
     enum Part: Sendable, Equatable {
         case literal(String)
         case query, scope, tokens, limit, offset
     }
 
     /// A template that does not parse.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
-    public let template: String
+    package let template: String
     let parts: [Part]
 
-    public static let embeddedServer = "/search?q={query}&scope={scope}&tokens={tokens}&limit={limit}&offset={offset}"
+    package static let embeddedServer = "/search?q={query}&scope={scope}&tokens={tokens}&limit={limit}&offset={offset}"
 
     /// `requiresQuery`: false for a `POST` target whose body carries the query.
-    public init(_ template: String, requiresQuery: Bool = true) throws(ParseError) {
+    package init(_ template: String, requiresQuery: Bool = true) throws(ParseError) {
         self.template = template
         guard template.hasPrefix("http://") || template.hasPrefix("https://") else {
             throw ParseError(description: "URL template '\(template)' must start with http:// or https://")
@@ -106,7 +106,7 @@ public struct URLTemplate: Sendable, Equatable {
     }
 
     /// The URL for one search.
-    public func render(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) -> String {
+    package func render(query: String, scope: String? = nil, tokens: [String] = [], limit: Int = 20, offset: Int = 0) -> String {
         Self.render(parts, query: query, scope: scope, tokens: tokens, limit: limit, offset: offset, encode: Self.percentEncode)
     }
 

@@ -23,14 +23,14 @@ import Darwin
 /// `@unchecked Sendable`: `value` is read and written only inside `withLock`, that is only while
 /// `mutex` is held; `init` and `withLock` take and give values as `sending`, as `Mutex` does, so a
 /// non-`Sendable` value cannot stay reachable from outside the lock.
-public final class Locked<Value: ~Copyable>: @unchecked Sendable {
+package final class Locked<Value: ~Copyable>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Unchecked: the lock already makes every access exclusive, and Swift's dynamic check on
     /// a class's stored property would cost about as much as the lock itself on each `withLock`.
     @exclusivity(unchecked) @usableFromInline var value: Value
 
     /// A lock holding `initialValue`.
-    public init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -49,7 +49,7 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
     /// Not reentrant: calling `withLock` on the same lock from inside `body` deadlocks, as with
     /// `Mutex`.
     @inlinable @inline(__always)
-    public func withLock<Result: ~Copyable, E: Error>(
+    package func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         lock()
@@ -60,7 +60,7 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
     /// Like `withLock`, but returns `nil` at once, without running `body`, when another thread
     /// holds the lock.
     @inlinable @inline(__always)
-    public func withLockIfAvailable<Result: ~Copyable, E: Error>(
+    package func withLockIfAvailable<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result? {
         guard tryLock() else { return nil }

@@ -5,10 +5,10 @@ import TypestormSystem
 /// killed with SIGKILL cannot remove its own, so the next run in the same place does.
 extension RunSession {
     /// A partial run directory left by a driver.
-    public struct PartialDirectory: Sendable, Equatable {
-        public var path: String
+    package struct PartialDirectory: Sendable, Equatable {
+        package var path: String
         /// The driver's process id, from the name.
-        public var pid: Int32
+        package var pid: Int32
     }
 
     /// The file in a partial run directory naming the host of its driver: on a file system
@@ -29,7 +29,7 @@ extension RunSession {
     /// A directory whose process id is alive is left alone, even if that id was reused by an
     /// unrelated process: keeping a stale directory is harmless, removing a running one is not.
     /// So is one made by a driver on another host (its process cannot be checked from here).
-    public static func stalePartialDirectories(in directory: String) -> [PartialDirectory] {
+    package static func stalePartialDirectories(in directory: String) -> [PartialDirectory] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let host = HostInfo.current().hostname
         return entries.sorted().compactMap { entry -> PartialDirectory? in

@@ -1,36 +1,34 @@
 import Diagnostics
 import Foundation
+import Reporting
 import TypestormMetrics
 import TypestormSystem
 
 /// `typestorm run` as a library call: check the scenario's runners, prepare the run
 /// directory, drive the workers, evaluate thresholds, write the report atomically.
-public enum RunSession {
-    public struct Request: Sendable {
-        public var scenario: Scenario
+package enum RunSession {
+    package struct Request: Sendable {
+        package var scenario: Scenario
         /// The scenario file (its directory resolves relative paths); `nil` for built-in ones.
-        public var scenarioPath: String?
+        package var scenarioPath: String?
         /// Overrides `scenario.processes`.
-        public var workers: Int?
+        package var workers: Int?
         /// The run directory to create; default `runs/<scenario>-<UTC time>`.
-        public var outputDirectory: String?
+        package var outputDirectory: String?
         /// The `typestorm` executable the workers run.
-        public var executable: String
-        public var toolVersion: String
-        public var progress: ProgressRenderer.Mode
-        public var writeProgress: @Sendable (String) -> Void
+        package var executable: String
+        package var toolVersion: String
+        package var progress: ProgressRenderer.Mode
+        package var writeProgress: @Sendable (String) -> Void
         /// Extra hook for every driver event (tests, benchmarks).
-        public var onEvent: (@Sendable (DriverEvent) -> Void)?
-        public var handleSignals: Bool
-        /// More files for the run directory, made from the merged record and the canonical
-        /// scenario text (the HTML report); written inside the same atomic rename.
-        public var extraFiles: (@Sendable (RunRecord, String) -> [(name: String, contents: String)])?
+        package var onEvent: (@Sendable (DriverEvent) -> Void)?
+        package var handleSignals: Bool
         /// `--out-jsonl`: write the groups so far to this file at every progress tick.
-        public var progressLinesPath: String?
+        package var progressLinesPath: String?
         /// `--metrics-port`: serve the groups so far on 127.0.0.1 (0: a free port).
-        public var metricsPort: UInt16?
+        package var metricsPort: UInt16?
 
-        public init(scenario: Scenario, scenarioPath: String?, workers: Int? = nil, outputDirectory: String? = nil,
+        package init(scenario: Scenario, scenarioPath: String?, workers: Int? = nil, outputDirectory: String? = nil,
                     executable: String, toolVersion: String, progress: ProgressRenderer.Mode = .quiet,
                     writeProgress: @escaping @Sendable (String) -> Void = { _ in },
                     onEvent: (@Sendable (DriverEvent) -> Void)? = nil, handleSignals: Bool = true) {
@@ -47,22 +45,22 @@ public enum RunSession {
         }
     }
 
-    public struct Result: Sendable {
-        public var outcome: DriverOutcome
-        public var runDirectory: String
-        public var thresholds: [ThresholdResult]
-        public var exitCode: Int32
+    package struct Result: Sendable {
+        package var outcome: DriverOutcome
+        package var runDirectory: String
+        package var thresholds: [ThresholdResult]
+        package var exitCode: Int32
         /// The summary table and problems, as printed to a person.
-        public var summary: String
+        package var summary: String
     }
 
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var message: String
-        public var exitCode: Int32
-        public var description: String { message }
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var message: String
+        package var exitCode: Int32
+        package var description: String { message }
     }
 
-    public static func run(_ request: Request) async throws(Failure) -> Result {
+    package static func run(_ request: Request) async throws(Failure) -> Result {
         let scenario = request.scenario
         let fm = FileManager.default
         let baseDirectory = request.scenarioPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? fm.currentDirectoryPath
@@ -157,9 +155,8 @@ public enum RunSession {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
             try Data(RunSummary.csv(outcome.record).utf8).write(to: temporary.appendingPathComponent("summary.csv"))
             try Data(summary.utf8).write(to: temporary.appendingPathComponent("summary.txt"))
-            for file in request.extraFiles?(outcome.record, scenario.canonicalJSON.prettyCanonical) ?? [] {
-                try Data(file.contents.utf8).write(to: temporary.appendingPathComponent(file.name))
-            }
+            let report = HTMLReport.forRun(outcome.record, scenarioText: scenario.canonicalJSON.prettyCanonical).render()
+            try Data(report.utf8).write(to: temporary.appendingPathComponent("report.html"))
             try? fm.removeItem(atPath: temporary.appendingPathComponent(driverHostFile).path)
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {
@@ -180,7 +177,7 @@ public enum RunSession {
         return Result(outcome: outcome, runDirectory: final, thresholds: thresholds, exitCode: exitCode, summary: summary)
     }
 
-    public static func defaultDirectory(for scenario: Scenario) -> String {
+    package static func defaultDirectory(for scenario: Scenario) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         formatter.timeZone = TimeZone(identifier: "UTC")

@@ -6,33 +6,39 @@ import Foundation
 /// The order: beside the scenario (its directory and the ones above it, so a scenario in
 /// `Datasets/scenarios/` finds `Datasets/queries`), then `$TYPESTORM_HOME`, then beside the
 /// executable (`<package>/.build/<config>/typestorm` and the directories above it), then the
+/// checkout the library was built from (for a package that depends on Typestorm), then the
 /// current directory as a last resort.
-public enum ShippedData {
+package enum ShippedData {
     /// The query lists (`en.txt`, `ko.txt`, `zh.txt`, `zh-pinyin.txt`).
-    public static let queries = "Datasets/queries"
+    package static let queries = "Datasets/queries"
     /// The 20,000-product catalog commands use when given none.
-    public static let catalog = "Datasets/catalogs/products-20k.tsv"
+    package static let catalog = "Datasets/catalogs/products-20k.tsv"
     /// The main job's scenario.
-    public static let defaultScenario = "Datasets/scenarios/default.json"
+    package static let defaultScenario = "Datasets/scenarios/default.json"
 
-    public struct NotFound: Error, Sendable, CustomStringConvertible {
-        public var relativePath: String
-        public var searched: [String]
-        public var description: String {
+    package struct NotFound: Error, Sendable, CustomStringConvertible {
+        package var relativePath: String
+        package var searched: [String]
+        package var description: String {
             "cannot find the shipped \(relativePath) (looked in \(searched.joined(separator: ", "))); set TYPESTORM_HOME to the Typestorm directory"
         }
     }
 
     /// The running executable, resolved through symbolic links (also what the driver spawns
     /// as its workers).
-    public static var executablePath: String {
+    package static var executablePath: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? Bundle.main.executablePath ?? CommandLine.arguments.first ?? "."
     }
 
+    /// The checkout this module was built from (three directories above this file), where a
+    /// package that depends on Typestorm finds the shipped data.
+    static let sourceCheckout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.path
+
     /// The directories searched for `relativePath`, in order (see the type's comment).
-    public static func roots(scenarioDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                             executable: String = executablePath,
+    package static func roots(scenarioDirectory: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                             executable: String = executablePath, checkout: String? = sourceCheckout,
                              currentDirectory: String = FileManager.default.currentDirectoryPath) -> [String] {
         func ancestors(of path: String, count: Int) -> [String] {
             var url = URL(fileURLWithPath: path).standardizedFileURL
@@ -48,18 +54,19 @@ public enum ShippedData {
         if let scenarioDirectory { roots += ancestors(of: scenarioDirectory, count: 3) }
         if let home = environment["TYPESTORM_HOME"], !home.isEmpty { roots.append(URL(fileURLWithPath: home).standardizedFileURL.path) }
         roots += ancestors(of: URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().path, count: 5)
+        if let checkout { roots.append(checkout) }
         roots.append(currentDirectory)
         var seen = Set<String>()
         return roots.filter { seen.insert($0).inserted }
     }
 
     /// The first `root/relativePath` that exists.
-    public static func find(_ relativePath: String, scenarioDirectory: String? = nil,
+    package static func find(_ relativePath: String, scenarioDirectory: String? = nil,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
-                            executable: String = executablePath,
+                            executable: String = executablePath, checkout: String? = sourceCheckout,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws(NotFound) -> String {
         let searched = roots(scenarioDirectory: scenarioDirectory, environment: environment, executable: executable,
-                             currentDirectory: currentDirectory)
+                             checkout: checkout, currentDirectory: currentDirectory)
         let fm = FileManager.default
         for root in searched {
             let candidate = URL(fileURLWithPath: root).appendingPathComponent(relativePath).path

@@ -22,15 +22,21 @@ public struct Catalog: Sendable {
     /// Every distinct token, in order of first appearance.
     public private(set) var tokens: [String] = []
 
+    /// An empty catalog; build one with ``CatalogBuilder`` or load one with ``CatalogLoader``.
     public init() {}
 
+    /// The number of products.
     public var count: Int { popularities.count }
+    /// True when the catalog holds no product.
     public var isEmpty: Bool { popularities.isEmpty }
+    /// The valid product indices, `0..<count`, in the order products were added.
     public var indices: Range<Int> { 0..<count }
 
     /// The total size of all names in UTF-8 bytes.
     public var nameByteCount: Int { nameBytes.count }
 
+    /// Product `index` as a value (allocates its strings; the per-column accessors do not build the
+    /// whole ``Product``).
     public subscript(index: Int) -> Product {
         Product(
             id: id(at: index), name: name(at: index), scope: scope(at: index),
@@ -38,19 +44,23 @@ public struct Catalog: Sendable {
         )
     }
 
+    /// The name of product `index`.
     public func name(at index: Int) -> String {
         String(decoding: nameBytes[nameOffsets[index]..<nameOffsets[index + 1]], as: UTF8.self)
     }
 
+    /// The id of product `index`.
     public func id(at index: Int) -> String {
         String(decoding: idBytes[idOffsets[index]..<idOffsets[index + 1]], as: UTF8.self)
     }
 
+    /// The scope of product `index`; `""` when it has none.
     public func scope(at index: Int) -> String { scopes[Int(scopeIDs[index])] }
 
     /// The index into `scopes` of product `index`'s scope.
     public func scopeID(at index: Int) -> Int { Int(scopeIDs[index]) }
 
+    /// The tokens of product `index`, in the order they were given.
     public func tokens(at index: Int) -> [String] {
         tokenIDs[tokenOffsets[index]..<tokenOffsets[index + 1]].map { tokens[Int($0)] }
     }
@@ -60,6 +70,7 @@ public struct Catalog: Sendable {
         tokenIDs[tokenOffsets[index]..<tokenOffsets[index + 1]]
     }
 
+    /// The popularity of product `index` (higher ranks first).
     public func popularity(at index: Int) -> Int { Int(popularities[index]) }
 
     /// The name of every product as UTF-8 bytes in one buffer, with `count + 1` offsets.
@@ -80,6 +91,7 @@ public struct Catalog: Sendable {
 /// Duplicate detection uses an open-addressing table of row numbers keyed by a hash of the id
 /// bytes, so checking 10M ids costs one `Int32` slot per id instead of a `Set<String>`.
 public struct CatalogBuilder: Sendable {
+    /// The catalog built so far.
     public private(set) var catalog = Catalog()
     private var scopeLookup: [String: UInt32] = ["": 0]
     private var tokenLookup: [String: UInt32] = [:]
@@ -87,10 +99,13 @@ public struct CatalogBuilder: Sendable {
     /// Whether ids are checked for uniqueness; the generator makes unique ids and skips it.
     private let checksDuplicates: Bool
 
+    /// A builder for an empty catalog. `checkDuplicateIDs: false` skips the uniqueness check of ids,
+    /// for sources that guarantee it (the generator).
     public init(checkDuplicateIDs: Bool = true) {
         checksDuplicates = checkDuplicateIDs
     }
 
+    /// Products added so far.
     public var count: Int { catalog.count }
 
     /// Reserves space for `count` products whose names total about `nameBytes` bytes.

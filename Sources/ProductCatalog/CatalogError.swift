@@ -1,5 +1,6 @@
 /// What is wrong with a catalog file, and where: file, line and field.
 public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong with the file or the row.
     public enum Kind: Sendable, Equatable {
         /// The file could not be opened or read (the system's reason).
         case cannotRead(String)
@@ -33,12 +34,16 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// The catalog file's path.
     public var file: String
     /// 1-based line number where the row starts; `nil` for whole-file problems.
     public var line: Int?
+    /// The field of the row at fault (`id`, `name`, ...); `nil` when the row or file as a whole is.
     public var field: String?
+    /// What is wrong.
     public var kind: Kind
 
+    /// An error in `file`, at `line` and `field` when known.
     public init(file: String, line: Int? = nil, field: String? = nil, kind: Kind) {
         self.file = file
         self.line = line

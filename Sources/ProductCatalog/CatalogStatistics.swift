@@ -1,22 +1,34 @@
 /// Counts that describe a catalog: what `typestorm catalog stats` prints.
 public struct CatalogStatistics: Sendable, Codable, Equatable {
+    /// Products in the catalog.
     public var products: Int
+    /// Total size of all names, in UTF-8 bytes.
     public var nameBytes: Int
     /// Products per script of their name: `ko` (any Hangul), `zh` (any Han, no Hangul, no
     /// kana), `ja` (kana), `en` (ASCII only), `other`.
     public var languages: [String: Int]
+    /// Name lengths, in UTF-8 bytes.
     public var nameLength: Distribution
+    /// Products per scope; products without one count under `(none)`.
     public var scopes: [String: Int]
+    /// Products per token (a product with several tokens counts under each).
     public var tokens: [String: Int]
+    /// Product popularities.
     public var popularity: Distribution
 
     /// Quantiles of a non-negative integer quantity.
     public struct Distribution: Sendable, Codable, Equatable {
+        /// The smallest value (0 for an empty catalog).
         public var min: Int
+        /// The median.
         public var p50: Int
+        /// The 90th percentile.
         public var p90: Int
+        /// The 99th percentile.
         public var p99: Int
+        /// The largest value.
         public var max: Int
+        /// The arithmetic mean.
         public var mean: Double
 
         init(_ values: [Int]) {

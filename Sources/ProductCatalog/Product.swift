@@ -14,6 +14,7 @@ public struct Product: Sendable, Hashable, Codable {
     /// A non-negative weight (views, sales); higher ranks first.
     public var popularity: Int
 
+    /// A product; scope, tokens and popularity are optional (none, none, 0).
     public init(id: String, name: String, scope: String = "", tokens: [String] = [], popularity: Int = 0) {
         self.id = id
         self.name = name

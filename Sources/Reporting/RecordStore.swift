@@ -3,29 +3,29 @@ import TypestormMetrics
 
 /// Finds and reads run records on disk: a record file, a run directory holding one, or (for
 /// `compare` with repeated runs) a directory of such runs.
-public enum RecordStore {
+package enum RecordStore {
     /// File names a run directory's record may have, in the order they are tried.
-    public static let recordFileNames = ["record.json", "run-record.json", "result.json"]
+    package static let recordFileNames = ["record.json", "run-record.json", "result.json"]
     /// File names of the scenario copy a run directory may hold (shown in the report).
-    public static let scenarioFileNames = ["scenario.json"]
+    package static let scenarioFileNames = ["scenario.json"]
     /// The report's file name inside a run directory.
-    public static let reportFileName = "report.html"
+    package static let reportFileName = "report.html"
 
-    public struct Loaded: Sendable {
-        public var record: RunRecord
+    package struct Loaded: Sendable {
+        package var record: RunRecord
         /// The record file.
-        public var path: String
+        package var path: String
         /// The run directory, when the record was found in one.
-        public var runDirectory: String?
+        package var runDirectory: String?
     }
 
-    public enum LoadError: Error, CustomStringConvertible, Equatable {
+    package enum LoadError: Error, CustomStringConvertible, Equatable {
         /// Nothing readable at the path (maps to exit 66).
         case notFound(String)
         /// A file that is not a valid run record (maps to exit 65).
         case invalid(path: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .notFound(message): return message
             case let .invalid(path, reason): return "\(path): not a usable run record: \(reason)"
@@ -34,7 +34,7 @@ public enum RecordStore {
     }
 
     /// One record from a record file or a run directory.
-    public static func load(_ path: String) throws(LoadError) -> Loaded {
+    package static func load(_ path: String) throws(LoadError) -> Loaded {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .notFound("\(path): no such file or directory")
@@ -46,7 +46,7 @@ public enum RecordStore {
 
     /// Several records: a record file or run directory gives one; any other directory gives
     /// every record file and run directory directly inside it, sorted by name.
-    public static func loadMany(_ path: String) throws(LoadError) -> [Loaded] {
+    package static func loadMany(_ path: String) throws(LoadError) -> [Loaded] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .notFound("\(path): no such file or directory")
@@ -71,7 +71,7 @@ public enum RecordStore {
     }
 
     /// The scenario text kept next to a record, if any.
-    public static func scenarioText(runDirectory: String) -> String? {
+    package static func scenarioText(runDirectory: String) -> String? {
         for name in scenarioFileNames {
             let file = (runDirectory as NSString).appendingPathComponent(name)
             if let data = FileManager.default.contents(atPath: file) { return String(decoding: data, as: UTF8.self) }

@@ -1,20 +1,20 @@
 import Reporting
 
 /// A place in a series where the level moved: the runs from `index` on differ from those before.
-public struct ChangePoint: Sendable, Equatable, Codable {
+package struct ChangePoint: Sendable, Equatable, Codable {
     /// Index of the first point of the new level.
-    public var index: Int
+    package var index: Int
     /// Means of the windows before and from the change.
-    public var before: Double
-    public var after: Double
+    package var before: Double
+    package var after: Double
     /// The test's two-sided p-value, before the correction for the number of places tried.
-    public var p: Double
+    package var p: Double
     /// 1 − the corrected p-value (p × places tried, at most 1): how sure the detector is.
-    public var confidence: Double
+    package var confidence: Double
 
-    public var delta: Double { after - before }
+    package var delta: Double { after - before }
     /// The change relative to the level before; `nil` when that level is 0.
-    public var relative: Double? { before == 0 ? nil : (after - before) / abs(before) }
+    package var relative: Double? { before == 0 ? nil : (after - before) / abs(before) }
 }
 
 /// Change points by binary segmentation with a t-test on windows at each side.
@@ -30,22 +30,22 @@ public struct ChangePoint: Sendable, Equatable, Codable {
 /// p × (splits tried) < alpha (Bonferroni, so scanning many splits does not inflate false
 /// alarms); then both sides are searched again. Deterministic series (no run-to-run spread)
 /// give p = 0 for any change beyond the tolerance and p = 1 otherwise.
-public struct ChangePointDetector: Sendable {
-    public var alpha: Double
+package struct ChangePointDetector: Sendable {
+    package var alpha: Double
     /// Points on each side of a split that the test sees.
-    public var window: Int
+    package var window: Int
 
-    public init(alpha: Double = 0.05, window: Int = 8) {
+    package init(alpha: Double = 0.05, window: Int = 8) {
         self.alpha = alpha
         self.window = max(1, window)
     }
 
     /// One sentence for reports.
-    public var method: String {
+    package var method: String {
         "binary segmentation; at each split a pooled two-sample t-test of up to \(window) runs on each side, Bonferroni-corrected over the splits tried, alpha \(ValueFormat.significant(alpha)); changes within the compare tolerance are ignored"
     }
 
-    public func detect(_ values: [Double], tolerance: Thresholds.Tolerance = Thresholds.Tolerance(relative: 0, absolute: 0)) -> [ChangePoint] {
+    package func detect(_ values: [Double], tolerance: Tolerances.Tolerance = Tolerances.Tolerance(relative: 0, absolute: 0)) -> [ChangePoint] {
         var found: [ChangePoint] = []
         var stretches = [(0, values.count)]
         while let (low, high) = stretches.popLast() {
@@ -58,7 +58,7 @@ public struct ChangePointDetector: Sendable {
     }
 
     /// The best split of `values[low..<high]` if it is significant after correction.
-    private func strongest(_ values: [Double], _ low: Int, _ high: Int, _ tolerance: Thresholds.Tolerance) -> ChangePoint? {
+    private func strongest(_ values: [Double], _ low: Int, _ high: Int, _ tolerance: Tolerances.Tolerance) -> ChangePoint? {
         guard high - low >= 3 else { return nil }
         var tried = 0
         var best: (point: ChangePoint, strength: Double)?

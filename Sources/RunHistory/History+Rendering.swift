@@ -4,7 +4,7 @@ import Reporting
 
 extension History {
     /// "run 3 (abc1234): +25.0 % (120 ms → 150 ms), confidence 99.0 %".
-    public func describe(_ change: ChangePoint, in series: Series) -> String {
+    package func describe(_ change: ChangePoint, in series: Series) -> String {
         let unit = series.quantity.unit
         let run = series.points[change.index].run
         var text = "run \(run + 1) (\(commit(series.scenario, run))): "
@@ -25,7 +25,7 @@ extension History {
     }
 
     /// One sentence: what the history shows and what the newest run changed.
-    public var summaryLine: String {
+    package var summaryLine: String {
         let runCount = scenarios.reduce(0) { $0 + $1.runs.count }
         var text = "\(runCount) \(runCount == 1 ? "run" : "runs") of \(scenarios.count) \(scenarios.count == 1 ? "scenario" : "scenarios"), "
         text += "\(series.count) series, \(changePointCount) change \(changePointCount == 1 ? "point" : "points")"
@@ -52,7 +52,7 @@ extension History {
 
     /// The terminal view: the runs of each scenario, then the series with change points (every
     /// series with `all`).
-    public func terminalTable(all: Bool = false) -> String {
+    package func terminalTable(all: Bool = false) -> String {
         var out = summaryLine + "\nChange points: " + detector.method + ".\n"
         for scenario in scenarios {
             out += "\nScenario \(scenario.name):\n" + runTable(scenario).render()
@@ -71,7 +71,7 @@ extension History {
 
     /// One row per series point: scenario, run, id, time, commit, host, group, strategy,
     /// metric, value, and the change point starting at that run (relative change, confidence).
-    public func csv() -> String {
+    package func csv() -> String {
         func field(_ text: String) -> String {
             text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
@@ -95,7 +95,7 @@ extension History {
     }
 
     /// JSON with stable keys (documented in docs/history.md).
-    public func json() throws -> String {
+    package func json() throws -> String {
         let document = HistoryJSON(
             summary: summaryLine, method: detector.method, alpha: detector.alpha, window: detector.window, exitCode: exitCode,
             scenarios: scenarios.map { HistoryJSON.Scenario(name: $0.name, runs: $0.runs) },
@@ -120,7 +120,7 @@ extension History {
 
     /// GitHub-flavoured markdown for `$GITHUB_STEP_SUMMARY`: the verdict on the newest run,
     /// every change point, and the runs in a collapsed section.
-    public func markdown() -> String {
+    package func markdown() -> String {
         let verdict = exitCode == ExitCode.regression ? "regression" : exitCode == ExitCode.improvement ? "improvement" : "no change"
         var out = "### Typestorm history: \(verdict) in the newest run\n\n" + summaryLine + "\n\n"
         let changed = series.filter { !$0.changePoints.isEmpty }
@@ -148,7 +148,7 @@ extension History {
 
     /// JUnit XML: one test case per series, failed when the newest run starts a change for the
     /// worse; older change points are in the case's output.
-    public func junit() -> JUnitXML {
+    package func junit() -> JUnitXML {
         let newest = Dictionary(newestChanges.map { ("\($0.series.scenario)/\($0.series.group)/\($0.series.quantity.id)", $0.change) }, uniquingKeysWith: { a, _ in a })
         let cases = series.map { series -> JUnitXML.TestCase in
             let key = "\(series.scenario)/\(series.group)/\(series.quantity.id)"

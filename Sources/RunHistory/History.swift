@@ -3,50 +3,50 @@ import Reporting
 
 /// The history of a store: per scenario, its runs oldest first, and for every group and metric
 /// the series of values with its change points.
-public struct History: Sendable {
-    public struct ScenarioRuns: Sendable {
-        public var name: String
+package struct History: Sendable {
+    package struct ScenarioRuns: Sendable {
+        package var name: String
         /// Oldest first; a point's `run` indexes this.
-        public var runs: [StoredRun]
+        package var runs: [StoredRun]
     }
 
-    public struct Point: Sendable {
+    package struct Point: Sendable {
         /// Index into the scenario's runs.
-        public var run: Int
-        public var value: Double
+        package var run: Int
+        package var value: Double
     }
 
-    public struct Series: Sendable {
-        public var scenario: String
+    package struct Series: Sendable {
+        package var scenario: String
         /// The group's key (strategy and labels, `naive|runner=virtual`).
-        public var group: String
-        public var strategy: String
-        public var quantity: Quantity
-        public var points: [Point]
+        package var group: String
+        package var strategy: String
+        package var quantity: Quantity
+        package var points: [Point]
         /// `index` of each is an index into `points`.
-        public var changePoints: [ChangePoint]
+        package var changePoints: [ChangePoint]
 
         /// A change point is a regression when it moved the metric the wrong way.
-        public func isRegression(_ change: ChangePoint) -> Bool {
+        package func isRegression(_ change: ChangePoint) -> Bool {
             quantity.better == .lower ? change.delta > 0 : change.delta < 0
         }
     }
 
-    public var scenarios: [ScenarioRuns]
-    public var series: [Series]
-    public var detector: ChangePointDetector
-    public var thresholds: Thresholds
+    package var scenarios: [ScenarioRuns]
+    package var series: [Series]
+    package var detector: ChangePointDetector
+    package var thresholds: Tolerances
 
     /// The metrics shown when `--metric` is not given: the ones a search field is judged by.
-    public static let defaultMetrics = [
+    package static let defaultMetrics = [
         "ttfr.p50", "ttfr.p95", "ttfr.p99", "stale.share", "fanout.mean", "waste.backend", "latency.p99",
         "flicker.blinksPerSettle", "errors.share",
     ]
 
     /// Reads the store and finds the change points. `metrics` empty means `defaultMetrics`.
-    public init(
+    package init(
         store: HistoryStore, scenario: String? = nil, metrics: [String] = [], strategies: [String] = [],
-        thresholds: Thresholds = Thresholds(), detector: ChangePointDetector = ChangePointDetector()
+        thresholds: Tolerances = Tolerances(), detector: ChangePointDetector = ChangePointDetector()
     ) throws(HistoryError) {
         let runs = try store.runs(scenario: scenario)
         let values = try store.values(scenario: scenario, metrics: metrics.isEmpty ? Self.defaultMetrics : metrics, strategies: strategies)
@@ -54,7 +54,7 @@ public struct History: Sendable {
     }
 
     /// The history of given runs and values (runs in the store's order).
-    public init(runs: [StoredRun], values: [HistoryStore.Value], metrics: [String], thresholds: Thresholds = Thresholds(),
+    package init(runs: [StoredRun], values: [HistoryStore.Value], metrics: [String], thresholds: Tolerances = Tolerances(),
                 detector: ChangePointDetector = ChangePointDetector()) {
         self.thresholds = thresholds
         self.detector = detector
@@ -92,7 +92,7 @@ public struct History: Sendable {
     }
 
     /// Change points that start at the newest run of their scenario: what this commit changed.
-    public var newestChanges: [(series: Series, change: ChangePoint)] {
+    package var newestChanges: [(series: Series, change: ChangePoint)] {
         var result: [(Series, ChangePoint)] = []
         for series in series {
             guard let runs = scenarios.first(where: { $0.name == series.scenario })?.runs,
@@ -103,15 +103,15 @@ public struct History: Sendable {
         return result
     }
 
-    public var newestRegressions: [(series: Series, change: ChangePoint)] { newestChanges.filter { $0.series.isRegression($0.change) } }
+    package var newestRegressions: [(series: Series, change: ChangePoint)] { newestChanges.filter { $0.series.isRegression($0.change) } }
 
     /// Exit codes like `compare`: 0 the newest run changed nothing, 2 it regressed something,
     /// 4 it only improved things.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         if !newestRegressions.isEmpty { return ExitCode.regression }
         if !newestChanges.isEmpty { return ExitCode.improvement }
         return ExitCode.success
     }
 
-    public var changePointCount: Int { series.reduce(0) { $0 + $1.changePoints.count } }
+    package var changePointCount: Int { series.reduce(0) { $0 + $1.changePoints.count } }
 }

@@ -1,5 +1,5 @@
 /// What went wrong with a results store, in words a user can act on.
-public enum HistoryError: Error, CustomStringConvertible, Equatable {
+package enum HistoryError: Error, CustomStringConvertible, Equatable {
     /// The `--store` value is not a store URL (maps to exit 64).
     case badLocation(String)
     /// The database cannot be opened or reached (maps to exit 66).
@@ -11,7 +11,7 @@ public enum HistoryError: Error, CustomStringConvertible, Equatable {
     /// A statement failed (maps to exit 70).
     case database(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .badLocation(message), let .unavailable(message), let .unusable(message), let .database(message):
             return message

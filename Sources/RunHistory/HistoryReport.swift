@@ -3,15 +3,15 @@ import Reporting
 /// Writes `history.html`: one self-contained page (inline CSS and SVG, no scripts), per
 /// scenario the runs and one small chart per metric with a line per group, change points
 /// circled and labelled with their size and confidence.
-public struct HistoryReport: Sendable {
-    public var history: History
+package struct HistoryReport: Sendable {
+    package var history: History
 
-    public init(history: History) {
+    package init(history: History) {
         self.history = history
     }
 
     /// The charts of one scenario, one per metric, in the history's metric order.
-    public func charts(scenario: String) -> [(metric: String, svg: String)] {
+    package func charts(scenario: String) -> [(metric: String, svg: String)] {
         var metrics: [String] = []
         for series in history.series where series.scenario == scenario && !metrics.contains(series.quantity.id) {
             metrics.append(series.quantity.id)
@@ -59,7 +59,7 @@ public struct HistoryReport: Sendable {
         }
     }
 
-    public func render() -> String {
+    package func render() -> String {
         var html = "<!DOCTYPE html>\n" + Markup.open("html", [("lang", "en"), ("xmlns", "http://www.w3.org/1999/xhtml")]) + "\n<head>\n"
         html += Markup.empty("meta", [("charset", "utf-8")]) + "\n"
         html += Markup.empty("meta", [("name", "color-scheme"), ("content", "light dark")]) + "\n"

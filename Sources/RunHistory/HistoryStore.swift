@@ -9,8 +9,8 @@ import Reporting
 /// record already stored is refused by its id. The metrics stored are `Quantity.all` of every
 /// group (the numbers `compare` checks), so history and compare read the same definitions; the
 /// record itself is kept too, for anything computed later.
-public final class HistoryStore {
-    public let location: StoreLocation
+package final class HistoryStore {
+    package let location: StoreLocation
     let connection: any SQLConnection
 
     /// Test hook: fail after the run's row is written, before its metrics (atomicity check).
@@ -18,7 +18,7 @@ public final class HistoryStore {
 
     /// Opens (with `create`, creates) the store. Readers pass `create: false`, so a mistyped
     /// SQLite path is an error rather than a new empty store.
-    public init(_ location: StoreLocation, create: Bool = true) throws(HistoryError) {
+    package init(_ location: StoreLocation, create: Bool = true) throws(HistoryError) {
         self.location = location
         switch location {
         case let .sqlite(path):
@@ -32,7 +32,7 @@ public final class HistoryStore {
     }
 
     /// The schema version this store is at after opening.
-    public func schemaVersion() throws(HistoryError) -> Int {
+    package func schemaVersion() throws(HistoryError) -> Int {
         Int(try connection.query(HistorySQL.currentVersion).first?.first?.int64 ?? 0)
     }
 
@@ -53,7 +53,7 @@ public final class HistoryStore {
     }
 
     /// The id a record is stored under.
-    public static func runID(_ record: RunRecord) -> String {
+    package static func runID(_ record: RunRecord) -> String {
         let bytes = (try? record.encoded()) ?? Data()
         return SHA256.digest(Array(bytes)).prefix(10).map { byte in
             let hex = String(byte, radix: 16)
@@ -64,7 +64,7 @@ public final class HistoryStore {
     /// Adds a complete run; returns its id. Partial runs are refused: their numbers describe
     /// part of the population, and a series would show the gap as a change.
     @discardableResult
-    public func add(_ record: RunRecord, tags: [String] = [], addedAtMillis: Int64? = nil) throws(HistoryError) -> StoredRun {
+    package func add(_ record: RunRecord, tags: [String] = [], addedAtMillis: Int64? = nil) throws(HistoryError) -> StoredRun {
         guard !record.partial else {
             throw .unusable("the run is partial (\(record.problems.joined(separator: "; "))); only complete runs go into the history")
         }
@@ -108,7 +108,7 @@ public final class HistoryStore {
     }
 
     /// Runs, oldest first.
-    public func runs(scenario: String? = nil) throws(HistoryError) -> [StoredRun] {
+    package func runs(scenario: String? = nil) throws(HistoryError) -> [StoredRun] {
         var result: [StoredRun] = []
         for row in try connection.query(HistorySQL.runs(scenario: scenario != nil), scenario.map { [.text($0)] } ?? []) {
             result.append(try StoredRun(row: row))
@@ -117,16 +117,16 @@ public final class HistoryStore {
     }
 
     /// One stored metric value.
-    public struct Value: Sendable, Equatable {
-        public var runID: String
-        public var group: String
-        public var strategy: String
-        public var metric: String
-        public var value: Double
+    package struct Value: Sendable, Equatable {
+        package var runID: String
+        package var group: String
+        package var strategy: String
+        package var metric: String
+        package var value: Double
     }
 
     /// Metric values, optionally of one scenario, some metrics and some strategies.
-    public func values(scenario: String? = nil, metrics: [String] = [], strategies: [String] = []) throws(HistoryError) -> [Value] {
+    package func values(scenario: String? = nil, metrics: [String] = [], strategies: [String] = []) throws(HistoryError) -> [Value] {
         var parameters: [SQLValue] = []
         if let scenario { parameters.append(.text(scenario)) }
         parameters += metrics.map { .text($0) } + strategies.map { .text($0) }
@@ -142,7 +142,7 @@ public final class HistoryStore {
     }
 
     /// Counts of stored runs and metric values (for messages and tests).
-    public func counts() throws(HistoryError) -> (runs: Int, values: Int) {
+    package func counts() throws(HistoryError) -> (runs: Int, values: Int) {
         let runs = try connection.query(HistorySQL.runCount).first?.first?.int64 ?? 0
         let values = try connection.query(HistorySQL.metricCount).first?.first?.int64 ?? 0
         return (Int(runs), Int(values))

@@ -1,12 +1,12 @@
 /// A value bound to or read from a SQL statement. PostgreSQL answers in text, SQLite in its own
 /// types; the accessors read either, so the store's code does not care which database it talks to.
-public enum SQLValue: Sendable, Equatable {
+package enum SQLValue: Sendable, Equatable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
 
-    public var string: String? {
+    package var string: String? {
         switch self {
         case .null: return nil
         case let .integer(value): return String(value)
@@ -15,7 +15,7 @@ public enum SQLValue: Sendable, Equatable {
         }
     }
 
-    public var int64: Int64? {
+    package var int64: Int64? {
         switch self {
         case let .integer(value): return value
         case let .real(value): return Int64(exactly: value)
@@ -24,7 +24,7 @@ public enum SQLValue: Sendable, Equatable {
         }
     }
 
-    public var double: Double? {
+    package var double: Double? {
         switch self {
         case let .integer(value): return Double(value)
         case let .real(value): return value
@@ -36,7 +36,7 @@ public enum SQLValue: Sendable, Equatable {
 
 /// The two SQL dialects the store speaks. Everything that differs between them is decided in
 /// `HistorySQL`, by this value.
-public enum SQLDialect: String, Sendable {
+package enum SQLDialect: String, Sendable {
     case sqlite
     case postgres
 }

@@ -1,13 +1,13 @@
 /// Where a results store lives, from `--store URL`: `sqlite:PATH` (a file, created on first
 /// use) or `postgres://…` / `postgresql://…` (a libpq connection URL).
-public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)
     case postgres(url: String)
 
     /// The store `--store` means when it is not given.
-    public static let defaultURL = "sqlite:runs.db"
+    package static let defaultURL = "sqlite:runs.db"
 
-    public init(_ text: String) throws(HistoryError) {
+    package init(_ text: String) throws(HistoryError) {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             self = .postgres(url: text)
             return
@@ -23,7 +23,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         throw .badLocation("--store \(text): expected sqlite:PATH or postgres://USER@HOST:PORT/DATABASE")
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .sqlite(path): return "sqlite:\(path)"
         case let .postgres(url): return PostgresConnection.redacted(url)

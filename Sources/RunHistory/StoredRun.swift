@@ -1,29 +1,29 @@
 /// One run as the store keeps it: who, where, when, and the record's identity.
-public struct StoredRun: Sendable, Equatable, Codable {
+package struct StoredRun: Sendable, Equatable, Codable {
     /// The first 20 hex digits of the SHA-256 of the record's canonical bytes: the same record
     /// always gets the same id, so adding it twice is refused.
-    public var id: String
-    public var scenarioName: String
-    public var scenarioHash: String
-    public var seed: UInt64
-    public var runner: String
-    public var toolVersion: String
-    public var gitCommit: String?
-    public var hostname: String?
-    public var cores: Int?
-    public var memoryBytes: Int64?
-    public var os: String?
-    public var startedAtMillis: Int64?
-    public var endedAtMillis: Int64?
+    package var id: String
+    package var scenarioName: String
+    package var scenarioHash: String
+    package var seed: UInt64
+    package var runner: String
+    package var toolVersion: String
+    package var gitCommit: String?
+    package var hostname: String?
+    package var cores: Int?
+    package var memoryBytes: Int64?
+    package var os: String?
+    package var startedAtMillis: Int64?
+    package var endedAtMillis: Int64?
     /// When `store add` (or `run --store`) put it in, milliseconds since 1970.
-    public var addedAtMillis: Int64
-    public var tags: [String]
+    package var addedAtMillis: Int64
+    package var tags: [String]
 
     /// The time the history orders runs by: the run's start, or when it was added.
-    public var timeMillis: Int64 { startedAtMillis ?? addedAtMillis }
+    package var timeMillis: Int64 { startedAtMillis ?? addedAtMillis }
 
     /// The commit's first 7 characters, or "–".
-    public var shortCommit: String { gitCommit.map { String($0.prefix(7)) } ?? "–" }
+    package var shortCommit: String { gitCommit.map { String($0.prefix(7)) } ?? "–" }
 
     init(row: [SQLValue]) throws(HistoryError) {
         guard row.count == 15, let id = row[0].string, let name = row[1].string, let hash = row[2].string,

@@ -3,11 +3,14 @@
 /// Two requests answer the same question exactly when their identities are equal, so every
 /// "is this result still current?" check in Typestorm compares identities, never raw text.
 public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
+    /// The query text, as the strategy searches for it (trimmed when its normalizer trims).
     public var text: String
     /// The search scope (`nil`: all scopes).
     public var scope: String?
+    /// Active search tokens (filter chips), in the order the field holds them; empty for none.
     public var tokens: [String]
 
+    /// The identity of searching `text` within `scope` (`nil`: all) with `tokens`.
     public init(text: String, scope: String? = nil, tokens: [String] = []) {
         self.text = text
         self.scope = scope
@@ -38,6 +41,8 @@ extension Optional where Wrapped == QueryIdentity {
         }
     }
 
+    /// Whether two optional identities differ: the negation of the optional `==` above, so `nil`
+    /// (no query) equals only `nil`.
     @inlinable
     public static func != (lhs: QueryIdentity?, rhs: QueryIdentity?) -> Bool {
         !(lhs == rhs)
@@ -49,9 +54,12 @@ extension Optional where Wrapped == QueryIdentity {
 /// The two knobs every preset shares: trimming and the minimum length (in characters, as
 /// `String.count` counts them, which is what the seed's `query.count >= 2` does).
 public struct QueryNormalizer: Hashable, Sendable {
+    /// Whether leading and trailing white space is removed before searching.
     public var trims: Bool
+    /// The shortest query searched, in characters; shorter ones leave the field idle.
     public var minimumLength: Int
 
+    /// A normalizer that trims when `trims` and searches from `minimumLength` characters.
     public init(trims: Bool, minimumLength: Int) {
         self.trims = trims
         self.minimumLength = minimumLength
@@ -113,10 +121,14 @@ public struct QueryNormalizer: Hashable, Sendable {
 
 /// The search field's raw input: exactly what the text binding, scope picker and token field hold.
 public struct FieldInput: Hashable, Sendable {
+    /// The text binding's value, untrimmed.
     public var text: String = ""
+    /// The scope picker's value; `nil` for all scopes.
     public var scope: String? = nil
+    /// The token field's tokens; empty for none.
     public var tokens: [String] = []
 
+    /// An input holding `text`, `scope` and `tokens` (an empty field by default).
     public init(text: String = "", scope: String? = nil, tokens: [String] = []) {
         self.text = text
         self.scope = scope

@@ -8,6 +8,7 @@ public struct ResultSummary: Hashable, Sendable {
     /// Number of results; 0 is the backend's own "no results" answer.
     public var count: Int
 
+    /// A summary of `count` results.
     public init(count: Int) {
         self.count = count
     }

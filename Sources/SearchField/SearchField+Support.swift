@@ -168,9 +168,13 @@ public enum Composition {
 /// programmatic set, so the binding changes straight back to what the user had: the change
 /// handler sees a new value every time and seed 001's loop runs until something stops it.
 public struct TextFieldModel: Hashable, Sendable {
+    /// What the field shows: the last text set, by the user or by the app's write-back.
     public private(set) var text: String
+    /// Whether an input-method composition is open (marked text), which makes the IME re-insert its
+    /// text after a programmatic set.
     public var composing: Bool
 
+    /// A field showing `text`, with a composition open when `composing`.
     public init(text: String = "", composing: Bool = false) {
         self.text = text
         self.composing = composing

@@ -35,12 +35,15 @@ public struct SearchFieldConfiguration: Hashable, Sendable {
     public var stalledDelay: Int64?
     /// Client LRU cache of identity → results (0: off). Presets whose seed has no cache ignore it.
     public var cacheCapacity: Int
+    /// What restarts the wait and the request: the full identity (correct) or the text alone.
     public var restartKey: RestartKey
     /// Wrap the strategy in seed 001's write-back normalization.
     public var writeBack: Bool
     /// Stop a write-back loop after this many re-entries of the change handler.
     public var writeBackBound: Int
 
+    /// A configuration; the defaults are a 300 ms debounce, trimming, minimum length 2, no stalled
+    /// indicator, no cache, identity restarts and no write-back (docs/strategies.md).
     public init(
         debounce: Int64 = 300_000_000, normalizer: QueryNormalizer = QueryNormalizer(trims: true, minimumLength: 2),
         stalledDelay: Int64? = nil, cacheCapacity: Int = 0, restartKey: RestartKey = .identity,
@@ -100,26 +103,48 @@ public enum Preset: String, CaseIterable, Sendable {
         }
     }
 
-    /// A fresh strategy with `configuration` (the preset's defaults when `nil`), wrapped in the
-    /// write-back variant when the configuration asks for it.
-    public func make(_ configuration: SearchFieldConfiguration? = nil) -> any SearchFieldStrategy {
+    /// Hands `visitor` a fresh strategy of this preset's concrete type, with `configuration`
+    /// (the preset's defaults when `nil`), wrapped in the write-back variant when the
+    /// configuration asks for it: the one switch over the presets.
+    ///
+    /// Inlined into the caller, so a generic visitor (the virtual runner's hot loop) runs
+    /// specialised for each strategy type instead of through witness tables per event.
+    @inlinable
+    public func visit<Visitor: PresetVisitor>(_ configuration: SearchFieldConfiguration? = nil, _ visitor: Visitor) -> Visitor.Result {
         let configuration = configuration ?? defaultConfiguration
-        let base: any SearchFieldStrategy = switch self {
-        case .naive: NaiveField(configuration: configuration)
-        case .manualCancel: ManualCancelField(configuration: configuration)
-        case .splitStateSeed: SplitStateSeedField(configuration: configuration)
-        case .splitState: SplitStateField(configuration: configuration)
-        case .sequenceGuard: SequenceGuardField(configuration: configuration)
-        case .debounceSwitch: DebounceSwitchField(configuration: configuration)
-        case .throttle: ThrottleField(configuration: configuration)
-        case .submitOnly: SubmitOnlyField(configuration: configuration)
-        case .localFilter: LocalFilterField(configuration: configuration)
+        func finish<Base: SearchFieldStrategy>(_ base: Base) -> Visitor.Result {
+            configuration.writeBack ? visitor.visit(WriteBackField(base: base)) : visitor.visit(base)
         }
-        guard configuration.writeBack else { return base }
-        return Self.wrapInWriteBack(base)
+        switch self {
+        case .naive: return finish(NaiveField(configuration: configuration))
+        case .manualCancel: return finish(ManualCancelField(configuration: configuration))
+        case .splitStateSeed: return finish(SplitStateSeedField(configuration: configuration))
+        case .splitState: return finish(SplitStateField(configuration: configuration))
+        case .sequenceGuard: return finish(SequenceGuardField(configuration: configuration))
+        case .debounceSwitch: return finish(DebounceSwitchField(configuration: configuration))
+        case .throttle: return finish(ThrottleField(configuration: configuration))
+        case .submitOnly: return finish(SubmitOnlyField(configuration: configuration))
+        case .localFilter: return finish(LocalFilterField(configuration: configuration))
+        }
     }
 
-    private static func wrapInWriteBack<Base: SearchFieldStrategy>(_ base: Base) -> any SearchFieldStrategy {
-        WriteBackField(base: base)
+    /// A fresh strategy with `configuration` (the preset's defaults when `nil`), wrapped in the
+    /// write-back variant when the configuration asks for it, as an existential.
+    public func make(_ configuration: SearchFieldConfiguration? = nil) -> any SearchFieldStrategy {
+        visit(configuration, Existential())
+    }
+
+    private struct Existential: PresetVisitor {
+        func visit<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> any SearchFieldStrategy { strategy }
     }
 }
+
+/// Work done with a preset's strategy at its concrete type (``Preset/visit(_:_:)``), so generic
+/// code runs specialised for it.
+public protocol PresetVisitor {
+    /// What the work returns.
+    associatedtype Result
+    /// Does the work with `strategy`.
+    func visit<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> Result
+}
+

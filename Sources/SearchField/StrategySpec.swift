@@ -1,9 +1,14 @@
 /// A strategy to run: a preset, its knobs, and the name it is reported under.
 public struct StrategySpec: Hashable, Sendable, CustomStringConvertible {
+    /// The name the strategy is reported under (its group in the record).
     public var name: String
+    /// The preset the strategy runs (docs/strategies.md).
     public var preset: Preset
+    /// The knobs it runs with.
     public var configuration: SearchFieldConfiguration
 
+    /// A strategy running `preset` with `configuration` (`nil`: the preset's default), reported as
+    /// `name` (`nil`: the preset's name).
     public init(name: String? = nil, preset: Preset, configuration: SearchFieldConfiguration? = nil) {
         self.name = name ?? preset.rawValue
         self.preset = preset
@@ -27,6 +32,7 @@ public struct StrategySpec: Hashable, Sendable, CustomStringConvertible {
         return StrategySpec(name: text, preset: preset, configuration: configuration)
     }
 
+    /// The variants ``parse(_:)`` accepts after a `+`.
     public static let variants = ["write-back", "text-keyed", "cache"]
 
     public var description: String { name }

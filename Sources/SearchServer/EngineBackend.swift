@@ -5,16 +5,16 @@ import Matching
 ///
 /// Cancellation is bridged to the engine's own check: the engine polls `isCancelled` (one atomic
 /// load, set by the server's disconnect watcher) every 64 KiB of scanning.
-public struct EngineBackend: SearchBackend {
-    public let engine: SearchEngine
-    public let catalog: Catalog
+package struct EngineBackend: SearchBackend {
+    package let engine: SearchEngine
+    package let catalog: Catalog
 
-    public init(catalog: Catalog, engine: SearchEngine? = nil) {
+    package init(catalog: Catalog, engine: SearchEngine? = nil) {
         self.catalog = catalog
         self.engine = engine ?? SearchEngine(catalog: catalog)
     }
 
-    public func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
+    package func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
         let response = withoutActuallyEscaping(isCancelled) { isCancelled in
             // The closure does not outlive this call: the engine returns before we do.
             let check = UncheckedCheck(isCancelled)

@@ -4,14 +4,14 @@ import Locking
 import Synchronization
 
 /// A distribution of added latency, sampled per request.
-public enum LatencyDistribution: Sendable, Equatable, CustomStringConvertible {
+package enum LatencyDistribution: Sendable, Equatable, CustomStringConvertible {
     case none
     case fixed(nanos: UInt64)
     case uniform(lowNanos: UInt64, highNanos: UInt64)
     case exponential(meanNanos: UInt64)
 
     /// Parses `fixed:10ms`, `uniform:1ms-20ms`, `exp:5ms`, `none`; durations take ns, us, ms, s.
-    public init(parsing text: String) throws(FaultConfigurationError) {
+    package init(parsing text: String) throws(FaultConfigurationError) {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         func fail() -> FaultConfigurationError {
             FaultConfigurationError(description: "'\(text)' is not a latency distribution; use none, fixed:10ms, uniform:1ms-20ms or exp:5ms")
@@ -33,7 +33,7 @@ public enum LatencyDistribution: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `250us`, `5ms`, `1.5s` in nanoseconds.
-    public static func duration(_ text: String) -> UInt64? {
+    package static func duration(_ text: String) -> UInt64? {
         let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("ms", 1e6), ("s", 1e9)]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             guard let value = Double(text.dropLast(suffix.count)), value >= 0, value.isFinite else { return nil }
@@ -42,7 +42,7 @@ public enum LatencyDistribution: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .none: "none"
         case .fixed(let n): "fixed:\(n)ns"
@@ -62,29 +62,29 @@ public enum LatencyDistribution: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A fault-injection setting that does not parse.
-public struct FaultConfigurationError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct FaultConfigurationError: Error, Sendable, CustomStringConvertible {
+    package var description: String
 }
 
 /// Faults the server injects for stale-result studies: added latency, a slow tail, errors.
-public struct FaultInjection: Sendable, Equatable {
-    public var latency: LatencyDistribution = .none
+package struct FaultInjection: Sendable, Equatable {
+    package var latency: LatencyDistribution = .none
     /// Share of requests that also get `slowTailNanos` added.
-    public var slowTailProbability = 0.0
-    public var slowTailNanos: UInt64 = 0
+    package var slowTailProbability = 0.0
+    package var slowTailNanos: UInt64 = 0
     /// Share of requests answered with a 500 instead of results.
-    public var errorRate = 0.0
+    package var errorRate = 0.0
     /// Accept `fault_delay_ms` and `fault_error` on `GET /search` (unknown parameters otherwise).
-    public var allowPerRequestParameters = false
-    public var seed: UInt64 = 0x7459_7065_7374_6F72
+    package var allowPerRequestParameters = false
+    package var seed: UInt64 = 0x7459_7065_7374_6F72
     /// A backend model whose service time (slow tail included) delays each search on its
     /// worker, and whose `errorRate` answers 500s: the same draws as the virtual runner's
     /// (`BackendModel.draw`, request *n* of the server taking stream (`seed`, 0, *n*)), so a
     /// known model can be measured over real HTTP (`typestorm serve --latency FILE`). Its round
     /// trip and transport losses are not injected: the network is the real one.
-    public var model: BackendModel?
+    package var model: BackendModel?
 
-    public init() {}
+    package init() {}
 
     var isActive: Bool { latency != .none || slowTailProbability > 0 || errorRate > 0 || model != nil }
 }

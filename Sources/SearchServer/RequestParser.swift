@@ -1,34 +1,34 @@
 import Matching
 
 /// A request the server refuses, with the status and the message the client gets as JSON.
-public struct RequestRejection: Error, Sendable, Equatable {
-    public var status: Int
-    public var message: String
+package struct RequestRejection: Error, Sendable, Equatable {
+    package var status: Int
+    package var message: String
 
-    public init(status: Int, message: String) {
+    package init(status: Int, message: String) {
         self.status = status
         self.message = message
     }
 }
 
 /// Limits on what `GET /search` accepts, so a hostile or broken client costs little.
-public struct RequestLimits: Sendable, Equatable {
+package struct RequestLimits: Sendable, Equatable {
     /// Longest request target (path and query string) in bytes; longer gets 414.
-    public var maxURLBytes = 4096
+    package var maxURLBytes = 4096
     /// Longest `q` in Unicode scalars; longer gets 400.
-    public var maxQueryScalars = 256
-    public var maxTokens = 16
-    public var maxLimit = 1000
-    public var maxOffset = 100_000
-    public var defaultLimit = 20
+    package var maxQueryScalars = 256
+    package var maxTokens = 16
+    package var maxLimit = 1000
+    package var maxOffset = 100_000
+    package var defaultLimit = 20
     /// Longest request head (request line and headers, up to the blank line) a connection's
     /// first request may send before it is refused: 414 when the request line alone is longer,
     /// else 431. Kept well inside libmicrohttpd's 16 KiB per-connection buffer.
-    public var maxHeadBytes = 8192
+    package var maxHeadBytes = 8192
     /// Most header lines a connection's first request may send; more gets 431.
-    public var maxHeaderLines = 100
+    package var maxHeaderLines = 100
 
-    public init() {}
+    package init() {}
 }
 
 /// Where a request head stands in the bytes received so far: the check a connection's first

@@ -1,28 +1,28 @@
 import Matching
 
 /// One item of a result page.
-public struct SearchHit: Sendable, Hashable {
+package struct SearchHit: Sendable, Hashable {
     /// The product's id as the catalog has it (an opaque string).
-    public var id: String
-    public var name: String
+    package var id: String
+    package var name: String
 
-    public init(id: String, name: String) {
+    package init(id: String, name: String) {
         self.id = id
         self.name = name
     }
 }
 
 /// What a backend answers: one page of hits, the total number of matches, and how it found them.
-public struct BackendResult: Sendable, Hashable {
-    public var items: [SearchHit]
+package struct BackendResult: Sendable, Hashable {
+    package var items: [SearchHit]
     /// All matches, not just this page.
-    public var total: Int
+    package var total: Int
     /// The match path the backend took (`scan`, `index`, `refine`, ...), reported to clients.
-    public var path: String
+    package var path: String
     /// Items examined; summed into `/metrics` as filtering work.
-    public var itemsScanned: Int
+    package var itemsScanned: Int
 
-    public init(items: [SearchHit], total: Int, path: String, itemsScanned: Int) {
+    package init(items: [SearchHit], total: Int, path: String, itemsScanned: Int) {
         self.items = items
         self.total = total
         self.path = path
@@ -31,11 +31,11 @@ public struct BackendResult: Sendable, Hashable {
 }
 
 /// Thrown by a backend that observed cancellation and stopped early.
-public struct SearchCancelled: Error, Sendable, Equatable {
+package struct SearchCancelled: Error, Sendable, Equatable {
     /// Items examined before stopping: wasted work.
-    public var itemsScanned: Int
+    package var itemsScanned: Int
 
-    public init(itemsScanned: Int) {
+    package init(itemsScanned: Int) {
         self.itemsScanned = itemsScanned
     }
 }
@@ -53,6 +53,6 @@ public struct SearchCancelled: Error, Sendable, Equatable {
 /// The request is the engine's own `SearchRequest`, as the server parsed it from `GET /search`:
 /// the text as sent (percent-decoded, valid UTF-8, not normalized: the backend owns folding and
 /// trimming), and `needsTotal` set, because every answer carries the total.
-public protocol SearchBackend: Sendable {
+package protocol SearchBackend: Sendable {
     func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult
 }

@@ -3,8 +3,8 @@ import TypestormSystem
 import Locking
 
 /// Why the server could not start.
-public struct SearchServerError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct SearchServerError: Error, Sendable, CustomStringConvertible {
+    package var description: String
 }
 
 /// Typestorm's HTTP search server on libmicrohttpd: `GET /search`, `/healthz`, `/metrics`.
@@ -14,7 +14,7 @@ public struct SearchServerError: Error, Sendable, CustomStringConvertible {
 /// hands out the bound address, and drains when the closure returns. Graceful shutdown stops
 /// accepting, lets in-flight searches finish (up to `drainTimeoutSeconds`, then cancels them),
 /// and only then stops the daemon.
-public final class SearchServer: Sendable {
+package final class SearchServer: Sendable {
     private enum Lifecycle {
         case idle
         case running
@@ -22,19 +22,19 @@ public final class SearchServer: Sendable {
         case shutdownRequested
     }
 
-    public let configuration: SearchServerConfiguration
+    package let configuration: SearchServerConfiguration
     private let backend: any SearchBackend
     private let lifecycle = Locked(Lifecycle.idle)
     private let core = Locked<ServerCore?>(nil)
 
-    public init(configuration: SearchServerConfiguration = SearchServerConfiguration(), backend: any SearchBackend) {
+    package init(configuration: SearchServerConfiguration = SearchServerConfiguration(), backend: any SearchBackend) {
         self.configuration = configuration
         self.backend = backend
     }
 
     /// Serves until `shutdownGracefully()` is called or the calling task is cancelled, then
     /// drains. `onListening` receives the bound port once the socket accepts connections.
-    public func run(onListening: @Sendable (UInt16) -> Void = { _ in }) async throws {
+    package func run(onListening: @Sendable (UInt16) -> Void = { _ in }) async throws {
         let started = try ServerCore(configuration: configuration, backend: backend)
         let proceed = lifecycle.withLock { state -> Bool in
             guard case .idle = state else { return false }
@@ -64,7 +64,7 @@ public final class SearchServer: Sendable {
 
     /// Asks `run()` to drain and return; safe from any thread, more than once, and before
     /// `run()` reached its wait.
-    public func shutdownGracefully() {
+    package func shutdownGracefully() {
         let continuation = lifecycle.withLock { state -> CheckedContinuation<Void, Never>? in
             switch state {
             case .waiting(let continuation):
@@ -81,13 +81,13 @@ public final class SearchServer: Sendable {
     }
 
     /// The counters so far (empty before `run()` started).
-    public var metrics: ServerMetricsSnapshot {
+    package var metrics: ServerMetricsSnapshot {
         core.withLock { $0?.snapshot() } ?? ServerMetricsSnapshot()
     }
 
     /// Starts a server, runs `body` with its address, then shuts it down gracefully, also when
     /// `body` throws.
-    public static func withServer<Result: Sendable>(
+    package static func withServer<Result: Sendable>(
         configuration: SearchServerConfiguration = SearchServerConfiguration(),
         backend: any SearchBackend,
         _ body: (RunningSearchServer) async throws -> Result
@@ -106,14 +106,14 @@ public final class SearchServer: Sendable {
 }
 
 /// A started server as `SearchServer.withServer` hands it out.
-public struct RunningSearchServer: Sendable {
+package struct RunningSearchServer: Sendable {
     let core: ServerCore
 
-    public var host: String { core.configuration.host }
-    public var port: UInt16 { core.port }
+    package var host: String { core.configuration.host }
+    package var port: UInt16 { core.port }
     /// `http://host:port` without a trailing slash.
-    public var baseURL: String { "http://\(host):\(port)" }
-    public var metrics: ServerMetricsSnapshot { core.snapshot() }
+    package var baseURL: String { "http://\(host):\(port)" }
+    package var metrics: ServerMetricsSnapshot { core.snapshot() }
     /// The Prometheus text `GET /metrics` would return.
-    public var prometheusText: String { core.metricsText() }
+    package var prometheusText: String { core.metricsText() }
 }

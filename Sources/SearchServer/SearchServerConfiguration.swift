@@ -1,46 +1,46 @@
 import Glibc
 
 /// How `typestorm serve` listens, how much work it takes on, and what it injects.
-public struct SearchServerConfiguration: Sendable {
+package struct SearchServerConfiguration: Sendable {
     /// IPv4 address to bind; loopback unless the user asks otherwise.
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// 0 lets the kernel pick a free port (read it back from `boundPort`).
-    public var port: UInt16 = 0
+    package var port: UInt16 = 0
     /// Threads running searches: the backend's capacity.
-    public var workers = 2
+    package var workers = 2
     /// Searches allowed to wait for a worker; beyond it, 503 with Retry-After.
-    public var queueCapacity = 1024
+    package var queueCapacity = 1024
     /// Open connections the server keeps: beyond it, a new connection makes the server close
     /// the oldest idle or slow one (never one being answered), and when every connection is
     /// being answered, searches get 503 with Retry-After. libmicrohttpd's own limit, beyond which a
     /// connection whose first request has arrived is closed unanswered, is `hardConnectionLimit`.
-    public var maxConnections = 1024
+    package var maxConnections = 1024
     /// Idle or slow clients are disconnected after this many seconds without progress.
-    public var connectionTimeoutSeconds = 10
+    package var connectionTimeoutSeconds = 10
     /// libmicrohttpd threads doing network I/O (epoll on Linux).
-    public var ioThreads = 2
+    package var ioThreads = 2
     /// Run searches on the I/O thread that received them instead of handing them to the worker
     /// pool. Saves two thread hand-offs per request (worth it when searches take microseconds,
     /// e.g. an index lookup), but a long search then stalls every connection on that I/O thread,
     /// and `workers`/`queueCapacity` no longer bound anything.
-    public var searchOnIOThreads = false
+    package var searchOnIOThreads = false
     /// Value of `Retry-After` on 503s, seconds.
-    public var retryAfterSeconds = 1
+    package var retryAfterSeconds = 1
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.
-    public var drainTimeoutSeconds = 10.0
+    package var drainTimeoutSeconds = 10.0
     /// Minimum interval between two `recv(MSG_PEEK)` checks of a searching client's socket, when
     /// the socket could not be watched with epoll (the normal path needs no polling).
-    public var peerCheckIntervalNanos: UInt64 = 100_000
-    public var limits = RequestLimits()
-    public var faults = FaultInjection()
+    package var peerCheckIntervalNanos: UInt64 = 100_000
+    package var limits = RequestLimits()
+    package var faults = FaultInjection()
 
-    public init() {}
+    package init() {}
 
     /// Where libmicrohttpd takes no more connections: above `maxConnections` and above every
     /// connection that can be busy at once (a search per worker and per queue slot), so it is
     /// reached only when that many requests are being answered. With the 16 KiB per-connection memory limit
     /// it bounds the server's connection memory.
-    public var hardConnectionLimit: Int {
+    package var hardConnectionLimit: Int {
         max(maxConnections, queueCapacity + workers) + 64
     }
 
@@ -55,7 +55,7 @@ public struct SearchServerConfiguration: Sendable {
     }
 
     /// The binary IPv4 address of `host` (dotted quad, or `localhost`), nil if it is not one.
-    public static func ipv4Address(_ host: String) -> in_addr? {
+    package static func ipv4Address(_ host: String) -> in_addr? {
         var address = in_addr()
         return inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address) == 1 ? address : nil
     }

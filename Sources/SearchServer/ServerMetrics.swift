@@ -33,46 +33,46 @@ struct PrometheusHistogram: Sendable {
 }
 
 /// A point-in-time copy of the server's counters, for tests, benchmarks and run records.
-public struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
+package struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
     /// Responses by endpoint (`search`, `healthz`, `metrics`, `other`) and HTTP status.
-    public var responses: [String: [Int: UInt64]] = [:]
-    public var inFlight = 0
-    public var openConnections = 0
+    package var responses: [String: [Int: UInt64]] = [:]
+    package var inFlight = 0
+    package var openConnections = 0
     /// Connections accepted since start: far below the request count when clients reuse them.
-    public var connectionsAccepted = 0
-    public var queueDepth = 0
+    package var connectionsAccepted = 0
+    package var queueDepth = 0
     /// Searches whose client went away, noticed by the server and stopped.
-    public var cancelled: UInt64 = 0
+    package var cancelled: UInt64 = 0
     /// Searches that finished after their client had gone (too short to notice mid-scan): the
     /// whole search was wasted, and is counted in `wastedSeconds`/`wastedItems` too.
-    public var completedAfterDisconnect: UInt64 = 0
+    package var completedAfterDisconnect: UInt64 = 0
     /// Service time spent on searches whose client went away, seconds.
-    public var wastedSeconds = 0.0
+    package var wastedSeconds = 0.0
     /// Items examined by cancelled searches.
-    public var wastedItems: UInt64 = 0
+    package var wastedItems: UInt64 = 0
     /// Items examined by all searches.
-    public var itemsScanned: UInt64 = 0
+    package var itemsScanned: UInt64 = 0
     /// Requests refused for overload (503 with Retry-After).
-    public var overloadRejections: UInt64 = 0
+    package var overloadRejections: UInt64 = 0
     /// Idle or slow connections closed to make room for new ones at the connection limit.
-    public var connectionsShed: UInt64 = 0
-    public var injectedErrors: UInt64 = 0
+    package var connectionsShed: UInt64 = 0
+    package var injectedErrors: UInt64 = 0
     /// The latest cancelled searches (up to 4,096): when each was noticed and stopped.
-    public var recentCancellations: [CancellationRecord] = []
+    package var recentCancellations: [CancellationRecord] = []
 
-    public func count(endpoint: String, status: Int) -> UInt64 { responses[endpoint]?[status] ?? 0 }
-    public func total(endpoint: String) -> UInt64 { responses[endpoint]?.values.reduce(0, +) ?? 0 }
+    package func count(endpoint: String, status: Int) -> UInt64 { responses[endpoint]?[status] ?? 0 }
+    package func total(endpoint: String) -> UInt64 { responses[endpoint]?.values.reduce(0, +) ?? 0 }
 }
 
 /// How one cancelled search was noticed and stopped (monotonic nanoseconds).
-public struct CancellationRecord: Sendable, Equatable, Codable {
+package struct CancellationRecord: Sendable, Equatable, Codable {
     /// When the server learnt the client was gone (the epoll hang-up event, or the drain deadline).
-    public var noticedNanos: UInt64
+    package var noticedNanos: UInt64
     /// When the worker was done with the request (the backend returned).
-    public var stoppedNanos: UInt64
-    public var itemsScanned: Int
+    package var stoppedNanos: UInt64
+    package var itemsScanned: Int
 
-    public var stopNanos: UInt64 { stoppedNanos > noticedNanos ? stoppedNanos - noticedNanos : 0 }
+    package var stopNanos: UInt64 { stoppedNanos > noticedNanos ? stoppedNanos - noticedNanos : 0 }
 }
 
 /// The search server's counters and histograms, rendered for `GET /metrics`.

@@ -5,17 +5,25 @@ import Typists
 
 /// Everything a virtual-time run depends on. Same scenario, same seed: same bytes out.
 public struct SimulationScenario: Sendable {
+    /// The run's name in the record.
     public var name: String
+    /// Typists simulated (global indices `0..<typists`).
     public var typists: Int
+    /// The seed every random draw derives from.
     public var seed: UInt64
+    /// The strategies to run, each over every typist, each in its own group.
     public var strategies: [StrategySpec]
+    /// The modelled network and server.
     public var backend: BackendModel
     /// What types: a canonical text of the inputs of the typists' sessions (population mix,
     /// queries per session, query lists). The sessions themselves are given to `run`; this text
     /// puts their inputs into the hash.
     public var typing: String
+    /// S in docs/metrics.md: a burst ends once the input stays unchanged this long, in nanoseconds.
     public var settleInterval: Int64
 
+    /// A scenario; by default every preset with its default knobs, the default ``BackendModel`` and a
+    /// 1 s settle interval.
     public init(
         name: String = "simulate", typists: Int, seed: UInt64, strategies: [StrategySpec] = Preset.allCases.map { StrategySpec(preset: $0) },
         backend: BackendModel = BackendModel(), typing: String = "", settleInterval: Int64 = 1_000_000_000
@@ -45,6 +53,7 @@ public struct SimulationScenario: Sendable {
         ].joined(separator: "\n")
     }
 
+    /// A 16-hex-digit hash of ``canonicalDescription``: the record's scenario hash.
     public var hash: String {
         let value = stableHash(canonicalDescription)
         let hex = String(value, radix: 16)
@@ -124,23 +133,17 @@ public enum Simulation {
     static func strategyCounting<Session: TypistSession>(
         _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
-        let configuration = spec.configuration
-        let made = sessions(typists)
-        func run<Base: SearchFieldStrategy>(_ base: Base) -> (recorder: Recorder, events: Int) {
-            configuration.writeBack
-                ? runCounting(WriteBackField(base: base), scenario: scenario, sessions: made, typists: typists)
-                : runCounting(base, scenario: scenario, sessions: made, typists: typists)
-        }
-        switch spec.preset {
-        case .naive: return run(NaiveField(configuration: configuration))
-        case .manualCancel: return run(ManualCancelField(configuration: configuration))
-        case .splitStateSeed: return run(SplitStateSeedField(configuration: configuration))
-        case .splitState: return run(SplitStateField(configuration: configuration))
-        case .sequenceGuard: return run(SequenceGuardField(configuration: configuration))
-        case .debounceSwitch: return run(DebounceSwitchField(configuration: configuration))
-        case .throttle: return run(ThrottleField(configuration: configuration))
-        case .submitOnly: return run(SubmitOnlyField(configuration: configuration))
-        case .localFilter: return run(LocalFilterField(configuration: configuration))
+        spec.preset.visit(spec.configuration, Counting(scenario: scenario, sessions: sessions(typists), typists: typists))
+    }
+
+    /// Runs the preset's strategy at its concrete type (the hot loop specialised for it).
+    struct Counting<Session: TypistSession>: PresetVisitor {
+        let scenario: SimulationScenario
+        let sessions: [Session]
+        let typists: Range<Int>
+
+        func visit<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> (recorder: Recorder, events: Int) {
+            runCounting(strategy, scenario: scenario, sessions: sessions, typists: typists)
         }
     }
 

@@ -16,8 +16,11 @@ import Typists
 /// Generic over the strategy and session types so that the hot loop is specialized: no
 /// existential dispatch per event.
 public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSession> {
+    /// The modelled backend the runner serves requests with.
     public var backend: BackendModel { world.backend }
+    /// The seed every random draw derives from.
     public var seed: UInt64 { world.seed }
+    /// The recorder the run's events went to; its `metrics()` are the run's.
     public internal(set) var recorder: Recorder
     /// Per typist, in parallel arrays so that the hot path mutates each in place and never
     /// copies a typist's whole state.

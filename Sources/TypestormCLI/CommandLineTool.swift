@@ -1,9 +1,9 @@
 import Diagnostics
 
 /// The `typestorm` command line: parse, validate, run, and map errors to exit codes.
-public enum CommandLineTool {
+package enum CommandLineTool {
     /// Runs the tool with `arguments` (without the program name) and returns the exit code.
-    public static func main(arguments: [String], console: Console = .standard) async -> Int32 {
+    package static func main(arguments: [String], console: Console = .standard) async -> Int32 {
         let parser = ArgumentParser(root: RootCommand.command)
         let outcome: ArgumentParser.Outcome
         do {

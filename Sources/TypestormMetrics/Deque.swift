@@ -8,7 +8,7 @@
 ///
 /// Generic code in another module runs unspecialised unless it is inlinable; the methods are, so
 /// the simulator's per-request queue operations compile to plain array accesses.
-public struct Deque<Element> {
+package struct Deque<Element> {
     /// The slots, a power of two in number (or none); `nil` outside the live range.
     @usableFromInline var slots: ContiguousArray<Element?>
     /// The slot of the first element.
@@ -18,7 +18,7 @@ public struct Deque<Element> {
 
     /// An empty queue with room for `minimumCapacity` elements before it first grows.
     @inlinable
-    public init(minimumCapacity: Int = 0) {
+    package init(minimumCapacity: Int = 0) {
         var size = 0
         if minimumCapacity > 0 {
             size = 1
@@ -30,19 +30,19 @@ public struct Deque<Element> {
     }
 
     /// Elements waiting.
-    @inlinable public var count: Int { held }
-    @inlinable public var isEmpty: Bool { held == 0 }
+    @inlinable package var count: Int { held }
+    @inlinable package var isEmpty: Bool { held == 0 }
     /// Elements it can hold before it grows.
-    @inlinable public var capacity: Int { slots.count }
+    @inlinable package var capacity: Int { slots.count }
 
     /// The element that leaves next, if any.
-    @inlinable public var first: Element? { held == 0 ? nil : slots[head] }
+    @inlinable package var first: Element? { held == 0 ? nil : slots[head] }
 
     /// Adds `element` at the back.
     ///
     /// - Complexity: amortised O(1).
     @inlinable
-    public mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         if held == slots.count { grow() }
         slots[(head &+ held) & (slots.count &- 1)] = element
         held &+= 1
@@ -52,7 +52,7 @@ public struct Deque<Element> {
     ///
     /// - Complexity: O(1).
     @inlinable
-    public mutating func popFirst() -> Element? {
+    package mutating func popFirst() -> Element? {
         guard held > 0 else { return nil }
         let element = slots[head].take()
         head = (head &+ 1) & (slots.count &- 1)
@@ -65,7 +65,7 @@ public struct Deque<Element> {
     ///
     /// - Complexity: O(n).
     @inlinable
-    public mutating func removeFirst(where predicate: (Element) throws -> Bool) rethrows -> Element? {
+    package mutating func removeFirst(where predicate: (Element) throws -> Bool) rethrows -> Element? {
         let mask = slots.count &- 1
         for offset in 0..<held {
             let slot = (head &+ offset) & mask
@@ -85,7 +85,7 @@ public struct Deque<Element> {
 
     /// Removes every element and returns them, front first.
     @inlinable
-    public mutating func removeAll() -> [Element] {
+    package mutating func removeAll() -> [Element] {
         var all: [Element] = []
         all.reserveCapacity(held)
         while let element = popFirst() { all.append(element) }

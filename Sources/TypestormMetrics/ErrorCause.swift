@@ -8,13 +8,16 @@ public struct ErrorCause: Hashable, Sendable, Comparable, CustomStringConvertibl
     /// Metric-name-safe identifier: `connection_refused`, `http_503`, …
     public let key: String
 
+    /// A cause from its metric-name-safe key (`connection_refused`, `http_503`); the inverse of ``key``.
     public init(key: String) { self.key = key }
 
+    /// Nothing listened on the address: check the URL and that the server runs.
     public static let connectionRefused = ErrorCause(key: "connection_refused")
     /// The host name did not resolve.
     public static let dns = ErrorCause(key: "dns")
     /// The TLS handshake or the certificate check failed.
     public static let tls = ErrorCause(key: "tls")
+    /// No answer within the runner's request timeout; also counted under ``MetricName/timeouts``.
     public static let timeout = ErrorCause(key: "timeout")
     /// The connection broke while sending or receiving, or the server closed it without answering.
     public static let connectionReset = ErrorCause(key: "connection_reset")

@@ -8,12 +8,20 @@
 ///
 /// - Complexity: `record` is O(1) (a few shifts and one add); `percentile` is O(buckets).
 public struct Histogram: Sendable, Equatable {
+    /// The range and precision this histogram was created with; only histograms with equal
+    /// configurations merge.
     public let configuration: Configuration
     /// Counts per bucket; index layout as in HdrHistogram (see `Configuration.index(of:)`).
-    var counts: [Int64]
+    var counts: SlotCounts
+    /// Values recorded, counting each `record(_:count:)` as `count` values.
     public private(set) var totalCount: Int64 = 0
+    /// Exact sum of the recorded values (not clamped), in the caller's unit; with ``totalCount`` it
+    /// gives the mean.
     public private(set) var sum: Int64 = 0
+    /// Smallest value recorded, exact; `Int64.max` while the histogram is empty (check ``isEmpty``).
     public private(set) var min: Int64 = .max
+    /// Largest value recorded, exact (not clamped); `Int64.min` while the histogram is empty (check
+    /// ``isEmpty``).
     public private(set) var max: Int64 = .min
     /// Values recorded above `highestTrackable` (kept at the top bucket).
     public private(set) var clamped: Int64 = 0
@@ -21,8 +29,12 @@ public struct Histogram: Sendable, Equatable {
     /// The shape of a histogram: range and precision. Only histograms with equal configurations
     /// merge.
     public struct Configuration: Sendable, Hashable, Codable {
+        /// The smallest value told apart from 0, in the caller's unit (1 000 ns for ``latency``).
         public let lowestDiscernible: Int64
+        /// The largest value kept exactly in a bucket; larger ones go to the top bucket and count in
+        /// ``Histogram/clamped``.
         public let highestTrackable: Int64
+        /// Significant decimal digits every bucket keeps (1 to 5): 3 means within 0.1 %.
         public let significantDigits: Int
 
         let unitMagnitude: Int
@@ -33,6 +45,9 @@ public struct Histogram: Sendable, Equatable {
         let bucketCount: Int
         let countsLength: Int
 
+        /// A shape for values from `lowestDiscernible` to `highestTrackable` at `significantDigits`
+        /// decimal digits. Traps unless `lowestDiscernible >= 1`, `highestTrackable >=
+        /// 2 × lowestDiscernible` and `significantDigits` is 1...5.
         public init(lowestDiscernible: Int64, highestTrackable: Int64, significantDigits: Int) {
             precondition(lowestDiscernible >= 1, "lowestDiscernible must be at least 1")
             precondition(highestTrackable >= 2 * lowestDiscernible, "highestTrackable must be at least twice lowestDiscernible")
@@ -126,11 +141,14 @@ public struct Histogram: Sendable, Equatable {
         public static let counts = Configuration(lowestDiscernible: 1, highestTrackable: 1_000_000_000, significantDigits: 3)
     }
 
+    /// An empty histogram of the given shape (latencies in nanoseconds unless told otherwise).
     public init(_ configuration: Configuration = .latency) {
         self.configuration = configuration
-        counts = [Int64](repeating: 0, count: configuration.countsLength)
+        counts = SlotCounts(count: configuration.countsLength)
     }
 
+    /// True when nothing was recorded; then ``mean`` and percentiles are `nil` and ``min``/``max``
+    /// hold sentinels.
     public var isEmpty: Bool { totalCount == 0 }
 
     /// Records `value` once (negative values are recorded as 0).
@@ -142,13 +160,15 @@ public struct Histogram: Sendable, Equatable {
             slotValue = configuration.highestTrackable
             clamped += 1
         }
-        counts[configuration.index(of: slotValue)] &+= 1
+        counts.increment(at: configuration.index(of: slotValue))
         totalCount &+= 1
         sum &+= value
         if value < min { min = value }
         if value > max { max = value }
     }
 
+    /// Records `value` `count` times (nothing for `count <= 0`; negative values as 0), as merging a
+    /// histogram holding them would.
     public mutating func record(_ value: Int64, count: Int64) {
         guard count > 0 else { return }
         let value = Swift.max(0, value)
@@ -157,7 +177,7 @@ public struct Histogram: Sendable, Equatable {
             slotValue = configuration.highestTrackable
             clamped += count
         }
-        counts[configuration.index(of: slotValue)] += count
+        counts.add(count, at: configuration.index(of: slotValue))
         totalCount += count
         sum = sum.addingReportingOverflow(value.multipliedReportingOverflow(by: count).partialValue).partialValue
         if value < min { min = value }
@@ -170,8 +190,9 @@ public struct Histogram: Sendable, Equatable {
             throw MergeError.incompatibleHistograms(configuration, other.configuration)
         }
         guard !other.isEmpty else { return }
-        for index in other.counts.indices where other.counts[index] != 0 {
-            counts[index] += other.counts[index]
+        other.counts.forEachNonZero { index, count in
+            counts.add(count, at: index)
+            return true
         }
         totalCount += other.totalCount
         sum &+= other.sum
@@ -187,14 +208,15 @@ public struct Histogram: Sendable, Equatable {
         let clampedP = Swift.min(Swift.max(p, 0), 100)
         let rank = Swift.max(1, Int64((clampedP / 100 * Double(totalCount)).rounded(.up)))
         var seen: Int64 = 0
-        for index in counts.indices where counts[index] != 0 {
-            seen += counts[index]
-            if seen >= rank {
-                let value = configuration.highestEquivalent(configuration.lowestValue(atIndex: index))
-                return Swift.min(Swift.max(value, min), max)
-            }
+        var found: Int64?
+        counts.forEachNonZero { index, count in
+            seen += count
+            guard seen >= rank else { return true }
+            found = configuration.highestEquivalent(configuration.lowestValue(atIndex: index))
+            return false
         }
-        return max
+        guard let found else { return max }
+        return Swift.min(Swift.max(found, min), max)
     }
 
     /// Exact mean of the recorded values; `nil` when empty.
@@ -207,18 +229,28 @@ public struct Histogram: Sendable, Equatable {
         guard totalCount > 0 else { return 0 }
         let limit = configuration.index(of: Swift.min(Swift.max(0, value), configuration.highestTrackable))
         var seen: Int64 = 0
-        for index in 0...limit where counts[index] != 0 { seen += counts[index] }
+        counts.forEachNonZero { index, count in
+            guard index <= limit else { return false }
+            seen += count
+            return true
+        }
         return Double(seen) / Double(totalCount)
     }
 
     /// Non-empty buckets as (lowest value of the bucket, count), ascending: for CDF plots.
     public var buckets: [(value: Int64, count: Int64)] {
-        counts.indices.compactMap { index in
-            counts[index] == 0 ? nil : (configuration.lowestValue(atIndex: index), counts[index])
+        var buckets: [(value: Int64, count: Int64)] = []
+        counts.forEachNonZero { index, count in
+            buckets.append((configuration.lowestValue(atIndex: index), count))
+            return true
         }
+        return buckets
     }
 }
 
+/// Why two measurements cannot be combined: ``Histogram``s of different shapes, ``RunRecord``s of
+/// different schema versions, or records of different runs (scenario, seed or segments differ).
+/// The description says which, in words a report can print.
 public enum MergeError: Error, Equatable, CustomStringConvertible {
     case incompatibleHistograms(Histogram.Configuration, Histogram.Configuration)
     case incompatibleSchema(expected: Int, found: Int)
@@ -262,9 +294,10 @@ extension Histogram: Codable {
             return
         }
         var pairs: [Int64] = []
-        for index in counts.indices where counts[index] != 0 {
+        counts.forEachNonZero { index, count in
             pairs.append(Int64(index))
-            pairs.append(counts[index])
+            pairs.append(count)
+            return true
         }
         try container.encode(pairs, forKey: .counts)
     }
@@ -290,7 +323,7 @@ extension Histogram: Codable {
                 guard index >= 0, index < Int64(counts.count), count > 0 else {
                     throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "bucket \(index) with count \(count) is out of range")
                 }
-                counts[Int(index)] += count
+                counts.add(count, at: Int(index))
                 let (added, overflow) = total.addingReportingOverflow(count)
                 guard !overflow else {
                     throw DecodingError.dataCorruptedError(forKey: .counts, in: container, debugDescription: "the bucket counts overflow")
@@ -323,7 +356,7 @@ extension Histogram {
     /// non-empty slot (index − previous index − 1, the first from −1), then the count. Counts of
     /// neighbouring slots are mostly small, so a pair takes 2–4 bytes instead of the ~12
     /// characters of the JSON array, and decoding is one string instead of thousands of numbers.
-    static func packCounts(_ counts: [Int64]) -> String {
+    static func packCounts(_ counts: SlotCounts) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         var previous = -1
@@ -335,12 +368,11 @@ extension Histogram {
             }
             bytes.append(UInt8(value))
         }
-        counts.withUnsafeBufferPointer { counts in
-            for index in counts.indices where counts[index] != 0 {
-                append(UInt64(index - previous - 1))
-                append(UInt64(bitPattern: counts[index]))
-                previous = index
-            }
+        counts.forEachNonZero { index, count in
+            append(UInt64(index - previous - 1))
+            append(UInt64(bitPattern: count))
+            previous = index
+            return true
         }
         return Base64.encode(bytes)
     }
@@ -348,7 +380,7 @@ extension Histogram {
     /// Adds the packed pairs of `text` to `counts` and returns their total; throws (never traps)
     /// on bad base64, a truncated or over-long varint, a slot outside `counts`, a count that is
     /// not positive, or a total that overflows.
-    static func unpackCounts(_ text: String, into counts: inout [Int64]) throws(PackedCountsError) -> Int64 {
+    static func unpackCounts(_ text: String, into counts: inout SlotCounts) throws(PackedCountsError) -> Int64 {
         let bytes = try Base64.decode(text)
         var total: Int64 = 0
         var position = 0
@@ -381,7 +413,7 @@ extension Histogram {
             let (added, overflow) = total.addingReportingOverflow(Int64(count))
             guard !overflow else { throw PackedCountsError(description: "the packed bucket counts overflow") }
             total = added
-            counts[index] = Int64(count)
+            counts.add(Int64(count), at: index)
             previous = index
         }
         return total

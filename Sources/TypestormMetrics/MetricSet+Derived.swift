@@ -3,27 +3,53 @@
 /// Stored metrics stay integral so merges are exact; these are derived after merging, in one
 /// place, so every report divides the same way. `nil` when the denominator is zero.
 public struct DerivedMetrics: Sendable, Equatable, Codable {
+    /// Requests started per settle (`requests_started / settles`); `nil` without settles.
     public var requestsPerSettle: Double?
+    /// Requests started per keystroke; `nil` without keystrokes.
     public var requestsPerKeystroke: Double?
+    /// Requests started per distinct committed query (`requests_started / distinct_commits`): above 1
+    /// means the same query was searched more than once in a burst; `nil` without commits.
     public var requestsPerDistinctQuery: Double?
     /// Debounce waits cancelled per settle.
     public var taskChurnPerSettle: Double?
+    /// Share of commits answered from the client's cache (`commits_cached / commits`), 0 to 1; `nil`
+    /// without commits.
     public var cacheHitRate: Double?
+    /// Applies of an older request after a newer one (``MetricName/outOfOrderApplies``); 0 for a
+    /// correct strategy, and 0 (not `nil`) when nothing was applied.
     public var outOfOrderApplies: Int64
+    /// Share of settles whose final screen was not fresh (`stale_settles / settles`), 0 to 1; `nil`
+    /// without settles.
     public var staleSettleShare: Double?
     /// Share of session time the screen showed an answer for a query the field no longer had.
     public var mismatchShare: Double?
+    /// Share of settles that never showed fresh results (`never_fresh_settles / settles`), 0 to 1;
+    /// `nil` without settles.
     public var neverFreshShare: Double?
+    /// Share of the backend's service time spent on wasted requests
+    /// (`wasted_service_ns / service_ns_total`), 0 to 1; `nil` when no service time was recorded.
     public var wastedServiceShare: Double?
+    /// Share of the client's request time spent on wasted requests
+    /// (`wasted_client_ns / client_ns_total`), 0 to 1; `nil` when no client time was recorded.
     public var wastedClientShare: Double?
+    /// Empty or error screens shown for a query the field did not ask for, per settle; `nil` without
+    /// settles.
     public var falseEmptiesPerSettle: Double?
+    /// Screen states replaced in under 200 ms, per settle; `nil` without settles.
     public var blinksPerSettle: Double?
+    /// Display changes per settle; `nil` without settles.
     public var displayChangesPerSettle: Double?
     /// Requests offered and completed per second of run time.
     public var offeredPerSecond: Double?
+    /// Requests completed per second of run time (`requests_completed / run_end_ns`); `nil` when the
+    /// run's end time is absent or 0.
     public var completedPerSecond: Double?
+    /// Write-back re-entries per write-back change (how often the field's own write re-triggered it);
+    /// `nil` without write-back changes.
     public var writeBackReentriesPerChange: Double?
 
+    /// Derives every ratio from `metrics`' counters and maxima; a ratio whose denominator is zero or
+    /// absent is `nil`.
     public init(_ metrics: MetricSet) {
         typealias N = MetricName
         func c(_ name: String) -> Double { Double(metrics.counter(name)) }
@@ -94,14 +120,22 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
 
 /// The numbers a report shows for one histogram.
 public struct HistogramSummary: Sendable, Equatable, Codable {
+    /// Values recorded (0 for an empty histogram).
     public var count: Int64
+    /// Exact mean of the recorded values, in the histogram's unit; `nil` when empty.
     public var mean: Double?
+    /// Median, within the histogram's precision; `nil` when empty.
     public var p50: Int64?
+    /// 90th percentile; `nil` when empty.
     public var p90: Int64?
+    /// 99th percentile; `nil` when empty.
     public var p99: Int64?
+    /// 99.9th percentile; `nil` when empty.
     public var p999: Int64?
+    /// Largest value recorded, exact; `nil` when empty.
     public var max: Int64?
 
+    /// Summarises `histogram`: count, mean, p50, p90, p99, p99.9 and max.
     public init(_ histogram: Histogram) {
         count = histogram.totalCount
         mean = histogram.mean

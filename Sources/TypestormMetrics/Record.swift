@@ -4,10 +4,15 @@
 /// copy of the field's `QueryIdentity`, made in one place (`QueryKey(_:alreadyTrimmed:)` in
 /// FieldRuntime, which trims); equality is the only thing the metrics need.
 public struct QueryKey: Hashable, Sendable, CustomStringConvertible {
+    /// The query text, trimmed.
     public var text: String
+    /// The search scope (a category or department) the query is limited to; `nil` for none.
     public var scope: String?
+    /// The query's tokens (such as selected filter chips) beside the text; empty for none.
     public var tokens: [String]
 
+    /// A key for `text` (already trimmed) with an optional scope and tokens. Fields build keys
+    /// through `QueryKey(_:alreadyTrimmed:)` in FieldRuntime instead.
     public init(text: String, scope: String? = nil, tokens: [String] = []) {
         self.text = text
         self.scope = scope
@@ -58,8 +63,10 @@ public struct BackendWork: Hashable, Sendable {
     public var queueNs: Int64
     /// Time a worker spent on it (until done or until it noticed the cancellation).
     public var serviceNs: Int64
+    /// Catalog items the backend examined for this request (0 when the backend does not count them).
     public var itemsScanned: Int64
 
+    /// The backend's report for one request: nanoseconds queued and in service, and items scanned.
     public init(queueNs: Int64, serviceNs: Int64, itemsScanned: Int64 = 0) {
         self.queueNs = queueNs
         self.serviceNs = serviceNs

@@ -23,6 +23,10 @@ public struct Recorder: RecordSink, Sendable {
     /// Per-typist state refers to queries by number (see `QueryRef`).
     private(set) var queries: QueryInterner
 
+    /// A recorder for typist slots `0..<typists`. `expectsBackend`: the runner reports
+    /// `backendStopped` for every request, so work is judged only once the backend is done too.
+    /// `settleInterval` and `blinkThreshold` are nanoseconds (1 s and 200 ms, as docs/metrics.md
+    /// defines them).
     public init(typists: Int, expectsBackend: Bool = true, settleInterval: Int64 = 1_000_000_000, blinkThreshold: Int64 = 200_000_000) {
         self.init(typists: typists, expectsBackend: expectsBackend, settleInterval: settleInterval, blinkThreshold: blinkThreshold,
                   compactionFloor: 1 << 16)
@@ -39,6 +43,7 @@ public struct Recorder: RecordSink, Sendable {
         queries = QueryInterner(typists: typists, floor: compactionFloor)
     }
 
+    /// The number of typist slots this recorder was created for.
     public var typistCount: Int { tracks.count }
 
     /// Records one fact about typist slot `typist` at `time` (nanoseconds on the runner's clock,

@@ -1,26 +1,42 @@
 /// Where and when a run happened. Wall-clock fields are optional: virtual-time records leave
 /// them out so that the same scenario and seed give the same bytes.
 public struct RunMetadata: Sendable, Equatable, Codable {
+    /// The program that wrote the record (`typestorm`).
     public var tool: String
+    /// The writing program's version (``ToolVersion``).
     public var toolVersion: String
+    /// The source commit the program was built from; `nil` when not known.
     public var gitCommit: String?
+    /// The scenario's name, for people; ``scenarioHash`` is what identifies it.
     public var scenarioName: String
     /// A hash of the scenario's canonical JSON, so records of different scenarios never merge.
     public var scenarioHash: String
+    /// The seed the scenario ran with: same scenario and seed, same keystrokes.
     public var seed: UInt64
+    /// The runner that produced the measurements: ``RunnerSpec/kind`` (`virtual`, `in-process`, ...).
     public var runner: String
+    /// The parts of the typist population this record covers, sorted; all of them for a whole run
+    /// (``RunRecord/coversAllSegments``).
     public var segments: [Segment]
+    /// The machine a live run ran on; `nil` in virtual time, so records stay byte-identical.
     public var host: Host?
     /// Wall-clock start and end in milliseconds since 1970, for live runs.
     public var startedAtMillis: Int64?
+    /// Wall-clock end in milliseconds since 1970, for live runs; `nil` in virtual time.
     public var endedAtMillis: Int64?
 
+    /// The machine a live run ran on, so results from different machines are not compared unawares.
     public struct Host: Sendable, Equatable, Codable {
+        /// The machine's host name.
         public var hostname: String
+        /// Logical CPU cores online.
         public var cores: Int
+        /// Physical memory, in bytes.
         public var memoryBytes: Int64
+        /// Operating system name, release and machine, as `uname` gives them (`Linux 6.1.0 x86_64`).
         public var os: String
 
+        /// A host description from its parts.
         public init(hostname: String, cores: Int, memoryBytes: Int64, os: String) {
             self.hostname = hostname
             self.cores = cores
@@ -29,6 +45,8 @@ public struct RunMetadata: Sendable, Equatable, Codable {
         }
     }
 
+    /// Metadata from its parts; wall-clock fields and ``host`` default to `nil`, as virtual runs
+    /// leave them.
     public init(
         tool: String = "typestorm", toolVersion: String, gitCommit: String? = nil,
         scenarioName: String, scenarioHash: String, seed: UInt64, runner: String,
@@ -54,7 +72,9 @@ public struct RunRecord: Sendable, Equatable, Codable {
     /// Bumped whenever a field changes meaning; readers refuse other versions.
     public static let currentSchemaVersion = 1
 
+    /// The record format's version, ``currentSchemaVersion`` when written by this build.
     public var schemaVersion: Int
+    /// Where and when the run happened, and which run it was (``RunMetadata``).
     public var metadata: RunMetadata
     /// Groups in a stable order: by name, then labels.
     public private(set) var groups: [MetricGroup]
@@ -63,6 +83,8 @@ public struct RunRecord: Sendable, Equatable, Codable {
     /// What went wrong, by name: "worker 3 exited with signal 9 after 12.0 s", ...
     public var problems: [String]
 
+    /// A record of the current schema with `groups` added in order (groups of equal name and labels
+    /// merge), marked `partial` with `problems` when something was not delivered.
     public init(metadata: RunMetadata, groups: [MetricGroup] = [], partial: Bool = false, problems: [String] = []) {
         self.schemaVersion = Self.currentSchemaVersion
         self.metadata = metadata
@@ -72,6 +94,7 @@ public struct RunRecord: Sendable, Equatable, Codable {
         for group in groups { try? add(group) }
     }
 
+    /// The group with exactly this name and these labels; `nil` when the record has none.
     public func group(named name: String, labels: [String: String] = [:]) -> MetricGroup? {
         let key = MetricGroup(name: name, labels: labels).key
         return groups.first { $0.key == key }
@@ -145,6 +168,7 @@ extension RunRecord {
         return encoder
     }
 
+    /// The record as JSON bytes from ``encoder``: equal records give equal bytes.
     public func encoded() throws -> Data {
         try Self.encoder.encode(self)
     }

@@ -12,6 +12,7 @@ public enum SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
+    /// The SHA-256 digest of `text`'s UTF-8 bytes, as 64 lowercase hexadecimal digits.
     public static func hex(_ text: String) -> String {
         digest(Array(text.utf8)).map { byte in
             let s = String(byte, radix: 16)
@@ -19,6 +20,7 @@ public enum SHA256 {
         }.joined()
     }
 
+    /// The 32-byte SHA-256 digest of `message`.
     public static func digest(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
         var data = message

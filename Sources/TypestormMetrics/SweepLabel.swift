@@ -11,5 +11,6 @@ public enum SweepLabel {
     public static let share = "share"
     /// The replicate, and the seed it ran on.
     public static let replicate = "replicate"
+    /// The seed the replicate ran on.
     public static let seed = "seed"
 }

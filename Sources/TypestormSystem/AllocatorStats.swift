@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Which allocator serves this process's `malloc`.
-public enum AllocatorKind: String, Sendable, Codable {
+package enum AllocatorKind: String, Sendable, Codable {
     case jemalloc
     case system
 }
@@ -18,13 +18,13 @@ public enum AllocatorKind: String, Sendable, Codable {
 /// - `allocated`: bytes the program holds in live allocations;
 /// - `active`: bytes in pages holding live allocations (allocated plus fragmentation);
 /// - `resident`: bytes jemalloc keeps physically resident, metadata and cached pages included.
-public struct AllocatorStats: Sendable, Equatable, Codable {
-    public var allocator: AllocatorKind
-    public var allocatedBytes: UInt64
-    public var activeBytes: UInt64
-    public var residentBytes: UInt64
+package struct AllocatorStats: Sendable, Equatable, Codable {
+    package var allocator: AllocatorKind
+    package var allocatedBytes: UInt64
+    package var activeBytes: UInt64
+    package var residentBytes: UInt64
 
-    public init(allocator: AllocatorKind, allocatedBytes: UInt64, activeBytes: UInt64, residentBytes: UInt64) {
+    package init(allocator: AllocatorKind, allocatedBytes: UInt64, activeBytes: UInt64, residentBytes: UInt64) {
         self.allocator = allocator
         self.allocatedBytes = allocatedBytes
         self.activeBytes = activeBytes
@@ -33,7 +33,7 @@ public struct AllocatorStats: Sendable, Equatable, Codable {
 
     /// The current stats, or `nil` when jemalloc does not serve `malloc` (system allocator run):
     /// its counters would then describe only jemalloc's own idle arena, not the program.
-    public static func current() -> AllocatorStats? {
+    package static func current() -> AllocatorStats? {
         guard Allocator.current == .jemalloc else { return nil }
         #if TYPESTORM_NO_JEMALLOC
         return nil
@@ -57,14 +57,14 @@ public struct AllocatorStats: Sendable, Equatable, Codable {
 /// order and every `malloc`/`free` binds there instead, with no second build. The variable must
 /// be set before the process starts, so `applySelectionFromEnvironment` re-executes the process
 /// once with it; `mallctl` still resolves to jemalloc, which then reports itself inactive.
-public enum Allocator {
+package enum Allocator {
     /// The environment variable that selects the allocator: `jemalloc` (default) or `system`.
-    public static let environmentVariable = "TYPESTORM_ALLOCATOR"
+    package static let environmentVariable = "TYPESTORM_ALLOCATOR"
     static let reexecMarker = "TYPESTORM_ALLOCATOR_REEXEC"
 
     /// The allocator that actually serves `malloc` in this process (probed once).
     /// A build without jemalloc (`TYPESTORM_JEMALLOC=0`) always runs on the system allocator.
-    public static let current: AllocatorKind = {
+    package static let current: AllocatorKind = {
         #if TYPESTORM_NO_JEMALLOC
         return .system
         #else
@@ -73,12 +73,12 @@ public enum Allocator {
     }()
 
     /// An error in the allocator selection, e.g. an unknown value of `TYPESTORM_ALLOCATOR`.
-    public struct SelectionError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct SelectionError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// The allocator the environment asks for; throws for an unknown value.
-    public static func requested(environment: [String: String]) throws(SelectionError) -> AllocatorKind {
+    package static func requested(environment: [String: String]) throws(SelectionError) -> AllocatorKind {
         guard let raw = environment[environmentVariable], !raw.isEmpty else { return .jemalloc }
         guard let kind = AllocatorKind(rawValue: raw.lowercased()) else {
             throw SelectionError(description: "\(environmentVariable)=\(raw) is not an allocator; use 'jemalloc' or 'system'")
@@ -90,7 +90,7 @@ public enum Allocator {
     /// and jemalloc is serving `malloc`, re-executes this program with libc preloaded. Returns
     /// normally when nothing needs to change; throws if the selection is invalid or the re-exec
     /// failed (the process then still runs on jemalloc).
-    public static func applySelectionFromEnvironment() throws {
+    package static func applySelectionFromEnvironment() throws {
         let environment = currentEnvironment()
         let wanted = try requested(environment: environment)
         guard wanted == .system, current == .jemalloc else { return }

@@ -9,20 +9,20 @@ import Darwin
 /// Load figures put CPU next to throughput, so a faster run that merely burned more CPU shows
 /// itself; the driver separates its own thread, the embedded server (the rest of its process)
 /// and the workers (its children) this way.
-public enum CPUTime {
+package enum CPUTime {
     /// The calling thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`).
-    public static func thread() -> Int64 {
+    package static func thread() -> Int64 {
         clock(CLOCK_THREAD_CPUTIME_ID)
     }
 
     /// This process's CPU time, all threads (`CLOCK_PROCESS_CPUTIME_ID`).
-    public static func process() -> Int64 {
+    package static func process() -> Int64 {
         clock(CLOCK_PROCESS_CPUTIME_ID)
     }
 
     /// The CPU time of every terminated and waited-for child of this process
     /// (`getrusage(RUSAGE_CHILDREN)`, microsecond resolution); 0 if the kernel refuses.
-    public static func reapedChildren() -> Int64 {
+    package static func reapedChildren() -> Int64 {
         guard let usage = try? ResourceUsage.raw(RUSAGE_CHILDREN) else { return 0 }
         func nanos(_ t: timeval) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_usec) * 1_000 }
         return nanos(usage.ru_utime) + nanos(usage.ru_stime)

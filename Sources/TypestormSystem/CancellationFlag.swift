@@ -7,17 +7,17 @@ import Synchronization
 /// in-process backend's jobs and the workloads' stop requests all read this type, so "was it
 /// cancelled, and when was that noticed" means the same everywhere. Reading it is one atomic
 /// load, cheap enough for a scan loop to poll every few KiB.
-public final class CancellationFlag: Sendable {
+package final class CancellationFlag: Sendable {
     /// When the flag was set on the monotonic clock (at least 1), 0 while it is not.
     private let setAt = Atomic<UInt64>(0)
 
-    public init() {}
+    package init() {}
 
     /// Whether `cancel` has been called.
-    public var isCancelled: Bool { setAt.load(ordering: .acquiring) != 0 }
+    package var isCancelled: Bool { setAt.load(ordering: .acquiring) != 0 }
 
     /// When the cancellation was noticed (the first `cancel`'s time), or nil.
-    public var noticedNanos: UInt64? {
+    package var noticedNanos: UInt64? {
         let value = setAt.load(ordering: .acquiring)
         return value == 0 ? nil : value
     }
@@ -25,7 +25,7 @@ public final class CancellationFlag: Sendable {
     /// Sets the flag, noting `nanos` as the time it was noticed. The first call wins: it returns
     /// true, later calls change nothing and return false (so a caller can act exactly once).
     @discardableResult
-    public func cancel(at nanos: UInt64 = MonotonicClock.now()) -> Bool {
+    package func cancel(at nanos: UInt64 = MonotonicClock.now()) -> Bool {
         setAt.compareExchange(expected: 0, desired: max(1, nanos), ordering: .acquiringAndReleasing).exchanged
     }
 }

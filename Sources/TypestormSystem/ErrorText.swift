@@ -4,9 +4,9 @@ import Foundation
 ///
 /// `localizedDescription` of a `CocoaError` on Linux is "The operation could not be completed.
 /// (NSCocoaErrorDomain error 512.)"; the errno underneath says what actually went wrong.
-public enum ErrorText {
+package enum ErrorText {
     /// What went wrong with a file operation, without the path (callers name the file).
-    public static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let system = error as? SystemError { return errnoText(system.errno) }
         if let posix = error as? POSIXError { return errnoText(posix.code.rawValue) }
         let nsError = error as NSError
@@ -34,7 +34,7 @@ public enum ErrorText {
     }
 
     /// `strerror` in lower case, to sit after a colon: "no such file or directory".
-    public static func errnoText(_ code: Int32) -> String {
+    package static func errnoText(_ code: Int32) -> String {
         let text = String(cString: strerror(code))
         return text.prefix(1).lowercased() + text.dropFirst()
     }

@@ -5,19 +5,19 @@ import Glibc
 ///
 /// A leaked descriptor in a long load run exhausts the process's limit far from the bug, so
 /// `deinit` asserts in debug builds that the owner closed it explicitly.
-public final class FileDescriptor: Sendable {
+package final class FileDescriptor: Sendable {
     // Invariant: `state` guards the raw value; -1 once closed.
     private let state: Locked<Int32>
 
-    public init(taking rawValue: Int32) {
+    package init(taking rawValue: Int32) {
         state = Locked(rawValue)
     }
 
     /// The raw descriptor, or -1 once closed.
-    public var rawValue: Int32 { state.withLock { $0 } }
+    package var rawValue: Int32 { state.withLock { $0 } }
 
     /// Closes the descriptor; later calls do nothing.
-    public func close() throws(SystemError) {
+    package func close() throws(SystemError) {
         let raw = state.withLock { value -> Int32 in
             let old = value
             value = -1
@@ -30,14 +30,14 @@ public final class FileDescriptor: Sendable {
 
     /// Makes reads and writes return `EAGAIN` instead of blocking (`O_NONBLOCK`), for a
     /// descriptor an event loop watches.
-    public func setNonBlocking() throws(SystemError) {
+    package func setNonBlocking() throws(SystemError) {
         let raw = rawValue
         let flags = try Syscall.call("fcntl") { fcntl(raw, F_GETFL) }
         _ = try Syscall.call("fcntl") { fcntl(raw, F_SETFL, flags | O_NONBLOCK) }
     }
 
     /// Writes all of `bytes`, looping over short writes.
-    public func writeAll(_ bytes: some Collection<UInt8>) throws(SystemError) {
+    package func writeAll(_ bytes: some Collection<UInt8>) throws(SystemError) {
         let raw = rawValue
         let array = Array(bytes)
         var offset = 0
@@ -50,7 +50,7 @@ public final class FileDescriptor: Sendable {
     }
 
     /// Reads up to `maxCount` bytes; an empty result means end of file.
-    public func read(maxCount: Int) throws(SystemError) -> [UInt8] {
+    package func read(maxCount: Int) throws(SystemError) -> [UInt8] {
         let raw = rawValue
         var buffer = [UInt8](repeating: 0, count: maxCount)
         let count = try Syscall.call("read") {
@@ -69,11 +69,11 @@ public final class FileDescriptor: Sendable {
 
 /// A pipe (named apart from Foundation's `Pipe`) whose both ends are close-on-exec (so worker processes inherit only what they are
 /// given explicitly).
-public struct SystemPipe: Sendable {
-    public let readEnd: FileDescriptor
-    public let writeEnd: FileDescriptor
+package struct SystemPipe: Sendable {
+    package let readEnd: FileDescriptor
+    package let writeEnd: FileDescriptor
 
-    public init() throws(SystemError) {
+    package init() throws(SystemError) {
         var fds: [Int32] = [-1, -1]
         _ = try Syscall.call("pipe") { pipe(&fds) }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

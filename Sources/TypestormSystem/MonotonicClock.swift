@@ -10,10 +10,10 @@ import Darwin
 /// `CLOCK_MONOTONIC` is served from the vDSO (tens of nanoseconds), never jumps with NTP steps,
 /// and is shared by all processes on a machine, so a server and a client in different processes
 /// can subtract each other's timestamps.
-public enum MonotonicClock {
+package enum MonotonicClock {
     /// The current monotonic time in nanoseconds.
     @inlinable
-    public static func now() -> UInt64 {
+    package static func now() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
@@ -21,14 +21,14 @@ public enum MonotonicClock {
 
     /// Nanoseconds elapsed since `start`, zero if `start` is in the future.
     @inlinable
-    public static func since(_ start: UInt64) -> UInt64 {
+    package static func since(_ start: UInt64) -> UInt64 {
         let current = now()
         return current > start ? current - start : 0
     }
 
     /// Sleeps the calling thread for `nanos` (nothing if not positive), resuming after signals
     /// until the whole interval has passed.
-    public static func sleep(_ nanos: Int64) {
+    package static func sleep(_ nanos: Int64) {
         guard nanos > 0 else { return }
         var request = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
         var remaining = timespec()

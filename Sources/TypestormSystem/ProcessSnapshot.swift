@@ -1,19 +1,19 @@
 /// What one process used, for run records and load reports (docs/metrics.md, "Requests and load"): CPU seconds, peak
 /// RSS, and jemalloc's heap figures when jemalloc serves `malloc`.
-public struct ProcessSnapshot: Sendable, Equatable, Codable {
-    public var allocator: AllocatorKind
-    public var usage: ResourceUsage
+package struct ProcessSnapshot: Sendable, Equatable, Codable {
+    package var allocator: AllocatorKind
+    package var usage: ResourceUsage
     /// nil on the system allocator (see `AllocatorStats.current()`).
-    public var heap: AllocatorStats?
+    package var heap: AllocatorStats?
 
-    public init(allocator: AllocatorKind, usage: ResourceUsage, heap: AllocatorStats?) {
+    package init(allocator: AllocatorKind, usage: ResourceUsage, heap: AllocatorStats?) {
         self.allocator = allocator
         self.usage = usage
         self.heap = heap
     }
 
     /// This process, now.
-    public static func current() throws(SystemError) -> ProcessSnapshot {
+    package static func current() throws(SystemError) -> ProcessSnapshot {
         ProcessSnapshot(allocator: Allocator.current, usage: try ResourceUsage.current(), heap: AllocatorStats.current())
     }
 }

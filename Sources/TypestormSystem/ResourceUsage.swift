@@ -4,27 +4,27 @@ import Glibc
 ///
 /// Load reports put client and server CPU seconds and peak RSS next to throughput so that a
 /// faster run that merely burned more CPU shows itself (docs/metrics.md, "Requests and load").
-public struct ResourceUsage: Sendable, Equatable, Codable {
-    public var userCPUSeconds: Double
-    public var systemCPUSeconds: Double
+package struct ResourceUsage: Sendable, Equatable, Codable {
+    package var userCPUSeconds: Double
+    package var systemCPUSeconds: Double
     /// Peak resident set size in bytes (the kernel reports KiB on Linux).
-    public var peakRSSBytes: UInt64
+    package var peakRSSBytes: UInt64
 
-    public var cpuSeconds: Double { userCPUSeconds + systemCPUSeconds }
+    package var cpuSeconds: Double { userCPUSeconds + systemCPUSeconds }
 
-    public init(userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: UInt64) {
+    package init(userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: UInt64) {
         self.userCPUSeconds = userCPUSeconds
         self.systemCPUSeconds = systemCPUSeconds
         self.peakRSSBytes = peakRSSBytes
     }
 
     /// Usage of the calling process so far.
-    public static func current() throws(SystemError) -> ResourceUsage {
+    package static func current() throws(SystemError) -> ResourceUsage {
         try read(RUSAGE_SELF)
     }
 
     /// Usage of the terminated and waited-for children of this process.
-    public static func children() throws(SystemError) -> ResourceUsage {
+    package static func children() throws(SystemError) -> ResourceUsage {
         try read(RUSAGE_CHILDREN)
     }
 

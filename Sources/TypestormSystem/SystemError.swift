@@ -8,29 +8,29 @@ import Darwin
 ///
 /// Made at the boundary so callers never read `errno` themselves (it is thread-local and any
 /// later libc call may overwrite it).
-public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The call that failed, e.g. `"recv"`.
-    public var call: String
-    public var errno: Int32
+    package var call: String
+    package var errno: Int32
 
-    public init(call: String, errno: Int32) {
+    package init(call: String, errno: Int32) {
         self.call = call
         self.errno = errno
     }
 
-    public var description: String {
+    package var description: String {
         "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
     }
 }
 
 /// The one wrapper every syscall in Typestorm goes through.
-public enum Syscall {
+package enum Syscall {
     /// Runs `body` until it does not fail with `EINTR`; a result of -1 becomes a `SystemError`.
     ///
     /// Signals (SIGINT for graceful shutdown, SIGCHLD from workers) interrupt blocking calls; a
     /// retry here keeps every call site free of that loop.
     @inlinable
-    public static func call<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
+    package static func call<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T {
         while true {
             let result = body()
             if result != -1 { return result }
@@ -43,7 +43,7 @@ public enum Syscall {
     /// Like `call`, but `EAGAIN`/`EWOULDBLOCK` come back as `nil` instead of an error, for
     /// non-blocking descriptors.
     @inlinable
-    public static func nonBlocking<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T? {
+    package static func nonBlocking<T: FixedWidthInteger>(_ name: String, _ body: () -> T) throws(SystemError) -> T? {
         while true {
             let result = body()
             if result != -1 { return result }

@@ -10,12 +10,12 @@ import Locking
 /// and miss signals the kernel delivers to threads that do not block them.) After the first
 /// signal its default action is restored, so a second one ends the process for a user who really
 /// wants out. One instance at a time per process (the C handler has one pipe).
-public final class TerminationSignals: Sendable {
+package final class TerminationSignals: Sendable {
     private let pipe: SystemPipe
     private let reader = DispatchSemaphore(value: 0)
     private let cancelled = Locked(false)
 
-    public init(_ handler: @escaping @Sendable (Int32) -> Void) throws(SystemError) {
+    package init(_ handler: @escaping @Sendable (Int32) -> Void) throws(SystemError) {
         pipe = try SystemPipe()
         let readFD = pipe.readEnd.rawValue
         let writeFD = pipe.writeEnd.rawValue
@@ -42,7 +42,7 @@ public final class TerminationSignals: Sendable {
     }
 
     /// Restores the default actions and stops the reader thread. Idempotent.
-    public func cancel() {
+    package func cancel() {
         let first = cancelled.withLock { done -> Bool in
             defer { done = true }
             return !done

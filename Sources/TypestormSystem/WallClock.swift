@@ -9,8 +9,8 @@ import Darwin
 /// Shared by the processes on one machine and, roughly, across machines, so it names a common
 /// instant (the start of a phase all workers begin together) and dates records. It jumps with
 /// NTP steps: measure intervals with `MonotonicClock`.
-public enum WallClock {
-    public static func now() -> Int64 {
+package enum WallClock {
+    package static func now() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)

@@ -1,7 +1,7 @@
 import Diagnostics
 import Testing
 
-@Suite("Did you mean")
+@Suite("Did you mean", .timeLimit(.minutes(5)))
 struct SuggestionTests {
     @Test func editDistanceIsLevenshtein() {
         #expect(Suggestion.editDistance("kitten", "sitting") == 3)
@@ -39,7 +39,7 @@ struct SuggestionTests {
     }
 }
 
-@Suite("Exit codes")
+@Suite("Exit codes", .timeLimit(.minutes(5)))
 struct ExitCodeTests {
     @Test func followSysexitsAndTheShell() {
         #expect(ExitCode.usage == 64)

@@ -21,7 +21,7 @@ private struct LoggingRunner: FieldRunner {
     mutating func cancelRequest(_ handle: Int, id: RequestID, typist: Int, at time: Int64) { log.append("cancel handle \(handle)") }
 }
 
-@Suite("FieldHost: the one runner core")
+@Suite("FieldHost: the one runner core", .timeLimit(.minutes(5)))
 struct FieldHostTests {
     static let ms: Int64 = 1_000_000
 

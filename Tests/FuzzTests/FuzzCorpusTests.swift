@@ -5,7 +5,7 @@ import Testing
 /// Every stored fuzz input, the corpora and the crashes fuzzing found, runs through its target:
 /// a crash that was fixed stays fixed, and the corpora keep covering the parsers in every
 /// `swift test` (without the fuzzer).
-@Suite("Fuzz corpora")
+@Suite("Fuzz corpora", .timeLimit(.minutes(5)))
 struct FuzzCorpusTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fuzz/corpus")
@@ -29,7 +29,7 @@ struct FuzzCorpusTests {
 /// The folding target's promises, checked in words rather than by a crash: every stored input,
 /// among them the two fuzzing found (`finding-…`: a letter, a character folding drops, then a
 /// combining mark, which used to fold to a text that a second fold composed).
-@Suite("Fuzz findings")
+@Suite("Fuzz findings", .timeLimit(.minutes(5)))
 struct FuzzFindingTests {
     @Test func everyStoredFoldingInputFoldsIdempotentlyToUTF8() throws {
         let inputs = FuzzCorpusTests.inputs(.folding)

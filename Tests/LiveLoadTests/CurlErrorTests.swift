@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import LiveLoad
 
-@Suite("libcurl result codes")
+@Suite("libcurl result codes", .timeLimit(.minutes(5)))
 struct CurlErrorTests {
     /// libcurl refuses string options over 8 MB (`CURL_MAX_INPUT_LENGTH`) at setopt time.
     static let oversized = String(repeating: "a", count: 9_000_000)

@@ -7,7 +7,7 @@ import TestBackends
 import Testing
 @testable import LiveLoad
 
-@Suite("HTTP failures by cause")
+@Suite("HTTP failures by cause", .timeLimit(.minutes(5)))
 struct HTTPErrorCauseTests {
     /// Sends one search through `backend` and returns how it ended.
     func one(_ backend: HTTPSearchBackend) async -> LiveSearchOutcome {

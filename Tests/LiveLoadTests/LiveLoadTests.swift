@@ -10,7 +10,7 @@ import TestBackends
 import Testing
 @testable import LiveLoad
 
-@Suite("URL templates and count paths")
+@Suite("URL templates and count paths", .timeLimit(.minutes(5)))
 struct TemplateTests {
     @Test func rendersAndPercentEncodes() throws {
         let template = try URLTemplate("http://127.0.0.1:7700/search?q={query}&scope={scope}&t={tokens}&n={limit}&o={offset}")
@@ -96,7 +96,7 @@ private func serverConfiguration() -> SearchServerConfiguration {
     return configuration
 }
 
-@Suite("HTTPLoadClient against the search server")
+@Suite("HTTPLoadClient against the search server", .timeLimit(.minutes(5)))
 struct HTTPLoadClientTests {
     @Test func manyConcurrentRequestsCompleteWithParsedCounts() async throws {
         let backend = SubstringBackend.synthetic(count: 2_000)
@@ -273,7 +273,7 @@ final class EchoOnce: Sendable {
     }
 }
 
-@Suite("HTTPLoadClient request details")
+@Suite("HTTPLoadClient request details", .timeLimit(.minutes(5)))
 struct HTTPLoadClientRequestTests {
     @Test func extraHeadersAreSent() async throws {
         let echo = try EchoOnce()

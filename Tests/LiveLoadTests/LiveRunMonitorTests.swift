@@ -8,7 +8,7 @@ import Testing
 
 /// The recorder's figures while a live run is open (`LiveRunMonitor.metricsSoFar()`), which the
 /// driver's snapshots and `abort` thresholds read during a live phase.
-@Suite("Live run monitor")
+@Suite("Live run monitor", .timeLimit(.minutes(5)))
 struct LiveRunMonitorTests {
     @Test func latenciesAreReadableWhileTheRunIsOpenAndNotAfter() async throws {
         let engine = SearchEngine(catalog: LiveRunnerTests.catalog)

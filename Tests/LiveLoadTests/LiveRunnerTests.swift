@@ -33,7 +33,7 @@ struct ScriptedSession: TypistSession, Sendable {
     }
 }
 
-@Suite("Live in-process runner", .serialized)
+@Suite("Live in-process runner", .timeLimit(.minutes(5)), .serialized)
 struct LiveRunnerTests {
     static let catalog: Catalog = {
         let names = ["red sweater", "blue sweater", "sweatpants", "swiss knife", "swimsuit", "wool scarf", "rain jacket"]
@@ -96,7 +96,7 @@ struct LiveRunnerTests {
     }
 }
 
-@Suite("Engine backend")
+@Suite("Engine backend", .timeLimit(.minutes(5)))
 struct EngineSearchBackendTests {
     @Test func cancellingAQueuedRequestCompletesItAsCancelled() async throws {
         let catalog = LiveRunnerTests.catalog
@@ -123,7 +123,7 @@ struct EngineSearchBackendTests {
     }
 }
 
-@Suite("Live HTTP runner")
+@Suite("Live HTTP runner", .timeLimit(.minutes(5)))
 struct LiveHTTPRunnerTests {
     @Test func typistsSearchTheEmbeddedServerOverHTTP() async throws {
         let backend = EngineBackend(catalog: LiveRunnerTests.catalog)
@@ -149,7 +149,7 @@ struct LiveHTTPRunnerTests {
     }
 }
 
-@Suite("HTTP backend shared by several runs")
+@Suite("HTTP backend shared by several runs", .timeLimit(.minutes(5)))
 struct SharedHTTPBackendTests {
     /// Two strategies' runs share one client, as the driver's live phases do; their request
     /// numbers repeat (typist 0, request 1, ...), and cancellations must still reach their own

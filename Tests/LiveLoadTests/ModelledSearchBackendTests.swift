@@ -11,7 +11,7 @@ import Testing
 ///
 /// Times are checked as lower bounds (a delay is never shorter than the model says) and against
 /// generous upper bounds, since a loaded machine only makes things late.
-@Suite("Modelled live backend", .serialized)
+@Suite("Modelled live backend", .timeLimit(.minutes(5)), .serialized)
 struct ModelledSearchBackendTests {
     /// Completions as they arrive, with the monotonic time they came.
     final class Outcomes: Sendable {

@@ -56,7 +56,7 @@ final class RecordingServer: Sendable {
     }
 }
 
-@Suite("POST search requests")
+@Suite("POST search requests", .timeLimit(.minutes(5)))
 struct PostBodyTests {
     @Test func bodyTemplatesFillInJSONEscapedValues() throws {
         let template = try BodyTemplate(#"{"q": "{query}", "filter": {"scope": "{scope}"}, "limit": {limit}}"#)

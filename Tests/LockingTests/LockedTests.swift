@@ -2,7 +2,7 @@ import Dispatch
 import Locking
 import Testing
 
-@Suite("Locked")
+@Suite("Locked", .timeLimit(.minutes(5)))
 struct LockedTests {
     /// Eight threads each add 1 a hundred thousand times: with mutual exclusion no increment is
     /// lost; without it (a read-modify-write outside the lock) increments are lost in practice.

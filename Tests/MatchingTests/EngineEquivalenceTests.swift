@@ -4,7 +4,7 @@ import Testing
 
 /// Property tests: on random catalogs and queries, every path of the engine returns exactly the
 /// reference filter's page (same items, same order) and, when it gives one, the same total.
-@Suite("Engine equals the reference")
+@Suite("Engine equals the reference", .timeLimit(.minutes(5)))
 struct EngineEquivalenceTests {
     /// Fragments that names and queries are made of: mixed case, Turkish, full-width, Hangul
     /// precomposed and as conjoining jamo, Chinese, emoji (with ZWJ), combining marks, NUL.

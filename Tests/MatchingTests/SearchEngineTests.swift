@@ -3,7 +3,7 @@ import TypestormSystem
 import Testing
 @testable import Matching
 
-@Suite("Search engine")
+@Suite("Search engine", .timeLimit(.minutes(5)))
 struct SearchEngineTests {
     static let catalog = try! Catalog([
         Product(id: "1", name: "Coffee Grinder", scope: "kitchen", tokens: ["sale"], popularity: 5),

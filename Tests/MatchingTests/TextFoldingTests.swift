@@ -1,7 +1,7 @@
 import Testing
 @testable import Matching
 
-@Suite("Text folding")
+@Suite("Text folding", .timeLimit(.minutes(5)))
 struct TextFoldingTests {
     @Test("ASCII folds to lower case", arguments: [("Coffee GRINDER", "coffee grinder"), ("ABC xyz 123", "abc xyz 123")])
     func ascii(input: String, expected: String) {

@@ -23,7 +23,7 @@ func stagesScenarioJSON(stages: String, typists: String = "", duration: String =
     """
 }
 
-@Suite("Arrival stages")
+@Suite("Arrival stages", .timeLimit(.minutes(5)))
 struct ArrivalStagesTests {
     static let second: Int64 = 1_000_000_000
 

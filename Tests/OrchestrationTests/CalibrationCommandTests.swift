@@ -4,7 +4,7 @@ import Testing
 @testable import Orchestration
 
 extension CommandLineTests {
-    @Test func calibrateWritesABackendThatRunAndSweepAccept() async throws {
+    @Test(.timeLimit(.minutes(5))) func calibrateWritesABackendThatRunAndSweepAccept() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try await CalibrationTests.withModelServer(CalibrationTests.truth) { server in
@@ -34,7 +34,7 @@ extension CommandLineTests {
         #expect(stderr.contains("$.backend.workers") && stderr.contains("--backend"), "\(stderr)")
     }
 
-    @Test func calibrateRejectsBadInputInItsOwnWords() throws {
+    @Test(.timeLimit(.minutes(5))) func calibrateRejectsBadInputInItsOwnWords() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let out = directory.file("backend.json")

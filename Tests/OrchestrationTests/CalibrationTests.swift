@@ -9,7 +9,7 @@ import SearchServer
 import TestBackends
 import Testing
 
-@Suite("Calibration")
+@Suite("Calibration", .timeLimit(.minutes(5)))
 struct CalibrationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 

@@ -2,6 +2,9 @@ import Foundation
 import Glibc
 import Synchronization
 
+// Helpers for tests that start servers and processes; every suite that uses them sets a
+// `.timeLimit`, so a hang fails that test instead of stalling the run.
+
 /// A loopback HTTP server for tests that answers every request with the JSON body its
 /// `answer` closure picks from the request's path (`/meilisearch?q=a` → a Meilisearch-shaped
 /// body), one request per connection; `close()` stops it.

@@ -2,7 +2,7 @@ import Foundation
 import TypestormSystem
 import Testing
 
-@Suite("Child processes")
+@Suite("Child processes", .timeLimit(.minutes(5)))
 struct ChildProcessTests {
     @Test func capturesOutputAndExitStatus() throws {
         let child = try ChildProcess.spawn(SpawnOptions(executable: "/bin/sh", arguments: ["-c", "printf 'a\\nb'; exit 3"], standardOutput: .pipe))

@@ -5,7 +5,7 @@ import Testing
 @testable import Orchestration
 
 /// `typestorm run`, `worker` and `merge` as a user runs them: separate processes.
-@Suite("typestorm run, worker and merge", .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
+@Suite("typestorm run, worker and merge", .timeLimit(.minutes(5)), .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
 struct CommandLineTests {
     let executable = TypestormExecutable.path ?? "/nonexistent"
 

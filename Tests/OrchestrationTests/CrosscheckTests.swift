@@ -9,7 +9,7 @@ import Testing
 /// The live side runs in real time (each strategy as long as its typists type, a few seconds
 /// here); the tolerances are the command's own (`Crosscheck.Tolerance`), so a pass here is what
 /// `typestorm crosscheck` would call agreement.
-@Suite("Crosscheck", .serialized)
+@Suite("Crosscheck", .timeLimit(.minutes(5)), .serialized)
 struct CrosscheckTests {
     static func scenario(typists: Int, backend: String) -> String {
         """

@@ -5,7 +5,7 @@ import Testing
 @testable import Orchestration
 
 /// The driver's decisions with a manual clock and no processes: events in, actions out.
-@Suite("Driver state machine")
+@Suite("Driver state machine", .timeLimit(.minutes(5)))
 struct DriverStateMachineTests {
     /// Times the tests start from (monotonic and wall clock, nanoseconds).
     static let start: Int64 = 1_000_000_000

@@ -6,7 +6,7 @@ import Testing
 @testable import Orchestration
 
 /// Runs with real `typestorm worker` processes (the built executable).
-@Suite("Driver with worker processes", .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
+@Suite("Driver with worker processes", .timeLimit(.minutes(5)), .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
 struct DriverTests {
     let executable = TypestormExecutable.path ?? "/nonexistent"
 

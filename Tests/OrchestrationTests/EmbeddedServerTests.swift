@@ -5,7 +5,7 @@ import TestBackends
 import Testing
 @testable import Orchestration
 
-@Suite("Embedded server")
+@Suite("Embedded server", .timeLimit(.minutes(5)))
 struct EmbeddedServerTests {
     /// One HTTP/1.0 GET; returns the status line.
     func get(_ baseURL: String, _ path: String) throws -> String {

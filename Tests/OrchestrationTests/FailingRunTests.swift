@@ -47,7 +47,7 @@ func httpURLScenarioJSON(url: String, typists: Int = 6, duration: String = "2s",
 }
 
 extension CommandLineTests {
-    @Test func aRunWhoseRequestsAreRefusedFailsAndSaysWhy() throws {
+    @Test(.timeLimit(.minutes(5))) func aRunWhoseRequestsAreRefusedFailsAndSaysWhy() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let refusing = try RefusingPort()
@@ -71,7 +71,7 @@ extension CommandLineTests {
 }
 
 extension CommandLineTests {
-    @Test func anAbortThresholdStopsTheRunAsSoonAsItIsCrossed() throws {
+    @Test(.timeLimit(.minutes(5))) func anAbortThresholdStopsTheRunAsSoonAsItIsCrossed() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let refusing = try RefusingPort()

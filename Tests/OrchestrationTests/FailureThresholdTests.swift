@@ -2,7 +2,7 @@ import TypestormMetrics
 import Testing
 @testable import Orchestration
 
-@Suite("Failed requests fail the run")
+@Suite("Failed requests fail the run", .timeLimit(.minutes(5)))
 struct FailureThresholdTests {
     static func group(_ name: String, completed: Int64, refused: Int64, http500: Int64 = 0, ttfr: [Int64] = []) -> MetricGroup {
         var metrics = MetricSet()

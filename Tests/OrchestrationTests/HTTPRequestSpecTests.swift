@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Orchestration
 
-@Suite("http-url request settings")
+@Suite("http-url request settings", .timeLimit(.minutes(5)))
 struct HTTPRequestSpecTests {
     func runner(_ keys: String) throws(ScenarioError) -> RunnerSpec {
         let runners = #"[{"kind": "http-url", "url": "https://search.example.com/q?q={query}", \#(keys)}]"#

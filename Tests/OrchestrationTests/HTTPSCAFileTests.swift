@@ -115,7 +115,7 @@ final class TLSJSONServer {
 
 /// An `http-url` runner over HTTPS against a real TLS server whose certificate only the
 /// scenario's `caFile` vouches for.
-@Suite("HTTPS with a custom CA")
+@Suite("HTTPS with a custom CA", .timeLimit(.minutes(5)))
 struct HTTPSCAFileTests {
     @Test(.enabled(if: TLSJSONServer.toolsPresent, "needs nginx and openssl (scripts/bootstrap --test installs them)"))
     func theCAFileMakesTheCertificateTrustedAndItsAbsenceIsATLSFailure() async throws {

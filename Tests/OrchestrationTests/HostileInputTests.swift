@@ -9,7 +9,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 /// What a user gets wrong, or an attacker tries, from the command line: each answered with a
 /// sentence of ours and the right exit code, from any working directory.
-@Suite("Hostile input from the command line", .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
+@Suite("Hostile input from the command line", .timeLimit(.minutes(5)), .enabled(if: TypestormExecutable.path != nil, Comment(rawValue: TypestormExecutable.missing)))
 struct HostileInputTests {
     let executable = TypestormExecutable.path ?? "/nonexistent"
 
@@ -171,14 +171,16 @@ struct HostileInputTests {
         let executable = directory.file("install/.build/debug/typestorm")
         let scenarios = directory.file("scenario-tree/Datasets/scenarios")
         let home = ["TYPESTORM_HOME": directory.file("home")]
-        func find(_ scenario: String?, _ environment: [String: String]) throws -> String {
+        func find(_ scenario: String?, _ environment: [String: String], checkout: String? = nil) throws -> String {
             try ShippedData.find(ShippedData.queries, scenarioDirectory: scenario, environment: environment, executable: executable,
-                                 currentDirectory: directory.file("install/.build"))
+                                 checkout: checkout, currentDirectory: directory.file("install/.build"))
         }
         #expect(try find(scenarios, home) == directory.file("scenario-tree/Datasets/queries"))
         #expect(try find(directory.path, home) == directory.file("home/Datasets/queries"))
         #expect(try find(nil, [:]) == directory.file("install/Datasets/queries"))
         try fm.removeItem(atPath: directory.file("install/Datasets"))
+        // A package that depends on Typestorm finds the data in the checkout it was built from.
+        #expect(try find(nil, [:], checkout: directory.file("home")) == directory.file("home/Datasets/queries"))
         #expect(throws: ShippedData.NotFound.self) { try find(directory.file("install"), [:]) }
     }
 
@@ -260,7 +262,7 @@ struct HostileInputTests {
 }
 
 /// The scale-out examples of the README and docs/driver.md, as they were run or validated.
-@Suite("Scale-out examples", .serialized)
+@Suite("Scale-out examples", .timeLimit(.minutes(5)), .serialized)
 struct ScaleOutExampleTests {
     /// The Indexed Job manifest: a Job kubectl would accept, whose pods run one segment each and
     /// write distinct files (no cluster here, and `kubectl --dry-run=client` needs one).

@@ -8,7 +8,7 @@ extension CommandLineTests {
     /// every request takes 400 ms): the running snapshots carry time-to-fresh-results and
     /// request-latency quantiles, so an `abort` threshold on `ttfr_ns.p99` stops the 60 s phase
     /// while it runs.
-    @Test func anAbortThresholdOnALatencyStopsALiveRunWhileItRuns() throws {
+    @Test(.timeLimit(.minutes(5))) func anAbortThresholdOnALatencyStopsALiveRunWhileItRuns() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let scenario = directory.write("slow.json", """

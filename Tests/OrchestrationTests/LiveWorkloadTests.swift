@@ -2,7 +2,7 @@ import Testing
 import Typists
 @testable import Orchestration
 
-@Suite("Live workload")
+@Suite("Live workload", .timeLimit(.minutes(5)))
 struct LiveWorkloadTests {
     struct Scripted: TypistSession, Sendable {
         var events: [TypingEvent]

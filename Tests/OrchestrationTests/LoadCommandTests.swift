@@ -6,7 +6,7 @@ import Testing
 @testable import Orchestration
 
 extension CommandLineTests {
-    @Test func loadHitsAURLWithHumanTypistsAndWritesARunDirectory() async throws {
+    @Test(.timeLimit(.minutes(5))) func loadHitsAURLWithHumanTypistsAndWritesARunDirectory() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try await EmbeddedServerFactory.withServer(backend: SubstringBackend.synthetic(count: 2_000), threads: 2) { server in
@@ -27,7 +27,7 @@ extension CommandLineTests {
         }
     }
 
-    @Test func runOverridesAreCheckedAndRecorded() throws {
+    @Test(.timeLimit(.minutes(5))) func runOverridesAreCheckedAndRecorded() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let scenario = directory.write("s.json", probeScenarioJSON(typists: 24, duration: "1s"))
@@ -46,7 +46,7 @@ extension CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("bad")))
     }
 
-    @Test func repeatWritesOneRunDirectoryPerRepetition() throws {
+    @Test(.timeLimit(.minutes(5))) func repeatWritesOneRunDirectoryPerRepetition() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let scenario = directory.write("s.json", probeScenarioJSON(typists: 6, duration: "1s"))
@@ -60,7 +60,7 @@ extension CommandLineTests {
 }
 
 extension CommandLineTests {
-    @Test func outJSONLWritesTheGroupsWhileTheRunRuns() throws {
+    @Test(.timeLimit(.minutes(5))) func outJSONLWritesTheGroupsWhileTheRunRuns() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let scenario = directory.write("s.json", probeScenarioJSON(typists: 8, duration: "3s", runners: #"[{"kind": "probe", "pace": "realtime"}]"#))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Orchestration
 
-@Suite("Main job plan")
+@Suite("Main job plan", .timeLimit(.minutes(5)))
 struct MainJobPlanTests {
     let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

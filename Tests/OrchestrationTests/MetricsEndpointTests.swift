@@ -4,7 +4,7 @@ import TypestormMetrics
 import Testing
 @testable import Orchestration
 
-@Suite("Prometheus endpoint")
+@Suite("Prometheus endpoint", .timeLimit(.minutes(5)))
 struct MetricsEndpointTests {
     @Test func servesTheLatestProgressInThePrometheusTextFormat() throws {
         let endpoint = try MetricsEndpoint(port: 0)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Orchestration
 
-@Suite("Checked before load starts")
+@Suite("Checked before load starts", .timeLimit(.minutes(5)))
 struct PreflightTests {
     func urlIssues(_ url: String) -> [ScenarioError.Issue] {
         let json = httpURLScenarioJSON(url: url)

@@ -8,7 +8,7 @@ extension CommandLineTests {
     /// (fewer samples make the single-run comparison harder, not easier). The http-embedded
     /// phase is left out: the debug-built server on a shared 2-core machine times out requests,
     /// which fails the run itself (as it should) before compare is reached.
-    @Test func theReadmeRegressionExampleOnAnUnchangedBuildExitsZero() throws {
+    @Test(.timeLimit(.minutes(5))) func theReadmeRegressionExampleOnAnUnchangedBuildExitsZero() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

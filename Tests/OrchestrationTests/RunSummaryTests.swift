@@ -2,7 +2,7 @@ import TypestormMetrics
 import Testing
 @testable import Orchestration
 
-@Suite("Summaries and thresholds")
+@Suite("Summaries and thresholds", .timeLimit(.minutes(5)))
 struct RunSummaryTests {
     static let record: RunRecord = {
         var naive = MetricSet()

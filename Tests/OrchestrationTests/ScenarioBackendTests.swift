@@ -6,7 +6,7 @@ import Testing
 
 /// The scenario is the model: every knob the simulator uses is a `backend` key, its default is
 /// what runs, and the canonical scenario (so the hash) includes it.
-@Suite("Scenario backend model")
+@Suite("Scenario backend model", .timeLimit(.minutes(5)))
 struct ScenarioBackendTests {
     static func scenario(backend: String = "{}", runners: String = #"[{"kind": "virtual"}]"#) throws -> Scenario {
         try ScenarioReader.read(json: """

@@ -1,7 +1,7 @@
 import Testing
 @testable import Orchestration
 
-@Suite("Scenario overrides")
+@Suite("Scenario overrides", .timeLimit(.minutes(5)))
 struct ScenarioOverrideTests {
     let file = Array(virtualScenarioJSON(typists: 120).utf8)
 
@@ -70,7 +70,7 @@ struct ScenarioOverrideTests {
     }
 }
 
-@Suite("Abort thresholds in the scenario")
+@Suite("Abort thresholds in the scenario", .timeLimit(.minutes(5)))
 struct AbortThresholdReaderTests {
     @Test func abortIsReadAndWrittenBack() throws {
         let json = httpURLScenarioJSON(url: "http://127.0.0.1:7700/s?q={query}", thresholds: #"[{"metric": "failed_share", "max": 0.2, "abort": true}]"#)

@@ -3,7 +3,7 @@ import Testing
 @testable import Orchestration
 import TypestormMetrics
 
-@Suite("Scenario reader")
+@Suite("Scenario reader", .timeLimit(.minutes(5)))
 struct ScenarioReaderTests {
     static let minimal = """
     {
@@ -171,7 +171,7 @@ struct ScenarioReaderTests {
     }
 }
 
-@Suite("JSON parser")
+@Suite("JSON parser", .timeLimit(.minutes(5)))
 struct JSONParserTests {
     @Test func parsesEscapesAndKeepsNumbersAsWritten() throws {
         let value = try JSONParser.parse(#"{"a": "x\u00e9\ud83d\ude00\n", "n": 12345678901234567890, "f": -1.5e3, "l": [true, false, null]}"#)

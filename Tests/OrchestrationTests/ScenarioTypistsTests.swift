@@ -2,7 +2,7 @@ import Testing
 import Typists
 @testable import Orchestration
 
-@Suite("Scenario typists")
+@Suite("Scenario typists", .timeLimit(.minutes(5)))
 struct ScenarioTypistsTests {
     static let json = """
     {

@@ -7,7 +7,7 @@ import Testing
 /// The `preset` of an `http-url` runner against a loopback server answering in each engine's
 /// JSON shape: the scenario's preset picks the count path, the runner's backend parses the
 /// count from a real HTTP response, and an answer of another engine's shape is `count_missing`.
-@Suite("Search engine presets")
+@Suite("Search engine presets", .timeLimit(.minutes(5)))
 struct SearchEnginePresetTests {
     /// A search response of each engine, as the engine's documentation shows it, with 42 hits.
     static let shapes: [SearchEnginePreset: String] = [

@@ -3,6 +3,9 @@ import TypestormMetrics
 @testable import Orchestration
 import TypestormSystem
 
+// Helpers for tests that start servers and processes; every suite that uses them sets a
+// `.timeLimit`, so a hang fails that test instead of stalling the run.
+
 /// Finds the built `typestorm` executable: `TYPESTORM_EXECUTABLE`, else next to the test
 /// bundle (both live in `.build/<triple>/debug`), else `.build/debug` of this package.
 enum TypestormExecutable {

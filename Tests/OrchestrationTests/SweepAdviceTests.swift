@@ -8,7 +8,7 @@ import Simulation
 import Testing
 import Typists
 
-@Suite("Sweep advice")
+@Suite("Sweep advice", .timeLimit(.minutes(5)))
 struct SweepAdviceTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 

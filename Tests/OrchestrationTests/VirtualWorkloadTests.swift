@@ -3,7 +3,7 @@ import Simulation
 import Testing
 @testable import Orchestration
 
-@Suite("Virtual workload")
+@Suite("Virtual workload", .timeLimit(.minutes(5)))
 struct VirtualWorkloadTests {
     @Test func chunkedRunEqualsSimulationsOwnRun() async throws {
         let scenario = try ScenarioReader.read(json: virtualScenarioJSON(typists: 95))

@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Orchestration
 
-@Suite("Worker protocol")
+@Suite("Worker protocol", .timeLimit(.minutes(5)))
 struct WorkerProtocolTests {
     static let group: MetricGroup = {
         var metrics = MetricSet()
@@ -76,7 +76,7 @@ struct WorkerProtocolTests {
     }
 }
 
-@Suite("Segments")
+@Suite("Segments", .timeLimit(.minutes(5)))
 struct SegmentSourceTests {
     @Test func flagWins() throws {
         let (segment, origin) = try SegmentSource.resolve(flag: "2/5", countFlag: nil, environment: ["SLURM_PROCID": "1", "SLURM_NTASKS": "4"])

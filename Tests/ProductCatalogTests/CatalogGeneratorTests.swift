@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ProductCatalog
 
-@Suite("Catalog generator")
+@Suite("Catalog generator", .timeLimit(.minutes(5)))
 struct CatalogGeneratorTests {
     @Test func sameSeedSameCatalogDifferentSeedDifferent() {
         let a = CatalogGenerator(seed: 1).makeCatalog(count: 2000)

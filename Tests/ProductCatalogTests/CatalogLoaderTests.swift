@@ -1,7 +1,7 @@
 import Testing
 @testable import ProductCatalog
 
-@Suite("Catalog loaders")
+@Suite("Catalog loaders", .timeLimit(.minutes(5)))
 struct CatalogLoaderTests {
     func load(_ text: String, _ format: CatalogFormat, skip: Bool = false) throws(CatalogError) -> CatalogLoadResult {
         try CatalogLoader.load(bytes: Array(text.utf8), name: "test.\(format.rawValue)", format: format, options: CatalogLoadOptions(skipBadRows: skip))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Reporting
 
-@Suite("Charts")
+@Suite("Charts", .timeLimit(.minutes(5)))
 struct ChartTests {
     @Test func linearTicksAreNice() {
         let scale = AxisScale.linear(0, 97)

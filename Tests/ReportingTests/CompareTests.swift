@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Reporting
 
-@Suite("Compare")
+@Suite("Compare", .timeLimit(.minutes(5)))
 struct CompareTests {
     /// A record with one strategy whose every search took exactly `ttfrMs` to show fresh results
     /// and sent `fanOut` requests; `samples` equal histogram values, so every percentile equals
@@ -200,7 +200,7 @@ struct CompareTests {
          "defaults": {"nanoseconds": {"absolute": "50ms"}},
          "metrics": {"ttfr.p95": {"relative": 0.5}, "switch-latest/ttfr.p50": {"absolute": 0}, "cancel.*": {"relative": 1}}}
         """
-        let thresholds = try Thresholds.parse(Data(text.utf8), file: "t.json")
+        let thresholds = try Tolerances.parse(Data(text.utf8), file: "t.json")
         #expect(thresholds.alpha == 0.01)
         let p95 = try #require(Quantity.named("ttfr.p95")), p50 = try #require(Quantity.named("ttfr.p50"))
         #expect(thresholds.tolerance(for: p95, group: "naive") == .init(relative: 0.5, absolute: 50e6))
@@ -213,13 +213,13 @@ struct CompareTests {
         #expect(try row(comparison, "ttfr.p95").status == .unchanged)
 
         #expect(throws: ThresholdsError(description: "t.json: metrics.\"ttfr.p59\": unknown metric (did you mean 'ttfr.p50'?)")) {
-            try Thresholds.parse(Data(#"{"metrics": {"ttfr.p59": {"relative": 1}}}"#.utf8), file: "t.json")
+            try Tolerances.parse(Data(#"{"metrics": {"ttfr.p59": {"relative": 1}}}"#.utf8), file: "t.json")
         }
         #expect(throws: ThresholdsError(description: "t.json: defaults.share.absolute: expected a non-negative number in the metric's unit")) {
-            try Thresholds.parse(Data(#"{"defaults": {"share": {"absolute": "2ms"}}}"#.utf8), file: "t.json")
+            try Tolerances.parse(Data(#"{"defaults": {"share": {"absolute": "2ms"}}}"#.utf8), file: "t.json")
         }
         #expect(throws: ThresholdsError(description: "t.json: alpah: unknown field (expected alpha, defaults, metrics)")) {
-            try Thresholds.parse(Data(#"{"alpah": 0.1}"#.utf8), file: "t.json")
+            try Tolerances.parse(Data(#"{"alpah": 0.1}"#.utf8), file: "t.json")
         }
     }
 

@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Reporting
 
-@Suite("Fixtures")
+@Suite("Fixtures", .timeLimit(.minutes(5)))
 struct FixtureTests {
     /// The stored fixtures are what the factory makes (so a reader can see how they were made),
     /// and they decode as current run records.

@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Reporting
 
-@Suite("HTML report")
+@Suite("HTML report", .timeLimit(.minutes(5)))
 struct HTMLReportTests {
     @Test func reportFromStoredRecordIsWellFormedWithEveryChart() throws {
         let record = try Fixtures.record("run-strategies.json")
@@ -173,7 +173,7 @@ struct HTMLReportTests {
 /// A run directory written by `typestorm run` (virtual runner, the default scenario with 120
 /// typists, 2 workers; see Fixtures/README.md): the report must read the Recorder's real metric
 /// names, so a rename on either side shows up here.
-@Suite("Recorded run")
+@Suite("Recorded run", .timeLimit(.minutes(5)))
 struct RecordedRunTests {
     static let directory = Fixtures.url("recorded-virtual-run").path
 
@@ -231,7 +231,7 @@ struct RecordedRunTests {
     }
 }
 
-@Suite("Report: virtual time against live")
+@Suite("Report: virtual time against live", .timeLimit(.minutes(5)))
 struct AgreementSectionTests {
     @Test("the table appears with its rows when the run has model-driven live groups, and not otherwise")
     func agreementSection() throws {

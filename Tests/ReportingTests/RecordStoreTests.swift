@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Reporting
 
-@Suite("Record store")
+@Suite("Record store", .timeLimit(.minutes(5)))
 struct RecordStoreTests {
     /// A fresh directory under the system's temporary directory, removed by the caller.
     func temporaryDirectory() throws -> String {

@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import Reporting
 
-@Suite("Sweep")
+@Suite("Sweep", .timeLimit(.minutes(5)))
 struct SweepTests {
     /// A histogram holding `value` a hundred times (its percentiles are `value`).
     static func histogram(_ value: Double) -> Histogram {
@@ -141,18 +141,6 @@ struct SweepTests {
         let range = [100, 200, 400].map { SweepSetting(strategy: "s", minLength: 2, debounceMs: $0) } + [SweepSetting(strategy: "s", minLength: 3, debounceMs: 0)]
         #expect(SweepAnalysis.describe(range, among: grid + [SweepSetting(strategy: "s", minLength: 3, debounceMs: 0)])
             == "s at min length 2: 100–200 ms, 400 ms; s at min length 3: 0 ms")
-    }
-
-    @Test func gridRanges() throws {
-        #expect(try GridRange.parse("0:600:25").values.count == 25)
-        #expect(try GridRange.parse("0:600:25").values.last == 600)
-        #expect(try GridRange.parse("1:3").values == [1, 2, 3])
-        #expect(try GridRange.parse("300").values == [300])
-        #expect(try GridRange.parse("250,100,250").values == [100, 250])
-        #expect(throws: GridRangeError(text: "5:1", reason: "the end (1) is below the start (5)")) { try GridRange.parse("5:1") }
-        #expect(throws: GridRangeError.self) { try GridRange.parse("0:10:0") }
-        #expect(throws: GridRangeError.self) { try GridRange.parse("a:b") }
-        #expect(throws: GridRangeError.self) { try GridRange.parse("0:100000:1") }
     }
 
     @Test func aStoredSweepRecordGivesAnswersChartsAndStableJSON() throws {

@@ -2,8 +2,9 @@ import Reporting
 import Testing
 import Typists
 @testable import RunHistory
+import ChangePointSeries
 
-@Suite("Change points")
+@Suite("Change points", .timeLimit(.minutes(5)))
 struct ChangePointTests {
     let detector = ChangePointDetector()
 
@@ -29,7 +30,7 @@ struct ChangePointTests {
     }
 
     @Test func changesWithinTheToleranceAreIgnored() {
-        let tolerance = Thresholds.Tolerance(relative: 0.05, absolute: 0)
+        let tolerance = Tolerances.Tolerance(relative: 0.05, absolute: 0)
         #expect(detector.detect([100, 100, 100, 103, 103, 103], tolerance: tolerance).isEmpty)
         #expect(detector.detect([100, 100, 100, 110, 110, 110], tolerance: tolerance).map(\.index) == [3])
     }

@@ -7,7 +7,7 @@ import Testing
 
 /// The store's contract on a real SQLite file; `PostgresTests` runs the same checks on a real
 /// PostgreSQL server.
-@Suite("History store (SQLite)")
+@Suite("History store (SQLite)", .timeLimit(.minutes(5)))
 struct HistoryStoreTests {
     func freshStore() throws -> HistoryStore {
         try HistoryStore(.sqlite(path: try temporaryDirectory().appendingPathComponent("runs.db").path))

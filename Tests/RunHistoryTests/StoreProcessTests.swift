@@ -6,7 +6,7 @@ import Testing
 /// The store through the `typestorm` executable, as CI uses it: separate processes writing at
 /// once, and real runs of a small virtual-time scenario with a change injected between them.
 /// Each check runs on SQLite, and on PostgreSQL when it is installed (scripts/postgres-local).
-@Suite("History store across processes", .serialized)
+@Suite("History store across processes", .timeLimit(.minutes(5)), .serialized)
 struct StoreProcessTests {
     /// Four processes, each adding five records at the same time: all twenty arrive.
     static func concurrentWritersLoseNothing(store url: String) throws {

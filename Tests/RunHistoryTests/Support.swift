@@ -2,6 +2,9 @@ import Foundation
 import TypestormMetrics
 import TypestormSystem
 
+// Helpers for tests that start servers and processes; every suite that uses them sets a
+// `.timeLimit`, so a hang fails that test instead of stalling the run.
+
 /// A run record with the numbers a history needs: `stale` wrong final screens out of 1000
 /// searches, and a time to fresh results of `ttfrMillis` for each.
 func sampleRecord(stale: Int64, ttfrMillis: Int64 = 120, seed: UInt64 = 1, startedAtMillis: Int64, commit: String? = nil,

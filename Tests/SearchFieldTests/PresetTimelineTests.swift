@@ -11,7 +11,7 @@ func swSlowLatency(_ query: QueryIdentity) -> Int64 { query.text == "sw" ? ms(90
 let pauseMidWord = typing("swe") + typing("ater", from: 700, prefix: "swe")
 func flat(_ value: Int64) -> (QueryIdentity) -> Int64 { { _ in ms(value) } }
 
-@Suite("Preset timelines")
+@Suite("Preset timelines", .timeLimit(.minutes(5)))
 struct PresetTimelineTests {
     @Test("naive: a request per keystroke, the slow \"sw\" overwrites \"sweater\"")
     func naiveSwSlow() {

@@ -2,7 +2,7 @@ import Testing
 @testable import SearchField
 
 /// Exact effects, event by event, for the parts a timeline summary does not show.
-@Suite("Strategy effects")
+@Suite("Strategy effects", .timeLimit(.minutes(5)))
 struct StrategyEffectTests {
     let ab = QueryIdentity(text: "ab")
 

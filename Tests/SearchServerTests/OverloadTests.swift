@@ -25,7 +25,7 @@ private func slowloris(port: UInt16) throws -> RawConnection {
     return connection
 }
 
-@Suite("SearchServer under connection floods", .serialized)
+@Suite("SearchServer under connection floods", .timeLimit(.minutes(5)), .serialized)
 struct OverloadTests {
     private static let items = SubstringBackend(items: ["Red Lamp", "Blue Lamp", "red chair", "Green Kettle", "Lamp Shade"].map {
         SubstringBackend.Item(name: $0)

@@ -13,7 +13,7 @@ private let catalog = SubstringBackend(items: names.enumerated().map { index, na
     SubstringBackend.Item(name: name, scope: index % 2 == 0 ? "even" : "odd")
 })
 
-@Suite("SearchServer over real sockets")
+@Suite("SearchServer over real sockets", .timeLimit(.minutes(5)))
 struct SearchServerTests {
     @Test func healthzAnswersOK() async throws {
         try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
@@ -409,7 +409,7 @@ struct SearchServerTests {
     }
 }
 
-@Suite("Request parsing")
+@Suite("Request parsing", .timeLimit(.minutes(5)))
 struct RequestParserTests {
     private func scan(_ text: String, maxHeadBytes: Int = 64, maxHeaderLines: Int = 2) -> RequestHead {
         var limits = RequestLimits()

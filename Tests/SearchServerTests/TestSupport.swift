@@ -5,6 +5,9 @@ import Matching
 import SearchServer
 import Synchronization
 
+// Helpers for tests that start servers and processes; every suite that uses them sets a
+// `.timeLimit`, so a hang fails that test instead of stalling the run.
+
 /// A response read off a raw socket.
 struct RawResponse {
     var status: Int

@@ -7,7 +7,7 @@ import Typists
 
 /// A metric that cannot be measured is absent: when no response ever comes, no strategy may be
 /// credited with a fresh screen or a time to fresh results, whatever it renders on failure.
-@Suite("Nothing credited that never came")
+@Suite("Nothing credited that never came", .timeLimit(.minutes(5)))
 struct NothingCreditedTests {
     static let ms: Int64 = 1_000_000
 

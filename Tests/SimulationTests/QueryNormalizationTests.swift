@@ -20,7 +20,7 @@ private func typed(_ text: String, from start: Int64, every: Int64 = 100, prefix
 /// trims every query (`TextFolding.foldQuery`), so that answer *is* the answer for "shoe": the
 /// recorder must judge it as such, or every pause after a space (people pause at word
 /// boundaries) counts as a wrong final screen, mismatch time and wasted work.
-@Suite("The recorder's view of untrimmed queries")
+@Suite("The recorder's view of untrimmed queries", .timeLimit(.minutes(5)))
 struct QueryNormalizationTests {
     /// "shoe " at 100 ms a key, a 2 s pause, then "s"; the typist leaves at 3400 ms.
     static let pauseAfterSpace = typed("shoe ", from: 0) + typed("s", from: 2400, prefix: "shoe ")
@@ -82,7 +82,7 @@ struct QueryNormalizationTests {
 
 /// Faithful flaws that terminal staleness shows with human typists, pinned so that a change in
 /// the numbers is a decision, not an accident.
-@Suite("Terminal staleness of faithful flaws")
+@Suite("Terminal staleness of faithful flaws", .timeLimit(.minutes(5)))
 struct FaithfulStalenessTests {
     @Test("debounce-switch with a minimum length: clearing the field leaves the old results on screen")
     func debounceSwitchClearKeepsResults() {

@@ -16,7 +16,7 @@ private func edits(_ word: String, from start: Int64 = 0, every: Int64 = 100, pr
     }
 }
 
-@Suite("Virtual-time simulator")
+@Suite("Virtual-time simulator", .timeLimit(.minutes(5)))
 struct SimulationTests {
     static let scenario = SimulationScenario(
         typists: 20, seed: 7,
@@ -171,7 +171,7 @@ struct SimulationTests {
     @Test("the cost model turns items scanned at a calibrated rate into service time")
     func costModel() {
         var model = CostModel(catalogItems: 1_000_000, nanosPerItem: 1, fixedNs: 0, jitter: 0)
-        model.calibrate(itemsPerSecond: 2e8)
+        model.fitThroughput(itemsPerSecond: 2e8)
         #expect(model.nanosPerItem == 5)
         #expect(model.itemsScanned(queryLength: 2) == 1_000_000)
         #expect(model.itemsScanned(queryLength: 4) == 250_000)

@@ -3,7 +3,7 @@ import TypestormMetrics
 import Testing
 @testable import TypestormCLI
 
-@Suite("Argument parser")
+@Suite("Argument parser", .timeLimit(.minutes(5)))
 struct ArgumentParserTests {
     static let leaf = Command(
         name: "generate", abstract: "Make a catalog.",
@@ -117,7 +117,7 @@ struct ArgumentParserTests {
     }
 }
 
-@Suite("Tool entry point")
+@Suite("Tool entry point", .timeLimit(.minutes(5)))
 struct EntryPointTests {
     final class Captured: @unchecked Sendable {
         // Written only from the single task that runs `CommandLineTool.main` in these tests.

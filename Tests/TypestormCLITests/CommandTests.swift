@@ -4,7 +4,7 @@ import Testing
 
 /// Commands run through `CommandLineTool.main` with a captured console: what a user sees, exit codes
 /// included, without starting a process.
-@Suite("Commands end to end")
+@Suite("Commands end to end", .timeLimit(.minutes(5)))
 struct CommandTests {
     final class Captured: @unchecked Sendable {
         // Appended to only from the single task that runs `CommandLineTool.main` in each test.

@@ -1,7 +1,7 @@
 import Testing
 @testable import TypestormCLI
 
-@Suite("Version and help")
+@Suite("Version and help", .timeLimit(.minutes(5)))
 struct VersionAndHelpTests {
     func run(_ argv: [String]) async -> (code: Int32, out: String, err: String) {
         await CommandTests().run(argv)

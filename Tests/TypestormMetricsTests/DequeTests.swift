@@ -1,7 +1,7 @@
 import Testing
 @testable import TypestormMetrics
 
-@Suite("Deque")
+@Suite("Deque", .timeLimit(.minutes(5)))
 struct DequeTests {
     @Test func emptyQueueHasNothingToGive() {
         var queue = Deque<Int>()

@@ -1,7 +1,7 @@
 import Testing
 @testable import TypestormMetrics
 
-@Suite("Error causes")
+@Suite("Error causes", .timeLimit(.minutes(5)))
 struct ErrorCauseTests {
     @Test func recorderCountsCausesNextToTheCoarseClasses() {
         var recorder = Recorder(typists: 1, expectsBackend: false)

@@ -4,7 +4,7 @@ import Testing
 
 /// The packed wire form of histogram counts (`Histogram.packedCountsKey`, used by the worker
 /// protocol) and the array form that run records on disk keep.
-@Suite("Histogram codec")
+@Suite("Histogram codec", .timeLimit(.minutes(5)))
 struct HistogramCodecTests {
     static func encoder(packed: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TypestormMetrics
 
-@Suite("Histogram")
+@Suite("Histogram", .timeLimit(.minutes(5)))
 struct HistogramTests {
     /// A deterministic stream of latencies spread over six decades (1 µs to 1 s).
     static func latencies(count: Int, seed: UInt64) -> [Int64] {
@@ -53,6 +53,34 @@ struct HistogramTests {
         #expect(merged == whole)
     }
 
+    /// The counts live in pages allocated on first use: pages touched in one histogram and not
+    /// in the other never make them differ, and answers read every page in slot order.
+    @Test func pagedCountsAnswerLikeDenseOnes() throws {
+        let values = Self.latencies(count: 5_000, seed: 3)
+        var dense = [Int64](repeating: 0, count: Histogram.Configuration.latency.countsLength)
+        var histogram = Histogram(.latency)
+        for value in values {
+            histogram.record(value)
+            dense[Histogram.Configuration.latency.index(of: value)] += 1
+        }
+        for index in [0, 63, 64, 5_000, dense.count - 1] { #expect(histogram.counts[index] == dense[index]) }
+        let expected = dense.indices.filter { dense[$0] != 0 }
+        #expect(histogram.buckets.map(\.value) == expected.map { Histogram.Configuration.latency.lowestValue(atIndex: $0) })
+        #expect(histogram.buckets.map(\.count) == expected.map { dense[$0] })
+
+        var touched = Histogram(.latency)
+        touched.record(1_000_000)
+        var other = Histogram(.latency)
+        other.record(1_000_000)
+        #expect(touched == other)
+        touched.record(2_000_000_000)
+        other.record(2_000_000_000, count: 1)
+        #expect(touched == other)
+        other.record(3_000)
+        #expect(touched.counts != other.counts)
+        #expect(Histogram(.latency) == Histogram(.latency))
+    }
+
     @Test func mergeRefusesADifferentShape() {
         var latency = Histogram(.latency)
         var counts = Histogram(.counts)
@@ -90,7 +118,7 @@ struct HistogramTests {
     }
 }
 
-@Suite("Run record")
+@Suite("Run record", .timeLimit(.minutes(5)))
 struct RunRecordTests {
     func record(segment: Int, of count: Int, requests: Int64, latency: [Int64]) -> RunRecord {
         var metrics = MetricSet()

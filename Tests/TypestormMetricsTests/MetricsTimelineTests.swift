@@ -3,7 +3,7 @@ import Testing
 
 /// The worked timelines of docs/metrics.md, record for record: if the recorder changes what a
 /// metric means, these fail and the document must change with it.
-@Suite("Metrics documentation timelines")
+@Suite("Metrics documentation timelines", .timeLimit(.minutes(5)))
 struct MetricsTimelineTests {
     private static func ms(_ value: Int64) -> Int64 { value * 1_000_000 }
     private static func q(_ text: String) -> QueryKey { QueryKey(text: text) }

@@ -3,7 +3,7 @@ import Testing
 
 /// The recorder's metrics are only as right as the interner: equal keys must get equal refs and
 /// different keys different refs, whichever typist asks and however large the table grows.
-@Suite("Query interner")
+@Suite("Query interner", .timeLimit(.minutes(5)))
 struct QueryInternerTests {
     /// Keys that differ only in scope, tokens, or where a token boundary falls.
     static let nearMisses: [QueryKey] = [
@@ -39,7 +39,7 @@ struct QueryInternerTests {
 }
 
 /// Dropping dead queries must not change a single metric.
-@Suite("Recorder query compaction")
+@Suite("Recorder query compaction", .timeLimit(.minutes(5)))
 struct RecorderCompactionTests {
     /// SplitMix64: a tiny local generator, so the timeline is the same on every run.
     struct Mixer {

@@ -36,7 +36,7 @@ private extension MetricSet {
     }
 }
 
-@Suite("Recorder")
+@Suite("Recorder", .timeLimit(.minutes(5)))
 struct RecorderTests {
     @Test("fan-out, task churn, signal latency and time to fresh results of one settle")
     func fanOutAndChurn() {

@@ -1,7 +1,7 @@
 import Testing
 @testable import TypestormMetrics
 
-@Suite("Recorder timeline")
+@Suite("Recorder timeline", .timeLimit(.minutes(5)))
 struct TimelineTests {
     static let second: Int64 = 1_000_000_000
 

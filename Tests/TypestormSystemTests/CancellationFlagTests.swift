@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import TypestormSystem
 
-@Suite("Cancellation flag")
+@Suite("Cancellation flag", .timeLimit(.minutes(5)))
 struct CancellationFlagTests {
     @Test func startsUnsetAndKeepsTheFirstCancellationsTime() {
         let flag = CancellationFlag()

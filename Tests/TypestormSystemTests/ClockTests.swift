@@ -2,7 +2,7 @@ import Glibc
 import Testing
 @testable import TypestormSystem
 
-@Suite("Clocks and CPU time")
+@Suite("Clocks and CPU time", .timeLimit(.minutes(5)))
 struct ClockTests {
     @Test func monotonicSleepLastsAtLeastItsInterval() {
         let start = MonotonicClock.now()

@@ -4,7 +4,7 @@ import Glibc
 import Testing
 @testable import TypestormSystem
 
-@Suite("Platform")
+@Suite("Platform", .timeLimit(.minutes(5)))
 struct PlatformTests {
     @Test func failedCallsCarryTheCallAndErrno() {
         #expect(throws: SystemError(call: "fcntl", errno: EBADF)) {
@@ -76,7 +76,7 @@ struct PlatformTests {
     }
 }
 
-@Suite("Process snapshot")
+@Suite("Process snapshot", .timeLimit(.minutes(5)))
 struct ProcessSnapshotTests {
     @Test func combinesUsageAndHeapAndRoundTripsThroughJSON() throws {
         let snapshot = try ProcessSnapshot.current()
@@ -92,7 +92,7 @@ struct ProcessSnapshotTests {
     }
 }
 
-@Suite("Termination signals")
+@Suite("Termination signals", .timeLimit(.minutes(5)))
 struct TerminationSignalsTests {
     @Test func sigtermReachesTheHandlerInsteadOfKillingTheProcess() throws {
         let received = DispatchSemaphore(value: 0)

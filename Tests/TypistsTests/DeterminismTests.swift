@@ -1,7 +1,7 @@
 import Testing
 @testable import Typists
 
-@Suite("Determinism: typist i depends only on (seed, i)")
+@Suite("Determinism: typist i depends only on (seed, i)", .timeLimit(.minutes(5)))
 struct DeterminismTests {
     func population(seed: UInt64) throws -> TypistPopulation {
         var config = TypistConfig()

@@ -23,7 +23,7 @@ func typeHangul(_ keys: String) -> [String] {
     return texts
 }
 
-@Suite("Hangul composition (Dubeolsik, Unicode §3.12)")
+@Suite("Hangul composition (Dubeolsik, Unicode §3.12)", .timeLimit(.minutes(5)))
 struct HangulCompositionTests {
     @Test("한글: g k s r m f shows ㅎ 하 한 한ㄱ 한그 한글")
     func hangeul() {

@@ -3,7 +3,7 @@ import Testing
 
 /// Whole sessions through each input method, with errors and pauses switched off so the
 /// expected stream can be written out by hand.
-@Suite("Input methods in generated sessions")
+@Suite("Input methods in generated sessions", .timeLimit(.minutes(5)))
 struct InputMethodSessionTests {
     func session(_ phrase: String, language: TypingLanguage, config: TypistConfig? = nil, pinyin: PinyinDictionary = PinyinDictionary()) throws -> [TypingEvent] {
         var config = config ?? Support.flawless(language: language)

@@ -4,7 +4,7 @@ import Testing
 
 /// Generated populations against the published figures of docs/typing.md. Tolerances are several
 /// standard errors of the sample sizes used, so a pass means the model, not luck.
-@Suite("Population statistics match the published figures")
+@Suite("Population statistics match the published figures", .timeLimit(.minutes(5)))
 struct PopulationStatisticsTests {
     @Test("WPM per device: desktop Normal(51.56, 20.2), mobile Normal(36.17, 13.22), within 0.6 / 0.4 WPM")
     func wordsPerMinute() throws {
@@ -90,7 +90,7 @@ struct PopulationStatisticsTests {
     }
 }
 
-@Suite("Sampling tables")
+@Suite("Sampling tables", .timeLimit(.minutes(5)))
 struct SamplingTableTests {
     @Test("the normal table has mean 0, SD 1, and the right quantiles in the tails")
     func normal() {

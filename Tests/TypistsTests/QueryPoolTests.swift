@@ -1,7 +1,7 @@
 import Testing
 @testable import Typists
 
-@Suite("Query lists and the pinyin dictionary")
+@Suite("Query lists and the pinyin dictionary", .timeLimit(.minutes(5)))
 struct QueryPoolTests {
     @Test("the shipped lists load for every language, with words for every length 1…6")
     func shippedLists() {
@@ -75,7 +75,7 @@ struct QueryPoolTests {
     }
 }
 
-@Suite("Config validation")
+@Suite("Config validation", .timeLimit(.minutes(5)))
 struct TypistConfigValidationTests {
     @Test("the defaults are valid")
     func defaults() {

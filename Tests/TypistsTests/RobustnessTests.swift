@@ -3,7 +3,7 @@ import Testing
 
 /// Every behaviour switched to its extreme at once: streams must stay well formed (times never
 /// decrease, one end) and the generator must never trap.
-@Suite("Robustness under extreme settings")
+@Suite("Robustness under extreme settings", .timeLimit(.minutes(5)))
 struct RobustnessTests {
     @Test("everything at once, every language and device, both pinyin variants", arguments: [true, false])
     func extremes(_ pinyinInField: Bool) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Typists
 
-@Suite("JSON Lines traces: record, replay, and errors that name the line")
+@Suite("JSON Lines traces: record, replay, and errors that name the line", .timeLimit(.minutes(5)))
 struct TraceTests {
     @Test("generated sessions survive a write and a read unchanged, to the nanosecond")
     func roundTrip() throws {

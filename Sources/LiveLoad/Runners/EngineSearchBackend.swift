@@ -14,6 +14,7 @@ import Locking
 /// the CPU, so they run on their own threads, never on the cooperative pool that runs the
 /// typists' timers.
 public final class EngineSearchBackend: LiveSearchBackend {
+    /// True: the engine reports queue and service time for every request.
     public let reportsBackendWork = true
 
     private final class Job: LiveSearchTicket {
@@ -90,6 +91,8 @@ public final class EngineSearchBackend: LiveSearchBackend {
         }
     }
 
+    /// Queues `request` for the engine's search threads; `completion` is called exactly once, with
+    /// the engine's queue and service time.
     public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
         let job = Job(request: request, enqueuedNanos: MonotonicClock.now(), completion: completion, owner: self)
         let accepted = state.withLock { state -> Bool in

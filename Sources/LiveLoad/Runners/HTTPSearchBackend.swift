@@ -12,6 +12,7 @@ import Synchronization
 /// else (refused, reset) a transport failure. The server's own work is not visible from here, so
 /// the recorder judges wasted work from the client's side; the server's `/metrics` has its side.
 public final class HTTPSearchBackend: LiveSearchBackend {
+    /// False: only the server knows its side, so wasted work is judged from the client's.
     public let reportsBackendWork = false
 
     private struct Pending {
@@ -68,6 +69,8 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         }
     }
 
+    /// Sends `request` as an HTTP search on the shared client; `completion` is called exactly once,
+    /// with the failure's ``ErrorCause`` when it fails.
     public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
         let id = nextTransfer.wrappingAdd(1, ordering: .relaxed).oldValue
         pending.entries.withLock { $0[id] = Pending(completion: completion) }
@@ -77,6 +80,7 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         return Ticket(id: id, client: client)
     }
 
+    /// Stops the HTTP client and closes its connections.
     public func shutdown() {
         client.shutdown()
     }

@@ -9,8 +9,10 @@ import Typists
 public struct LiveTypist<Session: TypistSession & Sendable>: Sendable {
     /// Arrival, in nanoseconds after the run starts.
     public var arrivalNanos: Int64
+    /// What the typist types.
     public var session: Session
 
+    /// A typist arriving `arrivalNanos` after the run starts and typing `session`.
     public init(arrivalNanos: Int64, session: Session) {
         self.arrivalNanos = arrivalNanos
         self.session = session
@@ -25,6 +27,7 @@ public struct LiveRunOptions: Sendable {
     /// S in docs/metrics.md: a burst ends once the input stays unchanged this long.
     public var settleIntervalNanos: Int64
 
+    /// Options, in nanoseconds: by default a 10 s drain and a 1 s settle interval.
     public init(drainTimeoutNanos: Int64 = 10_000_000_000, settleIntervalNanos: Int64 = 1_000_000_000) {
         self.drainTimeoutNanos = drainTimeoutNanos
         self.settleIntervalNanos = settleIntervalNanos
@@ -34,16 +37,22 @@ public struct LiveRunOptions: Sendable {
 /// Counters a live run updates as it goes, readable from any thread at any time (progress lines,
 /// the driver's snapshots). The metrics proper come from the recorder at the end.
 public final class LiveRunMonitor: Sendable {
+    /// Edit keystrokes typed so far.
     public let keystrokes = Atomic<Int>(0)
+    /// Requests started so far.
     public let requestsStarted = Atomic<Int>(0)
+    /// Requests that ended so far, however they ended.
     public let requestsFinished = Atomic<Int>(0)
+    /// Requests that failed so far (cancellations are not failures).
     public let errors = Atomic<Int>(0)
+    /// Typists currently in the field (arrived and not yet done).
     public let typistsActive = Atomic<Int>(0)
     private let stop = CancellationFlag()
     /// The running recorder's figures, attached by the run while it is open.
     private let running = Locked<(@Sendable () -> MetricSet?)?>(nil)
     private let stopWaiter = Locked<CheckedContinuation<Void, Never>?>(nil)
 
+    /// A monitor with every count at 0, to pass to ``LiveRunner``.
     public init() {}
 
     /// Asks the run to stop typing now (typists asleep between keys wake at once); the run still
@@ -56,6 +65,7 @@ public final class LiveRunMonitor: Sendable {
         }
     }
 
+    /// Whether ``requestStop()`` was called.
     public var isStopRequested: Bool { stop.isCancelled }
 
     /// Every metric the run's recorder holds so far (latency histograms included, measured on
@@ -91,6 +101,7 @@ public final class LiveRunMonitor: Sendable {
 
 /// What a live run measured.
 public struct LiveRunResult: Sendable {
+    /// Every metric of the run, from its ``Recorder`` (docs/metrics.md).
     public var metrics: MetricSet
     /// Wall time from the run's start to the end of the drain.
     public var elapsedNanos: Int64
@@ -113,6 +124,9 @@ public struct LiveRunResult: Sendable {
 /// asked for the request, so a slow load generator cannot hide queueing (no coordinated
 /// omission).
 public enum LiveRunner {
+    /// Runs preset `strategy` (with `configuration`, `nil`: the preset's default) for `typists` in
+    /// real time against `backend`, and returns what was measured once every typist is done and the
+    /// drain is over.
     public static func run<Session: TypistSession & Sendable>(
         typists: [LiveTypist<Session>],
         strategy: Preset,

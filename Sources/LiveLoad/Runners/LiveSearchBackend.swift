@@ -8,12 +8,14 @@ public struct LiveSearchRequest: Sendable {
     public var typist: Int
     /// The strategy's request number (increasing per typist).
     public var id: RequestID
+    /// What to search for.
     public var query: QueryIdentity
     /// `local-filter`: run in memory on the typist's own "UI thread", blocking it.
     public var local: Bool
     /// When the strategy emitted the send effect, on the monotonic clock (ns).
     public var intendedNanos: UInt64
 
+    /// A request of typist slot `typist`, intended at `intendedNanos` on the monotonic clock.
     public init(typist: Int, id: RequestID, query: QueryIdentity, local: Bool, intendedNanos: UInt64) {
         self.typist = typist
         self.id = id
@@ -28,6 +30,7 @@ public struct LiveSearchOutcome: Sendable {
     /// How it ended: the runner core's `RequestResult`, one vocabulary for every runner.
     public typealias Result = RequestResult
 
+    /// How the request ended: results with a count, or a failure (``FailureReason``).
     public var result: Result
     /// When the request actually left (monotonic ns); later than intended is schedule lag.
     public var startedNanos: UInt64
@@ -37,6 +40,7 @@ public struct LiveSearchOutcome: Sendable {
     /// refused, HTTP 503, DNS); `nil` for successes and cancellations.
     public var cause: ErrorCause?
 
+    /// An outcome; `backendWork` and `cause` are `nil` where the backend does not report them.
     public init(result: Result, startedNanos: UInt64, backendWork: BackendWork? = nil, cause: ErrorCause? = nil) {
         self.result = result
         self.startedNanos = startedNanos

@@ -22,6 +22,7 @@ import Locking
 ///
 /// One instance is one set of server cells: give each strategy its own to give each its own load.
 public final class ModelledSearchBackend: LiveSearchBackend {
+    /// True: the model reports queue and service time for every request.
     public let reportsBackendWork = true
 
     private enum Phase {
@@ -71,6 +72,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         func cancel() { owner.cancel(key) }
     }
 
+    /// The network and server model requests are served through.
     public let model: BackendModel
     private let seed: UInt64
     private let globalTypists: [Int]
@@ -99,6 +101,8 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     /// time instead).
     public var engineOverruns: Int { state.withLock { $0.engineOverruns } }
 
+    /// Serves `request` through the model: travel, queue, service (around the engine when there is
+    /// one) and the draw's failure; `completion` is called exactly once.
     public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
         let now = MonotonicClock.now()
         let global = request.typist < globalTypists.count ? globalTypists[request.typist] : request.typist
@@ -129,6 +133,8 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         return Ticket(key: key, owner: self)
     }
 
+    /// Stops the model's timer, completes every open request as cancelled, and shuts down the engine
+    /// it wraps, if any.
     public func shutdown() {
         timer.stop()
         let open = state.withLock { state -> [Job] in

@@ -36,15 +36,3 @@ struct SendableNames: @unchecked Sendable {
     let bytes: UnsafeBufferPointer<UInt8>
     let offsets: UnsafeBufferPointer<Int>
 }
-
-public enum ProcessInfoCPU {
-    /// Cores this process may use.
-    public static let activeCount: Int = {
-        #if canImport(Glibc)
-        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        return max(1, Int(n))
-        #else
-        return 1
-        #endif
-    }()
-}

@@ -1,3 +1,4 @@
+import TypestormSystem
 import ProductCatalog
 import Dispatch
 import Locking
@@ -14,6 +15,7 @@ import Locking
 /// laid out in that order, so every path produces hits already sorted and the first page can be
 /// returned as soon as `offset + limit` hits are found.
 public final class SearchEngine: Sendable {
+    /// The catalog the engine searches; result items are indices into it.
     public let catalog: Catalog
     let store: FoldedStore
     let trigrams: GramIndex
@@ -38,10 +40,11 @@ public final class SearchEngine: Sendable {
         /// From this many candidates on, an all-hits index or refine verifies on all cores.
         public var parallelVerifyMinimum: Int
 
-        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int = ProcessInfoCPU.activeCount, parallelVerifyMinimum: Int = 2048) {
+        /// The defaults; `parts` nil is one part per active core.
+        public init(firstPageBytes: Int = 256 * 1024, parallelMinimumBytes: Int = 512 * 1024, parts: Int? = nil, parallelVerifyMinimum: Int = 2048) {
             self.firstPageBytes = firstPageBytes
             self.parallelMinimumBytes = parallelMinimumBytes
-            self.parts = max(1, parts)
+            self.parts = max(1, parts ?? Processors.active)
             self.parallelVerifyMinimum = max(1, parallelVerifyMinimum)
         }
     }
@@ -50,6 +53,8 @@ public final class SearchEngine: Sendable {
     /// not beat the index or the scan).
     static let refineShare = 16
 
+    /// Builds the engine's structures (folded names, gram indices) over `catalog`; `tuning` sets the scan
+    /// paths' thresholds and parallel split (``Tuning``).
     public init(catalog: Catalog, tuning: Tuning = Tuning()) {
         self.catalog = catalog
         self.tuning = tuning
@@ -85,6 +90,7 @@ public final class SearchEngine: Sendable {
         scopeIDs = ids
     }
 
+    /// Products the engine searches (the catalog's count).
     public var count: Int { store.count }
 
     /// Bytes held by the engine's own structures, by part (the catalog is not counted).

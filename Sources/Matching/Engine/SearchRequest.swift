@@ -15,6 +15,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
     /// Whether `SearchResponse.total` must be computed even when the page is found early.
     public var needsTotal: Bool
 
+    /// A request for `text` within `scope` (`nil`: every scope) and `tokens`; by default the first 50
+    /// results, without the total.
     public init(text: String, scope: String? = nil, tokens: [String] = [], limit: Int = 50, offset: Int = 0, needsTotal: Bool = false) {
         self.text = text
         self.scope = scope
@@ -42,6 +44,7 @@ public enum MatchPath: String, Sendable, Hashable, Codable, CaseIterable {
     /// The reference filter (the oracle, and the `local-filter` baseline).
     case reference
 
+    /// The path's name as responses and benchmarks print it (`scan-first-page`, `index`, ...).
     public var name: String { rawValue }
 }
 
@@ -56,6 +59,7 @@ public struct SearchResponse: Sendable, Hashable {
     public var items: [Int]
     /// All matches, when computed (always when `needsTotal`; otherwise when it came for free).
     public var total: Int?
+    /// The match path the planner took (or was forced to take).
     public var path: MatchPath
     /// Names whose bytes were examined (scan) or candidates verified (index, refine).
     public var itemsScanned: Int
@@ -63,8 +67,10 @@ public struct SearchResponse: Sendable, Hashable {
     public var bytesScanned: Int
     /// The search stopped because it was cancelled; `items` and `total` are then empty/nil.
     public var wasCancelled: Bool
+    /// Wall time the search took, in nanoseconds.
     public var elapsedNanoseconds: UInt64
 
+    /// A response from its parts (engines and the reference filter build these).
     public init(items: [Int], total: Int?, path: MatchPath, itemsScanned: Int, bytesScanned: Int, wasCancelled: Bool, elapsedNanoseconds: UInt64) {
         self.items = items
         self.total = total
@@ -91,10 +97,13 @@ public struct SearchCancellation: Sendable {
 
     let kind: Kind
 
+    /// Never cancelled: the search runs to the end.
     public static let none = SearchCancellation(kind: .none)
     /// Cancelled when the current Swift task is.
     public static let task = SearchCancellation(kind: .task)
-    public static func flag(_ flag: CancellationFlag) -> SearchCancellation { SearchCancellation(kind: .flag(flag)) }
+    package static func flag(_ flag: CancellationFlag) -> SearchCancellation { SearchCancellation(kind: .flag(flag)) }
+    /// Cancelled when `isCancelled` returns true; it is polled from the searching thread, so it must be
+    /// cheap and thread-safe.
     public static func custom(_ isCancelled: @escaping @Sendable () -> Bool) -> SearchCancellation { SearchCancellation(kind: .custom(isCancelled)) }
 
     /// Whether the search should stop now (on the calling thread).

@@ -18,7 +18,7 @@ import CUtf8proc
 /// So full-width `ＡＢＣ` folds to `abc`, `ß` to `ss`, and Hangul written as conjoining jamo
 /// (NFD) folds to the same precomposed syllables as NFC input. ASCII-only text, the common case,
 /// takes a byte-table path that gives the same result without calling utf8proc.
-public enum TextFolding {
+package enum TextFolding {
     static let options = utf8proc_option_t(rawValue:
         UTF8PROC_STABLE.rawValue | UTF8PROC_COMPOSE.rawValue | UTF8PROC_COMPAT.rawValue |
         UTF8PROC_CASEFOLD.rawValue | UTF8PROC_IGNORE.rawValue)
@@ -29,7 +29,7 @@ public enum TextFolding {
     /// are, without U+0000.
     ///
     /// - Complexity: O(n); ASCII text does not allocate.
-    public static func fold(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+    package static func fold(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         var ascii = true
         for byte in text where byte >= 0x80 { ascii = false; break }
         if ascii {
@@ -107,7 +107,7 @@ public enum TextFolding {
     }
 
     /// The folded UTF-8 bytes of `text`.
-    public static func fold(_ text: String) -> [UInt8] {
+    package static func fold(_ text: String) -> [UInt8] {
         var text = text
         var output: [UInt8] = []
         output.reserveCapacity(text.utf8.count)
@@ -118,7 +118,7 @@ public enum TextFolding {
     /// A query as the engine matches it: folded, with white space trimmed at both ends.
     ///
     /// A query that is empty after trimming matches every name.
-    public static func foldQuery(_ query: String) -> [UInt8] {
+    package static func foldQuery(_ query: String) -> [UInt8] {
         let folded = fold(query)
         let scalars = String(decoding: folded, as: UTF8.self).unicodeScalars
         var start = scalars.startIndex, end = scalars.endIndex
@@ -128,7 +128,7 @@ public enum TextFolding {
     }
 
     /// The folded form as a `String`, for display and tests.
-    public static func foldedString(_ text: String) -> String {
+    package static func foldedString(_ text: String) -> String {
         String(decoding: fold(text), as: UTF8.self)
     }
 }

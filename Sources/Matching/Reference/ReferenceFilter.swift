@@ -15,12 +15,16 @@ import ProductCatalog
 ///
 /// Each search folds every name again, as a naive `filter { $0.name … contains(query) }` would.
 public struct ReferenceFilter: Sendable {
+    /// The catalog searched; result items are indices into it.
     public let catalog: Catalog
 
+    /// A reference filter over `catalog` (no index is built).
     public init(catalog: Catalog) {
         self.catalog = catalog
     }
 
+    /// Answers `request` by folding and matching every name, as the engine should (the oracle the
+    /// engine is tested against); cancellation empties the response and sets `wasCancelled`.
     public func search(_ request: SearchRequest, cancellation: SearchCancellation = .none) -> SearchResponse {
         let started = ContinuousClock.now
         guard let all = matches(request, cancellation: cancellation) else {

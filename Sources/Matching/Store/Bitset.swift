@@ -2,40 +2,40 @@
 ///
 /// Scopes and tokens are bitsets so that narrowing by scope or OR-ing in a token costs one bit
 /// test per candidate, and a token-only search is a walk over set bits.
-public struct Bitset: Sendable, Hashable {
+package struct Bitset: Sendable, Hashable {
     @usableFromInline var words: [UInt64]
-    public let count: Int
+    package let count: Int
 
-    public init(count: Int) {
+    package init(count: Int) {
         self.count = count
         words = [UInt64](repeating: 0, count: (count + 63) / 64)
     }
 
     @inlinable
-    public func contains(_ i: Int) -> Bool {
+    package func contains(_ i: Int) -> Bool {
         words.withUnsafeBufferPointer { $0[i >> 6] & (1 << UInt64(i & 63)) != 0 }
     }
 
-    public mutating func insert(_ i: Int) {
+    package mutating func insert(_ i: Int) {
         words[i >> 6] |= 1 << UInt64(i & 63)
     }
 
-    public mutating func formUnion(_ other: Bitset) {
+    package mutating func formUnion(_ other: Bitset) {
         for k in words.indices { words[k] |= other.words[k] }
     }
 
-    public mutating func formIntersection(_ other: Bitset) {
+    package mutating func formIntersection(_ other: Bitset) {
         for k in words.indices { words[k] &= other.words[k] }
     }
 
     /// The number of members.
     /// - Complexity: O(count / 64).
-    public var population: Int {
+    package var population: Int {
         words.reduce(0) { $0 + $1.nonzeroBitCount }
     }
 
     /// The number of members below `end`.
-    public func population(below end: Int) -> Int {
+    package func population(below end: Int) -> Int {
         var total = 0
         let full = end >> 6
         for k in 0..<full { total += words[k].nonzeroBitCount }
@@ -45,7 +45,7 @@ public struct Bitset: Sendable, Hashable {
 
     /// The smallest member ≥ `from`, or `nil`.
     @inlinable
-    public func next(from: Int) -> Int? {
+    package func next(from: Int) -> Int? {
         guard from < count else { return nil }
         var k = from >> 6
         var word = words[k] & (~0 << UInt64(from & 63))
@@ -59,7 +59,7 @@ public struct Bitset: Sendable, Hashable {
     }
 
     /// Bytes of storage, for memory accounting.
-    public var byteCount: Int { words.count * 8 }
+    package var byteCount: Int { words.count * 8 }
 }
 
 /// The members of a scope or a token: a bitset when dense, a sorted list of ranks when sparse.

@@ -1,3 +1,4 @@
+import TypestormSystem
 import ProductCatalog
 import Dispatch
 
@@ -8,7 +9,7 @@ import Dispatch
 /// padding so that 32-byte vector loads near the end stay inside the buffer. Folding drops
 /// U+0000 from names and queries, so a match can never span two names. Rank order is
 /// popularity descending, then catalog position ascending — the result order.
-public struct FoldedStore: Sendable {
+package struct FoldedStore: Sendable {
     /// The folded names, separators and padding.
     let bytes: [UInt8]
     /// `count + 1` entries: rank `r`'s name is `bytes[starts[r] ..< starts[r + 1] - 1]`.
@@ -18,16 +19,16 @@ public struct FoldedStore: Sendable {
     /// How often each byte value occurs in the folded names (for the packed-pair choice).
     let byteFrequency: [Int]
 
-    public var count: Int { rankToIndex.count }
+    package var count: Int { rankToIndex.count }
     /// Bytes of folded names plus separators (what a full scan reads).
-    public var scannedByteCount: Int { Int(starts[count]) }
+    package var scannedByteCount: Int { Int(starts[count]) }
 
     static let padding = 64
 
     /// Folds every name of `catalog`, on all cores.
     ///
     /// - Complexity: O(name bytes) plus O(n log n) to order by popularity.
-    public init(catalog: Catalog) {
+    package init(catalog: Catalog) {
         let n = catalog.count
         // Sort keys: popularity descending in the high half, catalog index ascending below.
         var keys = [UInt64](repeating: 0, count: n)
@@ -38,7 +39,7 @@ public struct FoldedStore: Sendable {
         let rankToIndex = keys.map { UInt32(truncatingIfNeeded: $0) }
         keys = []
 
-        let parts = n < 50_000 ? 1 : max(1, min(16, ProcessInfoCPU.activeCount * 4))
+        let parts = n < 50_000 ? 1 : max(1, min(16, Processors.active * 4))
         let results = PartResults<([UInt8], [UInt32])>(count: parts)
         catalog.withNameStorage { nameBytes, nameOffsets in
             let names = SendableNames(bytes: nameBytes, offsets: nameOffsets)
@@ -86,13 +87,9 @@ public struct FoldedStore: Sendable {
         self.byteFrequency = frequency
     }
 
-    /// The folded name of rank `rank`, as a string (tests, display).
-    public func foldedName(rank: Int) -> String {
-        String(decoding: bytes[Int(starts[rank])..<Int(starts[rank + 1]) - 1], as: UTF8.self)
-    }
 
-    public func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
+    package func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
 
     /// Bytes held (names, offsets, rank map), for memory accounting.
-    public var byteCount: Int { bytes.capacity + starts.capacity * 4 + rankToIndex.capacity * 4 }
+    package var byteCount: Int { bytes.capacity + starts.capacity * 4 + rankToIndex.capacity * 4 }
 }

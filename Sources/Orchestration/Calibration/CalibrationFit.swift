@@ -19,32 +19,32 @@ import Foundation
 /// - **Cancellation**: `honoured` when a probe after an aborted burst waits less than half as long
 ///   as one after a completed burst (the delay: what it still waited beyond an idle server's
 ///   latency), `client-only` otherwise; absent when the bursts did not load the server.
-public struct CalibrationFit: Sendable, Equatable {
+package struct CalibrationFit: Sendable, Equatable {
     /// The fitted model (keys not measured keep `ScenarioBackend`'s defaults).
-    public var backend: ScenarioBackend
+    package var backend: ScenarioBackend
     /// The `backend` keys that were measured, i.e. written to the file.
-    public var measuredKeys: [String]
+    package var measuredKeys: [String]
     /// Concurrency levels whose latencies form the distribution (no queueing).
-    public var unqueuedConcurrency: [Int]
+    package var unqueuedConcurrency: [Int]
     /// End-to-end latencies of those steps: count and quantiles.
-    public var samples: Int
-    public var median: Int64
-    public var p90: Int64
-    public var p99: Int64
+    package var samples: Int
+    package var median: Int64
+    package var p90: Int64
+    package var p99: Int64
     /// Share of those requests slower than the service log-normal's p99.9 (a long tail shows as
     /// much more than 0.1 %).
-    public var tailShare: Double
-    public var errorRate: Double
-    public var transportErrorRate: Double
+    package var tailShare: Double
+    package var errorRate: Double
+    package var transportErrorRate: Double
     /// Share of successful requests over every step that reused a connection.
-    public var connectionReuse: Double?
+    package var connectionReuse: Double?
     /// Median TCP connect time; nil when no request opened a connection with a known time.
-    public var roundTrip: Int64?
-    public var maxThroughput: Double
+    package var roundTrip: Int64?
+    package var maxThroughput: Double
     /// Whether a step queued (latency rose with concurrency): otherwise `workers` is a lower bound.
-    public var saturated: Bool
+    package var saturated: Bool
     /// The cancellation probe's verdict; nil when it could not tell.
-    public var cancellation: ScenarioBackend.Cancellation?
+    package var cancellation: ScenarioBackend.Cancellation?
 
     /// Tolerance of "did not queue": a step's median within this factor of the first step's.
     static let unqueuedFactor = 1.15
@@ -53,7 +53,7 @@ public struct CalibrationFit: Sendable, Equatable {
 
     /// Fits latency, capacity and errors (no cancellation yet); nil when no step had a successful
     /// request.
-    public static func fit(steps: [CalibrationStep], maxConcurrency: Int) -> CalibrationFit? {
+    package static func fit(steps: [CalibrationStep], maxConcurrency: Int) -> CalibrationFit? {
         guard let first = steps.first, let firstMedian = first.quantile(0.5) else { return nil }
         var unqueued: [CalibrationStep] = []
         for step in steps {
@@ -117,7 +117,7 @@ public struct CalibrationFit: Sendable, Equatable {
     /// The cancellation probe's verdict: how long a probe waited beyond an idle server's latency
     /// after an aborted burst, against after a completed one. Nil when the completed bursts did
     /// not delay the probe by half a service time (the bursts did not load the server).
-    public static func cancellation(_ probe: CancellationProbe, idleLatency: Int64, serviceMedian: Int64)
+    package static func cancellation(_ probe: CancellationProbe, idleLatency: Int64, serviceMedian: Int64)
         -> (mode: ScenarioBackend.Cancellation, delay: Int64)? {
         guard let aborted = probe.afterAbortedNanos.median, let completed = probe.afterCompletedNanos.median else { return nil }
         let afterAbort = aborted - idleLatency, afterComplete = completed - idleLatency
@@ -127,7 +127,7 @@ public struct CalibrationFit: Sendable, Equatable {
     }
 
     /// Sets the cancellation verdict into the model.
-    public mutating func apply(cancellation verdict: (mode: ScenarioBackend.Cancellation, delay: Int64)) {
+    package mutating func apply(cancellation verdict: (mode: ScenarioBackend.Cancellation, delay: Int64)) {
         cancellation = verdict.mode
         backend.cancellation = verdict.mode
         measuredKeys.append("cancellation")
@@ -139,11 +139,11 @@ public struct CalibrationFit: Sendable, Equatable {
 
     /// The latency the burst probe's request would see on an idle server: the single-request
     /// median plus a connect (the probe opens a new connection).
-    public var idleLatencyForProbe: Int64 { median + (roundTrip ?? 0) }
+    package var idleLatencyForProbe: Int64 { median + (roundTrip ?? 0) }
 
     /// The measured keys of the fitted model as a `backend` object (what `--out` writes; the
     /// scenario reader's keys, so `sweep --backend` and a scenario's `backend` take it as is).
-    public var backendJSON: JSONValue {
+    package var backendJSON: JSONValue {
         guard case let .object(members) = backend.json else { return backend.json }
         let keys = Set(measuredKeys)
         return .object(members.filter { keys.contains($0.key) })
@@ -151,7 +151,7 @@ public struct CalibrationFit: Sendable, Equatable {
 
     /// End-to-end quantiles (round trip + service, slow tail included) of a backend model, from
     /// `draws` draws of the simulator's own `BackendModel.draw`: what virtual time will see.
-    public static func modelQuantiles(_ backend: ScenarioBackend, draws: Int = 50_000, seed: UInt64 = 1) -> (p50: Int64, p90: Int64, p99: Int64) {
+    package static func modelQuantiles(_ backend: ScenarioBackend, draws: Int = 50_000, seed: UInt64 = 1) -> (p50: Int64, p90: Int64, p99: Int64) {
         let model = backend.model
         var latencies = (0..<draws).map { index -> Int64 in
             let draw = model.draw(seed: seed, typist: 0, request: UInt64(index), queryLength: 4)

@@ -2,21 +2,21 @@ import LiveLoad
 import TypestormMetrics
 
 /// What one concurrency step of `typestorm calibrate` measured.
-public struct CalibrationStep: Sendable, Equatable {
+package struct CalibrationStep: Sendable, Equatable {
     /// Requests kept in flight (each completion sends the next).
-    public var concurrency: Int
+    package var concurrency: Int
     /// From the first send to the last completion.
-    public var elapsedNanos: Int64
+    package var elapsedNanos: Int64
     /// Latencies of the successful (2xx) requests, sorted.
-    public var latencies: [Int64]
+    package var latencies: [Int64]
     /// Failed requests by cause (`HTTP 503`, `connection refused`, `timeout`, …).
-    public var failures: [ErrorCause: Int]
+    package var failures: [ErrorCause: Int]
     /// Successful requests that opened a connection instead of reusing one.
-    public var newConnections: Int
+    package var newConnections: Int
     /// TCP connect times of the requests that opened a connection (one round trip each).
-    public var connectNanos: [Int64]
+    package var connectNanos: [Int64]
 
-    public init(concurrency: Int, elapsedNanos: Int64, latencies: [Int64], failures: [ErrorCause: Int], newConnections: Int, connectNanos: [Int64]) {
+    package init(concurrency: Int, elapsedNanos: Int64, latencies: [Int64], failures: [ErrorCause: Int], newConnections: Int, connectNanos: [Int64]) {
         self.concurrency = concurrency
         self.elapsedNanos = elapsedNanos
         self.latencies = latencies.sorted()
@@ -25,34 +25,34 @@ public struct CalibrationStep: Sendable, Equatable {
         self.connectNanos = connectNanos
     }
 
-    public var requests: Int { latencies.count + failures.values.reduce(0, +) }
+    package var requests: Int { latencies.count + failures.values.reduce(0, +) }
     /// Answers that were HTTP errors (the server answered, with a non-2xx status).
-    public var serverErrors: Int { failures.filter { $0.key.httpStatus != nil }.values.reduce(0, +) }
+    package var serverErrors: Int { failures.filter { $0.key.httpStatus != nil }.values.reduce(0, +) }
     /// Requests that got no answer (refused, reset, timed out, …).
-    public var transportErrors: Int { failures.filter { $0.key.httpStatus == nil }.values.reduce(0, +) }
+    package var transportErrors: Int { failures.filter { $0.key.httpStatus == nil }.values.reduce(0, +) }
     /// Successful requests per second.
-    public var throughput: Double { elapsedNanos > 0 ? Double(latencies.count) * 1e9 / Double(elapsedNanos) : 0 }
+    package var throughput: Double { elapsedNanos > 0 ? Double(latencies.count) * 1e9 / Double(elapsedNanos) : 0 }
     /// Share of successful requests that reused an open connection; nil without any.
-    public var connectionReuse: Double? {
+    package var connectionReuse: Double? {
         latencies.isEmpty ? nil : Double(latencies.count - min(newConnections, latencies.count)) / Double(latencies.count)
     }
     /// The `q` quantile of the successful latencies (nearest rank); nil without any.
-    public func quantile(_ q: Double) -> Int64? { latencies.nearestRank(q) }
+    package func quantile(_ q: Double) -> Int64? { latencies.nearestRank(q) }
 }
 
 /// The cancellation probe: the latency of one probe request sent right after a burst that was
 /// aborted early, against one sent after a burst of the same size left to complete.
-public struct CancellationProbe: Sendable, Equatable {
+package struct CancellationProbe: Sendable, Equatable {
     /// Requests per burst (more than the server's estimated workers, so they queue).
-    public var burst: Int
+    package var burst: Int
     /// How long after the burst's start it was aborted and the probe sent.
-    public var abortAfterNanos: Int64
+    package var abortAfterNanos: Int64
     /// Probe latencies after an aborted burst, one per trial.
-    public var afterAbortedNanos: [Int64]
+    package var afterAbortedNanos: [Int64]
     /// Probe latencies after a burst left to complete, one per trial.
-    public var afterCompletedNanos: [Int64]
+    package var afterCompletedNanos: [Int64]
 
-    public init(burst: Int, abortAfterNanos: Int64, afterAbortedNanos: [Int64], afterCompletedNanos: [Int64]) {
+    package init(burst: Int, abortAfterNanos: Int64, afterAbortedNanos: [Int64], afterCompletedNanos: [Int64]) {
         self.burst = burst
         self.abortAfterNanos = abortAfterNanos
         self.afterAbortedNanos = afterAbortedNanos
@@ -61,12 +61,12 @@ public struct CancellationProbe: Sendable, Equatable {
 }
 
 /// Everything `typestorm calibrate` measured, before fitting.
-public struct CalibrationMeasurements: Sendable, Equatable {
-    public var steps: [CalibrationStep]
+package struct CalibrationMeasurements: Sendable, Equatable {
+    package var steps: [CalibrationStep]
     /// Absent when the probe could not run (no step had enough successful requests).
-    public var cancellation: CancellationProbe?
+    package var cancellation: CancellationProbe?
 
-    public init(steps: [CalibrationStep], cancellation: CancellationProbe?) {
+    package init(steps: [CalibrationStep], cancellation: CancellationProbe?) {
         self.steps = steps
         self.cancellation = cancellation
     }

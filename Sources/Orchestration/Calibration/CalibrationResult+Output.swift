@@ -3,7 +3,7 @@ import Foundation
 extension CalibrationResult {
     /// `typestorm calibrate --json`: one object with stable keys (docs/tuning.md). Durations in
     /// milliseconds; a figure that could not be measured is absent, never zero.
-    public var json: JSONValue {
+    package var json: JSONValue {
         func ms(_ nanos: Int64) -> JSONValue { .number(String(format: "%.3f", Double(nanos) / 1e6)) }
         func ratio(_ value: Double) -> JSONValue { .number(String(format: "%.5f", value)) }
         let steps: [JSONValue] = measurements.steps.map { step in
@@ -53,7 +53,7 @@ extension CalibrationResult {
     }
 
     /// The human summary: a row per concurrency step, then the fit.
-    public var table: String {
+    package var table: String {
         var lines = ["concurrency  requests  failed      ok/s     p50 ms     p90 ms     p99 ms  conn. reuse"]
         for step in measurements.steps {
             func q(_ value: Double) -> String { step.quantile(value).map { String(format: "%.2f", Double($0) / 1e6) } ?? "–" }

@@ -4,20 +4,20 @@ import TypestormMetrics
 import TypestormSystem
 
 /// Why calibration could not produce a model.
-public struct CalibrationFailure: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable { case unreachable, noFit, client }
-    public var kind: Kind
-    public var message: String
-    public var description: String { message }
+package struct CalibrationFailure: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable { case unreachable, noFit, client }
+    package var kind: Kind
+    package var message: String
+    package var description: String { message }
 }
 
 /// A finished calibration: what was measured and the model fitted to it.
-public struct CalibrationResult: Sendable {
-    public var settings: CalibrationSettings
-    public var measurements: CalibrationMeasurements
-    public var fit: CalibrationFit
+package struct CalibrationResult: Sendable {
+    package var settings: CalibrationSettings
+    package var measurements: CalibrationMeasurements
+    package var fit: CalibrationFit
     /// The fitted model's own end-to-end quantiles (`CalibrationFit.modelQuantiles`).
-    public var model: (p50: Int64, p90: Int64, p99: Int64)
+    package var model: (p50: Int64, p90: Int64, p99: Int64)
 }
 
 /// `typestorm calibrate`: probes a search API with the live HTTP client and fits the scenario's
@@ -28,8 +28,8 @@ public struct CalibrationResult: Sendable {
 /// (closed loop: a completion sends the next query), then the cancellation probe: bursts of more
 /// requests than the fitted workers, aborted early or left to complete, each followed by one
 /// probe request whose wait shows whether the aborted work still occupied the server.
-public enum CalibrationRun {
-    public static func run(_ settings: CalibrationSettings, progress: @escaping @Sendable (String) -> Void) async throws(CalibrationFailure) -> CalibrationResult {
+package enum CalibrationRun {
+    package static func run(_ settings: CalibrationSettings, progress: @escaping @Sendable (String) -> Void) async throws(CalibrationFailure) -> CalibrationResult {
         guard !settings.queries.isEmpty else { throw CalibrationFailure(kind: .client, message: "no queries to send") }
         var configuration = settings.target.clientConfiguration(defaultTimeoutNanos: UInt64(settings.timeoutNanos))
         configuration.headers = settings.headers

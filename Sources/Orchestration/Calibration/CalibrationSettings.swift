@@ -4,25 +4,25 @@ import Typists
 
 /// What `typestorm calibrate` probes and how hard: the API, the queries, the concurrency steps
 /// and how long each lasts.
-public struct CalibrationSettings: Sendable {
+package struct CalibrationSettings: Sendable {
     /// The search API (a URL template with `{query}`, as an `http-url` runner's).
-    public var target: HTTPSearchTarget
+    package var target: HTTPSearchTarget
     /// `Name: value` header lines sent with every request.
-    public var headers: [String]
+    package var headers: [String]
     /// PEM bundle of the certificate authorities to trust (`nil`: the system's).
-    public var caFile: String?
+    package var caFile: String?
     /// Query texts as typists send them while typing (prefixes of real phrases), used in turn.
-    public var queries: [String]
+    package var queries: [String]
     /// The highest number of requests in flight at once; the steps double from 1 up to it.
-    public var maxConcurrency: Int
+    package var maxConcurrency: Int
     /// How long each concurrency step sends requests.
-    public var stepNanos: Int64
+    package var stepNanos: Int64
     /// Per-request timeout.
-    public var timeoutNanos: Int64
+    package var timeoutNanos: Int64
     /// Aborted and completed bursts each, for the cancellation probe.
-    public var cancellationTrials: Int
+    package var cancellationTrials: Int
 
-    public init(target: HTTPSearchTarget, headers: [String] = [], caFile: String? = nil, queries: [String], maxConcurrency: Int = 16,
+    package init(target: HTTPSearchTarget, headers: [String] = [], caFile: String? = nil, queries: [String], maxConcurrency: Int = 16,
                 stepNanos: Int64 = 5_000_000_000, timeoutNanos: Int64 = 5_000_000_000, cancellationTrials: Int = 5) {
         self.target = target
         self.headers = headers
@@ -35,7 +35,7 @@ public struct CalibrationSettings: Sendable {
     }
 
     /// 1, 2, 4, … below `maxConcurrency`, then `maxConcurrency` itself.
-    public var concurrencySteps: [Int] {
+    package var concurrencySteps: [Int] {
         var steps: [Int] = []
         var level = 1
         while level < maxConcurrency {
@@ -49,10 +49,10 @@ public struct CalibrationSettings: Sendable {
 
 /// Realistic query texts for probing an API: what a search field sends while someone types a
 /// phrase, i.e. prefixes of real phrases (every length, as search-as-you-type sends them).
-public enum CalibrationQueries {
+package enum CalibrationQueries {
     /// `count` prefixes of `phrases`, chosen with the seed: a phrase uniformly, then a prefix
     /// length uniformly from 1 character to the whole phrase (trailing spaces dropped).
-    public static func prefixes(of phrases: [String], count: Int, seed: UInt64) -> [String] {
+    package static func prefixes(of phrases: [String], count: Int, seed: UInt64) -> [String] {
         let usable = phrases.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !usable.isEmpty else { return [] }
         var rng = SeededGenerator(seed: seed)

@@ -15,59 +15,59 @@ import Typists
 /// Both sides type the same keystrokes (the scenario's typists, all arriving at once, as virtual
 /// time runs them) and meet the same latencies, so what may differ is only what real time adds:
 /// timers and answers that run late, and races that those delays decide differently.
-public enum Crosscheck {
+package enum Crosscheck {
     /// Why a scenario cannot be crosschecked.
-    public struct Unsuitable: Error, CustomStringConvertible, Sendable {
-        public var description: String
+    package struct Unsuitable: Error, CustomStringConvertible, Sendable {
+        package var description: String
     }
 
     /// One compared metric of one strategy.
-    public struct Check: Codable, Sendable, Equatable {
+    package struct Check: Codable, Sendable, Equatable {
         /// The metric (`keystrokes`, `requests`, `ttfr_p50_ns`, `stale_share`, …).
-        public var metric: String
-        public var virtual: Double?
-        public var live: Double?
+        package var metric: String
+        package var virtual: Double?
+        package var live: Double?
         /// The rule applied, in words.
-        public var rule: String
-        public var agrees: Bool
+        package var rule: String
+        package var agrees: Bool
     }
 
     /// One strategy against one live runner.
-    public struct StrategyResult: Codable, Sendable {
-        public var strategy: String
-        public var runner: String
+    package struct StrategyResult: Codable, Sendable {
+        package var strategy: String
+        package var runner: String
         /// Share of the modelled workers' time spent serving, in virtual time.
-        public var utilization: Double?
-        public var checks: [Check]
-        public var agrees: Bool
+        package var utilization: Double?
+        package var checks: [Check]
+        package var agrees: Bool
         /// How late the model's timed steps ran in the live run (ns).
-        public var modelTimerLatenessP50Ns: Int64?
-        public var modelTimerLatenessP99Ns: Int64?
-        public var modelTimerLatenessMaxNs: Int64?
+        package var modelTimerLatenessP50Ns: Int64?
+        package var modelTimerLatenessP99Ns: Int64?
+        package var modelTimerLatenessMaxNs: Int64?
         /// How late keystrokes were handled in the live run (p99, ns).
-        public var inputLagP99Ns: Int64?
+        package var inputLagP99Ns: Int64?
         /// Requests whose engine search outlasted the drawn service time.
-        public var engineOverruns: Int
+        package var engineOverruns: Int
         /// Why live may differ here, when a check failed.
-        public var explanation: String?
-        public var liveSeconds: Double
+        package var explanation: String?
+        package var liveSeconds: Double
     }
 
-    public struct Result: Codable, Sendable {
-        public var scenario: String
-        public var hash: String
-        public var typists: Int
-        public var seed: UInt64
-        public var runners: [String]
+    package struct Result: Codable, Sendable {
+        package var scenario: String
+        package var hash: String
+        package var typists: Int
+        package var seed: UInt64
+        package var runners: [String]
         /// Runners of the scenario that were not compared, with the reason.
-        public var skipped: [String]
-        public var strategies: [StrategyResult]
-        public var agrees: Bool
-        public var verdict: String
+        package var skipped: [String]
+        package var strategies: [StrategyResult]
+        package var agrees: Bool
+        package var verdict: String
     }
 
     /// The live runners a scenario's runners map to, or why there are none.
-    public static func liveRunners(_ scenario: Scenario) throws(Unsuitable) -> (compared: [String], skipped: [String]) {
+    package static func liveRunners(_ scenario: Scenario) throws(Unsuitable) -> (compared: [String], skipped: [String]) {
         var compared: [String] = []
         var skipped: [String] = []
         for runner in scenario.runners {
@@ -92,7 +92,7 @@ public enum Crosscheck {
     /// With `http-embedded`, the embedded search server serves the run (as the driver starts it)
     /// and the model-driven backend's service includes a real HTTP request to it. The live
     /// runners of one strategy run at the same time, each with its own modelled cells.
-    public static func run(_ scenario: Scenario, baseDirectory: String, progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
+    package static func run(_ scenario: Scenario, baseDirectory: String, progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
         let (runners, skipped) = try liveRunners(scenario)
         let threads = scenario.runners.compactMap { runner -> Int? in
             if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }
@@ -169,7 +169,7 @@ public enum Crosscheck {
     }
 
     /// The side-by-side checks of one strategy. Public for the tests of the rules.
-    public static func compare(
+    package static func compare(
         _ name: String, runner: String, virtual: MetricSet, live: MetricSet, model: BackendModel, typists: Int,
         lateness: Histogram, overruns: Int, liveNanos: Int64
     ) -> StrategyResult {
@@ -237,28 +237,28 @@ public enum Crosscheck {
     }
 
     /// The stated tolerances, in one place (docs/crosscheck.md quotes them).
-    public enum Tolerance {
+    package enum Tolerance {
         /// The fewest samples on each side for a quantile to be compared: at least 10 of them
         /// beyond it (20 for p50, 100 for p90, 1,000 for p99), so one late outlier cannot decide.
-        public static func samplesNeeded(percentile p: Double) -> Int64? {
+        package static func samplesNeeded(percentile p: Double) -> Int64? {
             guard p > 0, p < 100 else { return nil }
             return Int64((10 / (1 - p / 100)).rounded(.up))
         }
 
-        public static let requests = "within 5 % or 3 requests (a timer and a keystroke that real time delays differently may swap)"
-        public static let shares = "two-proportion z-test |z| < 3.29 (p 0.001), or within 1 percentage point"
-        public static let counts = "Poisson test |a - b| ≤ 3.29·√(a + b), or within 2"
+        package static let requests = "within 5 % or 3 requests (a timer and a keystroke that real time delays differently may swap)"
+        package static let shares = "two-proportion z-test |z| < 3.29 (p 0.001), or within 1 percentage point"
+        package static let counts = "Poisson test |a - b| ≤ 3.29·√(a + b), or within 2"
 
-        public static func requestsAgree(_ a: Double, _ b: Double) -> Bool {
+        package static func requestsAgree(_ a: Double, _ b: Double) -> Bool {
             abs(a - b) <= max(3, 0.05 * max(a, b))
         }
 
-        public static func durationsAgree(_ a: Double?, _ b: Double?, slack: Double, share: Double) -> Bool {
+        package static func durationsAgree(_ a: Double?, _ b: Double?, slack: Double, share: Double) -> Bool {
             guard let a, let b else { return a == nil && b == nil }
             return abs(a - b) <= max(slack, share * max(abs(a), abs(b)))
         }
 
-        public static func sharesAgree(_ a: Double?, _ n1: Double, _ b: Double?, _ n2: Double) -> Bool {
+        package static func sharesAgree(_ a: Double?, _ n1: Double, _ b: Double?, _ n2: Double) -> Bool {
             guard let a, let b else { return a == nil && b == nil }
             if abs(a - b) <= 0.01 { return true }
             guard n1 > 0, n2 > 0 else { return false }
@@ -267,7 +267,7 @@ public enum Crosscheck {
             return se > 0 && abs(a - b) / se < 3.29
         }
 
-        public static func countsAgree(_ a: Double, _ b: Double) -> Bool {
+        package static func countsAgree(_ a: Double, _ b: Double) -> Bool {
             abs(a - b) <= max(2, 3.29 * (a + b).squareRoot())
         }
 

@@ -10,15 +10,15 @@ import TypestormSystem
 /// spawned a child exits). Every child is reaped before `run` returns. What the driver decides
 /// (stages, barrier, policing, stopping, progress) is `DriverStateMachine`'s; the loop only does
 /// the I/O.
-public final class Driver: Sendable {
-    public let configuration: DriverConfiguration
+package final class Driver: Sendable {
+    package let configuration: DriverConfiguration
 
-    public init(_ configuration: DriverConfiguration) {
+    package init(_ configuration: DriverConfiguration) {
         self.configuration = configuration
     }
 
     /// Runs to the end on a thread of its own and returns the outcome.
-    public func run() async -> DriverOutcome {
+    package func run() async -> DriverOutcome {
         await withCheckedContinuation { continuation in
             let thread = Thread { [configuration] in
                 var loop = DriverLoop(configuration)
@@ -29,11 +29,6 @@ public final class Driver: Sendable {
         }
     }
 
-    /// Runs on the calling thread (which must stay alive until it returns).
-    public func runBlocking() -> DriverOutcome {
-        var loop = DriverLoop(configuration)
-        return loop.run()
-    }
 }
 
 /// The driver's loop: the I/O around `DriverStateMachine` (spawning, `poll`, reading lines,

@@ -2,7 +2,7 @@ import TypestormMetrics
 import SearchServer
 
 /// The search server a run starts for its `http-embedded` phases, as the driver sees it.
-public protocol EmbeddedServer: Sendable {
+package protocol EmbeddedServer: Sendable {
     /// Base URL the workers' HTTP runner targets, e.g. `http://127.0.0.1:41234`.
     var baseURL: String { get }
     /// The server's own measurements so far, as the record's group `server`.
@@ -11,13 +11,13 @@ public protocol EmbeddedServer: Sendable {
 
 /// Starts the embedded server for a scenario, scoped to the run: it serves while `body` runs
 /// (the driver and its workers) and drains when `body` returns.
-public enum EmbeddedServerFactory {
+package enum EmbeddedServerFactory {
     /// The backend that serves the scenario's catalog: the filter engine over it.
     static func makeBackend(for scenario: Scenario, baseDirectory: String) throws -> any SearchBackend {
         EngineBackend(catalog: try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory))
     }
 
-    public static func withServer<Result: Sendable>(
+    package static func withServer<Result: Sendable>(
         for scenario: Scenario, baseDirectory: String, threads: Int,
         _ body: (any EmbeddedServer) async throws -> Result
     ) async throws -> Result {
@@ -25,7 +25,7 @@ public enum EmbeddedServerFactory {
     }
 
     /// Serves `backend` on 127.0.0.1 (an ephemeral port) while `body` runs.
-    public static func withServer<Result: Sendable>(
+    package static func withServer<Result: Sendable>(
         backend: any SearchBackend, threads: Int, _ body: (any EmbeddedServer) async throws -> Result
     ) async throws -> Result {
         var configuration = SearchServerConfiguration()

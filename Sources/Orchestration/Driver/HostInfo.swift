@@ -1,4 +1,5 @@
 import Foundation
+import TypestormSystem
 import TypestormMetrics
 
 /// The machine a run happened on, for the record's metadata.
@@ -13,7 +14,7 @@ enum HostInfo {
         let machine = withUnsafeBytes(of: &system.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         return RunMetadata.Host(
             hostname: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-            cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))),
+            cores: Processors.active,
             memoryBytes: Int64(sysconf(Int32(_SC_PHYS_PAGES))) * Int64(sysconf(Int32(_SC_PAGESIZE))),
             os: "\(sysname) \(release) \(machine)")
     }

@@ -9,19 +9,19 @@ import Synchronization
 ///
 /// One thread accepts and answers one request at a time (a scraper every few seconds); the body
 /// is rendered when the driver reports progress, not per request.
-public final class MetricsEndpoint: Sendable {
-    public let port: UInt16
+package final class MetricsEndpoint: Sendable {
+    package let port: UInt16
     private let listener: Int32
     private let body = Locked<String>("# no progress yet\n")
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Listens on 127.0.0.1:`port` (0: a free port, see `port`).
-    public init(port: UInt16) throws(Failure) {
+    package init(port: UInt16) throws(Failure) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "cannot open a socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
@@ -49,13 +49,13 @@ public final class MetricsEndpoint: Sendable {
     }
 
     /// Renders `progress` for the next scrape.
-    public func update(_ progress: DriverProgress) {
+    package func update(_ progress: DriverProgress) {
         let text = Self.render(progress)
         body.withLock { $0 = text }
     }
 
     /// Stops listening and joins the thread. Idempotent.
-    public func close() {
+    package func close() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // Wakes the blocking accept (it fails with EINVAL), then the thread exits.
         shutdown(listener, Int32(SHUT_RDWR))

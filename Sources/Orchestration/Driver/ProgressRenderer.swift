@@ -4,8 +4,8 @@ import Locking
 
 /// Shows a run's progress on standard error: a block redrawn in place on a terminal, a plain
 /// line every few seconds otherwise, nothing when quiet.
-public final class ProgressRenderer: Sendable {
-    public enum Mode: Sendable { case terminal, lines, quiet }
+package final class ProgressRenderer: Sendable {
+    package enum Mode: Sendable { case terminal, lines, quiet }
 
     private let mode: Mode
     private let write: @Sendable (String) -> Void
@@ -16,14 +16,14 @@ public final class ProgressRenderer: Sendable {
     }
     private let state = Locked(State())
 
-    public init(mode: Mode, lineIntervalNanos: Int64 = 5_000_000_000, write: @escaping @Sendable (String) -> Void) {
+    package init(mode: Mode, lineIntervalNanos: Int64 = 5_000_000_000, write: @escaping @Sendable (String) -> Void) {
         self.mode = mode
         self.write = write
         self.lineIntervalNanos = lineIntervalNanos
     }
 
     /// Handles one driver event (call from `DriverConfiguration.onEvent`).
-    public func handle(_ event: DriverEvent) {
+    package func handle(_ event: DriverEvent) {
         guard mode != .quiet else { return }
         switch event {
         case let .spawned(worker, pid):
@@ -42,7 +42,7 @@ public final class ProgressRenderer: Sendable {
     }
 
     /// Clears the live block (before the summary is printed).
-    public func finish() {
+    package func finish() {
         guard mode == .terminal else { return }
         state.withLock { state in
             if state.drawnLines > 0 { write(String(repeating: "\u{1B}[1A\u{1B}[2K", count: state.drawnLines)) }

@@ -7,13 +7,13 @@ import TypestormMetrics
 ///
 /// Every message carries the protocol version, and a reader refuses any other version, so a
 /// driver and a worker from different builds fail loudly instead of misreading each other.
-public enum WorkerProtocol {
+package enum WorkerProtocol {
     /// 2: histogram counts travel packed (`Histogram.packedCountsKey`), which a version-1 reader
     /// cannot read.
-    public static let version = 2
+    package static let version = 2
 
     /// Worker → driver.
-    public enum WorkerMessage: Sendable, Equatable {
+    package enum WorkerMessage: Sendable, Equatable {
         /// First message: who the worker is and which scenario it read.
         case hello(Hello)
         /// Typists built, catalog loaded: the worker waits for `start`.
@@ -28,13 +28,13 @@ public enum WorkerProtocol {
         case error(String)
     }
 
-    public struct Hello: Sendable, Equatable, Codable {
-        public var pid: Int32
-        public var segment: Segment
-        public var scenarioHash: String
-        public var toolVersion: String
+    package struct Hello: Sendable, Equatable, Codable {
+        package var pid: Int32
+        package var segment: Segment
+        package var scenarioHash: String
+        package var toolVersion: String
 
-        public init(pid: Int32, segment: Segment, scenarioHash: String, toolVersion: String) {
+        package init(pid: Int32, segment: Segment, scenarioHash: String, toolVersion: String) {
             self.pid = pid
             self.segment = segment
             self.scenarioHash = scenarioHash
@@ -42,17 +42,17 @@ public enum WorkerProtocol {
         }
     }
 
-    public struct Snapshot: Sendable, Equatable, Codable {
-        public var sequence: Int
+    package struct Snapshot: Sendable, Equatable, Codable {
+        package var sequence: Int
         /// The phase running (-1 before the first start).
-        public var phase: Int
+        package var phase: Int
         /// Typists that arrived and have not left.
-        public var typistsActive: Int
+        package var typistsActive: Int
         /// Everything measured so far, all phases: cumulative, so the last one that arrived from
         /// a worker that then died is still a consistent (partial) result.
-        public var groups: [MetricGroup]
+        package var groups: [MetricGroup]
 
-        public init(sequence: Int, phase: Int, typistsActive: Int, groups: [MetricGroup]) {
+        package init(sequence: Int, phase: Int, typistsActive: Int, groups: [MetricGroup]) {
             self.sequence = sequence
             self.phase = phase
             self.typistsActive = typistsActive
@@ -61,20 +61,20 @@ public enum WorkerProtocol {
     }
 
     /// Driver → worker.
-    public enum DriverMessage: Sendable, Equatable {
+    package enum DriverMessage: Sendable, Equatable {
         /// Start phase `phase` at this wall-clock instant (nanoseconds since 1970).
         case start(phase: Int, atWallClockNanos: Int64)
         /// Stop generating load, finish what is in flight, send `done`.
         case stop(reason: String)
     }
 
-    public enum DecodeError: Error, Equatable, CustomStringConvertible {
+    package enum DecodeError: Error, Equatable, CustomStringConvertible {
         case notJSON(String)
         case wrongVersion(Int?)
         case unknownType(String?)
         case malformed(type: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .notJSON(excerpt): return "not a protocol message: \"\(excerpt)\""
             case let .wrongVersion(version): return "protocol version \(version.map(String.init) ?? "missing"), expected \(WorkerProtocol.version)"
@@ -119,7 +119,7 @@ public enum WorkerProtocol {
         return Array(data) + [10]
     }
 
-    public static func encode(_ message: WorkerMessage) -> [UInt8] {
+    package static func encode(_ message: WorkerMessage) -> [UInt8] {
         switch message {
         case let .hello(hello): return line("hello", hello)
         case let .ready(typists): return line("ready", Ready(typists: typists))
@@ -130,7 +130,7 @@ public enum WorkerProtocol {
         }
     }
 
-    public static func encode(_ message: DriverMessage) -> [UInt8] {
+    package static func encode(_ message: DriverMessage) -> [UInt8] {
         switch message {
         case let .start(phase, at): return line("start", Start(phase: phase, at: at))
         case let .stop(reason): return line("stop", Stop(reason: reason))
@@ -190,7 +190,7 @@ public enum WorkerProtocol {
         return problem
     }
 
-    public static func decodeWorkerMessage(_ bytes: [UInt8]) throws(DecodeError) -> WorkerMessage {
+    package static func decodeWorkerMessage(_ bytes: [UInt8]) throws(DecodeError) -> WorkerMessage {
         let type = try header(bytes)
         switch type {
         case "hello": return .hello(try body(type, bytes, as: Hello.self))
@@ -210,7 +210,7 @@ public enum WorkerProtocol {
         }
     }
 
-    public static func decodeDriverMessage(_ bytes: [UInt8]) throws(DecodeError) -> DriverMessage {
+    package static func decodeDriverMessage(_ bytes: [UInt8]) throws(DecodeError) -> DriverMessage {
         let type = try header(bytes)
         switch type {
         case "start":

@@ -5,15 +5,15 @@ import TypestormMetrics
 /// `ttfr.p50`, `ttfr.p999`, `ttfr.max`, `ttfr.mean`, `ttfr.count`), a sum of those
 /// (`errors_server+errors_timeout`, over the terms that were recorded), or a ratio of two such
 /// (`requests/settles`).
-public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
-    public let text: String
+package struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
+    package let text: String
 
-    public init(_ text: String) { self.text = text }
+    package init(_ text: String) { self.text = text }
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// The value in `metrics`, or `nil` if what it names was not recorded.
-    public func value(in metrics: MetricSet) -> Double? {
+    package func value(in metrics: MetricSet) -> Double? {
         if text == Self.failedShare { return Self.failedShare(in: metrics) }
         if let slash = text.firstIndex(of: "/") {
             let numerator = MetricExpression(String(text[..<slash])).value(in: metrics)
@@ -48,7 +48,7 @@ public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the named metric is a latency (histogram in nanoseconds), for formatting.
-    public func isDuration(in metrics: MetricSet) -> Bool {
+    package func isDuration(in metrics: MetricSet) -> Bool {
         guard !text.contains("/"), let dot = text.lastIndex(of: ".") else { return false }
         let statistic = text[text.index(after: dot)...]
         guard let histogram = metrics.histograms[String(text[..<dot])], statistic != "count" else { return false }
@@ -57,19 +57,19 @@ public struct MetricExpression: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The result of checking one threshold against one group.
-public struct ThresholdResult: Sendable, Equatable {
-    public var threshold: Threshold
-    public var group: String
+package struct ThresholdResult: Sendable, Equatable {
+    package var threshold: Threshold
+    package var group: String
     /// `nil`: the metric was not recorded for the group (counts as failed: a check that cannot
     /// be made must not pass silently).
-    public var value: Double?
-    public var passed: Bool
+    package var value: Double?
+    package var passed: Bool
     /// The metric is a latency in nanoseconds (shown as a duration).
-    public var isDuration: Bool = false
+    package var isDuration: Bool = false
     /// Why a value is missing when it was not simply unrecorded ("every request failed").
-    public var unmeasurable: String? = nil
+    package var unmeasurable: String? = nil
 
-    public var message: String {
+    package var message: String {
         let limits = [threshold.minimum.map { "≥ \(format($0))" }, threshold.maximum.map { "≤ \(format($0))" }]
             .compactMap { $0 }.joined(separator: " and ")
         if let unmeasurable { return "\(group): \(threshold.metric) cannot be measured: \(unmeasurable) (required \(limits))" }
@@ -85,7 +85,7 @@ public struct ThresholdResult: Sendable, Equatable {
 
 extension Threshold {
     /// Checks the threshold against every matching group of `record`.
-    public func evaluate(_ record: RunRecord) -> [ThresholdResult] {
+    package func evaluate(_ record: RunRecord) -> [ThresholdResult] {
         let expression = MetricExpression(metric)
         return record.groups.compactMap { group in
             if let strategy, group.name != strategy { return nil }

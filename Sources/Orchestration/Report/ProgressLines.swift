@@ -11,24 +11,24 @@ import Locking
 /// During a live phase the groups hold running counts (keystrokes, requests, errors by cause)
 /// and the recorder's histograms so far (time to fresh results, request latency, …, refreshed at
 /// the snapshot interval); the recorder's full metrics replace them when the phase ends.
-public final class ProgressLines: Sendable {
+package final class ProgressLines: Sendable {
     private let handle: Locked<FileHandle?>
 
     /// Creates (or truncates) `path`; throws when it cannot be written.
-    public init(path: String) throws {
+    package init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
         }
         self.handle = Locked(handle)
     }
 
-    public func write(_ progress: DriverProgress) {
+    package func write(_ progress: DriverProgress) {
         let lines = progress.groups.map { Self.line(progress, $0) }.joined()
         guard !lines.isEmpty else { return }
         handle.withLock { try? $0?.write(contentsOf: Data(lines.utf8)) }
     }
 
-    public func close() {
+    package func close() {
         handle.withLock { handle in
             try? handle?.close()
             handle = nil

@@ -1,3 +1,4 @@
+import Reporting
 import FieldRuntime
 import TypestormMetrics
 
@@ -8,7 +9,7 @@ extension RunSummary {
     ///
     /// `nil` when the record has no virtual group with a model-driven live group of the same
     /// strategy beside it.
-    public static func agreement(_ record: RunRecord) -> String? {
+    package static func agreement(_ record: RunRecord) -> String? {
         let found = agreementRows(record)
         guard !found.isEmpty else { return nil }
         var rows: [[String]] = [["strategy", "live runner", "verdict", "virtual → live (what differs)"]]
@@ -18,7 +19,7 @@ extension RunSummary {
 
     /// The rows of `agreement`: per strategy and model-driven live runner, whether it agrees with
     /// virtual time and, when not, what differs and whether the load generator was behind.
-    public static func agreementRows(_ record: RunRecord) -> [(strategy: String, runner: String, agrees: Bool, note: String)] {
+    package static func agreementRows(_ record: RunRecord) -> [(strategy: String, runner: String, agrees: Bool, note: String)] {
         var rows: [(strategy: String, runner: String, agrees: Bool, note: String)] = []
         for group in record.groups where group.labels["runner"] == "virtual" {
             for live in record.groups where live.name == group.name && live.labels["backend"] == "model" {
@@ -45,5 +46,16 @@ extension RunSummary {
         if metric.hasSuffix("_ns") { return formatDuration(value) }
         if metric.hasSuffix("_share") { return String(format: "%.1f%%", value * 100) }
         return formatCount(value)
+    }
+}
+
+extension HTMLReport {
+    /// The report of a run, with its virtual-against-live table (`RunSummary.agreementRows`).
+    package static func forRun(_ record: RunRecord, scenarioText: String?) -> HTMLReport {
+        var report = HTMLReport(record: record, scenarioText: scenarioText)
+        report.agreement = RunSummary.agreementRows(record).map {
+            AgreementRow(strategy: $0.strategy, runner: $0.runner, agrees: $0.agrees, note: $0.note)
+        }
+        return report
     }
 }

@@ -2,10 +2,10 @@ import Foundation
 import TypestormMetrics
 
 /// The human and CSV views of a run record: one row per group (strategy × runner).
-public enum RunSummary {
+package enum RunSummary {
     /// The columns of the terminal table, in order: shown when some group recorded them.
     /// Metric expressions over `MetricName`'s names (docs/metrics.md).
-    public static let headline: [(title: String, metric: String)] = {
+    package static let headline: [(title: String, metric: String)] = {
         typealias N = MetricName
         return [
             ("typists", N.probeTypists),
@@ -25,7 +25,7 @@ public enum RunSummary {
     }()
 
     /// An aligned table per strategy (the embedded server's own group is summarized apart).
-    public static func table(_ record: RunRecord) -> String {
+    package static func table(_ record: RunRecord) -> String {
         let groups = record.groups.filter { $0.name != "server" }
         let columns = headline.filter { column in
             groups.contains { MetricExpression(column.metric).value(in: $0.metrics) != nil }
@@ -70,7 +70,7 @@ public enum RunSummary {
         return out
     }
 
-    public static func formatDuration(_ nanos: Double) -> String {
+    package static func formatDuration(_ nanos: Double) -> String {
         switch nanos {
         case ..<1_000: return String(format: "%.0fns", nanos)
         case ..<1_000_000: return String(format: "%.1fµs", nanos / 1e3)
@@ -89,7 +89,7 @@ public enum RunSummary {
 
     /// One CSV row per group: labels, every counter and maximum, and for every histogram its
     /// count, mean, p50, p90, p99, p99.9 and max. Columns are the union over groups, sorted.
-    public static func csv(_ record: RunRecord) -> String {
+    package static func csv(_ record: RunRecord) -> String {
         let labelKeys = Set(record.groups.flatMap { $0.labels.keys }).sorted()
         let counters = Set(record.groups.flatMap { $0.metrics.counters.keys }).sorted()
         let maxima = Set(record.groups.flatMap { $0.metrics.maxima.keys }).sorted()

@@ -6,16 +6,22 @@
 /// each worker when its phase starts: the scenario, its canonical JSON, the hash, the record and
 /// the report hold only the variable's name, never the secret.
 public struct HTTPRequestSpec: Sendable, Equatable {
+    /// One header sent with every request: a name and a literal or environment-variable value.
     public struct Header: Sendable, Equatable {
+        /// Where a header's value comes from: written in the scenario, or read from the environment so the
+        /// secret stays out of every file Typestorm writes.
         public enum Value: Sendable, Equatable {
             case literal(String)
             /// The value of this environment variable, read at run time.
             case environment(String)
         }
 
+        /// The header's name (`Authorization`, `X-API-Key`, ...).
         public var name: String
+        /// The header's value, or the environment variable holding it.
         public var value: Value
 
+        /// A header `name` with `value`.
         public init(name: String, value: Value) {
             self.name = name
             self.value = value
@@ -28,6 +34,7 @@ public struct HTTPRequestSpec: Sendable, Equatable {
     /// When set, a 2xx response without a number there counts as a failed request
     /// (`error_cause.count_missing`).
     public var countPath: String?
+    /// Headers sent with every request, in order; empty for none.
     public var headers: [Header]
     /// PEM file of the certificate authorities to trust for `https://` (relative to the scenario).
     public var caFile: String?
@@ -36,6 +43,8 @@ public struct HTTPRequestSpec: Sendable, Equatable {
     /// A JSON body template: each search is a `POST` of it (`{"q": "{query}"}`).
     public var body: String?
 
+    /// A request shape; by default no preset, no count check, no headers, the system's CAs,
+    /// uncompressed `GET`s.
     public init(preset: SearchEnginePreset? = nil, countPath: String? = nil, headers: [Header] = [], caFile: String? = nil, compressed: Bool = false,
                 body: String? = nil) {
         self.body = body
@@ -51,7 +60,9 @@ public struct HTTPRequestSpec: Sendable, Equatable {
 
     /// A header whose environment variable is not set, at run time.
     public struct MissingEnvironment: Error, Sendable, CustomStringConvertible {
+        /// The header's name.
         public var header: String
+        /// The environment variable that is not set.
         public var variable: String
         public var description: String { "header \(header) takes its value from the environment variable \(variable), which is not set" }
     }
@@ -73,6 +84,8 @@ public struct HTTPRequestSpec: Sendable, Equatable {
 public enum SearchEnginePreset: String, Sendable, Equatable, CaseIterable {
     case meilisearch, typesense, elasticsearch, opensearch, algolia, solr
 
+    /// The JSON path of the result count in this engine's search response (``HTTPRequestSpec/countPath``
+    /// overrides it).
     public var countPath: String {
         switch self {
         case .meilisearch: "estimatedTotalHits"

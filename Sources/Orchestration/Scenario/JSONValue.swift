@@ -1,6 +1,6 @@
 /// A parsed JSON document that keeps what `JSONDecoder` throws away: member order, duplicate
 /// keys, and numbers as written (so a 64-bit seed is not rounded through `Double`).
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number's text as written, e.g. `42`, `-0.5`, `1e3`.
@@ -10,7 +10,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// Members in document order.
     case object([(key: String, value: JSONValue)])
 
-    public static func == (a: JSONValue, b: JSONValue) -> Bool {
+    package static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
@@ -24,7 +24,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// What kind of value this is, for "expected …, found …" messages.
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -36,7 +36,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// A short rendering of the value for messages ("found string \"x\"").
-    public var brief: String {
+    package var brief: String {
         switch self {
         case .null: return "null"
         case let .bool(value): return "\(value)"
@@ -49,14 +49,14 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// Canonical JSON: members sorted by key, no whitespace, strings escaped minimally. Equal
     /// documents give equal bytes, which is what the scenario hash is computed over.
-    public var canonical: String {
+    package var canonical: String {
         var out = ""
         writeCanonical(into: &out, pretty: false, indent: "")
         return out
     }
 
     /// Canonical JSON with two-space indentation, for files a person reads.
-    public var prettyCanonical: String {
+    package var prettyCanonical: String {
         var out = ""
         writeCanonical(into: &out, pretty: true, indent: "")
         return out + "\n"
@@ -113,32 +113,32 @@ public indirect enum JSONValue: Sendable, Equatable {
         out += "\""
     }
 
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case let .object(members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
 }
 
 /// A JSON syntax error with the line and column where it was found.
-public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public var message: String
+package struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
+    package var message: String
 
-    public var description: String { "line \(line), column \(column): \(message)" }
+    package var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// A small strict JSON parser (RFC 8259): no comments, no trailing commas, duplicate keys refused.
-public struct JSONParser {
+package struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
 
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()

@@ -3,7 +3,7 @@ import TypestormMetrics
 extension Scenario {
     /// The scenario as JSON with every default written out: what workers read, what the run
     /// directory keeps, and what the hash covers.
-    public var canonicalJSON: JSONValue {
+    package var canonicalJSON: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("schema", .number("\(Scenario.schemaVersion)")),
             ("name", .string(name)),
@@ -25,7 +25,7 @@ extension Scenario {
     /// First 16 hex digits of the SHA-256 of the canonical JSON. Equal scenarios (whatever their
     /// formatting, and whether defaults were written out) have equal hashes; records only merge
     /// when their hashes match.
-    public var hash: String {
+    package var hash: String {
         String(SHA256.hex(canonicalJSON.canonical).prefix(16))
     }
 }

@@ -5,24 +5,37 @@
 /// below is already validated and has its defaults applied. `canonicalJSON` writes it back, and
 /// `hash` is computed over that, so formatting and omitted defaults do not change the hash.
 public struct Scenario: Sendable, Equatable {
+    /// The scenario format version this build reads and writes (key `schema`); other versions are
+    /// refused.
     public static let schemaVersion = 1
 
+    /// The run's name: letters, digits and `-_.`; it names the run directory.
     public var name: String
     public var description: String?
+    /// Every random stream derives from (seed, typist index): same scenario and seed, same keystrokes.
     public var seed: UInt64
     /// Length of each runner phase: wall clock for live runners, simulated time for `virtual`.
     public var durationNanos: Int64
     /// Worker processes when `typestorm run` is not given `--workers`.
     public var processes: Int
+    /// What the `in-process` and `http-embedded` runners search.
     public var catalog: CatalogSource
+    /// The typists: how many, their device and language mix, arrival and sessions.
     public var population: Population
+    /// The strategies to compare, each measured in its own group (docs/strategies.md).
     public var strategies: [ScenarioStrategy]
     /// Run one after another, each as a phase that all workers start together.
     public var runners: [RunnerSpec]
+    /// The modelled network and server: the `virtual` runner's backend, and the live runners' with
+    /// ``LiveBackendKind/model``.
     public var backend: ScenarioBackend
+    /// Pass/fail rules on the merged record; empty for none.
     public var thresholds: [Threshold]
+    /// How the driver paces and polices its workers.
     public var driver: DriverSettings
 
+    /// A scenario from its parts; ``ScenarioReader`` builds one from JSON and checks it, this
+    /// initialiser does not.
     public init(
         name: String, description: String? = nil, seed: UInt64, durationNanos: Int64, processes: Int = 1,
         catalog: CatalogSource, population: Population, strategies: [ScenarioStrategy], runners: [RunnerSpec],
@@ -49,9 +62,13 @@ public enum CatalogSource: Sendable, Equatable {
     case file(String)
     case generate(items: Int, seed: UInt64, languages: [LanguageShare])
 
+    /// One language's share of a generated catalog.
     public struct LanguageShare: Sendable, Equatable {
+        /// The language of the generated names.
         public var language: ScenarioLanguage
+        /// The share of rows in this language.
         public var share: Double
+        /// A share of `share` for `language`.
         public init(language: ScenarioLanguage, share: Double) {
             self.language = language
             self.share = share
@@ -59,18 +76,24 @@ public enum CatalogSource: Sendable, Equatable {
     }
 }
 
+/// The languages a scenario's typists and generated catalog can use: English, Korean, Chinese.
 public enum ScenarioLanguage: String, Sendable, Equatable, CaseIterable {
     case en, ko, zh
 }
 
+/// What a typist types on: a physical keyboard (`desktop`) or a touch screen (`mobile`).
 public enum Device: String, Sendable, Equatable, CaseIterable {
     case desktop, mobile
 }
 
 /// The typists: how many, what they type on and in, when they arrive, how long they stay.
 public struct Population: Sendable, Equatable {
+    /// Typists in the population (at least 1).
     public var typists: Int
+    /// The device and language mix; shares add up to 1.
     public var mix: [MixEntry]
+    /// When typists arrive in the field (live runners and the probe; virtual typists follow only
+    /// ``Arrival/stages(_:)``).
     public var arrival: Arrival
     /// Queries each typist searches for before leaving the field.
     public var queriesPerSession: Int
@@ -80,10 +103,15 @@ public struct Population: Sendable, Equatable {
     /// `zh-pinyin.txt`), relative to the scenario; `nil`: the shipped `Datasets/queries`.
     public var queryLists: String?
 
+    /// One entry of the mix: typists on `device` typing `language`, `share` of the population.
     public struct MixEntry: Sendable, Equatable {
+        /// What this entry's typists type on.
         public var device: Device
+        /// The language this entry's typists search in.
         public var language: ScenarioLanguage
+        /// This entry's share of the typists, in (0, 1].
         public var share: Double
+        /// An entry for `device` and `language` with `share`.
         public init(device: Device, language: ScenarioLanguage, share: Double) {
             self.device = device
             self.language = language
@@ -91,6 +119,8 @@ public struct Population: Sendable, Equatable {
         }
     }
 
+    /// When typists arrive: all at once (the default), spread over a ramp, at a Poisson rate, or
+    /// following k6-style stages.
     public enum Arrival: Sendable, Equatable {
         case allAtOnce
         /// Arrivals spread evenly over the first `overNanos` of the phase.
@@ -106,15 +136,20 @@ public struct Population: Sendable, Equatable {
     /// One stage of a `stages` arrival: reach `target` typists in the field over `overNanos`
     /// (0: at once).
     public struct Stage: Sendable, Equatable {
+        /// The number of typists in the field at the end of the stage.
         public var target: Int
+        /// How long the stage takes, in nanoseconds (0: at once).
         public var overNanos: Int64
 
+        /// A stage reaching `target` typists over `overNanos` nanoseconds.
         public init(target: Int, overNanos: Int64) {
             self.target = target
             self.overNanos = overNanos
         }
     }
 
+    /// A population of `typists`; by default all arrive at once, search one query each, and draw
+    /// from the shipped query lists.
     public init(typists: Int, mix: [MixEntry], arrival: Arrival = .allAtOnce, queriesPerSession: Int = 1,
                 maximumSessionNanos: Int64? = nil, queryLists: String? = nil) {
         self.queryLists = queryLists
@@ -183,6 +218,7 @@ public struct Population: Sendable, Equatable {
 
 /// One strategy to compare: a preset (docs/strategies.md) and the knobs a scenario may turn.
 public struct ScenarioStrategy: Sendable, Equatable {
+    /// The preset names a scenario may use, in docs/strategies.md's order.
     public static let presets = [
         "naive", "manual-cancel", "split-state-seed", "split-state", "sequence-guard",
         "debounce-switch", "throttle", "submit-only", "local-filter",
@@ -190,15 +226,24 @@ public struct ScenarioStrategy: Sendable, Equatable {
 
     /// Unique label in reports (defaults to the preset).
     public var name: String
+    /// The preset, one of ``presets`` (docs/strategies.md).
     public var preset: String
+    /// Debounce interval in nanoseconds; `nil` keeps the preset's.
     public var debounceNanos: Int64?
+    /// Shortest query searched, in characters; `nil` keeps the preset's.
     public var minimumLength: Int?
+    /// Whether the query is trimmed before searching; `nil` keeps the preset's.
     public var trim: Bool?
+    /// How long without an answer before the field shows a "still loading" indicator, in
+    /// nanoseconds; `nil` keeps the preset's.
     public var stalledDelayNanos: Int64?
+    /// Entries in the client-side result cache; `nil` keeps the preset's.
     public var cacheSize: Int?
     /// Seed 001's write-back normalization variant.
     public var writeBack: Bool?
 
+    /// A strategy from `preset` with optional knobs; every `nil` keeps the preset's own value, and
+    /// `name` defaults to the preset.
     public init(name: String? = nil, preset: String, debounceNanos: Int64? = nil, minimumLength: Int? = nil,
                 trim: Bool? = nil, stalledDelayNanos: Int64? = nil, cacheSize: Int? = nil, writeBack: Bool? = nil) {
         self.name = name ?? preset
@@ -229,6 +274,7 @@ public enum RunnerSpec: Sendable, Equatable {
     /// driver, the protocol and sharding. `realTime`: keys at their intended wall-clock times.
     case probe(realTime: Bool)
 
+    /// The runner's kind as scenarios and records name it: one of ``kinds``.
     public var kind: String {
         switch self {
         case .virtual: return "virtual"
@@ -239,6 +285,7 @@ public enum RunnerSpec: Sendable, Equatable {
         }
     }
 
+    /// Every runner kind, as `runners[].kind` takes it.
     public static let kinds = ["virtual", "in-process", "http-embedded", "http-url", "probe"]
 
     /// Whether the phase runs on the wall clock (so its duration is real time).
@@ -268,9 +315,13 @@ public struct ScenarioBackend: Sendable, Equatable {
     public var workers: Int
     /// Typists sharing one modelled server (segments split on these cells in virtual time).
     public var typistsPerServer: Int
+    /// Median service time per request, in nanoseconds (log-normal through it and the p99).
     public var serviceMedianNanos: Int64
+    /// 99th percentile of the service time, in nanoseconds; equal to the median for a constant time.
     public var serviceP99Nanos: Int64
+    /// Median network round trip, in nanoseconds (half each way).
     public var networkRoundTripNanos: Int64
+    /// What happens when the client cancels a request.
     public var cancellation: Cancellation
     /// With `honoured`: how long the server takes to notice a cancellation.
     public var cancelDelayNanos: Int64
@@ -283,11 +334,13 @@ public struct ScenarioBackend: Sendable, Equatable {
     /// The slow tail: with this probability a request's service time is multiplied by
     /// `slowTailFactor` (0: none, so the service time is exactly the stated distribution).
     public var slowTailProbability: Double
+    /// The factor a slow-tail request's service time is multiplied by.
     public var slowTailFactor: Double
     /// Share of requests lost in transport (the client sees the failure after a round trip).
     public var transportErrorRate: Double
     /// `local-filter`'s in-memory filter on the typist's UI thread: items and cost per item.
     public var localItems: Int64
+    /// Nanoseconds of UI-thread time per item `local-filter` filters.
     public var localNanosPerItem: Double
     /// Live runners: all strategies against one backend instance (a mixed population sharing
     /// capacity) instead of each strategy against its own.
@@ -301,6 +354,8 @@ public struct ScenarioBackend: Sendable, Equatable {
         case ignored
     }
 
+    /// The model with every knob at its documented default (docs/driver.md, `backend`): a scenario
+    /// without a `backend` runs exactly this.
     public init(workers: Int = 4, typistsPerServer: Int = 100, serviceMedianNanos: Int64 = 8_000_000, serviceP99Nanos: Int64 = 60_000_000,
                 networkRoundTripNanos: Int64 = 30_000_000, cancellation: Cancellation = .honoured, cancelDelayNanos: Int64 = 5_000_000,
                 errorRate: Double = 0, timeoutNanos: Int64 = 5_000_000_000, networkRTTSpread: Double = 0.3,
@@ -335,11 +390,15 @@ public struct Threshold: Sendable, Equatable {
     public var strategy: String?
     /// Only groups of this runner kind (`nil`: every runner).
     public var runner: String?
+    /// The largest value that passes; `nil` for no upper bound.
     public var maximum: Double?
+    /// The smallest value that passes; `nil` for no lower bound.
     public var minimum: Double?
     /// Stop the run as soon as the running figures cross the bound (exit 1, partial report).
     public var abort: Bool
 
+    /// A rule on `metric`, for the groups of `strategy` and `runner` (`nil`: all), within `minimum`
+    /// and `maximum` (`nil`: unbounded); `abort` stops the run once it is crossed.
     public init(metric: String, strategy: String? = nil, runner: String? = nil, maximum: Double? = nil, minimum: Double? = nil,
                 abort: Bool = false) {
         self.metric = metric
@@ -362,6 +421,8 @@ public struct DriverSettings: Sendable, Equatable {
     /// After a stop request, how long in-flight work may finish before workers are terminated.
     public var drainNanos: Int64
 
+    /// Settings in nanoseconds; the defaults are a snapshot every 500 ms, a hang after 10 s of
+    /// silence, 2 s of grace after SIGTERM and 5 s of drain.
     public init(snapshotIntervalNanos: Int64 = 500_000_000, hangTimeoutNanos: Int64 = 10_000_000_000,
                 graceNanos: Int64 = 2_000_000_000, drainNanos: Int64 = 5_000_000_000) {
         self.snapshotIntervalNanos = snapshotIntervalNanos

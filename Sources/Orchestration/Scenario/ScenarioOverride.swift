@@ -3,8 +3,8 @@
 /// Overrides edit the scenario's JSON document before `ScenarioReader` reads it, so an override
 /// is checked exactly like the file (a bad value fails with its JSON path), and the run's
 /// canonical scenario and hash are those of the scenario as overridden.
-public struct ScenarioOverride: Sendable, Equatable {
-    public enum Component: Sendable, Equatable {
+package struct ScenarioOverride: Sendable, Equatable {
+    package enum Component: Sendable, Equatable {
         case key(String)
         case index(Int)
     }
@@ -19,12 +19,12 @@ public struct ScenarioOverride: Sendable, Equatable {
 
     let change: Change
     /// How the user wrote it, for messages: `--set population.typists=ten`.
-    public let origin: String
+    package let origin: String
 
     /// A generic `PATH=VALUE`: PATH is keys and indices (`strategies[0].debounce` or
     /// `strategies.0.debounce`), VALUE is JSON when it parses as JSON, else a string
     /// (`duration=30s`, `runners=[{"kind":"virtual"}]`).
-    public static func assignment(_ text: String) throws(ScenarioError) -> ScenarioOverride {
+    package static func assignment(_ text: String) throws(ScenarioError) -> ScenarioOverride {
         let origin = "--set \(text)"
         guard let equals = text.firstIndex(of: "=") else {
             throw ScenarioError(file: nil, issues: [.init(path: "$", message: "\(origin): expected PATH=VALUE, e.g. population.typists=50")])
@@ -35,32 +35,32 @@ public struct ScenarioOverride: Sendable, Equatable {
         return ScenarioOverride(change: .set(path: path, value: value), origin: origin)
     }
 
-    public static func typists(_ count: Int) -> ScenarioOverride {
+    package static func typists(_ count: Int) -> ScenarioOverride {
         ScenarioOverride(change: .set(path: [.key("population"), .key("typists")], value: .number(String(count))), origin: "--typists \(count)")
     }
 
-    public static func duration(_ text: String) -> ScenarioOverride {
+    package static func duration(_ text: String) -> ScenarioOverride {
         ScenarioOverride(change: .set(path: [.key("duration")], value: .string(text)), origin: "--duration \(text)")
     }
 
-    public static func seed(_ text: String) -> ScenarioOverride {
+    package static func seed(_ text: String) -> ScenarioOverride {
         let value: JSONValue = UInt64(text) != nil ? .number(text) : .string(text)
         return ScenarioOverride(change: .set(path: [.key("seed")], value: value), origin: "--seed \(text)")
     }
 
     /// Replaces the runners by one `http-url` runner aimed at `template`.
-    public static func url(_ template: String) -> ScenarioOverride {
+    package static func url(_ template: String) -> ScenarioOverride {
         let runner: JSONValue = .object([(key: "kind", value: .string("http-url")), (key: "url", value: .string(template))])
         return ScenarioOverride(change: .set(path: [.key("runners")], value: .array([runner])), origin: "--url \(template)")
     }
 
     /// Replaces the scenario's `backend` by the object in `file` (`run --backend FILE`, e.g. what
     /// `typestorm calibrate` wrote); the reader then checks it as part of the scenario.
-    public static func backend(_ value: JSONValue, file: String) -> ScenarioOverride {
+    package static func backend(_ value: JSONValue, file: String) -> ScenarioOverride {
         ScenarioOverride(change: .set(path: [.key("backend")], value: value), origin: "--backend \(file)")
     }
 
-    public static func strategies(_ names: [String]) -> ScenarioOverride {
+    package static func strategies(_ names: [String]) -> ScenarioOverride {
         ScenarioOverride(change: .strategies(names), origin: "--strategies \(names.joined(separator: ","))")
     }
 
@@ -152,7 +152,7 @@ public struct ScenarioOverride: Sendable, Equatable {
 extension ScenarioReader {
     /// Reads a scenario file with command-line overrides applied (in order) before the checks;
     /// a problem an override caused names the override.
-    public static func read(bytes: [UInt8], file: String?, overrides: [ScenarioOverride]) throws(ScenarioError) -> Scenario {
+    package static func read(bytes: [UInt8], file: String?, overrides: [ScenarioOverride]) throws(ScenarioError) -> Scenario {
         guard !overrides.isEmpty else { return try read(bytes: bytes, file: file) }
         var document: JSONValue
         do {

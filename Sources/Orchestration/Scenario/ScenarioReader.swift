@@ -7,10 +7,14 @@ import TypestormMetrics
 ///
 /// All problems are collected before failing, so a user fixes a file in one pass.
 public enum ScenarioReader {
+    /// Reads and checks the scenario JSON `text`; `file` names it in errors. Throws
+    /// ``ScenarioError`` listing every problem with its JSON path.
     public static func read(json text: String, file: String? = nil) throws(ScenarioError) -> Scenario {
         try read(bytes: Array(text.utf8), file: file)
     }
 
+    /// Reads and checks a scenario from UTF-8 JSON `bytes`; `file` names it in errors. Throws
+    /// ``ScenarioError`` listing every problem with its JSON path.
     public static func read(bytes: [UInt8], file: String? = nil) throws(ScenarioError) -> Scenario {
         try read(try parse(bytes, file: file), file: file)
     }
@@ -23,7 +27,7 @@ public enum ScenarioReader {
         }
     }
 
-    public static func read(_ document: JSONValue, file: String? = nil) throws(ScenarioError) -> Scenario {
+    package static func read(_ document: JSONValue, file: String? = nil) throws(ScenarioError) -> Scenario {
         let context = Context()
         let scenario = context.scenario(document)
         guard context.issues.isEmpty, let scenario else {

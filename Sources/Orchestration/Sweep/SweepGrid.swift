@@ -1,4 +1,5 @@
 import Foundation
+import TypestormSystem
 import TypestormMetrics
 import Simulation
 
@@ -7,14 +8,14 @@ import Simulation
 ///
 /// Group name: the strategy's name. Labels: `runner=virtual`, `population`, `share` (the
 /// population's share of the scenario's mix), `replicate`, `seed`, `debounceMs`, `minLength`.
-public enum SweepGrid {
+package enum SweepGrid {
     /// Histograms a sweep keeps: the analysis needs only these, and a dense latency histogram
     /// is a few hundred kilobytes in memory, times thousands of grid runs.
-    public static let keptHistograms: Set<String> = [MetricName.timeToFresh, MetricName.fanOutPerSettle]
+    package static let keptHistograms: Set<String> = [MetricName.timeToFresh, MetricName.fanOutPerSettle]
 
     /// Runs the grid: in this process on every core (`workers` 1), or over `workers` worker
     /// processes started by the driver (`executable` is `typestorm`). Both give the same record.
-    public static func run(
+    package static func run(
         _ plan: SweepPlan, workers: Int, executable: String, toolVersion: String, progress: @escaping @Sendable (String) -> Void
     ) async throws(SweepFailure) -> RunRecord {
         let populations = plan.populations
@@ -85,7 +86,7 @@ public enum SweepGrid {
             prepared.append(replicates)
         }
         let jobs = populations.indices.flatMap { p in (0..<plan.replicates).flatMap { r in settings.indices.map { Job(population: p, replicate: r, setting: $0) } } }
-        let parallelism = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let parallelism = Processors.active
         var results = [MetricSet?](repeating: nil, count: jobs.count)
         var finished = 0
         try await withThrowingTaskGroup(of: (Int, MetricSet).self) { group in

@@ -8,18 +8,18 @@ import SearchField
 /// (`replicateSeed(base:replicate:)`); within a replicate every grid point types the same keys
 /// against the same backend draws (common random numbers), so differences between grid points
 /// are measured with less noise than the points themselves.
-public struct SweepPlan: Sendable {
+package struct SweepPlan: Sendable {
     /// One setting an app could ship: a strategy with an interval and a minimum query length.
-    public struct Setting: Sendable, Hashable {
-        public var strategy: ScenarioStrategy
-        public var debounceMs: Int
-        public var minLength: Int
+    package struct Setting: Sendable, Hashable {
+        package var strategy: ScenarioStrategy
+        package var debounceMs: Int
+        package var minLength: Int
 
-        public static func == (a: Setting, b: Setting) -> Bool {
+        package static func == (a: Setting, b: Setting) -> Bool {
             a.strategy.name == b.strategy.name && a.debounceMs == b.debounceMs && a.minLength == b.minLength
         }
 
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(strategy.name)
             hasher.combine(debounceMs)
             hasher.combine(minLength)
@@ -27,29 +27,29 @@ public struct SweepPlan: Sendable {
     }
 
     /// One (device, language) entry of the scenario's mix, typed on its own.
-    public struct PopulationPlan: Sendable {
+    package struct PopulationPlan: Sendable {
         /// `desktop-en`, `mobile-ko`, ...
-        public var label: String
+        package var label: String
         /// The entry's share of the scenario's mix (the weight of the population in `all`).
-        public var share: Double
+        package var share: Double
         /// The scenario restricted to this population (one mix entry, the virtual runner).
-        public var scenario: Scenario
+        package var scenario: Scenario
     }
 
-    public var scenario: Scenario
-    public var strategies: [ScenarioStrategy]
-    public var debounceMs: [Int]
+    package var scenario: Scenario
+    package var strategies: [ScenarioStrategy]
+    package var debounceMs: [Int]
     /// `nil`: each strategy's own minimum length.
-    public var minLengths: [Int]?
-    public var replicates: Int
-    public var baseSeed: UInt64
+    package var minLengths: [Int]?
+    package var replicates: Int
+    package var baseSeed: UInt64
     /// Typists per population and replicate; `nil`: the scenario's share of its typists, at least 50.
-    public var typistsPerPopulation: Int?
+    package var typistsPerPopulation: Int?
     /// The query lists the typists draw from (absolute, or relative to `baseDirectory`).
-    public var queriesDirectory: String
-    public var baseDirectory: String
+    package var queriesDirectory: String
+    package var baseDirectory: String
 
-    public init(scenario: Scenario, strategies: [ScenarioStrategy], debounceMs: [Int], minLengths: [Int]?, replicates: Int,
+    package init(scenario: Scenario, strategies: [ScenarioStrategy], debounceMs: [Int], minLengths: [Int]?, replicates: Int,
                 baseSeed: UInt64, typistsPerPopulation: Int?, queriesDirectory: String, baseDirectory: String) {
         self.scenario = scenario
         self.strategies = strategies
@@ -63,7 +63,7 @@ public struct SweepPlan: Sendable {
     }
 
     /// The grid: per strategy, its minimum lengths × the intervals.
-    public var settings: [Setting] {
+    package var settings: [Setting] {
         strategies.flatMap { strategy in
             let lengths = minLengths ?? [strategy.minimumLength ?? VirtualWorkload.simulationStrategy(strategy).configuration.normalizer.minimumLength]
             return lengths.flatMap { length in debounceMs.map { Setting(strategy: strategy, debounceMs: $0, minLength: length) } }
@@ -72,7 +72,7 @@ public struct SweepPlan: Sendable {
 
     /// One population per mix entry, each typed by the Typists models for its device and
     /// language as the driver types it (sessions cut at the scenario's maxLength).
-    public var populations: [PopulationPlan] {
+    package var populations: [PopulationPlan] {
         let queries = URL(fileURLWithPath: queriesDirectory, relativeTo: URL(fileURLWithPath: baseDirectory)).standardizedFileURL.path
         return scenario.population.mix.map { entry in
             let label = "\(entry.device.rawValue)-\(entry.language.rawValue)"
@@ -90,7 +90,7 @@ public struct SweepPlan: Sendable {
 
     /// The seed of replicate `replicate`: replicate 0 runs on the base seed itself, the others on
     /// SplitMix64 steps from it, so replicates are independent and any one can be rerun alone.
-    public static func replicateSeed(base: UInt64, replicate: Int) -> UInt64 {
+    package static func replicateSeed(base: UInt64, replicate: Int) -> UInt64 {
         guard replicate > 0 else { return base }
         var z = base &+ UInt64(replicate) &* 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -101,7 +101,7 @@ public struct SweepPlan: Sendable {
     /// The strategies named by `--strategies`: a strategy of the scenario by name (with its
     /// knobs), else a preset with its default knobs. Without names: the scenario's `split-state`
     /// strategy, else the `split-state` preset.
-    public static func strategies(named names: [String]?, in scenario: Scenario) throws(SweepFailure) -> [ScenarioStrategy] {
+    package static func strategies(named names: [String]?, in scenario: Scenario) throws(SweepFailure) -> [ScenarioStrategy] {
         guard let names, !names.isEmpty else {
             return [scenario.strategies.first { $0.name == Preset.splitState.rawValue }
                 ?? scenario.strategies.first { $0.preset == Preset.splitState.rawValue }
@@ -124,13 +124,13 @@ public struct SweepPlan: Sendable {
 }
 
 /// Why a sweep could not run, and which kind of problem it is (the command maps it to an exit code).
-public struct SweepFailure: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable { case usage, badData, unreadable, failed }
-    public var message: String
-    public var kind: Kind
-    public init(_ message: String, kind: Kind) {
+package struct SweepFailure: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable { case usage, badData, unreadable, failed }
+    package var message: String
+    package var kind: Kind
+    package init(_ message: String, kind: Kind) {
         self.message = message
         self.kind = kind
     }
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -2,17 +2,17 @@ import TypestormMetrics
 
 /// Where a worker learns which segment i/N of the typists it runs: flags first, then the
 /// environment of the launcher that started it (Slurm, a Kubernetes Indexed Job).
-public enum SegmentSource {
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
+package enum SegmentSource {
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package var message: String
+        package var description: String { message }
     }
 
     /// - Parameters:
     ///   - flag: `--segment I/N`, if given.
     ///   - countFlag: `--segment-count N`, the count for `JOB_COMPLETION_INDEX`.
     ///   - environment: the process environment.
-    public static func resolve(flag: String?, countFlag: Int?, environment: [String: String]) throws(Failure) -> (Segment, origin: String) {
+    package static func resolve(flag: String?, countFlag: Int?, environment: [String: String]) throws(Failure) -> (Segment, origin: String) {
         if let flag {
             let parts = flag.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {

@@ -6,8 +6,8 @@ import Locking
 import Synchronization
 
 /// How a worker was started.
-public struct WorkerOptions: Sendable {
-    public enum Mode: Sendable {
+package struct WorkerOptions: Sendable {
+    package enum Mode: Sendable {
         /// Under `typestorm run`: protocol on standard input/output, dies with its parent.
         case driver(parentPID: Int32?)
         /// On its own (a Slurm task, a Kubernetes pod, a shell): runs at once, writes the run
@@ -15,18 +15,18 @@ public struct WorkerOptions: Sendable {
         case standalone(output: String?)
     }
 
-    public var scenarioPath: String
+    package var scenarioPath: String
     /// Where relative paths in the scenario are resolved (default: the scenario's directory).
-    public var baseDirectory: String?
-    public var segment: Segment
-    public var mode: Mode
-    public var toolVersion: String
+    package var baseDirectory: String?
+    package var segment: Segment
+    package var mode: Mode
+    package var toolVersion: String
     /// The embedded search server's base URL (for `http-embedded` phases), from the driver.
-    public var serverURL: String?
+    package var serverURL: String?
     /// Progress and diagnostics (standard error).
-    public var log: @Sendable (String) -> Void
+    package var log: @Sendable (String) -> Void
 
-    public init(scenarioPath: String, baseDirectory: String? = nil, segment: Segment, mode: Mode, toolVersion: String,
+    package init(scenarioPath: String, baseDirectory: String? = nil, segment: Segment, mode: Mode, toolVersion: String,
                 serverURL: String? = nil, log: @escaping @Sendable (String) -> Void) {
         self.serverURL = serverURL
         self.scenarioPath = scenarioPath
@@ -39,8 +39,8 @@ public struct WorkerOptions: Sendable {
 }
 
 /// One worker process: runs segment i/N of a scenario's typists, phase by phase.
-public enum Worker {
-    public static func run(_ options: WorkerOptions) async -> Int32 {
+package enum Worker {
+    package static func run(_ options: WorkerOptions) async -> Int32 {
         switch options.mode {
         case let .driver(parentPID):
             return await runUnderDriver(options, parentPID: parentPID)
@@ -367,8 +367,8 @@ final class ProtocolWriter: Sendable {
 }
 
 /// Writes a file atomically: a temporary sibling, then `rename`.
-public enum AtomicFile {
-    public static func write(_ data: Data, to path: String) throws {
+package enum AtomicFile {
+    package static func write(_ data: Data, to path: String) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
         try data.write(to: temporary)

@@ -6,14 +6,14 @@ import TypestormMetrics
 /// Launchers start every task with the same arguments (`srun` expands `%t` only in its own
 /// `--output`/`--error` options, a Kubernetes Job has one pod template), so the worker itself
 /// must make each segment's file name distinct.
-public enum WorkerOutput {
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
+package enum WorkerOutput {
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package var message: String
+        package var description: String { message }
     }
 
     /// The file name a worker gives its record inside an output directory.
-    public static func fileName(for segment: Segment) -> String {
+    package static func fileName(for segment: Segment) -> String {
         "segment-\(segment.index)-of-\(segment.count).json"
     }
 
@@ -22,7 +22,7 @@ public enum WorkerOutput {
     ///
     /// A pattern with `%t` or `%n` (srun's placeholders, which reach the program unexpanded) is
     /// refused, since every task would write the same file.
-    public static func path(_ pattern: String, segment: Segment) throws(Failure) -> String {
+    package static func path(_ pattern: String, segment: Segment) throws(Failure) -> String {
         if let placeholder = ["%t", "%n", "%j"].first(where: pattern.contains) {
             throw Failure(message: "a path with {segment} (for example results/segment-{segment}.json) or a directory; \(placeholder) is srun's placeholder, expanded only in srun's own --output and --error options, so every task would write the same file")
         }

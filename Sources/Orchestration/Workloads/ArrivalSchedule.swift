@@ -14,20 +14,20 @@ import Typists
 /// last among those in the field leaves at once, mid-query. A typist leaves earlier when its
 /// session ends (`session.queries`), so the schedule is an upper bound that the field follows
 /// while sessions are long enough. Typists beyond the ones the stages bring never arrive.
-public struct ArrivalSchedule: Sendable {
+package struct ArrivalSchedule: Sendable {
     /// Arrival of each typist; `never` for a typist the stages do not bring.
-    public let offsets: [Int64]
+    package let offsets: [Int64]
     /// When each typist is sent away (ramped down); `never` when only its session or the
     /// phase's end stops it.
-    public let departures: [Int64]
+    package let departures: [Int64]
 
     /// The offset of an instant that never comes.
-    public static let never = Int64.max
+    package static let never = Int64.max
 
     /// Stream tag for arrival gaps, apart from the typist's typing stream.
     static let streamTag: UInt64 = 0xA77_1BA1 << 32
 
-    public init(population: Population, seed: UInt64) {
+    package init(population: Population, seed: UInt64) {
         let count = population.typists
         switch population.arrival {
         case .allAtOnce:
@@ -54,13 +54,13 @@ public struct ArrivalSchedule: Sendable {
 
     /// Whether typist `typist` is in the field at `time` by the schedule alone (its session may
     /// have ended sooner).
-    public func isScheduled(_ typist: Int, at time: Int64) -> Bool {
+    package func isScheduled(_ typist: Int, at time: Int64) -> Bool {
         offsets[typist] <= time && time < departures[typist]
     }
 
     /// How many typists `stages` bring into the field over the whole schedule (each rise of
     /// the target by one is a new typist).
-    public static func arrivalCount(_ stages: [Population.Stage]) -> Int {
+    package static func arrivalCount(_ stages: [Population.Stage]) -> Int {
         var level = 0, arrivals = 0
         for stage in stages {
             arrivals += max(0, stage.target - level)

@@ -9,7 +9,7 @@ import Typists
 /// types the session of typist `index + k · typists`, so every round is as deterministic as a
 /// session and no two typists' rounds repeat each other. The field is not told between rounds
 /// (the user stays on the page); the cut at departure ends it.
-public struct ContinuingSession: TypistSession, Sendable {
+package struct ContinuingSession: TypistSession, Sendable {
     private let typists: ScenarioTypists
     private let typist: Int
     /// The index step between rounds; 0: one session only.
@@ -27,7 +27,7 @@ public struct ContinuingSession: TypistSession, Sendable {
         current = typists.session(forTypist: typist)
     }
 
-    public mutating func next() -> TypingEvent? {
+    package mutating func next() -> TypingEvent? {
         guard stride > 0 else { return current.next() }
         // A round that ends before its first key ends the typing (it would repeat forever).
         var roundsEnded = 0

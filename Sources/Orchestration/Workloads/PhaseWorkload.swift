@@ -8,7 +8,7 @@ import Synchronization
 /// The seam between the driver and the runners. Each runner (virtual, in-process, HTTP) is
 /// wrapped in one conforming type, registered in `WorkloadRegistry`; the worker process knows
 /// nothing else about it.
-public protocol PhaseWorkload: Sendable {
+package protocol PhaseWorkload: Sendable {
     /// Runs the typists of `context.typists` and returns what they measured: one group per
     /// strategy. Publishes cumulative progress through `context.progress` as it goes, and
     /// returns early (with what it has) once `context.progress.isStopRequested`.
@@ -22,23 +22,23 @@ public protocol PhaseWorkload: Sendable {
 }
 
 extension PhaseWorkload {
-    public func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload { self }
+    package func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload { self }
 }
 
 /// What the workloads of one worker build ahead and share (`PhaseWorkload.prepared`): built on
 /// first use, so a scenario whose runners need none of it never builds it.
-public final class WorkloadResources: Sendable {
-    public let scenario: Scenario
-    public let baseDirectory: String
+package final class WorkloadResources: Sendable {
+    package let scenario: Scenario
+    package let baseDirectory: String
     private let cachedTypists = Locked<ScenarioTypists?>(nil)
 
-    public init(scenario: Scenario, baseDirectory: String) {
+    package init(scenario: Scenario, baseDirectory: String) {
         self.scenario = scenario
         self.baseDirectory = baseDirectory
     }
 
     /// The scenario's typists (`ScenarioTypists`), built once.
-    public func typists() throws -> ScenarioTypists {
+    package func typists() throws -> ScenarioTypists {
         try cachedTypists.withLock { cached in
             if let cached { return cached }
             let typists = try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory)
@@ -49,22 +49,22 @@ public final class WorkloadResources: Sendable {
 }
 
 /// Everything a workload needs for one phase.
-public struct PhaseContext: Sendable {
-    public var scenario: Scenario
+package struct PhaseContext: Sendable {
+    package var scenario: Scenario
     /// Directory that relative paths in the scenario (the catalog file) are resolved against.
-    public var baseDirectory: String
-    public var segment: Segment
+    package var baseDirectory: String
+    package var segment: Segment
     /// Indices of the typists this worker runs (see `Population.typistIndices`).
-    public var typists: [Int]
-    public var runner: RunnerSpec
-    public var phase: Int
+    package var typists: [Int]
+    package var runner: RunnerSpec
+    package var phase: Int
     /// When the phase started, on the wall clock (for live runners' pacing).
-    public var startWallClockNanos: Int64
-    public var progress: ProgressSink
+    package var startWallClockNanos: Int64
+    package var progress: ProgressSink
     /// The embedded server's base URL, for `http-embedded` (set by the driver).
-    public var serverURL: String?
+    package var serverURL: String?
 
-    public init(scenario: Scenario, baseDirectory: String, segment: Segment, typists: [Int], runner: RunnerSpec,
+    package init(scenario: Scenario, baseDirectory: String, segment: Segment, typists: [Int], runner: RunnerSpec,
                 phase: Int, startWallClockNanos: Int64, progress: ProgressSink, serverURL: String? = nil) {
         self.scenario = scenario
         self.baseDirectory = baseDirectory
@@ -78,12 +78,12 @@ public struct PhaseContext: Sendable {
     }
 
     /// The labels every group of this phase carries.
-    public var labels: [String: String] { ["runner": runner.kind] }
+    package var labels: [String: String] { ["runner": runner.kind] }
 }
 
 /// Where a running workload leaves its latest cumulative measurements for the worker's
 /// snapshot thread, and where the worker tells it to stop.
-public final class ProgressSink: Sendable {
+package final class ProgressSink: Sendable {
     private struct State {
         var groups: [MetricGroup] = []
         var typistsActive = 0
@@ -91,28 +91,28 @@ public final class ProgressSink: Sendable {
     private let state = Locked(State())
     private let stop = CancellationFlag()
 
-    public init() {}
+    package init() {}
 
     /// Replaces the published measurements of the running phase.
-    public func publish(groups: [MetricGroup], typistsActive: Int) {
+    package func publish(groups: [MetricGroup], typistsActive: Int) {
         state.withLock { state in
             state.groups = groups
             state.typistsActive = typistsActive
         }
     }
 
-    public var latest: (groups: [MetricGroup], typistsActive: Int) {
+    package var latest: (groups: [MetricGroup], typistsActive: Int) {
         state.withLock { ($0.groups, $0.typistsActive) }
     }
 
-    public func requestStop() { stop.cancel() }
-    public var isStopRequested: Bool { stop.isCancelled }
+    package func requestStop() { stop.cancel() }
+    package var isStopRequested: Bool { stop.isCancelled }
 }
 
 /// The workload that runs each scenario runner kind.
-public enum WorkloadRegistry {
+package enum WorkloadRegistry {
     /// The workload for `runner`.
-    public static func workload(for runner: RunnerSpec) -> any PhaseWorkload {
+    package static func workload(for runner: RunnerSpec) -> any PhaseWorkload {
         switch runner {
         case let .probe(realTime):
             return ProbeWorkload(realTime: realTime)

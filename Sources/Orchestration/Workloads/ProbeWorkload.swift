@@ -40,12 +40,12 @@ struct ProbeWorkload: PhaseWorkload {
         let limit = min(scenario.durationNanos, departure, scenario.population.maximumSessionNanos.map { arrival + $0 } ?? .max)
         var keys: [Key] = []
         guard arrival < limit else { return keys }
-        var time = arrival + Int64(1_200_000_000 * exp(0.5 * normal(&generator)))
+        var time = arrival + Int64(1_200_000_000 * exp(0.5 * generator.nextStandardNormalZiggurat()))
         for query in 0..<scenario.population.queriesPerSession {
-            if query > 0 { time += Int64(1_200_000_000 * exp(0.6 * normal(&generator))) }
+            if query > 0 { time += Int64(1_200_000_000 * exp(0.6 * generator.nextStandardNormalZiggurat())) }
             let characters = 3 + Int(generator.nextUnit() * 15)
             for character in 0..<characters {
-                let interval = Int64(median * exp(sigma * normal(&generator)))
+                let interval = Int64(median * exp(sigma * generator.nextStandardNormalZiggurat()))
                 time += interval
                 guard time < limit else { return mark(keys) }
                 keys.append(Key(at: time, interval: interval, typist: typist, first: false, last: false, queryStart: character == 0))
@@ -61,12 +61,6 @@ struct ProbeWorkload: PhaseWorkload {
             keys[keys.count - 1].last = true
         }
         return keys
-    }
-
-    /// A standard normal draw (Box–Muller).
-    static func normal(_ generator: inout SeededGenerator) -> Double {
-        let u1 = max(generator.nextUnit(), 1e-300), u2 = generator.nextUnit()
-        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
     }
 
     func run(_ context: PhaseContext) async throws -> [MetricGroup] {

@@ -8,6 +8,8 @@ import Typists
 /// drawn as typist `i` of that entry's population, so it depends only on (seed, i): any split
 /// over processes or machines types the same keys.
 public struct ScenarioTypists: Sendable {
+    /// Why the scenario's typists cannot be drawn (a mix entry without a typing model, a query list
+    /// that does not load), with the scenario's JSON path in the description.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
@@ -58,7 +60,7 @@ public struct ScenarioTypists: Sendable {
 
     /// Typist `index`'s typing in a phase: its session, or with arrival `stages` session after
     /// session until the schedule sends it away (`ContinuingSession`).
-    public func typing(forTypist index: Int) -> ContinuingSession {
+    package func typing(forTypist index: Int) -> ContinuingSession {
         let continues = if case .stages = population.arrival { true } else { false }
         return ContinuingSession(typists: self, typist: index, stride: continues ? max(1, population.typists) : 0)
     }

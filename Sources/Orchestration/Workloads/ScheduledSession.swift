@@ -5,14 +5,14 @@ import Typists
 ///
 /// The virtual runner reads event times as phase times; without a schedule every session starts
 /// at 0 and is passed through unchanged. A typist the schedule never brings types nothing.
-public struct ScheduledSession<Base: TypistSession & Sendable>: TypistSession, Sendable {
+package struct ScheduledSession<Base: TypistSession & Sendable>: TypistSession, Sendable {
     private var base: DeadlineSession<Base>?
     private let arrival: Int64
 
     /// - Parameters:
     ///   - schedule: the phase's arrivals, or `nil` for every typist at 0 with no cut.
     ///   - end: the phase's end; with a schedule, no typist types past it.
-    public init(_ session: Base, typist: Int, schedule: ArrivalSchedule?, end: Int64) {
+    package init(_ session: Base, typist: Int, schedule: ArrivalSchedule?, end: Int64) {
         guard let schedule else {
             base = DeadlineSession(base: session, limit: .max)
             arrival = 0
@@ -23,7 +23,7 @@ public struct ScheduledSession<Base: TypistSession & Sendable>: TypistSession, S
         base = arrival < leave ? DeadlineSession(base: session, limit: leave - arrival) : nil
     }
 
-    public mutating func next() -> TypingEvent? {
+    package mutating func next() -> TypingEvent? {
         guard var event = base?.next() else { return nil }
         event.at += arrival
         return event

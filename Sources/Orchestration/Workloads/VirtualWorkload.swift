@@ -21,13 +21,14 @@ public struct VirtualWorkload: PhaseWorkload {
     /// Built before the phase by `prepared` (else at the start of `run`).
     var typists: ScenarioTypists?
 
+    /// The virtual runner, ready for any scenario.
     public init() {}
 
     init(minimumChunkTypists: Int) {
         self.minimumChunkTypists = minimumChunkTypists
     }
 
-    public func run(_ context: PhaseContext) async throws -> [MetricGroup] {
+    package func run(_ context: PhaseContext) async throws -> [MetricGroup] {
         let simulation = Self.simulationScenario(context.scenario)
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
@@ -65,7 +66,7 @@ public struct VirtualWorkload: PhaseWorkload {
         return ArrivalSchedule(population: scenario.population, seed: scenario.seed)
     }
 
-    public func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload {
+    package func prepared(_ resources: WorkloadResources) throws -> any PhaseWorkload {
         var workload = self
         workload.typists = try resources.typists()
         return workload
@@ -97,6 +98,8 @@ public struct VirtualWorkload: PhaseWorkload {
         population.json.canonical
     }
 
+    /// The simulator's ``StrategySpec`` for a scenario strategy: the preset's default configuration
+    /// with the scenario's knobs applied.
     public static func simulationStrategy(_ spec: ScenarioStrategy) -> StrategySpec {
         // The reader only accepts preset names that SearchField defines.
         let preset = Preset(rawValue: spec.preset)!

@@ -12,15 +12,21 @@ import Glibc
 /// seed. Popularity is `⌊10⁹ / k⌋` for `k` uniform in 1…10⁹, so P(popularity ≥ x) ≈ 1/x: a
 /// Zipf (Pareto, α = 1) law that does not depend on the catalog size.
 public struct CatalogGenerator: Sendable {
+    /// The words names are made of, per language, and the scopes and tokens with their weights.
     public var vocabulary: Vocabulary
+    /// The seed: with the vocabulary and weights, it fixes every row.
     public var seed: UInt64
     /// Share of rows per language, in `vocabulary.languages` order (default 60/20/20).
     public var languageWeights: [Int]
 
+    /// The shortest generated name, in UTF-8 bytes.
     public static let minimumNameBytes = 20
+    /// The longest generated name, in UTF-8 bytes.
     public static let maximumNameBytes = 60
     static let blockSize = 4096
 
+    /// A generator of rows from `vocabulary` (the shipped one by default) under `seed`, with the
+    /// given share of rows per language.
     public init(seed: UInt64, vocabulary: Vocabulary = .builtin, languageWeights: [Int] = [60, 20, 20]) {
         self.seed = seed
         self.vocabulary = vocabulary

@@ -2,10 +2,10 @@
 ///
 /// Catalog is a pure module and cannot use `Typists.SeededGenerator`; SplitMix64 is fast, has a
 /// 64-bit state and passes BigCrush, which is plenty for picking words.
-public struct CatalogRandom: RandomNumberGenerator, Sendable {
+package struct CatalogRandom: RandomNumberGenerator, Sendable {
     @usableFromInline var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
@@ -13,7 +13,7 @@ public struct CatalogRandom: RandomNumberGenerator, Sendable {
     ///
     /// The starting state is a hash of (seed, stream), so streams start at unrelated points of
     /// the 2^64 cycle (states that differ by multiples of the increment would replay each other).
-    public init(seed: UInt64, stream: UInt64) {
+    package init(seed: UInt64, stream: UInt64) {
         state = Self.mix(Self.mix(seed ^ 0xA076_1D64_78BD_642F) ^ Self.mix(stream &+ 0x9E37_79B9_7F4A_7C15))
     }
 
@@ -26,7 +26,7 @@ public struct CatalogRandom: RandomNumberGenerator, Sendable {
     }
 
     @inlinable
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -36,13 +36,13 @@ public struct CatalogRandom: RandomNumberGenerator, Sendable {
 
     /// A uniform integer in `0..<bound` (multiply-shift; the bias is below 2⁻³² for our bounds).
     @inlinable
-    public mutating func below(_ bound: Int) -> Int {
+    package mutating func below(_ bound: Int) -> Int {
         Int(truncatingIfNeeded: (UInt64(truncatingIfNeeded: bound).multipliedFullWidth(by: next())).high)
     }
 
     /// A uniform double in [0, 1).
     @inlinable
-    public mutating func unit() -> Double {
+    package mutating func unit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }
 }

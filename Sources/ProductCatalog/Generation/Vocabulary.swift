@@ -6,24 +6,36 @@
 /// `Vocabulary.builtin`, so `catalog generate` works from any directory; a test keeps the two
 /// identical.
 public struct Vocabulary: Sendable {
+    /// The words of one language's product names.
     public struct Language: Sendable {
         /// `en`, `ko`, `zh`.
         public var code: String
+        /// Brand names, UTF-8.
         public var brands: [[UInt8]]
+        /// Adjectives, UTF-8.
         public var adjectives: [[UInt8]]
+        /// Nouns (what the product is), UTF-8.
         public var nouns: [[UInt8]]
+        /// Specifications appended after the noun (`500ml`, `1kg`), UTF-8.
         public var specs: [[UInt8]]
         /// Whether adjectives and the noun are joined with spaces (not in Chinese names).
         public var spacesBetweenWords: Bool
     }
 
+    /// The languages names are generated in, in the order ``CatalogGenerator/languageWeights`` uses.
     public var languages: [Language]
+    /// Scopes with their relative weights.
     public var scopes: [(name: String, weight: Int)]
+    /// Tokens with their relative weights.
     public var tokens: [(name: String, weight: Int)]
 
+    /// A problem in a vocabulary file, with its file and line.
     public struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// The vocabulary file's path.
         public var file: String
+        /// The 1-based line at fault.
         public var line: Int
+        /// What is wrong, in words.
         public var message: String
         public var description: String { "\(file):\(line): \(message)" }
     }

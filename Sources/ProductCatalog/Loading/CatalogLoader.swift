@@ -27,6 +27,7 @@ public enum CatalogFormat: String, Sendable, CaseIterable {
     }
 }
 
+/// How ``CatalogLoader`` reads a file: its format, and whether bad rows stop the load.
 public struct CatalogLoadOptions: Sendable {
     /// `nil`: from the file name.
     public var format: CatalogFormat?
@@ -35,6 +36,7 @@ public struct CatalogLoadOptions: Sendable {
     /// How many skipped-row errors to keep for display.
     public var keptErrors: Int
 
+    /// Options; by default the format comes from the file name and the first bad row stops the load.
     public init(format: CatalogFormat? = nil, skipBadRows: Bool = false, keptErrors: Int = 10) {
         self.format = format
         self.skipBadRows = skipBadRows
@@ -44,7 +46,9 @@ public struct CatalogLoadOptions: Sendable {
 
 /// A loaded catalog and what was skipped on the way.
 public struct CatalogLoadResult: Sendable {
+    /// The products read.
     public var catalog: Catalog
+    /// The format the file was read as.
     public var format: CatalogFormat
     /// Rows skipped because of errors (only with `skipBadRows`).
     public var skippedRows: Int
@@ -60,6 +64,8 @@ public struct CatalogLoadResult: Sendable {
 /// file of 1M rows holds the catalog plus one chunk, never the file as a whole or a `String` per
 /// field.
 public enum CatalogLoader {
+    /// Loads the catalog at `path`. Throws ``CatalogError`` naming the file, line and field of the
+    /// first problem (with `skipBadRows`, only for whole-file problems).
     public static func load(path: String, options: CatalogLoadOptions = CatalogLoadOptions()) throws(CatalogError) -> CatalogLoadResult {
         guard let format = options.format ?? CatalogFormat(path: path) else {
             throw CatalogError(file: path, kind: .unknownFormat)

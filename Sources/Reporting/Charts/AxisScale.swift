@@ -1,20 +1,20 @@
 import Foundation
 
 /// A mapping from data values to pixels along one axis, with "nice" tick values.
-public struct AxisScale: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct AxisScale: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case linear
         /// Base-10 logarithmic; the domain must be positive.
         case log
     }
 
-    public var kind: Kind
-    public var domain: ClosedRange<Double>
-    public var ticks: [Double]
+    package var kind: Kind
+    package var domain: ClosedRange<Double>
+    package var ticks: [Double]
 
     /// A linear scale covering `lower...upper` extended to nice tick boundaries, with about
     /// `targetTicks` ticks at steps of 1, 2 or 5 × 10ⁿ.
-    public static func linear(_ lower: Double, _ upper: Double, targetTicks: Int = 5) -> AxisScale {
+    package static func linear(_ lower: Double, _ upper: Double, targetTicks: Int = 5) -> AxisScale {
         var low = lower.isFinite ? lower : 0, high = upper.isFinite ? upper : 1
         if low > high { swap(&low, &high) }
         if high - low < 1e-12 {
@@ -39,7 +39,7 @@ public struct AxisScale: Sendable, Equatable {
 
     /// A log scale from the power of ten at or below `lower` to the one at or above `upper`;
     /// ticks at each decade, plus 2× and 5× when it spans at most two decades.
-    public static func log(_ lower: Double, _ upper: Double) -> AxisScale {
+    package static func log(_ lower: Double, _ upper: Double) -> AxisScale {
         let low = max(lower, 1e-12), high = max(upper, low)
         var lowExponent = floor(log10(low)), highExponent = ceil(log10(high))
         if highExponent <= lowExponent { highExponent = lowExponent + 1 }
@@ -71,7 +71,7 @@ public struct AxisScale: Sendable, Equatable {
     }
 
     /// Position 0...1 of `value` within the domain (clamped).
-    public func position(_ value: Double) -> Double {
+    package func position(_ value: Double) -> Double {
         let t: Double
         switch kind {
         case .linear:
@@ -84,7 +84,7 @@ public struct AxisScale: Sendable, Equatable {
     }
 
     /// A tick label with as many decimals as the ticks need (so 0.5 and 1.0 print as 0.5, 1).
-    public func label(_ value: Double) -> String {
+    package func label(_ value: Double) -> String {
         switch kind {
         case .log:
             return Self.compact(value, decimals: max(0, -Int(floor(log10(value)))))

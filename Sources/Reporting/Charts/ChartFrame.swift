@@ -8,14 +8,14 @@ import Foundation
 /// factor, so series 0 to 69 each get a pair of colour and dash no other series has (a report
 /// of 30 groups never repeats a style). Axes and text use `currentColor`, so they follow the
 /// page's light or dark scheme.
-public enum ChartPalette {
-    public static let colors = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C8C8C", "#B8860B", "#8E6CCF", "#B3264A"]
-    public static let dashes = ["", "7 3", "2 3", "9 3 2 3", "4 4", "12 4", "5 2 1 2"]
+package enum ChartPalette {
+    package static let colors = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C8C8C", "#B8860B", "#8E6CCF", "#B3264A"]
+    package static let dashes = ["", "7 3", "2 3", "9 3 2 3", "4 4", "12 4", "5 2 1 2"]
     /// How many series get a style of their own.
-    public static let distinctStyles = colors.count * dashes.count
+    package static let distinctStyles = colors.count * dashes.count
 
-    public static func color(_ index: Int) -> String { colors[index % colors.count] }
-    public static func dash(_ index: Int) -> String { dashes[index % dashes.count] }
+    package static func color(_ index: Int) -> String { colors[index % colors.count] }
+    package static func dash(_ index: Int) -> String { dashes[index % dashes.count] }
 }
 
 /// An entry of a chart legend.

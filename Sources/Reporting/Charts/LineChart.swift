@@ -1,15 +1,15 @@
 /// A line chart (also CDFs and trade-off curves): series of points over two axes.
-public struct LineChart: Sendable {
-    public struct Point: Sendable, Equatable {
-        public var x: Double
-        public var y: Double
-        public init(x: Double, y: Double) {
+package struct LineChart: Sendable {
+    package struct Point: Sendable, Equatable {
+        package var x: Double
+        package var y: Double
+        package init(x: Double, y: Double) {
             self.x = x
             self.y = y
         }
     }
 
-    public enum Style: Sendable {
+    package enum Style: Sendable {
         /// Straight segments between points.
         case line
         /// A step function (CDFs): horizontal, then vertical.
@@ -18,17 +18,17 @@ public struct LineChart: Sendable {
         case lineWithMarkers
     }
 
-    public struct Series: Sendable {
-        public var name: String
-        public var points: [Point]
-        public var style: Style
+    package struct Series: Sendable {
+        package var name: String
+        package var points: [Point]
+        package var style: Style
         /// Text next to each point (e.g. the debounce interval), or empty.
-        public var pointLabels: [String]
+        package var pointLabels: [String]
         /// The colour and dash (`ChartPalette`) index; `nil` uses the series' position. Small
         /// multiples set it so one strategy keeps its style in every panel.
-        public var styleIndex: Int?
+        package var styleIndex: Int?
 
-        public init(name: String, points: [Point], style: Style = .line, pointLabels: [String] = [], styleIndex: Int? = nil) {
+        package init(name: String, points: [Point], style: Style = .line, pointLabels: [String] = [], styleIndex: Int? = nil) {
             self.name = name
             self.points = points
             self.style = style
@@ -38,10 +38,10 @@ public struct LineChart: Sendable {
     }
 
     /// A highlighted point with a caption (the recommended interval).
-    public struct Callout: Sendable {
-        public var point: Point
-        public var text: String
-        public init(point: Point, text: String) {
+    package struct Callout: Sendable {
+        package var point: Point
+        package var text: String
+        package init(point: Point, text: String) {
             self.point = point
             self.text = text
         }
@@ -49,35 +49,35 @@ public struct LineChart: Sendable {
 
     /// A shaded area between two curves over the same x values (a confidence band), drawn in
     /// the colour of series `series`.
-    public struct Band: Sendable {
-        public var series: Int
-        public var lower: [Point]
-        public var upper: [Point]
-        public init(series: Int, lower: [Point], upper: [Point]) {
+    package struct Band: Sendable {
+        package var series: Int
+        package var lower: [Point]
+        package var upper: [Point]
+        package init(series: Int, lower: [Point], upper: [Point]) {
             self.series = series
             self.lower = lower
             self.upper = upper
         }
     }
 
-    public var title: String
-    public var xTitle: String
-    public var yTitle: String
-    public var series: [Series]
-    public var xScale: AxisScale
-    public var yScale: AxisScale
-    public var callouts: [Callout]
-    public var bands: [Band]
+    package var title: String
+    package var xTitle: String
+    package var yTitle: String
+    package var series: [Series]
+    package var xScale: AxisScale
+    package var yScale: AxisScale
+    package var callouts: [Callout]
+    package var bands: [Band]
     /// x ranges shaded across the whole plot (a good range).
-    public var xShades: [ClosedRange<Double>]
+    package var xShades: [ClosedRange<Double>]
     /// What to say when there is nothing to draw.
-    public var emptyNote: String
-    public var width: Double
-    public var height: Double
+    package var emptyNote: String
+    package var width: Double
+    package var height: Double
 
     /// A chart whose axes fit the data: linear or log on x, linear from `yFloor` on y (pass
     /// `yDomain` to fix it, e.g. 0...100 for a CDF in percent).
-    public init(
+    package init(
         title: String, xTitle: String, yTitle: String, series: [Series],
         xLog: Bool = false, yDomain: ClosedRange<Double>? = nil, yFloor: Double? = 0,
         callouts: [Callout] = [], bands: [Band] = [], xShades: [ClosedRange<Double>] = [],
@@ -109,7 +109,7 @@ public struct LineChart: Sendable {
         }
     }
 
-    public var isEmpty: Bool { series.allSatisfy { $0.points.isEmpty } }
+    package var isEmpty: Bool { series.allSatisfy { $0.points.isEmpty } }
 
     /// The legend entries, one per series.
     var legend: [LegendEntry] {
@@ -121,7 +121,7 @@ public struct LineChart: Sendable {
     }
 
     /// The chart as an SVG element, with its legend above the plot.
-    public func svg() -> String {
+    package func svg() -> String {
         let frame = frame(title: title, legend: legend)
         return frame.header(description: description) + plot(in: frame) + "</svg>"
     }

@@ -1,7 +1,7 @@
 extension Comparison {
     /// JUnit XML: one test case per group and metric, failed when it regressed; metrics present
     /// on one side only are skipped.
-    public func junit() -> JUnitXML {
+    package func junit() -> JUnitXML {
         let cases = rows.map { row -> JUnitXML.TestCase in
             let unit = row.quantity.unit
             var numbers = "baseline " + (row.baselineMean.map { ValueFormat.format($0, unit: unit) } ?? "–")

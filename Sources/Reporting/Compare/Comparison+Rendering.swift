@@ -2,7 +2,7 @@ import Foundation
 
 extension Comparison.Status {
     /// A word for tables.
-    public var word: String {
+    package var word: String {
         switch self {
         case .unchanged: return "ok"
         case .noise: return "noise"
@@ -17,7 +17,7 @@ extension Comparison.Status {
 
 extension Comparison {
     /// One sentence: what happened overall.
-    public var summaryLine: String {
+    package var summaryLine: String {
         let counted = rows.filter { $0.status != .onlyBaseline && $0.status != .onlyCandidate }
         let unchanged = counted.filter { $0.status == .unchanged }.count
         let noise = counted.filter { $0.status == .noise }.count
@@ -39,7 +39,7 @@ extension Comparison {
     }
 
     /// Said whenever a side has one run: what the verdict cannot tell, and how to get one that can.
-    public var singleRunNote: String? {
+    package var singleRunNote: String? {
         guard isSingleRun else { return nil }
         return "One run per side: run-to-run noise cannot be judged, so changes are held to wide tolerances "
             + "(relative ×4, at least 25 %; absolute ×4; counts ±50 %, a 0 must stay 0), and a percentile counts only when "
@@ -71,7 +71,7 @@ extension Comparison {
     }
 
     /// An aligned table for the terminal: changed rows only unless `all`.
-    public func terminalTable(all: Bool = false) -> String {
+    package func terminalTable(all: Bool = false) -> String {
         var out = summaryLine + "\n" + (singleRunNote.map { $0 + "\n" } ?? "") + oneSidedNote
         let shown = shownRows(all: all)
         if shown.isEmpty { return out }
@@ -82,7 +82,7 @@ extension Comparison {
 
     /// GitHub-flavoured markdown for a pull-request comment: the verdict, a table of what moved,
     /// and every row in a collapsed section.
-    public func markdown() -> String {
+    package func markdown() -> String {
         var out = "### Typestorm compare: \(overall == .regression ? "regression" : overall == .improvement ? "improvement" : "no change")\n\n"
         out += summaryLine + "\n\n"
         if let singleRunNote { out += "> " + singleRunNote + "\n\n" }
@@ -107,7 +107,7 @@ extension Comparison {
     }
 
     /// JSON with stable keys (documented in docs/reports.md).
-    public func json() throws -> String {
+    package func json() throws -> String {
         let document = ComparisonJSON(
             status: overall.rawValue, exitCode: exitCode, alpha: thresholds.alpha,
             baselineRuns: baselineRuns, candidateRuns: candidateRuns, summary: summaryLine, note: singleRunNote,
@@ -178,7 +178,7 @@ struct ComparisonJSON: Encodable {
         var candidateMean: Double?
         var delta: Double?
         var relative: Double?
-        var tolerance: Thresholds.Tolerance
+        var tolerance: Tolerances.Tolerance
         var welch: Welch?
         var status: String
     }

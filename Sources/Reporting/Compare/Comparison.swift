@@ -4,10 +4,10 @@ import TypestormMetrics
 /// `compare`'s decision: every quantity of every group, baseline against candidate.
 ///
 /// Each side is one or more run records of the same scenario (repeated runs). A quantity's value
-/// per side is the mean over that side's records; the change is judged against `Thresholds`
+/// per side is the mean over that side's records; the change is judged against `Tolerances`
 /// and, with two or more runs per side, Welch's test.
-public struct Comparison: Sendable {
-    public enum Status: String, Sendable, Codable {
+package struct Comparison: Sendable {
+    package enum Status: String, Sendable, Codable {
         /// Within tolerance.
         case unchanged
         /// Beyond tolerance but not significant by Welch's test: run-to-run noise. With one run a
@@ -24,47 +24,47 @@ public struct Comparison: Sendable {
         case onlyCandidate = "only-candidate"
     }
 
-    public struct Row: Sendable {
-        public var group: String
-        public var quantity: Quantity
-        public var baseline: [Double]
-        public var candidate: [Double]
-        public var tolerance: Thresholds.Tolerance
-        public var welch: WelchTest?
-        public var status: Status
+    package struct Row: Sendable {
+        package var group: String
+        package var quantity: Quantity
+        package var baseline: [Double]
+        package var candidate: [Double]
+        package var tolerance: Tolerances.Tolerance
+        package var welch: WelchTest?
+        package var status: Status
 
-        public var baselineMean: Double? { baseline.isEmpty ? nil : baseline.reduce(0, +) / Double(baseline.count) }
-        public var candidateMean: Double? { candidate.isEmpty ? nil : candidate.reduce(0, +) / Double(candidate.count) }
-        public var delta: Double? {
+        package var baselineMean: Double? { baseline.isEmpty ? nil : baseline.reduce(0, +) / Double(baseline.count) }
+        package var candidateMean: Double? { candidate.isEmpty ? nil : candidate.reduce(0, +) / Double(candidate.count) }
+        package var delta: Double? {
             guard let b = baselineMean, let c = candidateMean else { return nil }
             return c - b
         }
         /// Change relative to the baseline; `nil` when the baseline is 0.
-        public var relative: Double? {
+        package var relative: Double? {
             guard let b = baselineMean, let d = delta, b != 0 else { return nil }
             return d / abs(b)
         }
     }
 
-    public var rows: [Row]
-    public var thresholds: Thresholds
-    public var baselineRuns: Int
-    public var candidateRuns: Int
+    package var rows: [Row]
+    package var thresholds: Tolerances
+    package var baselineRuns: Int
+    package var candidateRuns: Int
 
     /// One run on a side: Welch's test needs two, so run-to-run noise cannot be judged and the
-    /// tolerances are widened (`Thresholds.widenedForSingleRuns`).
-    public var isSingleRun: Bool { baselineRuns < 2 || candidateRuns < 2 }
+    /// tolerances are widened (`Tolerances.widenedForSingleRuns`).
+    package var isSingleRun: Bool { baselineRuns < 2 || candidateRuns < 2 }
 
     /// Fewest samples beyond a percentile, on each side, for a change of it to be judged.
-    public static let minimumTailSamples = 10.0
+    package static let minimumTailSamples = 10.0
 
     /// Groups present on one side only, by side.
-    public var groupsOnlyInBaseline: [String] { onlyOneSide(.onlyBaseline) }
-    public var groupsOnlyInCandidate: [String] { onlyOneSide(.onlyCandidate) }
+    package var groupsOnlyInBaseline: [String] { onlyOneSide(.onlyBaseline) }
+    package var groupsOnlyInCandidate: [String] { onlyOneSide(.onlyCandidate) }
 
     /// True when at least one metric was measured on both sides (otherwise there is nothing to
     /// compare, and a "no change" verdict would be a lie).
-    public var hasCommonMetrics: Bool {
+    package var hasCommonMetrics: Bool {
         rows.contains { $0.status != .onlyBaseline && $0.status != .onlyCandidate }
     }
 
@@ -73,17 +73,17 @@ public struct Comparison: Sendable {
         return groups.filter { group in rows.filter { $0.group == group }.allSatisfy { $0.status == status } }.sorted()
     }
 
-    public var regressions: [Row] { rows.filter { $0.status == .regression } }
-    public var improvements: [Row] { rows.filter { $0.status == .improvement } }
+    package var regressions: [Row] { rows.filter { $0.status == .regression } }
+    package var improvements: [Row] { rows.filter { $0.status == .improvement } }
 
-    public var overall: Status {
+    package var overall: Status {
         if !regressions.isEmpty { return .regression }
         if !improvements.isEmpty { return .improvement }
         return .unchanged
     }
 
     /// 0 nothing moved, 2 at least one regression, 4 improvements only.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch overall {
         case .regression: return ExitCode.regression
         case .improvement: return ExitCode.improvement
@@ -91,7 +91,7 @@ public struct Comparison: Sendable {
         }
     }
 
-    public init(baseline: [RunRecord], candidate: [RunRecord], thresholds: Thresholds = Thresholds()) {
+    package init(baseline: [RunRecord], candidate: [RunRecord], thresholds: Tolerances = Tolerances()) {
         self.thresholds = thresholds
         baselineRuns = baseline.count
         candidateRuns = candidate.count
@@ -105,7 +105,7 @@ public struct Comparison: Sendable {
                 let c = candSummaries.compactMap { $0[key].flatMap(quantity.value) }.filter(\.isFinite)
                 if b.isEmpty && c.isEmpty { continue }
                 var tolerance = thresholds.tolerance(for: quantity, group: key)
-                if baseline.count < 2 || candidate.count < 2 { tolerance = Thresholds.widenedForSingleRuns(tolerance, unit: quantity.unit) }
+                if baseline.count < 2 || candidate.count < 2 { tolerance = Tolerances.widenedForSingleRuns(tolerance, unit: quantity.unit) }
                 var row = Row(group: key, quantity: quantity, baseline: b, candidate: c, tolerance: tolerance, welch: nil, status: .unchanged)
                 row.status = Self.judge(&row, alpha: thresholds.alpha)
                 // Judged only when every run on both sides has enough samples beyond the percentile.

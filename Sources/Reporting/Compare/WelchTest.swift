@@ -5,18 +5,18 @@ import Foundation
 ///
 /// `compare` uses it when each side has at least two runs, so that a change within run-to-run
 /// variation is reported as noise rather than as a regression.
-public struct WelchTest: Sendable, Equatable {
+package struct WelchTest: Sendable, Equatable {
     /// t statistic for mean(a) − mean(b).
-    public var t: Double
+    package var t: Double
     /// Welch–Satterthwaite degrees of freedom.
-    public var degreesOfFreedom: Double
+    package var degreesOfFreedom: Double
     /// Two-sided p-value.
-    public var p: Double
+    package var p: Double
 
     /// `nil` when either side has fewer than two values. When both sides have zero variance,
     /// equal means give p = 1 and different means give p = 0 (t = ±∞): deterministic runs that
     /// differ are different.
-    public init?(_ a: [Double], _ b: [Double]) {
+    package init?(_ a: [Double], _ b: [Double]) {
         guard a.count >= 2, b.count >= 2 else { return nil }
         let (meanA, varA) = Self.meanAndVariance(a)
         let (meanB, varB) = Self.meanAndVariance(b)
@@ -35,7 +35,7 @@ public struct WelchTest: Sendable, Equatable {
         self.init(t: t, degreesOfFreedom: df, p: Self.twoSidedP(t: t, degreesOfFreedom: df))
     }
 
-    public init(t: Double, degreesOfFreedom: Double, p: Double) {
+    package init(t: Double, degreesOfFreedom: Double, p: Double) {
         self.t = t
         self.degreesOfFreedom = degreesOfFreedom
         self.p = p
@@ -49,7 +49,7 @@ public struct WelchTest: Sendable, Equatable {
     }
 
     /// P(|T| ≥ |t|) for Student's t with `degreesOfFreedom`: I_x(ν/2, 1/2) with x = ν/(ν+t²).
-    public static func twoSidedP(t: Double, degreesOfFreedom v: Double) -> Double {
+    package static func twoSidedP(t: Double, degreesOfFreedom v: Double) -> Double {
         guard t.isFinite else { return 0 }
         let x = v / (v + t * t)
         return min(1, max(0, regularizedIncompleteBeta(x: x, a: v / 2, b: 0.5)))

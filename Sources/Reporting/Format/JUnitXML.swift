@@ -1,21 +1,21 @@
 /// JUnit XML, the test-report format CI systems (GitHub Actions reporters, GitLab, Jenkins)
 /// display without custom parsing: one `<testsuite>` of `<testcase>`s, each passed, failed or
 /// skipped.
-public struct JUnitXML: Sendable {
-    public struct TestCase: Sendable {
-        public enum Outcome: Sendable, Equatable {
+package struct JUnitXML: Sendable {
+    package struct TestCase: Sendable {
+        package enum Outcome: Sendable, Equatable {
             case passed
             case failed(String)
             case skipped(String)
         }
 
-        public var className: String
-        public var name: String
-        public var outcome: Outcome
+        package var className: String
+        package var name: String
+        package var outcome: Outcome
         /// Shown by CI next to the case (the numbers behind it).
-        public var output: String
+        package var output: String
 
-        public init(className: String, name: String, outcome: Outcome, output: String = "") {
+        package init(className: String, name: String, outcome: Outcome, output: String = "") {
             self.className = className
             self.name = name
             self.outcome = outcome
@@ -23,15 +23,15 @@ public struct JUnitXML: Sendable {
         }
     }
 
-    public var suite: String
-    public var cases: [TestCase]
+    package var suite: String
+    package var cases: [TestCase]
 
-    public init(suite: String, cases: [TestCase]) {
+    package init(suite: String, cases: [TestCase]) {
         self.suite = suite
         self.cases = cases
     }
 
-    public func render() -> String {
+    package func render() -> String {
         let failures = cases.filter { if case .failed = $0.outcome { return true } else { return false } }.count
         let skipped = cases.filter { if case .skipped = $0.outcome { return true } else { return false } }.count
         let counts: [(String, String)] = [("tests", "\(cases.count)"), ("failures", "\(failures)"), ("errors", "0"), ("skipped", "\(skipped)")]

@@ -3,9 +3,9 @@
 /// The report is written as polyglot markup (every element closed, attributes quoted, no named
 /// entities other than the five XML ones) so that an XML parser can check it and browsers read
 /// it as HTML.
-public enum Markup {
+package enum Markup {
     /// Text content: escapes `&`, `<`, `>` and drops characters XML does not allow.
-    public static func text(_ value: String) -> String {
+    package static func text(_ value: String) -> String {
         var out = ""
         out.reserveCapacity(value.utf8.count)
         for scalar in value.unicodeScalars {
@@ -21,7 +21,7 @@ public enum Markup {
     }
 
     /// An attribute value (to be put between double quotes).
-    public static func attribute(_ value: String) -> String {
+    package static func attribute(_ value: String) -> String {
         var out = ""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -50,17 +50,17 @@ public enum Markup {
     }
 
     /// `<name a="1" b="2">`, attributes in the given order (so output is deterministic).
-    public static func open(_ name: String, _ attributes: [(String, String)] = []) -> String {
+    package static func open(_ name: String, _ attributes: [(String, String)] = []) -> String {
         "<" + name + attributeList(attributes) + ">"
     }
 
     /// `<name a="1"/>`.
-    public static func empty(_ name: String, _ attributes: [(String, String)] = []) -> String {
+    package static func empty(_ name: String, _ attributes: [(String, String)] = []) -> String {
         "<" + name + attributeList(attributes) + "/>"
     }
 
     /// `<name …>escaped text</name>`.
-    public static func element(_ name: String, _ attributes: [(String, String)] = [], text value: String) -> String {
+    package static func element(_ name: String, _ attributes: [(String, String)] = [], text value: String) -> String {
         open(name, attributes) + text(value) + "</" + name + ">"
     }
 

@@ -10,6 +10,8 @@ public enum SummaryTable {
         "fanout.mean", "waste.backend", "cancel.stopClient.p99", "flicker.falseEmptiesPerSettle",
     ]
 
+    /// The table of `record`'s groups: a `searches` row (settles), then one row per quantity of
+    /// `quantityIDs` (``Quantity/id``), one column per group.
     public static func render(_ record: RunRecord, quantityIDs: [String] = headlineIDs) -> String {
         let summaries = record.summaries
         let titles = Verdict.titles(summaries)

@@ -50,6 +50,8 @@ public enum ValueFormat {
         return fixed(percent, 1) + " %"
     }
 
+    /// `value` as the reports print a quantity of `unit` (``ValueUnit``): a duration with its unit,
+    /// a percentage, a ratio to three significant digits, or a count.
     public static func format(_ value: Double, unit: ValueUnit) -> String {
         switch unit {
         case .nanoseconds: return duration(nanos: value)

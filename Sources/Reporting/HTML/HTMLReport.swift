@@ -2,12 +2,16 @@ import TypestormMetrics
 
 /// One strategy's live run against virtual time, as the report shows it.
 public struct AgreementRow: Sendable, Equatable {
+    /// The strategy's group name.
     public var strategy: String
+    /// The live runner compared with virtual time (``RunnerSpec/kind``).
     public var runner: String
+    /// Whether the live run agreed with virtual time within the crosscheck's tolerances.
     public var agrees: Bool
     /// What differs (metric, virtual → live), and why when the load generator was behind.
     public var note: String
 
+    /// A row for `strategy` under `runner`.
     public init(strategy: String, runner: String, agrees: Bool, note: String) {
         self.strategy = strategy
         self.runner = runner
@@ -22,6 +26,7 @@ public struct AgreementRow: Sendable, Equatable {
 /// Output depends only on the record (and the optional scenario text): no clock, no locale, no
 /// dictionary order, so regenerating a report from a stored record gives the same bytes.
 public struct HTMLReport: Sendable {
+    /// The record the report shows.
     public var record: RunRecord
     /// The scenario's source text, shown verbatim when the run directory has it.
     public var scenarioText: String?
@@ -29,6 +34,7 @@ public struct HTMLReport: Sendable {
     /// it with the crosscheck's tolerances); shown after the verdicts when there is any.
     public var agreement: [AgreementRow] = []
 
+    /// A report of `record`, with the scenario's source text when it is known (`nil`: not shown).
     public init(record: RunRecord, scenarioText: String? = nil) {
         self.record = record
         self.scenarioText = scenarioText

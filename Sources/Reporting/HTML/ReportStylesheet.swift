@@ -1,8 +1,8 @@
 /// The report's CSS: light by default, dark under `prefers-color-scheme: dark`, plain for print.
 ///
 /// Charts draw axes and text in `currentColor`, so only the page colours change between schemes.
-public enum ReportStylesheet {
-    public static let css = """
+package enum ReportStylesheet {
+    package static let css = """
     :root { color-scheme: light dark; --bg: #ffffff; --fg: #1d1f23; --muted: #5b616b; --rule: #d9dce1; --card: #f5f6f8; --bad: #b3261e; --good: #1b6e3a; }
     @media (prefers-color-scheme: dark) {
       :root { --bg: #15171a; --fg: #e6e8eb; --muted: #a2a8b1; --rule: #3a3f46; --card: #1f2226; --bad: #ff8a80; --good: #7fd39b; }

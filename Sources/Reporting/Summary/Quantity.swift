@@ -12,21 +12,23 @@ public struct Quantity: Sendable {
     public var id: String
     /// Plain-language label for tables.
     public var label: String
+    /// How the value is formatted (``ValueFormat/format(_:unit:)``).
     public var unit: ValueUnit
+    /// Which direction of change `compare` counts as an improvement.
     public var better: Better
-    public var value: @Sendable (StrategySummary) -> Double?
+    package var value: @Sendable (StrategySummary) -> Double?
     /// For a percentile: which one (99.9) and of which histogram, so `compare` can tell when
     /// too few samples lie beyond it to judge a change.
-    public var percentile: (p: Double, histogram: @Sendable (StrategySummary) -> Histogram?)?
+    package var percentile: (p: Double, histogram: @Sendable (StrategySummary) -> Histogram?)?
     /// For a share of events: how many happened out of how many chances, so `compare` can tell a
     /// single run's difference from the sampling noise of a proportion.
-    public var proportion: (@Sendable (StrategySummary) -> (events: Double, trials: Double)?)?
+    package var proportion: (@Sendable (StrategySummary) -> (events: Double, trials: Double)?)?
     /// For a rate of counted events (false empties per search, requests per keystroke): how many
     /// happened over how much exposure, so `compare` can tell a single run's difference from the
     /// sampling noise of a count.
-    public var rate: (@Sendable (StrategySummary) -> (events: Double, exposure: Double)?)?
+    package var rate: (@Sendable (StrategySummary) -> (events: Double, exposure: Double)?)?
 
-    public init(_ id: String, _ label: String, _ unit: ValueUnit, better: Better = .lower, value: @escaping @Sendable (StrategySummary) -> Double?) {
+    package init(_ id: String, _ label: String, _ unit: ValueUnit, better: Better = .lower, value: @escaping @Sendable (StrategySummary) -> Double?) {
         self.id = id
         self.label = label
         self.unit = unit
@@ -44,7 +46,7 @@ public struct Quantity: Sendable {
 
     /// A 95 % confidence interval of the percentile from one run's samples, by order statistics
     /// (ranks n·q ± 1.96·√(n·q·(1−q))); `nil` for other quantities or without samples.
-    public func confidenceInterval(_ summary: StrategySummary) -> ClosedRange<Double>? {
+    package func confidenceInterval(_ summary: StrategySummary) -> ClosedRange<Double>? {
         guard let percentile, let histogram = percentile.histogram(summary), !histogram.isEmpty else { return nil }
         let n = Double(histogram.totalCount), q = percentile.p / 100
         let spread = 1.96 * (n * q * (1 - q)).squareRoot()
@@ -77,7 +79,7 @@ public struct Quantity: Sendable {
     /// given the events of both runs, each event falls in the first run with probability
     /// exposure₁ / (exposure₁ + exposure₂) when the rate is the same (the conditional test of two
     /// Poisson rates), judged at 95 % (|z| ≥ 1.96); `nil` when this is no rate of counted events.
-    public func ratesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
+    package func ratesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
         guard let rate, let x = rate(a), let y = rate(b) else { return nil }
         let events = x.events + y.events
         guard events > 0 else { return false }
@@ -89,7 +91,7 @@ public struct Quantity: Sendable {
 
     /// Whether two single runs' shares differ by more than sampling noise: a two-proportion z
     /// test at 95 % (|z| ≥ 1.96); `nil` when this is no share of counted events.
-    public func sharesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
+    package func sharesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
         guard let proportion, let x = proportion(a), let y = proportion(b), x.trials > 0, y.trials > 0 else { return nil }
         let pooled = (x.events + y.events) / (x.trials + y.trials)
         let spread = (pooled * (1 - pooled) * (1 / x.trials + 1 / y.trials)).squareRoot()
@@ -98,7 +100,7 @@ public struct Quantity: Sendable {
     }
 
     /// Samples beyond the percentile in `summary` (count × (1 − p)); `nil` for other quantities.
-    public func tailSamples(_ summary: StrategySummary) -> Double? {
+    package func tailSamples(_ summary: StrategySummary) -> Double? {
         guard let percentile, let histogram = percentile.histogram(summary) else { return nil }
         return Double(histogram.totalCount) * (1 - percentile.p / 100)
     }
@@ -142,6 +144,7 @@ public struct Quantity: Sendable {
         return list
     }()
 
+    /// The quantity with this ``id``; `nil` when there is none.
     public static func named(_ id: String) -> Quantity? {
         all.first { $0.id == id }
     }

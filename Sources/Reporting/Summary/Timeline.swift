@@ -1,23 +1,23 @@
 import TypestormMetrics
 
 /// A per-bucket time series read from a metric set (see `MetricName.timelinePrefix`).
-public struct Timeline: Sendable, Equatable {
+package struct Timeline: Sendable, Equatable {
     /// Width of one bucket in nanoseconds.
-    public var bucketNanos: Int64
+    package var bucketNanos: Int64
     /// Values by series name (`MetricName.timelineCompleted`, …), one per bucket from bucket 0
     /// to the last bucket any series used; buckets a series never wrote hold 0.
-    public var series: [String: [Int64]]
+    package var series: [String: [Int64]]
 
-    public init(bucketNanos: Int64, series: [String: [Int64]]) {
+    package init(bucketNanos: Int64, series: [String: [Int64]]) {
         self.bucketNanos = bucketNanos
         self.series = series
     }
 
     /// Number of buckets.
-    public var count: Int { series.values.map(\.count).max() ?? 0 }
+    package var count: Int { series.values.map(\.count).max() ?? 0 }
 
     /// Reads the time series from `metrics`; `nil` when the record has none.
-    public init?(_ metrics: MetricSet) {
+    package init?(_ metrics: MetricSet) {
         guard let width = metrics.maxima[MetricName.timelineBucket], width > 0 else { return nil }
         var sparse: [String: [Int: Int64]] = [:]
         var last = -1
@@ -37,17 +37,17 @@ public struct Timeline: Sendable, Equatable {
     }
 
     /// Completed requests per second in each bucket.
-    public var throughputPerSecond: [Double]? {
+    package var throughputPerSecond: [Double]? {
         series[MetricName.timelineCompleted].map { $0.map { Double($0) * 1e9 / Double(bucketNanos) } }
     }
 
     /// Mean number of requests in flight in each bucket.
-    public var meanInFlight: [Double]? {
+    package var meanInFlight: [Double]? {
         series[MetricName.timelineInFlight].map { $0.map { Double($0) / Double(bucketNanos) } }
     }
 
     /// Start of each bucket in seconds since the run began.
-    public var bucketStartsSeconds: [Double] {
+    package var bucketStartsSeconds: [Double] {
         (0..<count).map { Double($0) * Double(bucketNanos) / 1e9 }
     }
 }

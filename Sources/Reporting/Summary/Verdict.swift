@@ -1,10 +1,10 @@
 /// Plain-language verdicts: what a reader should take away, in sentences a non-specialist can
 /// repeat ("naive showed the wrong final results in 3.1 % of searches").
-public enum Verdict {
+package enum Verdict {
     /// The verdict for one strategy: a few short sentences, most important first
     /// (failed requests when more than 1 % failed, correctness, then speed, then cost, then
     /// flicker; a few failed requests close the verdict).
-    public static func sentences(for s: StrategySummary, title: String? = nil) -> [String] {
+    package static func sentences(for s: StrategySummary, title: String? = nil) -> [String] {
         let name = title ?? s.name
         var out: [String] = []
         var failures: String?
@@ -66,7 +66,7 @@ public enum Verdict {
     }
 
     /// One sentence naming the best strategy on the headline numbers, when there are several.
-    public static func headline(_ summaries: [StrategySummary], titles: [String]) -> String? {
+    package static func headline(_ summaries: [StrategySummary], titles: [String]) -> String? {
         guard summaries.count > 1 else { return nil }
         func best(_ value: (StrategySummary) -> Double?) -> String? {
             let scored = zip(summaries, titles).compactMap { summary, title in value(summary).map { (title, $0) } }
@@ -90,7 +90,7 @@ public enum Verdict {
 
     /// Column titles for a set of groups: the name plus only the labels whose values differ
     /// between groups (a label every group shares says nothing).
-    public static func titles(_ summaries: [StrategySummary]) -> [String] {
+    package static func titles(_ summaries: [StrategySummary]) -> [String] {
         let keys = Set(summaries.flatMap(\.labels.keys)).sorted()
         let distinguishing = keys.filter { key in Set(summaries.map { $0.labels[key] ?? "" }).count > 1 }
         return summaries.map { summary in

@@ -3,66 +3,66 @@
 /// range (settings not significantly worse than the best under the stated objective); and the
 /// recommendation, the most conservative point of that range. For the whole population (`all`,
 /// the scenario's mix weighted by share), per device class, and per population.
-public struct SweepAnalysis: Sendable {
+package struct SweepAnalysis: Sendable {
     /// A group of typists a recommendation is for.
-    public struct Scope: Sendable, Equatable {
-        public enum Kind: String, Sendable { case overall, device, population }
+    package struct Scope: Sendable, Equatable {
+        package enum Kind: String, Sendable { case overall, device, population }
         /// `all`, `desktop`, `mobile`, or a population label such as `desktop-en`.
-        public var name: String
-        public var kind: Kind
+        package var name: String
+        package var kind: Kind
         /// The population labels it weighs together.
-        public var populations: [String]
+        package var populations: [String]
     }
 
     /// One setting in one scope, over the replicates.
-    public struct SettingResult: Sendable, Equatable {
-        public var setting: SweepSetting
-        public var requests: SweepEstimate
-        public var ttfrP50: SweepEstimate?
-        public var ttfrP95: SweepEstimate?
-        public var stale: SweepEstimate
-        public var neverFresh: SweepEstimate
-        public var wasted: SweepEstimate?
+    package struct SettingResult: Sendable, Equatable {
+        package var setting: SweepSetting
+        package var requests: SweepEstimate
+        package var ttfrP50: SweepEstimate?
+        package var ttfrP95: SweepEstimate?
+        package var stale: SweepEstimate
+        package var neverFresh: SweepEstimate
+        package var wasted: SweepEstimate?
         /// The objective, per replicate; `nil` when some replicate has no fresh results.
-        public var objective: SweepEstimate?
+        package var objective: SweepEstimate?
         /// Why the setting is not considered (the constraints it breaks); empty when eligible.
-        public var disqualifiedBy: [String]
+        package var disqualifiedBy: [String]
         /// Objective minus the best setting's, paired by replicate (same typists, same backend draws).
-        public var differenceFromBest: SweepEstimate?
+        package var differenceFromBest: SweepEstimate?
         /// Not significantly worse than the best: the 95 % interval of the paired difference reaches 0.
-        public var inGoodRange: Bool
+        package var inGoodRange: Bool
         /// On the Pareto front of mean p95 time to fresh results against mean requests per search.
-        public var paretoFront: Bool
+        package var paretoFront: Bool
 
-        public var eligible: Bool { disqualifiedBy.isEmpty }
+        package var eligible: Bool { disqualifiedBy.isEmpty }
     }
 
-    public struct Recommendation: Sendable, Equatable {
-        public var scope: Scope
+    package struct Recommendation: Sendable, Equatable {
+        package var scope: Scope
         /// The recommended setting, or, when no setting meets the constraints, `nil`.
-        public var result: SettingResult?
+        package var result: SettingResult?
         /// The next choice: the best mean objective other than the recommendation.
-        public var runnerUp: SettingResult?
+        package var runnerUp: SettingResult?
         /// The setting with the best mean objective.
-        public var best: SweepSetting?
-        public var goodRange: [SweepSetting]
+        package var best: SweepSetting?
+        package var goodRange: [SweepSetting]
         /// False when no setting meets the constraints.
-        public var satisfied: Bool
+        package var satisfied: Bool
         /// For a device class or population: its good range shares no setting with the overall one.
-        public var differsFromOverall: Bool
-        public var replicates: Int
+        package var differsFromOverall: Bool
+        package var replicates: Int
         /// The recommendation and its reasons, in a few sentences.
-        public var sentence: String
+        package var sentence: String
     }
 
-    public let points: [SweepPoint]
-    public let objective: SweepObjective
-    public let scopes: [Scope]
+    package let points: [SweepPoint]
+    package let objective: SweepObjective
+    package let scopes: [Scope]
     /// Results per scope name, sorted by setting.
-    public let results: [String: [SettingResult]]
-    public let recommendations: [Recommendation]
+    package let results: [String: [SettingResult]]
+    package let recommendations: [Recommendation]
 
-    public init(points: [SweepPoint], objective: SweepObjective = SweepObjective()) {
+    package init(points: [SweepPoint], objective: SweepObjective = SweepObjective()) {
         self.points = points.sorted {
             ($0.population, $0.strategy, $0.minLength, $0.debounceMs, $0.replicate) < ($1.population, $1.strategy, $1.minLength, $1.debounceMs, $1.replicate)
         }
@@ -90,10 +90,10 @@ public struct SweepAnalysis: Sendable {
         return String(population[..<dash])
     }
 
-    public var populations: [String] { scopes[0].populations }
-    public var replicates: Int { Set(points.map(\.replicate)).count }
+    package var populations: [String] { scopes[0].populations }
+    package var replicates: Int { Set(points.map(\.replicate)).count }
 
-    public func recommendation(scope name: String) -> Recommendation? {
+    package func recommendation(scope name: String) -> Recommendation? {
         recommendations.first { $0.scope.name == name }
     }
 
@@ -209,7 +209,7 @@ public struct SweepAnalysis: Sendable {
     /// sorted by p95 ascending.
     ///
     /// - Complexity: O(n log n).
-    public static func paretoFront(_ points: [(setting: SweepSetting, ttfrP95: Double, requests: Double)]) -> [SweepSetting] {
+    package static func paretoFront(_ points: [(setting: SweepSetting, ttfrP95: Double, requests: Double)]) -> [SweepSetting] {
         var front: [SweepSetting] = []
         var bestRequests = Double.infinity
         for point in points.sorted(by: { ($0.ttfrP95, $0.requests, $0.setting) < ($1.ttfrP95, $1.requests, $1.setting) })

@@ -2,15 +2,15 @@ import Foundation
 
 /// A quantity measured once per replicate: its mean and a 95 % confidence interval (Student's t
 /// over the replicates; no interval with a single replicate).
-public struct SweepEstimate: Sendable, Equatable {
-    public var values: [Double]
-    public var mean: Double
+package struct SweepEstimate: Sendable, Equatable {
+    package var values: [Double]
+    package var mean: Double
     /// Half the width of the 95 % confidence interval of the mean; `nil` with one replicate.
-    public var halfWidth: Double?
+    package var halfWidth: Double?
 
-    public static let confidence = 0.95
+    package static let confidence = 0.95
 
-    public init(_ values: [Double]) {
+    package init(_ values: [Double]) {
         self.values = values
         let (mean, variance) = WelchTest.meanAndVariance(values)
         self.mean = mean
@@ -18,8 +18,8 @@ public struct SweepEstimate: Sendable, Equatable {
             ? Self.criticalT(degreesOfFreedom: Double(values.count - 1)) * (variance / Double(values.count)).squareRoot() : nil
     }
 
-    public var low: Double { mean - (halfWidth ?? 0) }
-    public var high: Double { mean + (halfWidth ?? 0) }
+    package var low: Double { mean - (halfWidth ?? 0) }
+    package var high: Double { mean + (halfWidth ?? 0) }
 
     /// The two-sided critical value of Student's t at `confidence` (2.776 for 4 degrees of
     /// freedom at 95 %), by bisection on the same p-value `compare` uses.

@@ -1,7 +1,7 @@
 /// What the user wants from a debounce setting, stated: one quantity to minimise and the
 /// correctness constraints a setting must meet to be considered at all.
-public struct SweepObjective: Sendable, Equatable {
-    public enum Goal: Sendable, Equatable {
+package struct SweepObjective: Sendable, Equatable {
+    package enum Goal: Sendable, Equatable {
         /// Minimise p95 time to fresh results + `nanos` × requests per search: one request per
         /// search is worth `nanos` of p95 waiting.
         case requestCost(nanos: Double)
@@ -13,17 +13,17 @@ public struct SweepObjective: Sendable, Equatable {
         case ttfrP95(nanos: Double)
     }
 
-    public var goal: Goal
+    package var goal: Goal
     /// Largest mean share of searches whose final screen was wrong.
-    public var maxStaleShare: Double
+    package var maxStaleShare: Double
     /// Largest mean share of searches that never showed fresh results.
-    public var maxNeverFreshShare: Double
+    package var maxNeverFreshShare: Double
 
     /// The default: a request is worth 40 ms of p95 waiting; at most 1 % stale and 1 % never fresh.
-    public static let defaultRequestCostNanos = 40_000_000.0
-    public static let defaultMaxShare = 0.01
+    package static let defaultRequestCostNanos = 40_000_000.0
+    package static let defaultMaxShare = 0.01
 
-    public init(goal: Goal = .requestCost(nanos: defaultRequestCostNanos), maxStaleShare: Double = defaultMaxShare,
+    package init(goal: Goal = .requestCost(nanos: defaultRequestCostNanos), maxStaleShare: Double = defaultMaxShare,
                 maxNeverFreshShare: Double = defaultMaxShare) {
         self.goal = goal
         self.maxStaleShare = maxStaleShare
@@ -47,7 +47,7 @@ public struct SweepObjective: Sendable, Equatable {
     }
 
     /// `kind` in JSON: `request-cost`, `budget`, `ttfr-p95`.
-    public var kind: String {
+    package var kind: String {
         switch goal {
         case .requestCost: return "request-cost"
         case .budget: return "budget"
@@ -56,7 +56,7 @@ public struct SweepObjective: Sendable, Equatable {
     }
 
     /// What is minimised, in words: "p95 time to fresh results + 40 ms per request".
-    public var statement: String {
+    package var statement: String {
         switch goal {
         case let .requestCost(cost):
             return "p95 time to fresh results + \(ValueFormat.duration(nanos: cost)) per request"
@@ -68,7 +68,7 @@ public struct SweepObjective: Sendable, Equatable {
     }
 
     /// The constraints, in words: "stale ≤ 1 %, never fresh ≤ 1 %".
-    public var constraints: String {
+    package var constraints: String {
         "wrong final screens ≤ \(ValueFormat.percent(maxStaleShare)), never-fresh searches ≤ \(ValueFormat.percent(maxNeverFreshShare))"
     }
 

@@ -2,35 +2,35 @@ import TypestormMetrics
 
 /// One run of a sweep: one setting (strategy, interval, minimum length) for one typist
 /// population and one replicate, and the numbers the analysis uses.
-public struct SweepPoint: Sendable, Equatable {
+package struct SweepPoint: Sendable, Equatable {
     /// The strategy's name in the scenario (a preset name unless the scenario names it).
-    public var strategy: String
-    public var debounceMs: Int
-    public var minLength: Int
+    package var strategy: String
+    package var debounceMs: Int
+    package var minLength: Int
     /// Typist population label ("desktop-en", "mobile-ko", ...); empty when the sweep has one.
-    public var population: String
+    package var population: String
     /// The population's share of the scenario's mix, its weight in `all` and in its device
     /// class; `nil` when the record does not say (then populations weigh the same).
-    public var share: Double?
+    package var share: Double?
     /// Which independent replicate (seed) of the grid this run is.
-    public var replicate: Int
+    package var replicate: Int
     /// Requests per search (settle).
-    public var fanOut: Double
+    package var fanOut: Double
     /// Wasted share of service time (backend view where known, else client view).
-    public var wastedShare: Double?
+    package var wastedShare: Double?
     /// Time to fresh results, nanoseconds (`nil`: no search got fresh results).
-    public var ttfrP50: Double?
-    public var ttfrP95: Double?
+    package var ttfrP50: Double?
+    package var ttfrP95: Double?
     /// The time-to-fresh-results histogram, for percentiles of a mix of populations.
-    public var ttfr: Histogram?
+    package var ttfr: Histogram?
     /// Share of searches whose final screen was wrong.
-    public var staleShare: Double
+    package var staleShare: Double
     /// Share of searches that never showed fresh results.
-    public var neverFreshShare: Double
+    package var neverFreshShare: Double
     /// Out-of-order applies per search.
-    public var outOfOrderPerSettle: Double
+    package var outOfOrderPerSettle: Double
 
-    public init(strategy: String = "", debounceMs: Int, minLength: Int, population: String = "", share: Double? = nil, replicate: Int = 0,
+    package init(strategy: String = "", debounceMs: Int, minLength: Int, population: String = "", share: Double? = nil, replicate: Int = 0,
                 fanOut: Double, wastedShare: Double?, ttfrP50: Double?, ttfrP95: Double?, ttfr: Histogram? = nil,
                 staleShare: Double = 0, neverFreshShare: Double = 0, outOfOrderPerSettle: Double = 0) {
         self.strategy = strategy
@@ -51,7 +51,7 @@ public struct SweepPoint: Sendable, Equatable {
 
     /// Reads a grid point from a metric group labelled `debounceMs` (and optionally `minLength`,
     /// `population`, `share`, `replicate`); `nil` for groups that are not grid points.
-    public init?(_ summary: StrategySummary) {
+    package init?(_ summary: StrategySummary) {
         guard let debounceText = summary.labels[SweepLabel.debounce], let debounce = Int(debounceText),
               let fanOut = summary.fanOutMean else { return nil }
         self.init(
@@ -71,37 +71,37 @@ public struct SweepPoint: Sendable, Equatable {
             outOfOrderPerSettle: summary.settles > 0 ? Double(summary.outOfOrderApplies) / Double(summary.settles) : 0)
     }
 
-    public var setting: SweepSetting { SweepSetting(strategy: strategy, minLength: minLength, debounceMs: debounceMs) }
+    package var setting: SweepSetting { SweepSetting(strategy: strategy, minLength: minLength, debounceMs: debounceMs) }
 
     /// `debounce 150 ms, min length 2`.
-    public var gridDescription: String {
+    package var gridDescription: String {
         "debounce \(debounceMs) ms, min length \(minLength)"
     }
 }
 
 /// What an app ships: a strategy with a debounce interval and a minimum query length.
-public struct SweepSetting: Sendable, Hashable, Comparable {
-    public var strategy: String
-    public var minLength: Int
-    public var debounceMs: Int
+package struct SweepSetting: Sendable, Hashable, Comparable {
+    package var strategy: String
+    package var minLength: Int
+    package var debounceMs: Int
 
-    public init(strategy: String, minLength: Int, debounceMs: Int) {
+    package init(strategy: String, minLength: Int, debounceMs: Int) {
         self.strategy = strategy
         self.minLength = minLength
         self.debounceMs = debounceMs
     }
 
-    public static func < (a: SweepSetting, b: SweepSetting) -> Bool {
+    package static func < (a: SweepSetting, b: SweepSetting) -> Bool {
         (a.strategy, a.minLength, a.debounceMs) < (b.strategy, b.minLength, b.debounceMs)
     }
 
     /// `split-state, debounce 300 ms, min length 2` (without the strategy when it is empty).
-    public var description: String {
+    package var description: String {
         (strategy.isEmpty ? "" : "\(strategy), ") + "debounce \(debounceMs) ms, min length \(minLength)"
     }
 }
 
 extension RunRecord {
     /// The sweep grid points of this record (groups labelled with a debounce interval).
-    public var sweepPoints: [SweepPoint] { summaries.compactMap(SweepPoint.init) }
+    package var sweepPoints: [SweepPoint] { summaries.compactMap(SweepPoint.init) }
 }

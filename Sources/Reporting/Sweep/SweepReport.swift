@@ -3,14 +3,14 @@ import Foundation
 /// The views of a sweep: the recommendations in sentences, a terminal table, JSON, and an HTML
 /// page with the objective against the interval (confidence bands, good range shaded), the
 /// trade-off plot with its Pareto front, and the correctness shares.
-public struct SweepReport: Sendable {
-    public var analysis: SweepAnalysis
+package struct SweepReport: Sendable {
+    package var analysis: SweepAnalysis
     /// Scenario name, for titles.
-    public var scenarioName: String
+    package var scenarioName: String
     /// The base seed of the replicates (`nil` for a stored record without one).
-    public var baseSeed: UInt64?
+    package var baseSeed: UInt64?
 
-    public init(analysis: SweepAnalysis, scenarioName: String, baseSeed: UInt64? = nil) {
+    package init(analysis: SweepAnalysis, scenarioName: String, baseSeed: UInt64? = nil) {
         self.analysis = analysis
         self.scenarioName = scenarioName
         self.baseSeed = baseSeed
@@ -27,7 +27,7 @@ public struct SweepReport: Sendable {
     }
 
     /// The plots of one scope, as standalone SVG documents.
-    public func charts(scope name: String) -> [(name: String, svg: String)] {
+    package func charts(scope name: String) -> [(name: String, svg: String)] {
         guard let results = analysis.results[name], let recommendation = analysis.recommendation(scope: name) else { return [] }
         let objective = analysis.objective
         let curves = Self.curves(results)
@@ -114,7 +114,7 @@ public struct SweepReport: Sendable {
 
     // MARK: Terminal
 
-    public func terminalTable() -> String {
+    package func terminalTable() -> String {
         var out = "Objective: minimise \(analysis.objective.statement), subject to \(analysis.objective.constraints).\n\n"
         for recommendation in analysis.recommendations where recommendation.scope.kind != .population || recommendation.differsFromOverall || !recommendation.satisfied {
             out += recommendation.sentence + "\n\n"
@@ -155,7 +155,7 @@ public struct SweepReport: Sendable {
 
     // MARK: JSON
 
-    public func json() throws -> String {
+    package func json() throws -> String {
         try encodeJSON(document())
     }
 
@@ -239,7 +239,7 @@ public struct SweepReport: Sendable {
 
     /// A self-contained page: the recommendations, then per scope (all, each device class, each
     /// population) its plots.
-    public func html() -> String {
+    package func html() -> String {
         var html = "<!DOCTYPE html>\n" + Markup.open("html", [("lang", "en"), ("xmlns", "http://www.w3.org/1999/xhtml")]) + "\n<head>\n"
         html += Markup.empty("meta", [("charset", "utf-8")]) + "\n"
         html += Markup.empty("meta", [("name", "color-scheme"), ("content", "light dark")]) + "\n"

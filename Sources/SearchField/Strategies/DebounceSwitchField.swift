@@ -22,6 +22,7 @@
 ///   the minimum length (under 1 % at the preset's own 0, 2–5 % at 1, 5–18 % at 4 in the default
 ///   scenario's populations; docs/benchmarks.md).
 public struct DebounceSwitchField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     private var wait: (timer: TimerID, query: QueryIdentity)?
@@ -32,11 +33,14 @@ public struct DebounceSwitchField: SearchFieldStrategy {
     private var display = DisplayTracker()
     private var ids = IDSource()
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.debounceSwitch.defaultConfiguration) {
         self.configuration = configuration
         cache = ClientCache(capacity: configuration.cacheCapacity)
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:

@@ -14,6 +14,7 @@
 /// cost is UI-thread time per keystroke, which grows with the catalog and delays the next
 /// keystroke. Empty text shows every product.
 public struct LocalFilterField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     private var running = RequestBook()
@@ -22,10 +23,13 @@ public struct LocalFilterField: SearchFieldStrategy {
     private var display = DisplayTracker()
     private var ids = IDSource()
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.localFilter.defaultConfiguration) {
         self.configuration = configuration
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:

@@ -20,6 +20,7 @@
 /// await, so a request that completes although cancelled (the backend ignored it) is still
 /// written. Keyed on the text only, no trimming, no minimum length.
 public struct ManualCancelField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     private var task: Phase?
@@ -38,10 +39,13 @@ public struct ManualCancelField: SearchFieldStrategy {
         case searching(RequestID)
     }
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.manualCancel.defaultConfiguration) {
         self.configuration = configuration
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case let .textChanged(text, _), let .fieldTextSet(text):

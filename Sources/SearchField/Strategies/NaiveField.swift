@@ -16,6 +16,7 @@
 /// out of the task past `isLoading = false`, so the spinner stays on. Keyed on the text only:
 /// scope and token changes start nothing.
 public struct NaiveField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     /// Tasks still awaiting `ProductAPI.search`.
@@ -26,10 +27,13 @@ public struct NaiveField: SearchFieldStrategy {
     private var display = DisplayTracker()
     private var ids = IDSource()
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.naive.defaultConfiguration) {
         self.configuration = configuration
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case let .textChanged(text, _), let .fieldTextSet(text):

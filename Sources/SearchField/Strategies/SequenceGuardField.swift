@@ -11,6 +11,7 @@
 /// flash by as they come in. Previous results stay on screen, with the stalled indicator when
 /// the newest request is slow.
 public struct SequenceGuardField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     /// Queries of the requests that may still be applied.
@@ -25,11 +26,14 @@ public struct SequenceGuardField: SearchFieldStrategy {
     private var display = DisplayTracker()
     private var ids = IDSource()
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.sequenceGuard.defaultConfiguration) {
         self.configuration = configuration
         cache = ClientCache(capacity: configuration.cacheCapacity)
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:

@@ -19,6 +19,7 @@
 /// seed 002's identity-blind variant; with a cache, a committed identity seen before is shown
 /// at once.
 public struct SplitStateField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     private var phase = Phase.idle
@@ -46,11 +47,14 @@ public struct SplitStateField: SearchFieldStrategy {
         case loading(RequestID, QueryIdentity, stalledTimer: TimerID?)
     }
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.splitState.defaultConfiguration) {
         self.configuration = configuration
         cache = ClientCache(capacity: configuration.cacheCapacity)
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case let .textChanged(text, _), let .fieldTextSet(text):

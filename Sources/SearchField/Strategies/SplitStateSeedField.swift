@@ -32,6 +32,7 @@
 /// cancel, its results) under a newer loading task; keyed on the text only, so scope and token
 /// changes do not restart it.
 public struct SplitStateSeedField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     /// The `id:` of the running `.task`; it restarts only when this changes.
@@ -53,10 +54,13 @@ public struct SplitStateSeedField: SearchFieldStrategy {
         case searching(RequestID, QueryIdentity)
     }
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.splitStateSeed.defaultConfiguration) {
         self.configuration = configuration
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case let .textChanged(text, _), let .fieldTextSet(text):

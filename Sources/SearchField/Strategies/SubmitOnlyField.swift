@@ -15,6 +15,7 @@
 /// Return is a settle whose query has no results on screen, as is a query never submitted. A
 /// settle after Return is fresh.
 public struct SubmitOnlyField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     private var inFlight: (id: RequestID, query: QueryIdentity)?
@@ -23,11 +24,14 @@ public struct SubmitOnlyField: SearchFieldStrategy {
     private var display = DisplayTracker()
     private var ids = IDSource()
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.submitOnly.defaultConfiguration) {
         self.configuration = configuration
         cache = ClientCache(capacity: configuration.cacheCapacity)
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case let .textChanged(text, _), let .fieldTextSet(text):

@@ -9,6 +9,7 @@
 /// latest value at the end of each window). The request rate is bounded; in a fast burst the
 /// results lag behind the text. Each new search cancels the one in flight.
 public struct ThrottleField: SearchFieldStrategy {
+    /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     /// The open throttle window, if any.
@@ -21,11 +22,14 @@ public struct ThrottleField: SearchFieldStrategy {
     private var display = DisplayTracker()
     private var ids = IDSource()
 
+    /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.throttle.defaultConfiguration) {
         self.configuration = configuration
         cache = ClientCache(capacity: configuration.cacheCapacity)
     }
 
+    /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
+    /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:

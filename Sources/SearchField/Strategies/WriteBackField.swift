@@ -17,7 +17,9 @@
 /// syllable being composed (a broken composition). The wrapped strategy observes every value the
 /// text takes, the raw one and each written-back one, as SwiftUI's other observers would.
 public struct WriteBackField<Base: SearchFieldStrategy>: SearchFieldStrategy {
+    /// The wrapped strategy, which sees every text the field takes.
     public private(set) var base: Base
+    /// The wrapped strategy's configuration.
     public var configuration: SearchFieldConfiguration { base.configuration }
     /// Handler runs for the current user change beyond the first.
     private var reentries = 0
@@ -26,10 +28,14 @@ public struct WriteBackField<Base: SearchFieldStrategy>: SearchFieldStrategy {
     private var looping = false
     private let trimmer = QueryNormalizer(trims: true, minimumLength: 0)
 
+    /// `base` with seed 001's write-back normalization around it.
     public init(base: Base) {
         self.base = base
     }
 
+    /// Hands `event` to ``base`` and, on a text change, asks the runner to set the trimmed text
+    /// (`setFieldText`); each `fieldTextSet` answer is a re-entry, and the loop is reported
+    /// (re-entries, a runaway at the bound, a broken composition) as an effect.
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
         case let .textChanged(text, composing):

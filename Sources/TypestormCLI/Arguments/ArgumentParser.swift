@@ -3,22 +3,22 @@ import Diagnostics
 /// Splits a command line into tokens, finds the command, and checks the arguments against it.
 ///
 /// Parsing is separate from running, so tests parse argv without starting a process.
-public struct ArgumentParser: Sendable {
-    public let root: Command
+package struct ArgumentParser: Sendable {
+    package let root: Command
 
-    public init(root: Command) {
+    package init(root: Command) {
         self.root = root
     }
 
     /// The outcome of parsing: a command to run with its arguments, or help to print.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case run(command: Command, path: [String], arguments: ParsedArguments)
         case help(command: Command, path: [String])
     }
 
     /// The command and the path to it that argv names, before any error in the rest of argv;
     /// used to point an error message at the right help.
-    public func commandPath(for argv: [String]) -> (Command, [String]) {
+    package func commandPath(for argv: [String]) -> (Command, [String]) {
         var command = root
         var path = [root.name]
         for word in argv {
@@ -29,7 +29,7 @@ public struct ArgumentParser: Sendable {
         return (command, path)
     }
 
-    public func parse(_ argv: [String]) throws(UsageError) -> Outcome {
+    package func parse(_ argv: [String]) throws(UsageError) -> Outcome {
         var command = root
         var path = [root.name]
         var index = 0

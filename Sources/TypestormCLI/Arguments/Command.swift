@@ -1,22 +1,22 @@
 /// A named option of a command: `--name VALUE`, `--name=VALUE`, or a flag `--name`.
-public struct Option: Sendable {
-    public var name: String
-    public var short: Character?
+package struct Option: Sendable {
+    package var name: String
+    package var short: Character?
     /// The placeholder shown in help (`N`, `FILE`); `nil` makes the option a flag.
-    public var valueName: String?
-    public var help: String
+    package var valueName: String?
+    package var help: String
     /// May be given more than once; every value is kept.
-    public var repeatable: Bool
+    package var repeatable: Bool
     /// Shown in help as `(default: …)`.
-    public var defaultValue: String?
+    package var defaultValue: String?
 
-    public var isFlag: Bool { valueName == nil }
+    package var isFlag: Bool { valueName == nil }
 
-    public static func flag(_ name: String, short: Character? = nil, help: String) -> Option {
+    package static func flag(_ name: String, short: Character? = nil, help: String) -> Option {
         Option(name: name, short: short, valueName: nil, help: help, repeatable: false, defaultValue: nil)
     }
 
-    public static func value(
+    package static func value(
         _ name: String, _ valueName: String, short: Character? = nil, help: String,
         default defaultValue: String? = nil, repeatable: Bool = false
     ) -> Option {
@@ -24,18 +24,18 @@ public struct Option: Sendable {
     }
 
     /// `--json`, which every command that prints results takes.
-    public static let json = Option.flag("json", help: "Print results as JSON (stable keys, see README) instead of a table.")
+    package static let json = Option.flag("json", help: "Print results as JSON (stable keys, see README) instead of a table.")
 }
 
 /// A positional argument of a command.
-public struct Positional: Sendable {
-    public var name: String
-    public var help: String
-    public var isOptional: Bool
+package struct Positional: Sendable {
+    package var name: String
+    package var help: String
+    package var isOptional: Bool
     /// Takes every remaining positional value.
-    public var isVariadic: Bool
+    package var isVariadic: Bool
 
-    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
+    package init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
         self.name = name
         self.help = help
         self.isOptional = optional
@@ -47,18 +47,18 @@ public struct Positional: Sendable {
 ///
 /// Commands are values; the tree of them is declared in `RootCommand.swift`, and each command's
 /// behaviour lives in a file of its own under `Commands/`.
-public struct Command: Sendable {
-    public typealias Run = @Sendable (Invocation) async throws -> Int32
+package struct Command: Sendable {
+    package typealias Run = @Sendable (Invocation) async throws -> Int32
 
-    public var name: String
-    public var abstract: String
-    public var discussion: String
-    public var options: [Option]
-    public var positionals: [Positional]
-    public var subcommands: [Command]
-    public var run: Run?
+    package var name: String
+    package var abstract: String
+    package var discussion: String
+    package var options: [Option]
+    package var positionals: [Positional]
+    package var subcommands: [Command]
+    package var run: Run?
 
-    public init(
+    package init(
         name: String, abstract: String, discussion: String = "",
         options: [Option] = [], positionals: [Positional] = [],
         subcommands: [Command] = [], run: Run? = nil
@@ -86,9 +86,9 @@ public struct Command: Sendable {
 }
 
 /// What a command's `run` receives: the parsed arguments and where to write.
-public struct Invocation: Sendable {
-    public var arguments: ParsedArguments
-    public var console: Console
+package struct Invocation: Sendable {
+    package var arguments: ParsedArguments
+    package var console: Console
     /// The command path, e.g. `typestorm catalog generate`, for messages.
-    public var commandPath: String
+    package var commandPath: String
 }

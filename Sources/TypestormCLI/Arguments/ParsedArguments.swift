@@ -4,39 +4,39 @@ import Diagnostics
 ///
 /// Typed accessors convert and validate; a value that does not convert throws a `UsageError`
 /// naming the flag, so every command reports bad values the same way.
-public struct ParsedArguments: Sendable, Equatable {
+package struct ParsedArguments: Sendable, Equatable {
     /// Option values by long name, in the order given; flags hold `[""]`.
-    public var options: [String: [String]]
-    public var positionals: [String]
+    package var options: [String: [String]]
+    package var positionals: [String]
 
-    public init(options: [String: [String]] = [:], positionals: [String] = []) {
+    package init(options: [String: [String]] = [:], positionals: [String] = []) {
         self.options = options
         self.positionals = positionals
     }
 
-    public func flag(_ name: String) -> Bool {
+    package func flag(_ name: String) -> Bool {
         options[name] != nil
     }
 
     /// The last value given for the option, or `nil`.
-    public func value(_ name: String) -> String? {
+    package func value(_ name: String) -> String? {
         options[name]?.last
     }
 
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         options[name] ?? []
     }
 
-    public func positional(_ index: Int) -> String? {
+    package func positional(_ index: Int) -> String? {
         positionals.indices.contains(index) ? positionals[index] : nil
     }
 
-    public func requiredPositional(_ index: Int, name: String) throws -> String {
+    package func requiredPositional(_ index: Int, name: String) throws -> String {
         guard let value = positional(index) else { throw UsageError.missingArgument(name) }
         return value
     }
 
-    public func int(_ name: String, default defaultValue: Int? = nil, in range: ClosedRange<Int>? = nil) throws -> Int? {
+    package func int(_ name: String, default defaultValue: Int? = nil, in range: ClosedRange<Int>? = nil) throws -> Int? {
         guard let text = value(name) else { return defaultValue }
         guard let parsed = Self.parseInteger(text) else {
             throw UsageError.invalidValue(option: name, value: text, expected: Self.expectation("an integer", range))
@@ -47,11 +47,11 @@ public struct ParsedArguments: Sendable, Equatable {
         return parsed
     }
 
-    public func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>? = nil) throws -> Int {
+    package func int(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>? = nil) throws -> Int {
         try int(name, default: Optional(defaultValue), in: range) ?? defaultValue
     }
 
-    public func uint64(_ name: String, default defaultValue: UInt64) throws -> UInt64 {
+    package func uint64(_ name: String, default defaultValue: UInt64) throws -> UInt64 {
         guard let text = value(name) else { return defaultValue }
         guard let parsed = UInt64(text.filter { $0 != "_" }) else {
             throw UsageError.invalidValue(option: name, value: text, expected: "a non-negative integer")
@@ -59,7 +59,7 @@ public struct ParsedArguments: Sendable, Equatable {
         return parsed
     }
 
-    public func double(_ name: String, default defaultValue: Double? = nil, in range: ClosedRange<Double>? = nil) throws -> Double? {
+    package func double(_ name: String, default defaultValue: Double? = nil, in range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let text = value(name) else { return defaultValue }
         guard let parsed = Double(text), parsed.isFinite else {
             throw UsageError.invalidValue(option: name, value: text, expected: "a number")
@@ -70,13 +70,13 @@ public struct ParsedArguments: Sendable, Equatable {
         return parsed
     }
 
-    public func double(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>? = nil) throws -> Double {
+    package func double(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>? = nil) throws -> Double {
         try double(name, default: Optional(defaultValue), in: range) ?? defaultValue
     }
 
     /// A duration such as `300ms`, `1.5s`, `250us`, `2m`; a bare number is milliseconds.
     /// Returns nanoseconds.
-    public func durationNanos(_ name: String, default defaultValue: Int64? = nil) throws -> Int64? {
+    package func durationNanos(_ name: String, default defaultValue: Int64? = nil) throws -> Int64? {
         guard let text = value(name) else { return defaultValue }
         guard let nanos = Self.parseDurationNanos(text), nanos >= 0 else {
             throw UsageError.invalidValue(option: name, value: text, expected: "a duration such as 300ms, 1.5s or 250us")
@@ -85,7 +85,7 @@ public struct ParsedArguments: Sendable, Equatable {
     }
 
     /// One of a fixed set of words.
-    public func choice(_ name: String, among choices: [String], default defaultValue: String? = nil) throws -> String? {
+    package func choice(_ name: String, among choices: [String], default defaultValue: String? = nil) throws -> String? {
         guard let text = value(name) else { return defaultValue }
         guard choices.contains(text) else {
             let hint = Suggestion.closest(to: text, among: choices).map { " (did you mean '\($0)'?)" } ?? ""

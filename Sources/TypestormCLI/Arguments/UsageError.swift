@@ -4,7 +4,7 @@ import Diagnostics
 ///
 /// Usage errors exit with 64 (`EX_USAGE`) and are printed to standard error with a pointer to
 /// the command's help.
-public enum UsageError: Error, Equatable, Sendable {
+package enum UsageError: Error, Equatable, Sendable {
     case unknownCommand(String, suggestion: String?)
     case unknownOption(String, suggestion: String?)
     case missingValue(option: String, valueName: String)
@@ -17,7 +17,7 @@ public enum UsageError: Error, Equatable, Sendable {
     case conflictingOptions(String, String)
     case invalid(String)
 
-    public var message: String {
+    package var message: String {
         switch self {
         case let .unknownCommand(name, suggestion):
             return "unknown command '\(name)'" + Self.didYouMean(suggestion)
@@ -54,14 +54,14 @@ public enum UsageError: Error, Equatable, Sendable {
 ///
 /// Modules throw their own error types; the CLI maps those it knows to this at the boundary, and
 /// any other error is printed with its description and exit code 1.
-public struct ToolError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var exitCode: Int32
+package struct ToolError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var exitCode: Int32
 
-    public init(_ message: String, exitCode: Int32 = ExitCode.failure) {
+    package init(_ message: String, exitCode: Int32 = ExitCode.failure) {
         self.message = message
         self.exitCode = exitCode
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -1,6 +1,7 @@
 import ProductCatalog
 import Diagnostics
 import Foundation
+import Reporting
 import Orchestration
 
 /// `typestorm catalog generate|stats`: make synthetic catalogs and describe catalog files.
@@ -105,7 +106,7 @@ enum CatalogCommand {
             func section(_ title: String, _ counts: [String: Int]) -> String {
                 let rows = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
                     .map { [$0.key, $0.value.formatted(), String(format: "%.1f %%", 100 * Double($0.value) / Double(max(1, stats.products)))] }
-                return TextTable.render(header: [title, "products", "share"], rows: rows, rightAligned: [1, 2]) + "\n"
+                return TextTable(headers: [title, "products", "share"], rows: rows, rightAligned: [1, 2], indent: "  ").render() + "\n"
             }
             out += section("language", stats.languages)
             out += section("scope", stats.scopes)
@@ -192,43 +193,5 @@ enum CatalogFiles {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-}
-
-/// Aligned text tables whose columns account for wide (CJK, full-width) characters.
-enum TextTable {
-    static func render(header: [String], rows: [[String]], rightAligned: Set<Int> = []) -> String {
-        var widths = header.map(displayWidth)
-        for row in rows {
-            for (k, cell) in row.enumerated() where k < widths.count { widths[k] = max(widths[k], displayWidth(cell)) }
-        }
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
-            for (k, cell) in cells.enumerated() {
-                let pad = String(repeating: " ", count: max(0, widths[k] - displayWidth(cell)))
-                parts.append(rightAligned.contains(k) ? pad + cell : (k == cells.count - 1 ? cell : cell + pad))
-            }
-            return "  " + parts.joined(separator: "  ")
-        }
-        var out = [line(header), "  " + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-        out += rows.map(line)
-        return out.joined(separator: "\n") + "\n"
-    }
-
-    /// Terminal columns: East Asian wide characters take two, combining marks none.
-    static func displayWidth(_ text: String) -> Int {
-        var width = 0
-        for scalar in text.unicodeScalars {
-            let v = scalar.value
-            switch v {
-            case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F, 0x1160...0x11FF: continue
-            case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
-                 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1FAFF, 0x20000...0x3FFFD:
-                width += 2
-            default:
-                width += scalar.properties.generalCategory == .nonspacingMark ? 0 : 1
-            }
-        }
-        return width
     }
 }

@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import Reporting
 import Orchestration
 
 /// `typestorm crosscheck`: each strategy of a scenario in virtual time and live against the
@@ -60,11 +61,11 @@ enum CrosscheckCommand {
             let rows = strategy.checks.map { check in
                 [check.metric, format(check.metric, check.virtual), format(check.metric, check.live), check.agrees ? "yes" : "NO", check.rule]
             }
-            out += SimulateCommand.renderTable(headers: ["metric", "virtual", "live", "agree", "rule"], rows: rows)
+            out += TextTable(headers: ["metric", "virtual", "live", "agree", "rule"], rows: rows).render()
             let lateness = [strategy.modelTimerLatenessP50Ns, strategy.modelTimerLatenessP99Ns, strategy.modelTimerLatenessMaxNs]
-                .map { $0.map(SimulateCommand.millis) ?? "–" }
+                .map { $0.map(StrategyComparison.millis) ?? "–" }
             out += "live timing: model steps late p50 \(lateness[0]), p99 \(lateness[1]), max \(lateness[2]); keystrokes late p99 "
-                + (strategy.inputLagP99Ns.map(SimulateCommand.millis) ?? "–") + "; engine overruns \(strategy.engineOverruns)\n"
+                + (strategy.inputLagP99Ns.map(StrategyComparison.millis) ?? "–") + "; engine overruns \(strategy.engineOverruns)\n"
             if let why = strategy.explanation { out += "why live differs: \(why)\n" }
         }
         out += "\nVerdict: \(result.verdict).\n"
@@ -73,7 +74,7 @@ enum CrosscheckCommand {
 
     static func format(_ metric: String, _ value: Double?) -> String {
         guard let value else { return "–" }
-        if metric.hasSuffix("_ns") { return SimulateCommand.millis(Int64(value)) }
+        if metric.hasSuffix("_ns") { return StrategyComparison.millis(Int64(value)) }
         if metric.hasSuffix("_share") { return String(format: "%.1f%%", value * 100) }
         if metric == "fanout_mean" { return String(format: "%.2f", value) }
         return String(format: "%.0f", value)

@@ -27,7 +27,8 @@ enum HistoryCommand {
             .flag("no-html", help: "Do not write the HTML page."),
             .value("alpha", "P", help: "Significance level of the change-point test.", default: "0.05"),
             .value("window", "N", help: "Runs on each side of a split that the test sees.", default: "8"),
-            .value("thresholds", "FILE", help: "Tolerances file, as for compare (changes within them are ignored)."),
+            .value("tolerances", "FILE", help: "Tolerances file, as for compare (changes within them are ignored)."),
+            .value("thresholds", "FILE", help: "The same as --tolerances (its older name)."),
             .value("junit", "FILE", help: "Also write JUnit XML: one test case per series, failed when the newest run regressed it."),
             .flag("all", help: "List every series, not only those with change points."),
             .flag("markdown", help: "Print GitHub-flavoured markdown (for $GITHUB_STEP_SUMMARY)."),
@@ -53,12 +54,12 @@ enum HistoryCommand {
             }
         }
         let strategies = arguments.values("strategy").flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
-        let thresholds = try CompareCommand.thresholds(arguments.value("thresholds"))
+        let tolerances = try CompareCommand.tolerances(arguments.value("tolerances") ?? arguments.value("thresholds"))
         let store = try HistoryCLI.open(arguments.value("store") ?? StoreLocation.defaultURL, create: false)
         let history: History
         do {
             history = try History(store: store, scenario: arguments.value("scenario"), metrics: metrics, strategies: strategies,
-                                  thresholds: thresholds, detector: ChangePointDetector(alpha: alpha, window: window))
+                                  thresholds: tolerances, detector: ChangePointDetector(alpha: alpha, window: window))
         } catch let error as HistoryError {
             throw HistoryCLI.toolError(error, path: nil)
         }

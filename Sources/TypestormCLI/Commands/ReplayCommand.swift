@@ -1,6 +1,7 @@
 import Diagnostics
 import FieldRuntime
 import Foundation
+import Reporting
 import TypestormMetrics
 import Orchestration
 import SearchField
@@ -154,21 +155,21 @@ enum ReplayCommand {
         func c(_ name: String) -> Int64 { metrics.counter(name) }
         func h(_ name: String) -> String {
             guard let histogram = metrics.histograms[name], !histogram.isEmpty else { return "–" }
-            if histogram.totalCount == 1 { return SimulateCommand.millis(histogram.max) }
-            return "p50 \(SimulateCommand.millis(histogram.percentile(50)!)), max \(SimulateCommand.millis(histogram.max)) (\(histogram.totalCount))"
+            if histogram.totalCount == 1 { return StrategyComparison.millis(histogram.max) }
+            return "p50 \(StrategyComparison.millis(histogram.percentile(50)!)), max \(StrategyComparison.millis(histogram.max)) (\(histogram.totalCount))"
         }
         let settles = c(N.settles)
         let rows: [[String]] = [
             ["keystrokes", "\(c(N.keystrokes))", "settles", "\(settles)"],
             ["requests", "\(c(N.requestsStarted))", "per settle / keystroke",
-             "\(SimulateCommand.number(derived.requestsPerSettle)) / \(SimulateCommand.number(derived.requestsPerKeystroke))"],
+             "\(StrategyComparison.number(derived.requestsPerSettle)) / \(StrategyComparison.number(derived.requestsPerKeystroke))"],
             ["task churn", "\(c(N.taskChurn))", "cached commits", "\(c(N.cachedCommits)) of \(c(N.commits))"],
             ["out-of-order applies", "\(c(N.outOfOrderApplies))", "stale final screens", "\(c(N.staleSettles)) of \(settles)"],
-            ["mismatch time", SimulateCommand.millis(c(N.mismatchNs)), "share of session", SimulateCommand.share(derived.mismatchShare)],
+            ["mismatch time", StrategyComparison.millis(c(N.mismatchNs)), "share of session", StrategyComparison.share(derived.mismatchShare)],
             ["time to fresh results", h(N.timeToFresh), "never fresh", "\(c(N.neverFresh)) of \(settles)"],
             ["cancel signal latency", h(N.signalLatency), "cancels requested", "\(c(N.requestsCancelled))"],
             ["cancel stop (client)", h(N.stopLatencyClient), "cancel stop (backend)", h(N.stopLatencyBackend)],
-            ["wasted server time", SimulateCommand.millis(c(N.wastedServiceNs)), "share", SimulateCommand.share(derived.wastedServiceShare)],
+            ["wasted server time", StrategyComparison.millis(c(N.wastedServiceNs)), "share", StrategyComparison.share(derived.wastedServiceShare)],
             ["display changes", "\(c(N.displayChanges))", "blinks / false empties", "\(c(N.blinks)) / \(c(N.falseEmpties))"],
             ["request latency", h(N.requestLatency), "errors (server/timeout/transport)",
              "\(c(N.serverErrors))/\(c(N.timeouts))/\(c(N.transportErrors))"],
@@ -241,7 +242,7 @@ struct TimelineLine: Codable {
                 case .stalled: "stalled indicator"
                 case .throttle: "throttle window"
                 }
-                text = "start timer #\(id), \(SimulateCommand.millis(delay)) (\(why))"
+                text = "start timer #\(id), \(StrategyComparison.millis(delay)) (\(why))"
             case let .cancelTimer(id): text = "cancel timer #\(id)"
             case let .sendRequest(id, query): text = "send #\(id) \(query)"
             case let .runLocally(id, query): text = "filter #\(id) \(query) on the UI thread"

@@ -92,9 +92,6 @@ enum RunCommand {
             progress: progress, writeProgress: { console.err($0) })
         request.progressLinesPath = progressLines
         request.metricsPort = metricsPort
-        request.extraFiles = { record, scenarioText in
-            [("report.html", HTMLReport.forRun(record, scenarioText: scenarioText).render())]
-        }
         let result: RunSession.Result
         do {
             result = try await RunSession.run(request)
@@ -168,16 +165,5 @@ enum RunJSON {
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
-    }
-}
-
-extension HTMLReport {
-    /// The report of a run, with its virtual-against-live table (`RunSummary.agreementRows`).
-    static func forRun(_ record: RunRecord, scenarioText: String?) -> HTMLReport {
-        var report = HTMLReport(record: record, scenarioText: scenarioText)
-        report.agreement = RunSummary.agreementRows(record).map {
-            AgreementRow(strategy: $0.strategy, runner: $0.runner, agrees: $0.agrees, note: $0.note)
-        }
-        return report
     }
 }

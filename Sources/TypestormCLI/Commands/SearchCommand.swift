@@ -1,6 +1,7 @@
 import ProductCatalog
 import Diagnostics
 import Foundation
+import Reporting
 import Matching
 
 /// `typestorm search`: one query against a catalog file, through the engine or the reference.
@@ -64,7 +65,7 @@ enum SearchCommand {
                 let product = catalog[index]
                 return [String(offset + k + 1), product.id, product.name, product.scope, product.tokens.joined(separator: "|"), product.popularity.formatted()]
             }
-            var out = TextTable.render(header: ["#", "id", "name", "scope", "tokens", "popularity"], rows: rows, rightAligned: [0, 5])
+            var out = TextTable(headers: ["#", "id", "name", "scope", "tokens", "popularity"], rows: rows, rightAligned: [0, 5], indent: "  ").render()
             let total = response.total.map { $0.formatted() } ?? "?"
             out += "\n  \(total) matches; path \(response.path.name); \(String(format: "%.3f", ms)) ms"
             out += " (\(response.itemsScanned.formatted()) items, \(response.bytesScanned.formatted()) bytes examined)\n"

@@ -2,6 +2,7 @@ import Diagnostics
 import FieldHarness
 import FieldRuntime
 import Foundation
+import Reporting
 import TypestormMetrics
 import Orchestration
 import TypestormSystem
@@ -145,7 +146,7 @@ enum SimulateCommand {
             console.out("Simulated \(typists) typists (segment \(segment.index)/\(segment.count)), seed \(seed), in \(String(format: "%.1f", elapsed)) s\n")
             console.out("Backend: \(describe(backend))\n\n")
             let groups = names.compactMap { name in record.groups.first { $0.name == name } }
-            console.out(comparisonTable(groups.map { ($0.name, $0.metrics) }))
+            console.out(StrategyComparison.table(groups.map { ($0.name, $0.metrics) }).render())
             console.out("""
 
             req/settle: requests per settle (burst of typing); churn: debounce waits cancelled per settle;
@@ -244,8 +245,8 @@ enum SimulateCommand {
 
     static func describe(_ backend: BackendModel) -> String {
         if backend.scriptedDefault != nil || !backend.scripted.isEmpty {
-            let scripted = backend.scripted.keys.sorted().map { "\($0)=\(millis(backend.scripted[$0]!))" }
-            let all = scripted + (backend.scriptedDefault.map { ["*=\(millis($0))"] } ?? [])
+            let scripted = backend.scripted.keys.sorted().map { "\($0)=\(StrategyComparison.millis(backend.scripted[$0]!))" }
+            let all = scripted + (backend.scriptedDefault.map { ["*=\(StrategyComparison.millis($0))"] } ?? [])
             return "scripted (\(all.joined(separator: ", "))), cancellation \(backend.cancellation)"
         }
         let service: String = switch backend.service {
@@ -258,56 +259,6 @@ enum SimulateCommand {
     }
 
     // MARK: Rendering
-
-    static func millis(_ ns: Int64) -> String {
-        let value = Double(ns) / 1e6
-        if value >= 100 { return "\(Int(value.rounded()))ms" }
-        if value >= 10 { return String(format: "%.1fms", value) }
-        return String(format: "%.2fms", value)
-    }
-
-    static func share(_ value: Double?) -> String {
-        value.map { String(format: "%.1f%%", $0 * 100) } ?? "–"
-    }
-
-    static func number(_ value: Double?, digits: Int = 2) -> String {
-        value.map { String(format: "%.\(digits)f", $0) } ?? "–"
-    }
-
-    static func comparisonTable(_ rows: [(String, MetricSet)]) -> String {
-        let headers = ["strategy", "req/settle", "req/key", "churn", "ooo", "stale", "mismatch", "TTFR p50", "TTFR p90",
-                       "never", "false∅", "blinks", "wasted", "queue p90", "latency p90"]
-        let body = rows.map { name, metrics -> [String] in
-            let derived = DerivedMetrics(metrics)
-            let ttfr = metrics.histograms[MetricName.timeToFresh]
-            return [
-                name, number(derived.requestsPerSettle), number(derived.requestsPerKeystroke), number(derived.taskChurnPerSettle),
-                "\(derived.outOfOrderApplies)", share(derived.staleSettleShare), share(derived.mismatchShare),
-                ttfr?.percentile(50).map(millis) ?? "–", ttfr?.percentile(90).map(millis) ?? "–",
-                share(derived.neverFreshShare), number(derived.falseEmptiesPerSettle), number(derived.blinksPerSettle),
-                share(derived.wastedServiceShare),
-                metrics.histograms[MetricName.queueTime]?.percentile(90).map(millis) ?? "–",
-                metrics.histograms[MetricName.requestLatency]?.percentile(90).map(millis) ?? "–",
-            ]
-        }
-        return renderTable(headers: headers, rows: body)
-    }
-
-    /// Left-aligned first column, right-aligned numbers.
-    static func renderTable(headers: [String], rows: [[String]]) -> String {
-        var widths = headers.map(\.count)
-        for row in rows {
-            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
-        }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                return column == 0 ? cell + padding : padding + cell
-            }.joined(separator: "  ") + "\n"
-        }
-        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ") + "\n"
-        return line(headers) + rule + rows.map(line).joined()
-    }
 }
 
 /// A strategy's metrics as `--json` prints them: the recorder's counters, maxima and histogram

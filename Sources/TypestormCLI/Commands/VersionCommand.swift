@@ -1,7 +1,8 @@
+import TypestormMetrics
 import Diagnostics
 
 enum VersionCommand {
-    static let version = "0.1.0"
+    static let version = ToolVersion.current
 
     static let command = Command(
         name: "version",

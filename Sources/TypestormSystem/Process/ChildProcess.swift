@@ -8,7 +8,7 @@ import Synchronization
 import CPosixShims
 
 /// How a child process ended.
-public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
+package enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
     case exited(Int32)
     case signaled(Int32)
 
@@ -22,9 +22,9 @@ public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var isSuccess: Bool { self == .exited(0) }
+    package var isSuccess: Bool { self == .exited(0) }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .exited(code): return "exited with status \(code)"
         case let .signaled(signal): return "was killed by signal \(signal) (\(signalName(signal)))"
@@ -33,7 +33,7 @@ public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A short name for common signals, for messages a user reads.
-public func signalName(_ signal: Int32) -> String {
+package func signalName(_ signal: Int32) -> String {
     switch signal {
     case SIGINT: return "SIGINT"
     case SIGTERM: return "SIGTERM"
@@ -50,14 +50,14 @@ public func signalName(_ signal: Int32) -> String {
 }
 
 /// What to spawn and how to wire it.
-public struct SpawnOptions: Sendable {
-    public enum Input: Sendable { case null, pipe, inherit }
-    public enum Output: Sendable {
+package struct SpawnOptions: Sendable {
+    package enum Input: Sendable { case null, pipe, inherit }
+    package enum Output: Sendable {
         case null, pipe, inherit
         /// Appends to a file (created if missing), e.g. a worker's log in the run directory.
         case file(String)
     }
-    public enum ProcessGroup: Sendable {
+    package enum ProcessGroup: Sendable {
         /// Stay in the parent's group: a terminal's Ctrl-C reaches the child too.
         case inherit
         /// Lead a new group: only the parent decides when the child stops.
@@ -66,20 +66,20 @@ public struct SpawnOptions: Sendable {
         case join(pid_t)
     }
 
-    public var executable: String
+    package var executable: String
     /// `argv[1...]`; `argv[0]` is the executable path.
-    public var arguments: [String]
+    package var arguments: [String]
     /// The complete environment; `nil` inherits the parent's.
-    public var environment: [String: String]?
-    public var standardInput: Input
-    public var standardOutput: Output
-    public var standardError: Output
-    public var processGroup: ProcessGroup
+    package var environment: [String: String]?
+    package var standardInput: Input
+    package var standardOutput: Output
+    package var standardError: Output
+    package var processGroup: ProcessGroup
     /// Signals reset to their default action in the child. A parent that ignores SIGINT while it
     /// drains would otherwise hand that disposition down through `exec`.
-    public var defaultSignals: [Int32]
+    package var defaultSignals: [Int32]
 
-    public init(
+    package init(
         executable: String, arguments: [String] = [], environment: [String: String]? = nil,
         standardInput: Input = .null, standardOutput: Output = .inherit, standardError: Output = .inherit,
         processGroup: ProcessGroup = .inherit, defaultSignals: [Int32] = [SIGINT, SIGTERM, SIGPIPE, SIGHUP]
@@ -100,14 +100,14 @@ public struct SpawnOptions: Sendable {
 /// Owns the pipe descriptors (closed by `close…` or on deinit) and reaps the child exactly once:
 /// `exitStatus()` / `waitForExit` call `waitpid` for this pid only, so no zombie outlives the
 /// object as long as one of them is called after the child ends.
-public final class ChildProcess: Sendable {
-    public let pid: pid_t
+package final class ChildProcess: Sendable {
+    package let pid: pid_t
     /// Write end of the child's standard input (when `.pipe`).
-    public let standardInput: Int32?
+    package let standardInput: Int32?
     /// Read end of the child's standard output (when `.pipe`).
-    public let standardOutput: Int32?
+    package let standardOutput: Int32?
     /// Read end of the child's standard error (when `.pipe`).
-    public let standardError: Int32?
+    package let standardError: Int32?
 
     private struct State {
         var status: ExitStatus?
@@ -131,7 +131,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starts a process. Throws when the executable cannot be spawned (missing, not executable).
-    public static func spawn(_ options: SpawnOptions) throws(ProcessError) -> ChildProcess {
+    package static func spawn(_ options: SpawnOptions) throws(ProcessError) -> ChildProcess {
         var parentEnds: [Int32] = []
         var childEnds: [Int32] = []
         func closeAll(_ fds: [Int32]) { for fd in fds { _ = Glibc.close(fd) } }
@@ -231,7 +231,7 @@ public final class ChildProcess: Sendable {
 
     /// Closes one of the parent's pipe ends (idempotent). Closing standard input tells a child
     /// that reads it that no more input will come.
-    public func close(_ fd: Int32?) {
+    package func close(_ fd: Int32?) {
         guard let fd else { return }
         state.withLock { state in
             if state.openDescriptors.remove(fd) != nil { _ = Glibc.close(fd) }
@@ -240,7 +240,7 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` to the child (a no-op once it has been reaped, so a recycled pid is never hit).
     @discardableResult
-    public func send(_ signal: Int32) -> Bool {
+    package func send(_ signal: Int32) -> Bool {
         state.withLock { state in
             guard state.status == nil else { return false }
             return kill(pid, signal) == 0
@@ -248,7 +248,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// The exit status if the child has ended (reaping it), `nil` while it runs.
-    public func exitStatus() -> ExitStatus? {
+    package func exitStatus() -> ExitStatus? {
         state.withLock { state in
             if let status = state.status { return status }
             var raw: Int32 = 0
@@ -271,7 +271,7 @@ public final class ChildProcess: Sendable {
     ///
     /// Polls `waitpid` with a short nap: a driver waits for a handful of children at shutdown,
     /// where a millisecond of latency does not matter and SIGCHLD plumbing would.
-    public func waitForExit(timeoutNanos: Int64) -> ExitStatus? {
+    package func waitForExit(timeoutNanos: Int64) -> ExitStatus? {
         let deadline = Int64(MonotonicClock.now()) + timeoutNanos
         var nap: Int64 = 200_000
         while true {
@@ -286,7 +286,7 @@ public final class ChildProcess: Sendable {
     /// Stops the child the polite way: SIGTERM, up to `graceNanos` to exit, then SIGKILL, and
     /// reaps it. Returns how it ended.
     @discardableResult
-    public func terminate(graceNanos: Int64) -> ExitStatus {
+    package func terminate(graceNanos: Int64) -> ExitStatus {
         if let status = exitStatus() { return status }
         send(SIGTERM)
         if let status = waitForExit(timeoutNanos: graceNanos) { return status }

@@ -5,17 +5,17 @@ import Darwin
 #endif
 
 /// Reading and writing the pipes between a driver and its workers.
-public enum PipeIO {
+package enum PipeIO {
     /// What `poll` reported for one descriptor.
-    public struct Readiness: Sendable, Equatable {
-        public var fd: Int32
+    package struct Readiness: Sendable, Equatable {
+        package var fd: Int32
         /// Data to read, or the other end closed (a read then returns 0).
-        public var readable: Bool
+        package var readable: Bool
     }
 
     /// Waits until one of `fds` can be read or has hung up, or `timeoutMillis` passes.
     /// Returns the descriptors that are ready (empty on timeout or an interrupting signal).
-    public static func poll(_ fds: [Int32], timeoutMillis: Int32) throws(ProcessError) -> [Readiness] {
+    package static func poll(_ fds: [Int32], timeoutMillis: Int32) throws(ProcessError) -> [Readiness] {
         var entries = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let result = entries.withUnsafeMutableBufferPointer { buffer in
             Glibc.poll(buffer.baseAddress, nfds_t(buffer.count), timeoutMillis)
@@ -32,7 +32,7 @@ public enum PipeIO {
 
     /// Reads what is available (one `read`), up to `maximum` bytes; an empty array means end of
     /// file. Call after `poll` said the descriptor is readable, so this does not block.
-    public static func readAvailable(_ fd: Int32, maximum: Int = 65_536) throws(ProcessError) -> [UInt8] {
+    package static func readAvailable(_ fd: Int32, maximum: Int = 65_536) throws(ProcessError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maximum)
         let count = try retryingEINTR("read") {
             buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, maximum) }
@@ -48,13 +48,13 @@ public enum PipeIO {
     /// two pages). Best effort: `false`, and the default 64 KB stays, when the kernel refuses
     /// (above `fs.pipe-max-size` for an unprivileged process).
     @discardableResult
-    public static func setCapacity(_ fd: Int32, bytes: Int) -> Bool {
+    package static func setCapacity(_ fd: Int32, bytes: Int) -> Bool {
         (try? Syscall.call("fcntl") { fcntl(fd, setPipeSizeCommand, Int32(bytes)) }) != nil
     }
 
     /// Writes every byte, resuming after partial writes and signals. A reader that has gone
     /// away gives `EPIPE` (the caller must ignore SIGPIPE, see `SignalTrap.ignoreBrokenPipes`).
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(ProcessError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(ProcessError) {
         var offset = 0
         while offset < bytes.count {
             let written = try retryingEINTR("write") {
@@ -67,18 +67,18 @@ public enum PipeIO {
 
 /// Splits a byte stream into lines; a line longer than `maximumLineLength` is an error, so a
 /// child that prints megabytes without a newline cannot make its reader grow without bound.
-public struct LineBuffer: Sendable {
-    public var maximumLineLength: Int
+package struct LineBuffer: Sendable {
+    package var maximumLineLength: Int
     private var pending: [UInt8] = []
 
-    public init(maximumLineLength: Int = 64 << 20) {
+    package init(maximumLineLength: Int = 64 << 20) {
         self.maximumLineLength = maximumLineLength
     }
 
-    public enum Failure: Error, Equatable { case lineTooLong(Int) }
+    package enum Failure: Error, Equatable { case lineTooLong(Int) }
 
     /// Appends `bytes` and returns the complete lines (without the newline).
-    public mutating func append(_ bytes: [UInt8]) throws(Failure) -> [[UInt8]] {
+    package mutating func append(_ bytes: [UInt8]) throws(Failure) -> [[UInt8]] {
         var lines: [[UInt8]] = []
         var start = 0
         var scanFrom = 0
@@ -94,5 +94,5 @@ public struct LineBuffer: Sendable {
     }
 
     /// Bytes after the last newline (what a writer left unterminated when it stopped).
-    public var remainder: [UInt8] { pending }
+    package var remainder: [UInt8] { pending }
 }

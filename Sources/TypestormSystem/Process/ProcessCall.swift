@@ -6,7 +6,7 @@ import Darwin
 
 /// A failed process-management call (spawn, pipe, poll, waitpid, kill): the one errno-based
 /// error of Platform, under the name the process code has always used.
-public typealias ProcessError = SystemError
+package typealias ProcessError = SystemError
 
 /// Retries `body` while it fails with `EINTR`; -1 becomes an error made from errno
 /// (`Syscall.call`, the one syscall wrapper).

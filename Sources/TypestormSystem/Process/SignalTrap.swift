@@ -11,9 +11,9 @@ import Dispatch
 ///
 /// While a trap is installed the signals are ignored at the process level (Dispatch delivers
 /// them to its sources); children must reset them (`SpawnOptions.defaultSignals` does).
-public final class SignalTrap: Sendable {
+package final class SignalTrap: Sendable {
     /// Readable when a trapped signal arrived; `received()` drains it.
-    public let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     private let writeEnd: Int32
     private let signals: [Int32]
     /// DispatchSourceSignal is not declared Sendable; the array is written once in `init` and
@@ -21,7 +21,7 @@ public final class SignalTrap: Sendable {
     private nonisolated(unsafe) let sources: [any DispatchSourceSignal]
     private let cancelled = CancellationFlag()
 
-    public init(_ signals: [Int32] = [SIGINT, SIGTERM]) throws(ProcessError) {
+    package init(_ signals: [Int32] = [SIGINT, SIGTERM]) throws(ProcessError) {
         var fds: [Int32] = [-1, -1]
         _ = try retryingEINTR("pipe2") { CPosixShims_pipe_cloexec(&fds, 1) }
         fileDescriptor = fds[0]
@@ -49,7 +49,7 @@ public final class SignalTrap: Sendable {
     }
 
     /// The signals that arrived since the last call, in order.
-    public func received() -> [Int32] {
+    package func received() -> [Int32] {
         var result: [Int32] = []
         var buffer = [UInt8](repeating: 0, count: 64)
         while true {
@@ -61,7 +61,7 @@ public final class SignalTrap: Sendable {
     }
 
     /// Restores the default action for the trapped signals.
-    public func cancel() {
+    package func cancel() {
         guard cancelled.cancel() else { return }
         for source in sources { source.cancel() }
         for signalNumber in signals { Glibc.signal(signalNumber, SIG_DFL) }
@@ -69,7 +69,7 @@ public final class SignalTrap: Sendable {
 
     /// Makes writes to a closed pipe fail with EPIPE instead of killing the process: a driver
     /// must survive a worker that died before reading its last message.
-    public static func ignoreBrokenPipes() {
+    package static func ignoreBrokenPipes() {
         Glibc.signal(SIGPIPE, SIG_IGN)
     }
 
@@ -80,7 +80,7 @@ public final class SignalTrap: Sendable {
     /// Note: "parent" is the thread that spawned us; the driver spawns from a thread that lives
     /// until every child is reaped.
     @discardableResult
-    public static func dieWithParent(signal: Int32 = SIGTERM, expectedParent: pid_t? = nil) -> Bool {
+    package static func dieWithParent(signal: Int32 = SIGTERM, expectedParent: pid_t? = nil) -> Bool {
         _ = CPosixShims_set_parent_death_signal(signal)
         if let expectedParent { return getppid() == expectedParent }
         return getppid() != 1

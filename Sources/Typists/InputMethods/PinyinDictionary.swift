@@ -9,8 +9,10 @@ public struct PinyinDictionary: Sendable, Hashable {
     /// Longest entry, in characters, for longest-match lookup.
     public private(set) var longestEntry = 1
 
+    /// An empty dictionary, which reads nothing; add entries with ``init(entries:)``.
     public init() {}
 
+    /// A dictionary of the given readings: syllables per entry, keyed by the entry's characters.
     public init(entries: [String: [String]]) {
         for (word, syllables) in entries { add(word, syllables) }
     }
@@ -64,7 +66,10 @@ public struct PinyinDictionary: Sendable, Hashable {
         return .success(result)
     }
 
+    /// The first character ``syllables(for:)`` found no reading for, so a query list can name what
+    /// the dictionary lacks.
     public struct MissingReading: Error, Sendable {
+        /// The character without a reading.
         public var character: Character
     }
 }

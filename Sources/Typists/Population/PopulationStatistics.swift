@@ -3,8 +3,11 @@
 /// The same measurements back the tests (against the published figures of docs/typing.md) and
 /// `typestorm typists stats`, so a number in the docs is one a person can re-measure.
 public struct PopulationStatistics: Sendable, Hashable, Codable {
+    /// Typists measured.
     public var typists = 0
+    /// Mean copy-typing speed of the measured typists, in words per minute.
     public var meanWPM = 0.0
+    /// Standard deviation of the typists' copy-typing speed, in words per minute.
     public var sdWPM = 0.0
     /// Median over typists of their copy-typing mean IKI (12000/WPM × 1.03 on desktop).
     public var medianProfileIKIMillis = 0.0
@@ -20,14 +23,21 @@ public struct PopulationStatistics: Sendable, Hashable, Codable {
     public var keystrokesPerCharacter = 0.0
     /// Words per new query (refinements excluded), mean and shares for 1…6+ words.
     public var meanWordsPerQuery = 0.0
+    /// Shares of new queries with 1, 2, ... 5 and 6 or more words (sum 1; empty when no query was
+    /// measured).
     public var wordsPerQueryShares: [Double] = []
     /// Chinese: key presses per Han character (pinyin letters, picks and corrections; the
     /// spaces between words left out), typed queries only. About 2.2 for pinyin [R1 in docs/typing.md].
     public var keysPerHanCharacter = 0.0
+    /// Mean queries typed per session, refinements included.
     public var queriesPerSession = 0.0
+    /// Mean typing events per session: every ``TypingEvent`` (keys, scope and token changes,
+    /// submits, the end).
     public var eventsPerSession = 0.0
+    /// Key presses measured in all, the denominator of ``backspaceShare``.
     public var keyPresses = 0
 
+    /// All statistics zero, to be filled by ``measure(_:typists:)``.
     public init() {}
 
     /// Generate typists `range` of `population` and measure them.

@@ -8,7 +8,9 @@ public struct TypistConfig: Sendable, Hashable, Codable {
     public var deviceShares: [DeviceClass: Double] = [.desktop: 0.5, .mobile: 0.5]
     /// Share of typists per language (normalised). Languages without a query pool are skipped.
     public var languageShares: [TypingLanguage: Double] = [.en: 1.0]
+    /// Typing parameters of desktop typists (``DeviceParameters/desktop`` unless changed).
     public var desktop = DeviceParameters.desktop
+    /// Typing parameters of mobile typists (``DeviceParameters/mobile`` unless changed).
     public var mobile = DeviceParameters.mobile
     /// How keys vary around the typist's mean; `nil` uses log-normal with the device's σ.
     public var intervalShape: IntervalShape? = nil
@@ -18,9 +20,11 @@ public struct TypistConfig: Sendable, Hashable, Codable {
 
     /// Share of keys followed by a hesitation (log-normal, `hesitationMedian`, σ 0.6).
     public var hesitationRate = 0.03
+    /// Median hesitation, in milliseconds.
     public var hesitationMedianMillis = 1200.0
     /// Share of word boundaries where the typist looks at the suggestions.
     public var suggestionLookRate = 0.15
+    /// Median time spent looking at the suggestions, in milliseconds.
     public var suggestionLookMedianMillis = 600.0
     /// Focus to first key: log-normal, median 1.2 s, σ 0.5 [KLM].
     public var focusDelayMedianMillis = 1200.0
@@ -57,6 +61,8 @@ public struct TypistConfig: Sendable, Hashable, Codable {
     /// syllable ("shouj" for 手机), and of typing initials only ("sj"). Calibrated so a typist
     /// averages about 2.2 keys per character [R1].
     public var pinyinAbbreviateRest = 0.45
+    /// Pinyin: per multi-character segment, chance of typing the initials only ("sj" for 手机); see
+    /// ``pinyinAbbreviateRest``.
     public var pinyinInitialsOnly = 0.5
     /// Median pause before a pinyin candidate pick [docs/typing.md, est.].
     public var candidatePickMedianMillis = 400.0
@@ -64,8 +70,11 @@ public struct TypistConfig: Sendable, Hashable, Codable {
     /// field's binding never sees them, so they are off by default; their time still passes.
     public var emitsUnchangedKeys = false
 
+    /// The default configuration: the published figures of docs/typing.md, half desktop and half
+    /// mobile, English only.
     public init() {}
 
+    /// The typing parameters for `device`: ``desktop`` or ``mobile``.
     public func parameters(for device: DeviceClass) -> DeviceParameters {
         device == .desktop ? desktop : mobile
     }
@@ -82,6 +91,7 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
     /// The first key of a word takes this much longer than the typist's mean (drawn per typist
     /// from a normal with SD 0.15, cut to [1.1, `firstKeyFactorMax`]).
     public var firstKeyFactor: Double
+    /// Upper bound of the per-typist ``firstKeyFactor`` draw.
     public var firstKeyFactorMax: Double
     /// Key-pair effects (left-left, right-right, alternating hands, same key twice) in ms at
     /// the population mean, applied as ratios; `nil` on touch screens.
@@ -95,6 +105,7 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
     /// to the published uncorrected-error rate and backspace share
     /// (`typestorm typists stats --device desktop`).
     public var slipRate: Double
+    /// Chance that a slip is noticed and corrected with backspaces; unnoticed slips stay in the query.
     public var noticeRate: Double
     /// How many more keys are typed before a slip is noticed (0, 1, 2), as weights.
     public var noticeDelayWeights: [Double]
@@ -103,6 +114,7 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
     /// Paste the query instead of typing it.
     public var pasteRate: Double
 
+    /// Desktop (physical keyboard) typists, from the published copy-typing studies of docs/typing.md.
     public static let desktop = DeviceParameters(
         wpm: TruncatedNormal(mean: 51.56, standardDeviation: 20.2, bounds: 10...150),
         ikiNumeratorMillis: 12000 * 1.03,
@@ -118,6 +130,7 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
         pasteRate: 0.03
     )
 
+    /// Mobile (touch screen) typists, from the published copy-typing studies of docs/typing.md.
     public static let mobile = DeviceParameters(
         wpm: TruncatedNormal(mean: 36.17, standardDeviation: 13.22, bounds: 8...90),
         ikiNumeratorMillis: 12000,
@@ -136,8 +149,12 @@ public struct DeviceParameters: Sendable, Hashable, Codable {
 
 /// Within-word intervals by which hands type a key pair [D1].
 public struct KeyPairTimes: Sendable, Hashable, Codable {
+    /// Both keys typed with the left hand, in milliseconds.
     public var leftLeft: Double
+    /// Both keys typed with the right hand, in milliseconds.
     public var rightRight: Double
+    /// One key with each hand, in milliseconds.
     public var alternating: Double
+    /// The same key twice, in milliseconds.
     public var sameKey: Double
 }

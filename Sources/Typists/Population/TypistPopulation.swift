@@ -6,8 +6,11 @@ import Foundation
 /// typists 0..<500 to one worker and 500..<1000 to another, on any machine, and the keys typed
 /// are the same as in one process.
 public struct TypistPopulation: Sendable {
+    /// The typing parameters every typist is drawn from.
     public let config: TypistConfig
+    /// The phrases typists search for, per language.
     public let queries: QueryPool
+    /// The population's seed: with a typist's index it fixes everything that typist types.
     public let seed: UInt64
     /// Languages typists can be drawn in: those with a share and a query list.
     public let languages: [TypingLanguage]
@@ -15,6 +18,9 @@ public struct TypistPopulation: Sendable {
     /// What every session of this population shares, behind one reference.
     let settings: PopulationSettings
 
+    /// A population drawing from `config` and `queries` under `seed`. Throws
+    /// ``QueryPoolError/invalid(_:)`` naming the problems of `config`, a language with a share but no
+    /// query list, or shares that leave no language or no device class.
     public init(config: TypistConfig = TypistConfig(), queries: QueryPool, seed: UInt64) throws {
         let problems = config.problems()
         guard problems.isEmpty else { throw QueryPoolError.invalid("typist config: " + problems.joined(separator: "; ")) }

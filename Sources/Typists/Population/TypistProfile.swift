@@ -3,8 +3,11 @@
 /// A pure function of (config, seed, typist index), so every process that asks for typist 7
 /// gets the same profile.
 public struct TypistProfile: Sendable, Hashable, Codable {
+    /// The typist's index in the population; with the seed it determines the profile.
     public var index: Int
+    /// Desktop (physical keyboard) or mobile (touch screen).
     public var device: DeviceClass
+    /// The language the typist searches in, which picks the query list and the input method.
     public var language: TypingLanguage
     /// Copy-typing speed, drawn from the device's published distribution.
     public var wpm: Double
@@ -16,8 +19,11 @@ public struct TypistProfile: Sendable, Hashable, Codable {
     public var firstKeyFactor: Double
     /// Share of within-word keys pressed before the previous key is released (desktop).
     public var rolloverRate: Double
+    /// Chance per key of hitting a neighbouring key instead (``DeviceParameters/slipRate``).
     public var slipRate: Double
+    /// Chance that a slip is noticed and corrected (``DeviceParameters/noticeRate``).
     public var noticeRate: Double
+    /// How the typist's intervals vary around the mean (log-normal unless the config says otherwise).
     public var intervalShape: IntervalShape
 
     /// The typist's mean interval while composing a query.

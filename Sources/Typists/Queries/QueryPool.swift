@@ -9,11 +9,14 @@ import Foundation
 public struct QueryPool: Sendable {
     /// One phrase and its popularity weight (`nil`: Zipf by its rank in the list).
     public struct Entry: Sendable, Hashable {
+        /// The phrase as typed.
         public var text: String
+        /// The phrase's popularity weight; `nil` means Zipf by its rank in the list.
         public var weight: Double?
         /// Where the phrase came from, for error messages (`en.txt:12`).
         public var origin: String?
 
+        /// An entry for `text` with an optional weight and origin (`en.txt:12`).
         public init(_ text: String, weight: Double? = nil, origin: String? = nil) {
             self.text = text
             self.weight = weight

@@ -2,6 +2,7 @@ import Foundation
 
 /// The standard normal's quantile table.
 public enum NormalQuantiles {
+    /// The standard normal's quantile function, tabulated once for the whole process.
     public static let table = QuantileTable { QuantileTable.normalQuantile($0) }
 }
 
@@ -16,13 +17,17 @@ public enum NormalQuantiles {
 public struct QuantileTable: @unchecked Sendable {
     // @unchecked: the pointers are to memory written only in `init`/`scale` before the table
     // is shared, and never freed.
+    /// Cells of the main table over (0, 1).
     public static let cells = 1024
+    /// Cells of each finer tail table.
     public static let tailCells = 64
 
     @usableFromInline let main: UnsafeMutablePointer<Double>
     @usableFromInline let low: UnsafeMutablePointer<Double>
     @usableFromInline let high: UnsafeMutablePointer<Double>
 
+    /// Tabulates `quantile` (F⁻¹, for u in (0, 1)) into the main and tail tables; the memory is never
+    /// freed, so make tables once and keep them.
     public init(_ quantile: (Double) -> Double) {
         let n = Self.cells, t = Self.tailCells
         main = .allocate(capacity: n)

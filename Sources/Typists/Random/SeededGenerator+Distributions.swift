@@ -30,9 +30,4 @@ extension SeededGenerator {
         NormalQuantiles.table.sample(nextUnit())
     }
 
-    /// A log-normal deviate with the given median and log-scale standard deviation.
-    @inlinable
-    public mutating func nextLogNormal(median: Double, sigma: Double) -> Double {
-        median * Foundation.exp(sigma * nextStandardNormal())
-    }
 }

@@ -9,6 +9,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     @usableFromInline var s2: UInt64
     @usableFromInline var s3: UInt64
 
+    /// A generator whose whole stream is fixed by `seed` (expanded into the state with SplitMix64).
     public init(seed: UInt64) {
         var mixer = SplitMix64(state: seed)
         s0 = mixer.next()

@@ -7,13 +7,19 @@ import Foundation
 /// the SD to 19.1; the studies report the moments of the observed (already bounded) sample, so
 /// the underlying parameters are solved for instead.
 public struct TruncatedNormal: Sendable, Hashable, Codable {
+    /// The mean of the bounded distribution, as the studies report it.
     public var mean: Double
+    /// The standard deviation of the bounded distribution, as the studies report it.
     public var standardDeviation: Double
+    /// Values outside are never drawn.
     public var bounds: ClosedRange<Double>
     /// The parameters of the untruncated normal that, cut to `bounds`, has `mean` and SD.
     public private(set) var location: Double
+    /// The untruncated normal's standard deviation (see ``location``).
     public private(set) var scale: Double
 
+    /// A normal that, cut to `bounds`, has `mean` and `standardDeviation`; the untruncated
+    /// parameters are solved for here.
     public init(mean: Double, standardDeviation: Double, bounds: ClosedRange<Double>) {
         self.mean = mean
         self.standardDeviation = standardDeviation

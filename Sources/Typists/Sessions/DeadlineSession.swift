@@ -9,6 +9,7 @@ public struct DeadlineSession<Base: TypistSession & Sendable>: TypistSession, Se
     @usableFromInline let limit: Int64
     @usableFromInline var ended = false
 
+    /// `base`, ended at `limit` nanoseconds of the typist's own time.
     public init(base: Base, limit: Int64) {
         self.base = base
         self.limit = limit

@@ -8,6 +8,7 @@ import Foundation
 /// Strings (the key name is always a small string; the text allocates only past 15 UTF-8
 /// bytes); `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no allocation.
 public struct GeneratedSession: TypistSession, Sendable {
+    /// The typist whose session this is.
     public let profile: TypistProfile
     let settings: PopulationSettings
     let device: DeviceParameters
@@ -92,12 +93,29 @@ public struct GeneratedSession: TypistSession, Sendable {
             * (1 - (1 - firstShare) * profile.rolloverRate * 0.45)
         baseIKI = profile.meanIKIMillis / profile.composingSpeedScale / normalisation
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
-        // Sizes that fit a typical query and stay within the allocator's small, cached classes.
+    }
+
+    /// Gives the per-query buffers room for a typical query, within the allocator's small, cached
+    /// classes. Done at the first query rather than in `init`, so that sessions made ahead (a
+    /// runner makes all of its typists' at once) hold no buffers until they type.
+    mutating func reserveBuffers() {
         keys.reserveCapacity(96)
         target.reserveCapacity(128)
         marks.reserveCapacity(32)
         out.reserveCapacity(40)
         arena.reserveCapacity(1000)
+    }
+
+    /// Frees the buffers that only generation uses once the session is over (what the public
+    /// properties read, the query's target and base text, stays).
+    mutating func releaseBuffers() {
+        keys = []
+        words = []
+        marks = []
+        scratch = []
+        out = []
+        arena = []
+        sideActions = []
     }
 
     /// The next event with its Strings made.
@@ -155,7 +173,11 @@ public struct GeneratedSession: TypistSession, Sendable {
         sideActions.removeAll(keepingCapacity: true)
         outIndex = 0
         lastEmitted = nil
-        guard !finished else { return }
+        guard !finished else {
+            releaseBuffers()
+            return
+        }
+        if queriesDone == 0 { reserveBuffers() }
         produceQuery()
     }
 }

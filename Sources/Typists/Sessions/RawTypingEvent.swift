@@ -5,11 +5,15 @@
 /// determinism tests; every runner uses `next()`, which wraps the same stream into
 /// `TypingEvent`s).
 public struct RawTypingEvent: Sendable, Hashable {
+    /// What the event does: an edit (a key), a scope change, a token change, a submit, or the end of
+    /// the session.
     public enum Kind: UInt8, Sendable {
         case edit, scope, tokens, submit, end
     }
 
+    /// Intended time in nanoseconds from the start of the typist's session.
     public var at: Int64
+    /// What kind of event this is; ``key`` says which.
     public var kind: Kind
     /// For edits, the key (`TypingKey`); for scope and token changes, an index into the
     /// session's pending changes.
@@ -20,8 +24,11 @@ public struct RawTypingEvent: Sendable, Hashable {
 
 /// Key codes of edits: a Unicode scalar value for a character key, or one of the named keys.
 public enum TypingKey {
+    /// Backspace (`⌫` in ``TypingEvent`` and traces).
     public static let backspace: UInt32 = 0x11_0000
+    /// Clearing the field (`⎋`).
     public static let clear: UInt32 = 0x11_0001
+    /// A paste of the whole query (`⌘V`).
     public static let paste: UInt32 = 0x11_0002
     /// Accepting a suggestion or a word prediction.
     public static let acceptSuggestion: UInt32 = 0x11_0003

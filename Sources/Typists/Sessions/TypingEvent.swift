@@ -6,13 +6,17 @@
 public struct TypingEvent: Sendable, Hashable, Codable {
     /// Intended time in nanoseconds from the start of the typist's session.
     public var at: Int64
+    /// What the typist did at ``at``.
     public var action: Action
 
+    /// An event doing `action` at `at` nanoseconds from the session's start.
     public init(at: Int64, action: Action) {
         self.at = at
         self.action = action
     }
 
+    /// What a typist can do to the search field: change its text with a key, change the scope or
+    /// tokens, submit, or leave.
     public enum Action: Sendable, Hashable, Codable {
         /// A key changed the field: `key` names what was pressed (`"a"`, `"ㅎ"`, `"⌫"` for
         /// backspace, `"⌘V"` for a paste, `"⎋"` for clearing the field, `"⇥"` for accepting a

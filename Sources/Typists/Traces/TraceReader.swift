@@ -2,6 +2,8 @@ import Foundation
 
 /// Reads traces; every error names the file and the line.
 public enum TraceReader {
+    /// The sessions of the trace at `path`, in order. Throws ``TraceError`` naming the file and line
+    /// of the first problem.
     public static func read(path: String) throws -> [TraceSession] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TraceError(file: path, line: 0, reason: "cannot read the file")

@@ -2,9 +2,11 @@ import Foundation
 
 /// Writes sessions in the trace format, as text.
 public struct TraceWriter: Sendable {
+    /// The trace written so far: JSON Lines, readable by ``TraceReader``.
     public private(set) var text = ""
     private var sessions = 0
 
+    /// An empty trace.
     public init() {}
 
     /// Start a session; its events follow.
@@ -19,6 +21,7 @@ public struct TraceWriter: Sendable {
         sessions += 1
     }
 
+    /// Appends one event of the current session as a line.
     public mutating func write(_ event: TypingEvent) {
         text += Self.line(for: event) + "\n"
     }

@@ -3,12 +3,12 @@ import SearchServer
 
 /// A test double that answers every search with one precomputed result, without scanning: what
 /// is left to measure is the HTTP layer around it.
-public struct CannedBackend: SearchBackend {
-    public let result: BackendResult
+package struct CannedBackend: SearchBackend {
+    package let result: BackendResult
 
-    public init(result: BackendResult) {
+    package init(result: BackendResult) {
         self.result = result
     }
 
-    public func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult { result }
+    package func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult { result }
 }

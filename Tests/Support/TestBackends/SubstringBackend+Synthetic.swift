@@ -3,7 +3,7 @@ import SearchServer
 extension SubstringBackend {
     /// `count` deterministic product-like names over a small vocabulary, with scopes `a`…`h`, for
     /// tests and benchmarks that need a large catalog without a file.
-    public static func synthetic(count: Int, seed: UInt64 = 1) -> SubstringBackend {
+    package static func synthetic(count: Int, seed: UInt64 = 1) -> SubstringBackend {
         let adjectives = ["red", "blue", "green", "silver", "wooden", "smart", "compact", "vintage", "organic", "wireless",
                           "leather", "steel", "portable", "classic", "ultra", "mini"]
         let nouns = ["lamp", "chair", "kettle", "speaker", "backpack", "jacket", "monitor", "keyboard", "bottle", "blender",

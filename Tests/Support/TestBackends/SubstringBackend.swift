@@ -10,13 +10,13 @@ import SearchServer
 /// its scope equals the requested one. The product serves `EngineBackend`.
 ///
 /// - Complexity: O(n · m) per search over n items, always a full scan (`total` is exact).
-public struct SubstringBackend: SearchBackend {
+package struct SubstringBackend: SearchBackend {
     /// One catalog entry of the double.
-    public struct Item: Sendable, Hashable {
-        public var name: String
-        public var scope: String?
+    package struct Item: Sendable, Hashable {
+        package var name: String
+        package var scope: String?
 
-        public init(name: String, scope: String? = nil) {
+        package init(name: String, scope: String? = nil) {
             self.name = name
             self.scope = scope
         }
@@ -26,21 +26,21 @@ public struct SubstringBackend: SearchBackend {
     private let folded: [[UInt8]]
     private let scopes: [String?]
     /// Items between two cancellation checks: about 20–50 µs of scanning.
-    public var cancellationStride = 1024
+    package var cancellationStride = 1024
 
-    public init(items: [Item]) {
+    package init(items: [Item]) {
         names = items.map(\.name)
         folded = items.map { Array($0.name.lowercased().utf8) }
         scopes = items.map(\.scope)
     }
 
-    public init(names: [String]) {
+    package init(names: [String]) {
         self.init(items: names.map { Item(name: $0) })
     }
 
-    public var count: Int { names.count }
+    package var count: Int { names.count }
 
-    public func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
+    package func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {
         let needles = ([request.text] + request.tokens).map { Array($0.lowercased().utf8) }.filter { !$0.isEmpty }
         var page: [SearchHit] = []
         var total = 0

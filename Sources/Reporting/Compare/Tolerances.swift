@@ -7,37 +7,37 @@ import TypestormMetrics
 /// A difference counts only when it exceeds **both** the absolute and the relative tolerance
 /// (so tiny numbers do not trip on relative noise, and large ones do not trip on a few units),
 /// and, with at least two runs on each side, when Welch's test gives p < `alpha`.
-public struct Thresholds: Sendable, Equatable {
-    public struct Tolerance: Sendable, Equatable, Codable {
+package struct Tolerances: Sendable, Equatable {
+    package struct Tolerance: Sendable, Equatable, Codable {
         /// Allowed change as a fraction of the baseline (0.05 = 5 %).
-        public var relative: Double
+        package var relative: Double
         /// Allowed change in the metric's unit (nanoseconds, share 0...1, per-search ratio, count).
-        public var absolute: Double
+        package var absolute: Double
 
-        public init(relative: Double, absolute: Double) {
+        package init(relative: Double, absolute: Double) {
             self.relative = relative
             self.absolute = absolute
         }
     }
 
     /// Significance level for Welch's test.
-    public var alpha: Double
+    package var alpha: Double
     /// Per unit.
-    public var defaults: [ValueUnit: Tolerance]
+    package var defaults: [ValueUnit: Tolerance]
     /// Per metric, most specific first when looked up: `group/metric`, `metric`, `prefix.*`.
     /// A value replaces only the fields it sets.
-    public var overrides: [String: PartialTolerance]
+    package var overrides: [String: PartialTolerance]
 
-    public struct PartialTolerance: Sendable, Equatable {
-        public var relative: Double?
-        public var absolute: Double?
-        public init(relative: Double? = nil, absolute: Double? = nil) {
+    package struct PartialTolerance: Sendable, Equatable {
+        package var relative: Double?
+        package var absolute: Double?
+        package init(relative: Double? = nil, absolute: Double? = nil) {
             self.relative = relative
             self.absolute = absolute
         }
     }
 
-    public init(alpha: Double = 0.05, defaults: [ValueUnit: Tolerance] = Thresholds.builtInDefaults, overrides: [String: PartialTolerance] = Thresholds.builtInOverrides) {
+    package init(alpha: Double = 0.05, defaults: [ValueUnit: Tolerance] = Tolerances.builtInDefaults, overrides: [String: PartialTolerance] = Tolerances.builtInOverrides) {
         self.alpha = alpha
         self.defaults = defaults
         self.overrides = overrides
@@ -45,7 +45,7 @@ public struct Thresholds: Sendable, Equatable {
 
     /// The defaults: latencies 5 % and 1 ms; shares 5 % and 0.2 percentage points; per-search
     /// ratios 5 % and 0.05; counts (out-of-order applies) any change.
-    public static let builtInDefaults: [ValueUnit: Tolerance] = [
+    package static let builtInDefaults: [ValueUnit: Tolerance] = [
         .nanoseconds: Tolerance(relative: 0.05, absolute: 1_000_000),
         .share: Tolerance(relative: 0.05, absolute: 0.002),
         .ratio: Tolerance(relative: 0.05, absolute: 0.05),
@@ -53,7 +53,7 @@ public struct Thresholds: Sendable, Equatable {
     ]
 
     /// Tails are noisier than medians: p99 10 %, p99.9 20 %, max 50 %.
-    public static let builtInOverrides: [String: PartialTolerance] = [
+    package static let builtInOverrides: [String: PartialTolerance] = [
         "ttfr.p99": PartialTolerance(relative: 0.10), "ttfr.p99.9": PartialTolerance(relative: 0.20),
         "latency.p99": PartialTolerance(relative: 0.10), "latency.p99.9": PartialTolerance(relative: 0.20),
         "latency.max": PartialTolerance(relative: 0.50),
@@ -64,13 +64,13 @@ public struct Thresholds: Sendable, Equatable {
     /// With one run on a side, Welch's test cannot separate a change from run-to-run noise, so
     /// the tolerances are wide: relative ×4 (at least 25 %), absolute ×4, and counts may move by
     /// half (a count that was 0 must stay 0). Stated in `compare`'s output.
-    public static func widenedForSingleRuns(_ tolerance: Tolerance, unit: ValueUnit) -> Tolerance {
+    package static func widenedForSingleRuns(_ tolerance: Tolerance, unit: ValueUnit) -> Tolerance {
         if unit == .count { return Tolerance(relative: max(0.5, tolerance.relative), absolute: tolerance.absolute) }
         return Tolerance(relative: max(0.25, tolerance.relative * 4), absolute: tolerance.absolute * 4)
     }
 
     /// The tolerance for `quantity` in group `group` (a group key or name).
-    public func tolerance(for quantity: Quantity, group: String) -> Tolerance {
+    package func tolerance(for quantity: Quantity, group: String) -> Tolerance {
         var tolerance = defaults[quantity.unit] ?? Tolerance(relative: 0.05, absolute: 0)
         var candidates = ["\(group)/\(quantity.id)", quantity.id]
         var parts = quantity.id.split(separator: ".").map(String.init)
@@ -91,14 +91,14 @@ public struct Thresholds: Sendable, Equatable {
 }
 
 /// A thresholds file that could not be read, with where and why.
-public struct ThresholdsError: Error, CustomStringConvertible, Equatable {
-    public var description: String
+package struct ThresholdsError: Error, CustomStringConvertible, Equatable {
+    package var description: String
 }
 
-extension Thresholds {
+extension Tolerances {
     /// Reads a thresholds file (format in docs/reports.md). Fields not given keep the built-in
     /// defaults; `metrics` entries are added to the built-in overrides (and win over them).
-    public static func parse(_ data: Data, file: String) throws -> Thresholds {
+    package static func parse(_ data: Data, file: String) throws -> Tolerances {
         func fail(_ path: String, _ message: String) -> ThresholdsError {
             ThresholdsError(description: "\(file): \(path): \(message)")
         }
@@ -109,7 +109,7 @@ extension Thresholds {
             throw ThresholdsError(description: "\(file): not valid JSON (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "it cannot be parsed"))")
         }
         guard let object = root as? [String: Any] else { throw fail("top level", "expected an object") }
-        var thresholds = Thresholds()
+        var thresholds = Tolerances()
         for key in object.keys.sorted() where !["alpha", "defaults", "metrics", "comment"].contains(key) {
             throw fail(key, "unknown field (expected alpha, defaults, metrics)")
         }

@@ -1,17 +1,17 @@
 /// A range of grid values from the command line: `0:600:25` (start:end:step, end included),
 /// `1:3` (step 1), `300` (one value) or `100,250,400` (a list).
-public struct GridRange: Sendable, Equatable {
-    public var values: [Int]
+package struct GridRange: Sendable, Equatable {
+    package var values: [Int]
 
-    public init(values: [Int]) {
+    package init(values: [Int]) {
         self.values = values
     }
 
     /// The most grid values one range may have (a typo like `0:600000:1` should not run for hours).
-    public static let limit = 2_000
+    package static let limit = 2_000
 
     /// Parses `text`; the error message says what was expected (the caller adds the flag).
-    public static func parse(_ text: String) throws(GridRangeError) -> GridRange {
+    package static func parse(_ text: String) throws(GridRangeError) -> GridRange {
         let trimmed = text.trimmingCharacters(in: " ")
         if trimmed.contains(",") {
             var values: [Int] = []
@@ -39,10 +39,10 @@ public struct GridRange: Sendable, Equatable {
     }
 }
 
-public struct GridRangeError: Error, Equatable, CustomStringConvertible {
-    public var text: String
-    public var reason: String
-    public var description: String { "'\(text)': \(reason)" }
+package struct GridRangeError: Error, Equatable, CustomStringConvertible {
+    package var text: String
+    package var reason: String
+    package var description: String { "'\(text)': \(reason)" }
 }
 
 extension Substring {
