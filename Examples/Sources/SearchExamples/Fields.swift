@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Typestorm
 
 /// The examples as Typestorm fields: each adapter builds the model from the environment, feeds it
@@ -100,16 +101,17 @@ final class SilentAdapter: MeasuredField {
     }
 }
 
-/// Resumes its work from a Dispatch queue: real time behind the harness's back.
+/// Starts work from a thread of its own: a job enqueued behind the harness's back.
 @MainActor
 final class ForeignThreadAdapter: MeasuredField {
     init(_ env: FieldEnvironment) { env.show(.idle) }
     func textChanged(_ text: String) {
-        Task {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { continuation.resume() }
-            }
-        }
+        let enqueued = DispatchSemaphore(value: 0)
+        Thread {
+            Task { _ = text.count }
+            enqueued.signal()
+        }.start()
+        enqueued.wait()  // a moment: the thread only enqueues
     }
 }
 
