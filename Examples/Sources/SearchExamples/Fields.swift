@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Typestorm
 
 /// The examples as Typestorm fields: each adapter builds the model from the environment, feeds it
@@ -51,8 +52,9 @@ final class NaiveAdapter: MeasuredField {
 final class SeedAdapter: MeasuredField {
     let model: SeedSearchModel
 
-    init(_ env: FieldEnvironment) {
-        let model = SeedSearchModel(api: ExampleFields.api(env), clock: env.clock,
+    /// `clock`: what the model sleeps on (the environment's clock unless given).
+    init(_ env: FieldEnvironment, clock: (any Clock<Duration>)? = nil) {
+        let model = SeedSearchModel(api: ExampleFields.api(env), clock: clock ?? env.clock,
                                     debounce: env.parameters.duration("debounce", default: .milliseconds(300)))
         self.model = model
         // The seed's view: `if isLoading { ProgressView() } else if committedQuery.isEmpty { recent }
@@ -79,7 +81,8 @@ public enum MisusedFields {
         "throws": FieldDefinition(minimumLength: 2) { _ in throw AdapterFailure() },
         "foreign-thread": FieldDefinition(minimumLength: 2) { env in ForeignThreadAdapter(env) },
         "blocks": FieldDefinition(minimumLength: 2) { env in BlockingAdapter(env) },
-        "real-sleep": FieldDefinition(minimumLength: 2) { env in RealSleepAdapter(env) },
+        // Seed 000's model as the article writes it: `Task.sleep`, not the injected clock.
+        "real-sleep": FieldDefinition(minimumLength: 2) { env in SeedAdapter(env, clock: ContinuousClock()) },
     ]
 
     struct AdapterFailure: Error, CustomStringConvertible {
@@ -98,16 +101,17 @@ final class SilentAdapter: MeasuredField {
     }
 }
 
-/// Resumes its work from a Dispatch queue: real time behind the harness's back.
+/// Starts work from a thread of its own: a job enqueued behind the harness's back.
 @MainActor
 final class ForeignThreadAdapter: MeasuredField {
     init(_ env: FieldEnvironment) { env.show(.idle) }
     func textChanged(_ text: String) {
-        Task {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { continuation.resume() }
-            }
-        }
+        let enqueued = DispatchSemaphore(value: 0)
+        Thread {
+            Task { _ = text.count }
+            enqueued.signal()
+        }.start()
+        enqueued.wait()  // a moment: the thread only enqueues
     }
 }
 
@@ -121,25 +125,4 @@ final class BlockingAdapter: MeasuredField {
         Task { semaphore.signal() }
         semaphore.wait()
     }
-}
-
-/// Seed 000's model as the article writes it, with `Task.sleep` instead of the injected clock.
-@MainActor
-final class RealSleepAdapter: MeasuredField {
-    let model: SeedSearchModel
-    init(_ env: FieldEnvironment) {
-        let model = SeedSearchModel(api: ExampleFields.api(env), clock: ContinuousClock())
-        self.model = model
-        env.track {
-            if model.isLoading { return .loading }
-            if model.committedQuery.isEmpty { return .idle }
-            guard let page = model.results, !page.isEmpty else {
-                return .empty(ExampleFields.identity(model.committedQuery, model.committedFilter))
-            }
-            return ExampleFields.screen(page)
-        }
-    }
-    func textChanged(_ text: String) { model.searchText = text }
-    func scopeChanged(_ scope: String?) { model.filter.scope = scope }
-    func tokensChanged(_ tokens: [String]) { model.filter.tokens = tokens }
 }
