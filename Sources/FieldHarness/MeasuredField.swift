@@ -21,8 +21,11 @@ public protocol MeasuredField: AnyObject {
 }
 
 extension MeasuredField {
+    /// By default a field ignores scope changes.
     public func scopeChanged(_ scope: String?) {}
+    /// By default a field ignores token changes.
     public func tokensChanged(_ tokens: [String]) {}
+    /// By default a field ignores Return.
     public func submitted() {}
 }
 
@@ -51,7 +54,9 @@ public enum FieldScreen: Sendable, Equatable {
 
 /// The answer of one search: how many results the backend found for `query`.
 public struct SearchAnswer: Sendable, Equatable {
+    /// The query that was searched for.
     public var query: QueryIdentity
+    /// How many results the backend found (the count the screen shows).
     public var count: Int
 }
 
@@ -60,6 +65,7 @@ public struct SearchAnswer: Sendable, Equatable {
 public struct SearchFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// `server-error`, `timeout` or `transport`.
     public var reason: FailureReason
+    /// The query whose search failed.
     public var query: QueryIdentity
 
     public var description: String { "search for \(query) failed: \(reason)" }
@@ -67,10 +73,13 @@ public struct SearchFailure: Error, Sendable, Equatable, CustomStringConvertible
 
 /// Knobs a field's factory reads (`--field-parameter NAME=VALUE`, and what `sweep` varies).
 public struct FieldParameters: Sendable, Equatable {
+    /// The parameters by name, as given on the command line.
     public var values: [String: String]
 
+    /// Parameters by name.
     public init(_ values: [String: String] = [:]) { self.values = values }
 
+    /// Parameter `name` as given, or nil when it was not.
     public subscript(name: String) -> String? { values[name] }
 
     /// Parameter `name` as a duration (`300ms`, `1.5s`, `250us`, or plain milliseconds), else `fallback`.
@@ -102,6 +111,7 @@ public struct FieldEnvironment: Sendable {
     /// The clock to sleep on (`try await env.clock.sleep(for: .milliseconds(300))`). Plain
     /// `Task.sleep` works too in virtual time (virtualised and counted).
     public let clock: any Clock<Duration>
+    /// The knobs the factory reads (`--field-parameters NAME=VALUE`).
     public let parameters: FieldParameters
     let searchFunction: @Sendable (QueryIdentity) async throws -> SearchAnswer
     let showFunction: @Sendable @MainActor (FieldScreen) -> Void
@@ -145,9 +155,12 @@ public struct FieldEnvironment: Sendable {
 /// A user field under a name: how to build one per typist, and the shortest query it searches
 /// for (what staleness is measured against: below it the right screen is idle).
 public struct FieldDefinition: Sendable {
+    /// The shortest query the field searches for; below it the right screen is idle.
     public var minimumLength: Int
+    /// Builds the field of one typist from its environment.
     public var make: @Sendable @MainActor (FieldEnvironment) throws -> any MeasuredField
 
+    /// A field under a name, built per typist by `make`.
     public init(minimumLength: Int = 1, make: @escaping @Sendable @MainActor (FieldEnvironment) throws -> any MeasuredField) {
         self.minimumLength = minimumLength
         self.make = make

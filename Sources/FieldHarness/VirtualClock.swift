@@ -3,10 +3,12 @@
 /// Cancelling the sleeping task resumes it at once with `CancellationError`, as
 /// `ContinuousClock` does.
 public struct VirtualClock: Clock {
+    /// A point in the run's virtual time.
     public struct Instant: InstantProtocol, CustomStringConvertible {
         /// Nanoseconds since the run started.
         public var nanoseconds: Int64
 
+        /// The instant `nanoseconds` after the run started.
         public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
         public func advanced(by duration: Duration) -> Instant { Instant(nanoseconds: nanoseconds + FieldHarness.nanoseconds(duration)) }
         public func duration(to other: Instant) -> Duration { .nanoseconds(other.nanoseconds - nanoseconds) }
@@ -17,6 +19,7 @@ public struct VirtualClock: Clock {
     /// Records this clock's sleeps as a typist's waits (nil: not recorded).
     let waits: (any WaitObserver)?
 
+    /// The run's clock, its sleeps not recorded as waits.
     public init() { waits = nil }
 
     init(waits: any WaitObserver) { self.waits = waits }

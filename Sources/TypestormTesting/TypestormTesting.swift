@@ -5,7 +5,9 @@ import Foundation
 /// The metrics of one strategy of a `simulate --json` run, by the recorder's names
 /// (docs/metrics.md).
 public struct FieldReport: Sendable {
+    /// The strategy's name (a field's or a preset's).
     public var name: String
+    /// The recorder's counters by their metric names.
     public var counters: [String: Int64]
     /// Each histogram's `count`, `mean`, `p50`, `p90`, `p99`, `p999`, `max` (absent: no samples).
     public var histograms: [String: [String: Double]]
@@ -19,6 +21,7 @@ public struct FieldReport: Sendable {
     /// Requests per burst of typing (fan-out), as a histogram: `requestsPerSearch.p99`.
     public var requestsPerSearch: Quantiles { Quantiles(histograms["fanout_per_settle"] ?? [:]) }
 
+    /// Counter `name`; 0 when the recorder never counted it.
     public func counter(_ name: String) -> Int64 { counters[name] ?? 0 }
 
     func ratio(_ numerator: String, _ denominator: String) -> Double? {
@@ -28,12 +31,18 @@ public struct FieldReport: Sendable {
 
     /// A histogram's summary.
     public struct Quantiles: Sendable {
+        /// The summary's figures by name (`count`, `mean`, `p50`, …).
         public var values: [String: Double]
         init(_ values: [String: Double]) { self.values = values }
+        /// How many samples the histogram holds (0: none).
         public var count: Double { values["count"] ?? 0 }
+        /// The median; nil without samples.
         public var p50: Double? { values["p50"] }
+        /// The 90th percentile; nil without samples.
         public var p90: Double? { values["p90"] }
+        /// The 99th percentile; nil without samples.
         public var p99: Double? { values["p99"] }
+        /// The largest sample; nil without samples.
         public var max: Double? { values["max"] }
     }
 }
