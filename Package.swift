@@ -75,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking"],
+            dependencies: ["FieldRuntime", "FieldHarness", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Reporting", dependencies: ["TypestormMetrics", "Diagnostics"], swiftSettings: swiftSettings),

@@ -8,7 +8,10 @@ import Typists
 
 /// What went wrong with a field in a virtual run, in words that name the field and the typists.
 public struct FieldRunError: Error, CustomStringConvertible, Sendable {
+    /// The message, naming the field and what went wrong.
     public var description: String
+
+    package init(description: String) { self.description = description }
 }
 
 /// Runs user fields (`MeasuredField`) in virtual time under a population of typists and the
@@ -68,6 +71,11 @@ struct TypistState {
     var delivered: [(key: QueryKey, id: RequestID, applied: Bool)] = []
     var shows = 0
     var answersDelivered = 0
+    /// What the field showed last, and whether a search of the typist failed or was cancelled
+    /// since the field last turned a spinner on (a spinner left on after a failure is the field's
+    /// flaw, measured; one left on after answers came is a wait that never ends).
+    var screen: FieldScreen = .idle
+    var failedSinceSpinner = false
 }
 
 final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
@@ -190,6 +198,18 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             they got answers, but the field never called env.show(…), so nothing can be measured
             """)
         }
+        // Every event has run and every search of ours has ended: a field still showing a
+        // spinner waits for something that will never come.
+        let waiting = typists.indices.filter {
+            typists[$0].open.isEmpty && !typists[$0].failedSinceSpinner && typists[$0].screen.isSpinner
+        }
+        if !waiting.isEmpty {
+            problems.append("""
+            the field still shows a spinner at the end of the run for \(waiting.count) of \(typists.count) typists \
+            (\(names(waiting))) with no search of theirs in flight: it awaits something that is never resumed (a \
+            continuation it never resumes, or a result it never gets), so those searches never end
+            """)
+        }
         if !problems.isEmpty { failure = "field '\(name)': " + problems.joined(separator: "; ") }
     }
 
@@ -285,6 +305,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
             pending.continuation?.resume(returning: SearchAnswer(query: pending.query, count: count))
         case let .failed(reason):
+            typists[typist].failedSinceSpinner = true
             recorder.record(.workStopped(id: id, reason: StopReason(reason)), typist: typist, at: time)
             if reason == .cancelled {
                 pending.continuation?.resume(throwing: CancellationError())
@@ -300,6 +321,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
     func show(_ screen: FieldScreen, typist: Int) {
         guard VirtualScheduler.shared.session === self else { return }
         typists[typist].shows += 1
+        if screen.isSpinner, !typists[typist].screen.isSpinner { typists[typist].failedSinceSpinner = false }
+        typists[typist].screen = screen
         let time = world.now
         func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryKey {
             let key = QueryKey(query)
@@ -320,6 +343,16 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             recorder.display(.empty, query: answer(query, .empty), typist: typist, at: time)
         case let .error(query):
             recorder.display(.error, query: answer(query, .error), typist: typist, at: time)
+        }
+    }
+}
+
+extension FieldScreen {
+    /// A spinner or the stalled indicator: the field waits for an answer.
+    var isSpinner: Bool {
+        switch self {
+        case .loading, .stalled: true
+        default: false
         }
     }
 }

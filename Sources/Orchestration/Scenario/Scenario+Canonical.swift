@@ -87,6 +87,9 @@ extension ScenarioStrategy {
         if let stalledDelayNanos { members.append(("stalledDelay", duration(stalledDelayNanos))) }
         if let cacheSize { members.append(("cacheSize", .number("\(cacheSize)"))) }
         if let writeBack { members.append(("writeBack", .bool(writeBack))) }
+        if !parameters.isEmpty {
+            members.append(("parameters", .object(parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
         return .object(members)
     }
 }

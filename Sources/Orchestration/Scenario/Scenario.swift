@@ -241,6 +241,10 @@ public struct ScenarioStrategy: Sendable, Equatable {
     public var cacheSize: Int?
     /// Seed 001's write-back normalization variant.
     public var writeBack: Bool?
+    /// The knobs a user field's factory reads (`FieldParameters`), when `preset` names a field
+    /// of yours rather than a preset: `debounce` and `minLength` reach it as the parameters
+    /// `debounce` and `min-length` too, so `sweep` can vary them.
+    public var parameters: [String: String] = [:]
 
     /// A strategy from `preset` with optional knobs; every `nil` keeps the preset's own value, and
     /// `name` defaults to the preset.
@@ -255,6 +259,10 @@ public struct ScenarioStrategy: Sendable, Equatable {
         self.cacheSize = cacheSize
         self.writeBack = writeBack
     }
+
+    /// Whether `preset` names a preset (else a user field registered by
+    /// `TypestormTool.main(fields:)`).
+    public var isPreset: Bool { Self.presets.contains(preset) }
 }
 
 /// Where requests go and on which clock.

@@ -1,4 +1,5 @@
 import Diagnostics
+import FieldHarness
 import LiveLoad
 import TypestormMetrics
 
@@ -104,6 +105,10 @@ private final class Context {
                     fail("$.runners[\(index)]", "the same runner as $.runners[\(first)]; each phase must differ (their measurements would be merged)")
                 }
             }
+        }
+        if let strategies, let runners, let field = strategies.firstIndex(where: { !$0.isPreset }),
+           let live = runners.firstIndex(where: { $0 != .virtual }) {
+            fail("$.runners[\(live)]", "the \(runners[live].kind) runner runs presets only, and $.strategies[\(field)] is \"\(strategies[field].preset)\", a field of yours: run it with the virtual runner ({\"kind\": \"virtual\"})")
         }
         if let strategies {
             let seen = Set(strategies.map(\.name))
@@ -259,7 +264,7 @@ private final class Context {
     func strategy(_ value: JSONValue, at path: String) -> ScenarioStrategy? {
         guard let fields = object(value, at: path) else { return nil }
         defer { fields.finish() }
-        let preset = fields.choice("preset", among: ScenarioStrategy.presets, required: true)
+        let preset = fields.choice("preset", among: ScenarioStrategy.presets + FieldRegistry.names, required: true)
         let name = fields.string("name") { $0.isEmpty || $0.contains(",") ? "a non-empty label without commas" : nil }
         let debounce = fields.duration("debounce", minimum: 0)
         let minimumLength = fields.int("minLength", in: 0...1_000)
@@ -267,9 +272,29 @@ private final class Context {
         let stalled = fields.duration("stalledDelay", minimum: 0)
         let cacheSize = fields.int("cacheSize", in: 0...10_000_000)
         let writeBack = fields.bool("writeBack")
+        let parameters = fields.nested("parameters") { parameters -> [String: String] in
+            var values: [String: String] = [:]
+            for member in parameters.members {
+                guard case let .string(text) = member.value else {
+                    fail(parameters.path(member.key), "expected a string (a field parameter, e.g. \"150ms\"), found \(member.value.brief)")
+                    continue
+                }
+                values[member.key] = text
+            }
+            return values
+        }
         guard let preset else { return nil }
-        return ScenarioStrategy(name: name, preset: preset, debounceNanos: debounce, minimumLength: minimumLength,
-                            trim: trim, stalledDelayNanos: stalled, cacheSize: cacheSize, writeBack: writeBack)
+        var strategy = ScenarioStrategy(name: name, preset: preset, debounceNanos: debounce, minimumLength: minimumLength,
+                                        trim: trim, stalledDelayNanos: stalled, cacheSize: cacheSize, writeBack: writeBack)
+        if strategy.isPreset {
+            if parameters != nil { fail(fields.path("parameters"), "parameters are for fields of yours; preset \"\(preset)\" takes debounce, minLength, trim, stalledDelay, cacheSize and writeBack") }
+        } else {
+            for (key, given) in [("trim", trim != nil), ("stalledDelay", stalled != nil), ("cacheSize", cacheSize != nil), ("writeBack", writeBack != nil)] where given {
+                fail(fields.path(key), "\(key) is a preset's knob; \"\(preset)\" is a field of yours: give its knobs in \"parameters\"")
+            }
+            strategy.parameters = parameters ?? [:]
+        }
+        return strategy
     }
 
     func runner(_ value: JSONValue, at path: String) -> RunnerSpec? {
