@@ -295,11 +295,9 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let pending = typists[typist].open.remove(at: index)
         let time = world.now
         recorder.record(.scheduleLag(0), typist: typist, at: time)
-        var state = typists[typist]
-        if let known = state.delivered.firstIndex(where: { $0.key == pending.key }) { state.delivered.remove(at: known) }
-        state.delivered.append((pending.key, id, false))
-        state.answersDelivered += 1
-        typists[typist] = state
+        if let known = typists[typist].delivered.firstIndex(where: { $0.key == pending.key }) { typists[typist].delivered.remove(at: known) }
+        typists[typist].delivered.append((pending.key, id, false))
+        typists[typist].answersDelivered += 1
         switch result {
         case let .results(count):
             recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
