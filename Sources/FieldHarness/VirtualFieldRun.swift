@@ -60,22 +60,10 @@ final class PendingSearch: @unchecked Sendable {
     }
 }
 
-/// One typist's side of the run: the field's input, its open searches and what it was told.
+/// One typist's side of the run: what the field did (its ledger) and its open searches.
 struct TypistState {
-    var input = FieldInput()
-    var nextRequest: RequestID = 0
-    var nextWait: UInt64 = 0
+    var ledger = FieldLedger()
     var open: [PendingSearch] = []
-    /// Per query, the last request whose outcome reached the field, and whether a screen
-    /// applied it: the screen that shows the query next is that request's answer.
-    var delivered: [(key: QueryKey, id: RequestID, applied: Bool)] = []
-    var shows = 0
-    var answersDelivered = 0
-    /// What the field showed last, and whether a search of the typist failed or was cancelled
-    /// since the field last turned a spinner on (a spinner left on after a failure is the field's
-    /// flaw, measured; one left on after answers came is a wait that never ends).
-    var screen: FieldScreen = .idle
-    var failedSinceSpinner = false
 }
 
 final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
@@ -186,36 +174,13 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let foreign = scheduler.foreignEnqueues
         if foreign > 0 {
             problems.append("""
-            nondeterminism: \(foreign) jobs were enqueued from other threads during the virtual run (real I/O, a \
+            field '\(name)': nondeterminism: \(foreign) jobs were enqueued from other threads during the virtual run (real I/O, a \
             Dispatch queue or a thread behind the field's back), so the result depends on real timing; search only \
             through env.search and sleep on env.clock or Task.sleep
             """)
         }
-        let silent = typists.indices.filter { typists[$0].answersDelivered > 0 && typists[$0].shows == 0 }
-        if !silent.isEmpty {
-            problems.append("""
-            the field never reported what it shows for \(silent.count) of \(typists.count) typists (\(names(silent))): \
-            they got answers, but the field never called env.show(…), so nothing can be measured
-            """)
-        }
-        // Every event has run and every search of ours has ended: a field still showing a
-        // spinner waits for something that will never come.
-        let waiting = typists.indices.filter {
-            typists[$0].open.isEmpty && !typists[$0].failedSinceSpinner && typists[$0].screen.isSpinner
-        }
-        if !waiting.isEmpty {
-            problems.append("""
-            the field still shows a spinner at the end of the run for \(waiting.count) of \(typists.count) typists \
-            (\(names(waiting))) with no search of theirs in flight: it awaits something that is never resumed (a \
-            continuation it never resumes, or a result it never gets), so those searches never end
-            """)
-        }
-        if !problems.isEmpty { failure = "field '\(name)': " + problems.joined(separator: "; ") }
-    }
-
-    func names(_ typists: [Int]) -> String {
-        let shown = typists.prefix(8).map { "typist \(globalIndices[$0])" }.joined(separator: ", ")
-        return typists.count > 8 ? shown + ", …" : shown
+        if let problem = fieldProblems(typists.map(\.ledger), indices: globalIndices, name: name) { problems.append(problem) }
+        if !problems.isEmpty { failure = problems.joined(separator: "; ") }
     }
 
     // MARK: Typing
@@ -234,33 +199,15 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let time = world.now
         recorder.record(.inputLag(max(0, time - typed.at)), typist: typist, at: time)
         guard let field = fields[typist] else { return }
+        typists[typist].ledger.typed(typed.action, expected: expected, typist: typist, at: time, recorder: &recorder)
         switch typed.action {
-        case let .edit(_, text):
-            typists[typist].input.text = text
-            recordInput(typist)
-            MainActor.assumeIsolated { field.textChanged(text) }
-        case let .scope(scope):
-            typists[typist].input.scope = scope
-            recordInput(typist)
-            MainActor.assumeIsolated { field.scopeChanged(scope) }
-        case let .tokens(tokens):
-            typists[typist].input.tokens = tokens
-            recordInput(typist)
-            MainActor.assumeIsolated { field.tokensChanged(tokens) }
-        case .submit:
-            recorder.record(.submit, typist: typist, at: time)
-            MainActor.assumeIsolated { field.submitted() }
-        case .end:
-            recorder.record(.sessionEnd, typist: typist, at: time)
-            return
+        case let .edit(_, text): MainActor.assumeIsolated { field.textChanged(text) }
+        case let .scope(scope): MainActor.assumeIsolated { field.scopeChanged(scope) }
+        case let .tokens(tokens): MainActor.assumeIsolated { field.tokensChanged(tokens) }
+        case .submit: MainActor.assumeIsolated { field.submitted() }
+        case .end: return
         }
         scheduleNextTyping(typist)
-    }
-
-    private func recordInput(_ typist: Int) {
-        let input = typists[typist].input
-        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey($0, alreadyTrimmed: true) }
-        recorder.keystroke(query, typist: typist, at: world.now)
     }
 
     // MARK: Searching
@@ -269,11 +216,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         guard VirtualScheduler.shared.session === self, VirtualScheduler.shared.onSchedulerThread else {
             throw FieldRunError(description: "field '\(name)' searched outside its virtual run (from another thread, or after the run ended)")
         }
-        typists[typist].nextRequest += 1
-        let id = typists[typist].nextRequest
+        let id = typists[typist].ledger.searchStarted(query, typist: typist, at: world.now, recorder: &recorder)
         let key = QueryKey(query)
-        recorder.commit(key, cached: false, typist: typist, at: world.now)
-        recorder.requestStarted(id: id, query: key, lag: nil, typist: typist, at: world.now)
         let pending = PendingSearch(id: id, query: query, key: key, handle: world.send(id, query: query, typist: typist))
         typists[typist].open.append(pending)
         return try await withTaskCancellationHandler {
@@ -284,32 +228,23 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
     }
 
     private func cancel(_ pending: PendingSearch, typist: Int) {
-        guard !pending.cancelled, typists[typist].open.contains(where: { $0 === pending }) else { return }
+        guard !pending.cancelled, typists[typist].ledger.cancelRequested(pending.id, typist: typist, at: world.now, recorder: &recorder)
+        else { return }
         pending.cancelled = true
-        recorder.cancelRequested(id: pending.id, wait: false, typist: typist, at: world.now)
         world.cancel(pending.handle, typist: typist)
     }
 
     private func finished(_ typist: Int, _ id: RequestID, _ result: RequestResult) {
         guard let index = typists[typist].open.firstIndex(where: { $0.id == id }) else { return }
         let pending = typists[typist].open.remove(at: index)
-        let time = world.now
-        recorder.record(.scheduleLag(0), typist: typist, at: time)
-        if let known = typists[typist].delivered.firstIndex(where: { $0.key == pending.key }) { typists[typist].delivered.remove(at: known) }
-        typists[typist].delivered.append((pending.key, id, false))
-        typists[typist].answersDelivered += 1
+        _ = typists[typist].ledger.finished(id, result, typist: typist, at: world.now, recorder: &recorder)
         switch result {
         case let .results(count):
-            recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
             pending.continuation?.resume(returning: SearchAnswer(query: pending.query, count: count))
+        case .failed(.cancelled):
+            pending.continuation?.resume(throwing: CancellationError())
         case let .failed(reason):
-            typists[typist].failedSinceSpinner = true
-            recorder.record(.workStopped(id: id, reason: StopReason(reason)), typist: typist, at: time)
-            if reason == .cancelled {
-                pending.continuation?.resume(throwing: CancellationError())
-            } else {
-                pending.continuation?.resume(throwing: SearchFailure(reason: reason, query: pending.query))
-            }
+            pending.continuation?.resume(throwing: SearchFailure(reason: reason, query: pending.query))
         }
         pending.continuation = nil
     }
@@ -318,40 +253,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
 
     func show(_ screen: FieldScreen, typist: Int) {
         guard VirtualScheduler.shared.session === self else { return }
-        typists[typist].shows += 1
-        if screen.isSpinner, !typists[typist].screen.isSpinner { typists[typist].failedSinceSpinner = false }
-        typists[typist].screen = screen
-        let time = world.now
-        func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryKey {
-            let key = QueryKey(query)
-            if let index = typists[typist].delivered.firstIndex(where: { $0.key == key }), !typists[typist].delivered[index].applied {
-                typists[typist].delivered[index].applied = true
-                recorder.apply(id: typists[typist].delivered[index].id, query: key, kind: kind, typist: typist, at: time)
-            }
-            return key
-        }
-        switch screen {
-        case .idle: recorder.display(.idle, query: nil, typist: typist, at: time)
-        case .loading: recorder.display(.loading, query: nil, typist: typist, at: time)
-        case .stalled: recorder.display(.stalled, query: nil, typist: typist, at: time)
-        case let .results(query, count):
-            let kind: DisplayKind = count == 0 ? .empty : .results
-            recorder.display(kind, query: answer(query, kind), typist: typist, at: time)
-        case let .empty(query):
-            recorder.display(.empty, query: answer(query, .empty), typist: typist, at: time)
-        case let .error(query):
-            recorder.display(.error, query: answer(query, .error), typist: typist, at: time)
-        }
-    }
-}
-
-extension FieldScreen {
-    /// A spinner or the stalled indicator: the field waits for an answer.
-    var isSpinner: Bool {
-        switch self {
-        case .loading, .stalled: true
-        default: false
-        }
+        typists[typist].ledger.show(screen, typist: typist, at: world.now, recorder: &recorder)
     }
 }
 
@@ -368,12 +270,7 @@ final class TypistWaits: WaitObserver, @unchecked Sendable {
     }
 
     func waitStarted() -> UInt64? {
-        let input = run.typists[typist].input
-        guard let query = run.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return nil }
-        run.typists[typist].nextWait += 1
-        let id = run.typists[typist].nextWait
-        run.recorder.waitStarted(id: id, query: QueryKey(query, alreadyTrimmed: true), typist: typist, at: run.world.now)
-        return id
+        run.typists[typist].ledger.waitStarted(expected: run.expected, typist: typist, at: run.world.now, recorder: &run.recorder)
     }
 
     func waitFired(_ id: UInt64) { run.recorder.waitFired(id: id, lateness: 0, typist: typist, at: run.world.now) }
