@@ -94,13 +94,18 @@ public enum TypestormTool {
         return nil
     }
 
-    /// Whether the scenario at `path` has a strategy whose `preset` is a registered field (read
-    /// without any task: the executors are chosen before the first one exists). A file that
-    /// cannot be read is left to the worker to report.
+    /// Whether the scenario at `path` has a strategy whose `preset` is a registered field (among
+    /// `names` when given, else on a virtual runner), read without any task: the executors are
+    /// chosen before the first one exists. A file that cannot be read is left to the worker to
+    /// report.
     static func scenarioNamesAField(_ path: String?, among names: Set<String>? = nil) -> Bool {
         guard let path, let data = FileManager.default.contents(atPath: path),
               let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let strategies = root["strategies"] as? [[String: Any]] else { return false }
+        // A live run of a field runs on Swift's own executors (the reader refuses virtual and
+        // live runners together for a field).
+        let runners = root["runners"] as? [[String: Any]] ?? []
+        guard names != nil || runners.contains(where: { $0["kind"] as? String == "virtual" }) else { return false }
         return strategies.contains { strategy in
             guard let preset = strategy["preset"] as? String, FieldRegistry.field(named: preset) != nil else { return false }
             return names.map { $0.contains(strategy["name"] as? String ?? preset) } ?? true

@@ -82,11 +82,43 @@ struct WholeToolTests {
         }
     }
 
-    @Test func aLiveRunnerForYourFieldIsRefusedBeforeAnyLoad() throws {
+    /// Live, on Swift's own executors and the real clock against the engine in the worker: the
+    /// field keeps its 300 ms debounce and lands where its model does.
+    @Test func aLiveRunMeasuresYourFieldOnTheRealClock() throws {
+        var file = try scenario(strategies: [["preset": "seed-000"], ["preset": "split-state-seed"]], runners: [["kind": "in-process"]])
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        root["duration"] = "6s"
+        var population = try #require(root["population"] as? [String: Any])
+        population["typists"] = 30
+        population["arrival"] = ["kind": "ramp", "over": "1s"]
+        population["session"] = ["queries": 2, "maxLength": "5s"]
+        root["population"] = population
+        try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]).write(to: file)
+        file = file.standardizedFileURL
+        let (status, output, errors) = try harness(["run", file.path, "--json"], in: file.deletingLastPathComponent())
+        #expect(status == 0, "\(errors)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+        let groups = try #require(parsed["groups"] as? [[String: Any]])
+        func group(_ name: String) throws -> (counters: [String: Int64], ttfrMedian: Double) {
+            let group = try #require(groups.first { $0["name"] as? String == name }, "no group \(name)")
+            let counters = try #require(group["counters"] as? [String: Any]).compactMapValues { ($0 as? NSNumber)?.int64Value }
+            let histograms = try #require(group["histograms"] as? [String: Any])
+            let ttfr = try #require((histograms["ttfr_ns"] as? [String: Any])?["p50"] as? Double, "no TTFR for \(name)")
+            return (counters, ttfr)
+        }
+        let real = try group("seed-000"), model = try group("split-state-seed")
+        #expect(try #require(real.counters["requests_started"]) > 0)
+        #expect(real.counters["debounce_waits"] ?? 0 > 0)
+        // Both wait 300 ms after the last key, then search the engine (well under a millisecond).
+        #expect(abs(real.ttfrMedian - model.ttfrMedian) < 20_000_000)
+        #expect(real.ttfrMedian >= 300_000_000)
+        #expect((real.counters["stale_settles"] ?? 0) * 20 <= (real.counters["settles"] ?? 0))
+    }
+
+    @Test func virtualAndLiveRunnersForYourFieldInOneScenarioAreRefusedBeforeAnyLoad() throws {
         let file = try scenario(strategies: [["preset": "seed-000"]], runners: [["kind": "virtual"], ["kind": "in-process"]])
         let (status, _, errors) = try harness(["run", file.path], in: file.deletingLastPathComponent())
         #expect(status == 65)
-        #expect(errors.contains("$.runners[1]: the in-process runner runs presets only"))
-        #expect(errors.contains("\"seed-000\", a field of yours"))
+        #expect(errors.contains("$.runners[1]: $.strategies[0] is \"seed-000\", a field of yours: it runs in virtual time"))
     }
 }

@@ -107,8 +107,8 @@ private final class Context {
             }
         }
         if let strategies, let runners, let field = strategies.firstIndex(where: { !$0.isPreset }),
-           let live = runners.firstIndex(where: { $0 != .virtual }) {
-            fail("$.runners[\(live)]", "the \(runners[live].kind) runner runs presets only, and $.strategies[\(field)] is \"\(strategies[field].preset)\", a field of yours: run it with the virtual runner ({\"kind\": \"virtual\"})")
+           let virtual = runners.firstIndex(of: .virtual), let live = runners.firstIndex(where: { $0 != .virtual }) {
+            fail("$.runners[\(max(virtual, live))]", "$.strategies[\(field)] is \"\(strategies[field].preset)\", a field of yours: it runs in virtual time (on Typestorm's executors) or live (on Swift's own), not both in one run; put the virtual runner and the \(runners[live].kind) runner in two scenarios and compare their runs")
         }
         if let strategies {
             let seen = Set(strategies.map(\.name))

@@ -1,4 +1,5 @@
 import ProductCatalog
+import FieldHarness
 import Foundation
 import LiveLoad
 import Matching
@@ -132,7 +133,10 @@ struct LiveWorkload: PhaseWorkload {
                 limit: min(scenario.durationNanos, arrivals.departures[index]) - arrival))
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
-        let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
+        // The presets, and fields of yours (on Swift's own executors, the main actor for theirs).
+        let strategies = scenario.strategies
+        let fields = try strategies.map { $0.isPreset ? nil : try $0.field() }
+        let monitors = strategies.map { _ in LiveRunMonitor() }
         let finished = CancellationFlag()
         let shared = sharesBackend(scenario)
         // Labels mark what differs from the defaults (each strategy on its own backend; the
@@ -151,9 +155,9 @@ struct LiveWorkload: PhaseWorkload {
         let backends: [any LiveSearchBackend]
         if shared {
             let one = try makeBackend(context, engine: engine, globalTypists: indices)
-            backends = simulation.strategies.map { _ in one }
+            backends = strategies.map { _ in one }
         } else {
-            backends = try simulation.strategies.map { _ in try makeBackend(context, engine: engine, globalTypists: indices) }
+            backends = try strategies.map { _ in try makeBackend(context, engine: engine, globalTypists: indices) }
         }
         defer {
             if shared { backends.first?.shutdown() } else { backends.forEach { $0.shutdown() } }
@@ -162,8 +166,18 @@ struct LiveWorkload: PhaseWorkload {
         let tallies = backends.map { ErrorTallyBackend($0) }
         let labelsForGroups = labels
 
-        return await withTaskGroup(of: (Int, MetricGroup)?.self) { group in
-            for (index, spec) in simulation.strategies.enumerated() {
+        return try await withThrowingTaskGroup(of: (Int, MetricGroup)?.self) { group in
+            for (index, strategy) in strategies.enumerated() {
+                if let field = fields[index] {
+                    group.addTask {
+                        let result = try await LiveFieldRun.run(
+                            field, name: strategy.name, typists: typists, globalIndices: indices, backend: tallies[index],
+                            parameters: strategy.fieldParameters, options: options, monitor: monitors[index])
+                        return (index, MetricGroup(name: strategy.name, labels: labelsForGroups, metrics: result.metrics))
+                    }
+                    continue
+                }
+                let spec = VirtualWorkload.simulationStrategy(strategy)
                 group.addTask {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
@@ -177,7 +191,7 @@ struct LiveWorkload: PhaseWorkload {
             // recorder's totals under its lock).
             group.addTask {
                 let deadline = Int64(MonotonicClock.now()) + scenario.durationNanos
-                var histograms = simulation.strategies.map { _ in [String: Histogram]() }
+                var histograms = strategies.map { _ in [String: Histogram]() }
                 var refreshed: Int64?
                 while !finished.isCancelled {
                     let now = Int64(MonotonicClock.now())
@@ -191,8 +205,8 @@ struct LiveWorkload: PhaseWorkload {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(
-                        groups: simulation.strategies.indices.map { index in
-                            Self.progressGroup(simulation.strategies[index].name, labelsForGroups, monitors[index], tallies[index],
+                        groups: strategies.indices.map { index in
+                            Self.progressGroup(strategies[index].name, labelsForGroups, monitors[index], tallies[index],
                                                histograms: histograms[index])
                         },
                         typistsActive: monitors.map { $0.typistsActive.load(ordering: .relaxed) }.max() ?? 0)
@@ -200,9 +214,10 @@ struct LiveWorkload: PhaseWorkload {
                 }
                 return nil
             }
-            var results: [MetricGroup?] = Array(repeating: nil, count: simulation.strategies.count)
-            var remaining = simulation.strategies.count
-            while remaining > 0, let next = await group.next() {
+            var results: [MetricGroup?] = Array(repeating: nil, count: strategies.count)
+            var remaining = strategies.count
+            defer { finished.cancel() }
+            while remaining > 0, let next = try await group.next() {
                 guard let (index, metricGroup) = next else { continue }
                 results[index] = metricGroup
                 remaining -= 1
