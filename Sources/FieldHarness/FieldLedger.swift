@@ -23,12 +23,22 @@ package struct FieldLedger: Sendable {
     /// measured; one left on after answers came is a wait that never ends).
     package var screen: FieldScreen = .idle
     package var failedSinceSpinner = false
+    /// What happened, step by step, in the `replay` command's terms; nil when not recorded
+    /// (one typist's, on request: it costs an entry per step).
+    package var timeline: [(time: Int64, entry: TimelineEntry)]?
 
-    package init() {}
+    package init(recordsTimeline: Bool = false) {
+        timeline = recordsTimeline ? [] : nil
+    }
+
+    private mutating func note(_ entry: TimelineEntry, at time: Int64) {
+        if timeline != nil { timeline!.append((time, entry)) }
+    }
 
     /// The typist acted on the field (before the field hears of it).
     package mutating func typed(_ action: TypingEvent.Action, expected: QueryNormalizer, typist: Int, at time: Int64,
                                 recorder: inout Recorder) {
+        note(.typing(action), at: time)
         switch action {
         case let .edit(_, text): input.text = text
         case let .scope(scope): input.scope = scope
@@ -52,6 +62,7 @@ package struct FieldLedger: Sendable {
         recorder.commit(key, cached: false, typist: typist, at: time)
         recorder.requestStarted(id: nextRequest, query: key, lag: lag, typist: typist, at: time)
         open.append((nextRequest, key, time))
+        note(.effect(.sendRequest(nextRequest, query)), at: time)
         return nextRequest
     }
 
@@ -59,6 +70,7 @@ package struct FieldLedger: Sendable {
     package mutating func cancelRequested(_ id: RequestID, typist: Int, at time: Int64, recorder: inout Recorder) -> Bool {
         guard open.contains(where: { $0.id == id }) else { return false }
         recorder.cancelRequested(id: id, wait: false, typist: typist, at: time)
+        note(.effect(.cancelRequest(id)), at: time)
         return true
     }
 
@@ -72,22 +84,37 @@ package struct FieldLedger: Sendable {
         delivered.append((key, id, false))
         answersDelivered += 1
         switch result {
-        case .results:
+        case let .results(count):
             recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
+            note(.event(.responseArrived(id, ResultSummary(count: count))), at: time)
         case let .failed(reason):
             failedSinceSpinner = true
             recorder.record(.workStopped(id: id, reason: StopReason(reason)), typist: typist, at: time)
+            note(.event(.requestFailed(id, reason)), at: time)
         }
         return true
     }
 
-    /// A sleep on the field's clock starts: a debounce wait for the query the field asks for
-    /// now (none below the minimum length); returns its number, or nil when not recorded.
-    package mutating func waitStarted(expected: QueryNormalizer, typist: Int, at time: Int64, recorder: inout Recorder) -> UInt64? {
+    /// A sleep of `delay` on the field's clock starts: a debounce wait for the query the field
+    /// asks for now (none below the minimum length); returns its number, or nil when not recorded.
+    package mutating func waitStarted(delay: Int64, expected: QueryNormalizer, typist: Int, at time: Int64,
+                                      recorder: inout Recorder) -> UInt64? {
         guard let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return nil }
         nextWait += 1
         recorder.waitStarted(id: nextWait, query: QueryKey(query, alreadyTrimmed: true), typist: typist, at: time)
+        note(.effect(.scheduleTimer(nextWait, delay: delay, purpose: .debounce(query))), at: time)
         return nextWait
+    }
+
+    /// Wait `id` ended: it fired `lateness` after its deadline, or (nil) its task was cancelled.
+    package mutating func waitEnded(_ id: UInt64, lateness: Int64?, typist: Int, at time: Int64, recorder: inout Recorder) {
+        if let lateness {
+            recorder.waitFired(id: id, lateness: lateness, typist: typist, at: time)
+            note(.event(.timerFired(id)), at: time)
+        } else {
+            recorder.cancelRequested(id: id, wait: true, typist: typist, at: time)
+            note(.effect(.cancelTimer(id)), at: time)
+        }
     }
 
     /// The field shows `screen`: a query's screen applies the last answer delivered for it.
@@ -95,13 +122,30 @@ package struct FieldLedger: Sendable {
         shows += 1
         if screen.isSpinner, !self.screen.isSpinner { failedSinceSpinner = false }
         self.screen = screen
+        var shownRequest: RequestID = 0
         func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryKey {
             let key = QueryKey(query)
-            if let index = delivered.firstIndex(where: { $0.key == key }), !delivered[index].applied {
-                delivered[index].applied = true
-                recorder.apply(id: delivered[index].id, query: key, kind: kind, typist: typist, at: time)
+            if let index = delivered.firstIndex(where: { $0.key == key }) {
+                shownRequest = delivered[index].id
+                if !delivered[index].applied {
+                    delivered[index].applied = true
+                    recorder.apply(id: delivered[index].id, query: key, kind: kind, typist: typist, at: time)
+                }
             }
             return key
+        }
+        defer {
+            if timeline != nil {
+                let state: DisplayState = switch screen {
+                case .idle: .idle
+                case .loading: .loading
+                case .stalled: .stalled
+                case let .results(query, count): count == 0 ? .empty(query) : .results(query, request: shownRequest)
+                case let .empty(query): .empty(query)
+                case let .error(query): .error(query)
+                }
+                note(.effect(.display(state)), at: time)
+            }
         }
         switch screen {
         case .idle: recorder.display(.idle, query: nil, typist: typist, at: time)

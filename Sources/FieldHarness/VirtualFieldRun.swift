@@ -27,6 +27,16 @@ public enum VirtualFieldRunner {
         _ definition: FieldDefinition, name: String, typists: Range<Int>, sessions: [Session], backend: BackendModel, seed: UInt64,
         parameters: FieldParameters = FieldParameters(), settleInterval: Int64 = 1_000_000_000
     ) async throws -> Recorder {
+        try await run(definition, name: name, typists: typists, sessions: sessions, backend: backend, seed: seed,
+                      parameters: parameters, settleInterval: settleInterval, timelineOf: nil).recorder
+    }
+
+    /// The same run, with the timeline of typist `timelineOf` (a global index in `typists`):
+    /// every key, search, answer, sleep and screen of its field, in the `replay` command's terms.
+    package static func run<Session: TypistSession>(
+        _ definition: FieldDefinition, name: String, typists: Range<Int>, sessions: [Session], backend: BackendModel, seed: UInt64,
+        parameters: FieldParameters = FieldParameters(), settleInterval: Int64 = 1_000_000_000, timelineOf: Int?
+    ) async throws -> (recorder: Recorder, timeline: [(time: Int64, entry: TimelineEntry)]?) {
         guard ExecutorInstallation.isInstalled else {
             throw FieldRunError(description: """
             field '\(name)' cannot run in virtual time: the virtual executors are not installed (call \
@@ -36,10 +46,13 @@ public enum VirtualFieldRunner {
         precondition(sessions.count == typists.count, "one session per typist")
         let run = VirtualFieldRun(definition, name: name, globalIndices: Array(typists), sessions: sessions, backend: backend,
                                   seed: seed, parameters: parameters, settleInterval: settleInterval)
-        return try await withUnsafeThrowingContinuation { continuation in
+        let local = timelineOf.flatMap { typists.contains($0) ? $0 - typists.lowerBound : nil }
+        if let local { run.typists[local].ledger = FieldLedger(recordsTimeline: true) }
+        let recorder: Recorder = try await withUnsafeThrowingContinuation { continuation in
             run.completion = continuation
             VirtualScheduler.shared.start(run)
         }
+        return (recorder, local.flatMap { run.typists[$0].ledger.timeline })
     }
 }
 
@@ -269,13 +282,18 @@ final class TypistWaits: WaitObserver, @unchecked Sendable {
         self.typist = typist
     }
 
-    func waitStarted() -> UInt64? {
-        run.typists[typist].ledger.waitStarted(expected: run.expected, typist: typist, at: run.world.now, recorder: &run.recorder)
+    func waitStarted(delay: Int64) -> UInt64? {
+        run.typists[typist].ledger.waitStarted(delay: delay, expected: run.expected, typist: typist, at: run.world.now,
+                                               recorder: &run.recorder)
     }
 
-    func waitFired(_ id: UInt64) { run.recorder.waitFired(id: id, lateness: 0, typist: typist, at: run.world.now) }
+    func waitFired(_ id: UInt64) {
+        run.typists[typist].ledger.waitEnded(id, lateness: 0, typist: typist, at: run.world.now, recorder: &run.recorder)
+    }
 
-    func waitCancelled(_ id: UInt64) { run.recorder.cancelRequested(id: id, wait: true, typist: typist, at: run.world.now) }
+    func waitCancelled(_ id: UInt64) {
+        run.typists[typist].ledger.waitEnded(id, lateness: nil, typist: typist, at: run.world.now, recorder: &run.recorder)
+    }
 }
 
 /// Stops the process when a job of the field has run for 2 s of real time without returning (a

@@ -13,6 +13,8 @@ public struct FieldReport: Sendable {
     public var histograms: [String: [String: Double]]
     /// Derived ratios; a ratio that is undefined is absent.
     public var derived: [String: Double]
+    /// How the run was made (harness and command line), to replay one typist of it.
+    var invocation: (harness: URL, arguments: [String])?
 
     /// Share of settles that ended on a wrong screen (`stale_settles / settles`).
     public var staleShare: Double? { ratio("stale_settles", "settles") }
@@ -23,6 +25,23 @@ public struct FieldReport: Sendable {
 
     /// Counter `name`; 0 when the recorder never counted it.
     public func counter(_ name: String) -> Int64 { counters[name] ?? 0 }
+
+    /// What typist `typist` did in this field and what the field did back, step by step, in the
+    /// `replay` command's format (keys, sleeps, searches, answers, screens), from the same run
+    /// made again with the same seed: the way to see which keystroke, which request and which
+    /// late answer made a number. For a field of yours only (presets: `typestorm replay`).
+    public func timeline(ofTypist typist: Int) throws -> String {
+        guard let invocation else { throw MeasurementError(description: "this report was not made by FieldMeasurement.simulate") }
+        // The harness prints it in text mode, after the table, as `replay` does.
+        let arguments = invocation.arguments.filter { $0 != "--json" } + ["--timeline", "\(typist)"]
+        let text = String(decoding: try FieldMeasurement.execute(invocation.harness, arguments), as: UTF8.self)
+        let header = "Timeline of typist \(typist) in \(name):\n"
+        guard let start = text.range(of: header) else {
+            throw MeasurementError(description: "the harness printed no timeline for '\(name)' (is it a field of yours?)")
+        }
+        let rest = text[start.upperBound...]
+        return String(rest[..<(rest.range(of: "\nTimeline of typist ")?.lowerBound ?? rest.endIndex)])
+    }
 
     func ratio(_ numerator: String, _ denominator: String) -> Double? {
         guard let total = counters[denominator], total > 0 else { return nil }
@@ -63,22 +82,36 @@ public enum FieldMeasurement {
         harness: String, strategies: [String], typists: Int = 200, seed: UInt64 = 1, arguments: [String] = []
     ) throws -> [String: FieldReport] {
         let executable = try locate(harness)
+        let command = ["simulate", "--typists", "\(typists)", "--seed", "\(seed)", "--strategies", strategies.joined(separator: ","), "--json"]
+            + arguments
+        var reports = try parse(try execute(executable, command))
+        for name in reports.keys { reports[name]?.invocation = (executable, command) }
+        return reports
+    }
+
+    /// Runs `executable` with `arguments` and returns its standard output; a non-zero exit is an
+    /// error carrying its standard error.
+    static func execute(_ executable: URL, _ arguments: [String]) throws -> Data {
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["simulate", "--typists", "\(typists)", "--seed", "\(seed)", "--strategies", strategies.joined(separator: ","), "--json"]
-            + arguments
+        process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // Standard error is read on its own thread so that neither pipe can fill and block the harness.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errorBox = Box()
+        let reader = Thread { errorBox.data = errors.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        while !reader.isFinished { usleep(1_000) }
         guard process.terminationStatus == 0 else {
-            throw MeasurementError(description: "\(executable.path) exited with \(process.terminationStatus):\n\(errorText)")
+            throw MeasurementError(description: "\(executable.path) exited with \(process.terminationStatus):\n\(String(decoding: errorBox.data, as: UTF8.self))")
         }
-        return try parse(data)
+        return data
     }
 
     /// The harness executable `harness` (a name next to the test bundle, or a path).

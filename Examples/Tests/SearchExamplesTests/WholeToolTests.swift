@@ -115,6 +115,21 @@ struct WholeToolTests {
         #expect((real.counters["stale_settles"] ?? 0) * 20 <= (real.counters["settles"] ?? 0))
     }
 
+    /// One typist's keys, sleeps, searches, answers and screens in the `replay` format, from the
+    /// same seeded run made again: the same text every time.
+    @Test func aTypistsTimelineShowsWhatTheFieldDid() throws {
+        let reports = try FieldMeasurement.simulate(harness: "ExampleHarness", strategies: ["seed-000"], typists: 50)
+        let report = try #require(reports["seed-000"])
+        let timeline = try report.timeline(ofTypist: 7)
+        #expect(timeline.contains("⌨ "))
+        #expect(timeline.contains("(debounce for "))
+        #expect(timeline.contains("→ send #1 "))
+        #expect(timeline.contains("⇠ response #"))
+        #expect(timeline.contains("▣ results("))
+        #expect(try report.timeline(ofTypist: 7) == timeline)
+        #expect(try report.timeline(ofTypist: 8) != timeline)
+    }
+
     @Test func virtualAndLiveRunnersForYourFieldInOneScenarioAreRefusedBeforeAnyLoad() throws {
         let file = try scenario(strategies: [["preset": "seed-000"]], runners: [["kind": "virtual"], ["kind": "in-process"]])
         let (status, _, errors) = try harness(["run", file.path], in: file.deletingLastPathComponent())

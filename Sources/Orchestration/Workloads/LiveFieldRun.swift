@@ -169,24 +169,20 @@ final class LiveFieldState: @unchecked Sendable {
         _ = withBooks({ recorder, ledger, _ in ledger.show(screen, typist: typist, at: time, recorder: &recorder) }, typist: typist)
     }
 
-    func waitStarted(typist: Int) -> UInt64? {
+    func waitStarted(delay: Int64, typist: Int) -> UInt64? {
         let time = now()
         return withBooks({ recorder, ledger, sleeping in
             sleeping += 1
-            return ledger.waitStarted(expected: expected, typist: typist, at: time, recorder: &recorder)
+            return ledger.waitStarted(delay: delay, expected: expected, typist: typist, at: time, recorder: &recorder)
         }, typist: typist) ?? nil
     }
 
     func waitEnded(_ id: UInt64?, lateness: Int64?, typist: Int) {
         let time = now()
-        _ = withBooks({ recorder, _, sleeping in
+        _ = withBooks({ recorder, ledger, sleeping in
             sleeping -= 1
             guard let id else { return }
-            if let lateness {
-                recorder.waitFired(id: id, lateness: lateness, typist: typist, at: time)
-            } else {
-                recorder.cancelRequested(id: id, wait: true, typist: typist, at: time)
-            }
+            ledger.waitEnded(id, lateness: lateness, typist: typist, at: time, recorder: &recorder)
         }, typist: typist)
     }
 
@@ -310,7 +306,8 @@ struct LiveFieldClock: Clock {
     var minimumResolution: Duration { ContinuousClock().minimumResolution }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = state.waitStarted(typist: typist)
+        let delay = ContinuousClock.now.duration(to: deadline).components
+        let id = state.waitStarted(delay: max(0, delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000), typist: typist)
         do {
             try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
         } catch {

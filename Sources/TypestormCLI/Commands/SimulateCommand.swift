@@ -56,6 +56,7 @@ enum SimulateCommand {
             .value("segment", "I/N", help: "Simulate only segment I of N (whole server cells), for sharding.", default: "0/1"),
             .value("record", "FILE", help: "Also write the mergeable run record (JSON) to FILE."),
             .value("field-parameters", "LIST", help: "Parameters your fields' factories read: NAME=VALUE, comma-separated."),
+            .value("timeline", "TYPIST", help: "Also show typist TYPIST's timeline in each field of yours, as 'replay' does."),
             .json,
         ],
         run: run
@@ -112,14 +113,18 @@ enum SimulateCommand {
         }
         // The user fields: the same typists and backend, on the virtual executors.
         let range = Simulation.typistRange(of: segment, typists: typists, typistsPerServer: backend.typistsPerServer)
+        let timelineTypist = try arguments.int("timeline", in: 0...(typists - 1))
+        var timelines: [String: [TimelineLine]] = [:]
         for case let .field(name, definition) in choices {
             index += 1
             console.err("simulating \(name) (\(index)/\(choices.count), \(typists) typists, your field)…\n")
             let recorder: Recorder
             do {
-                recorder = try await VirtualFieldRunner.run(
+                let run = try await VirtualFieldRunner.run(
                     definition, name: name, typists: range, sessions: range.map(typing.session(forTypist:)), backend: backend,
-                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleInterval)
+                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleInterval, timelineOf: timelineTypist)
+                recorder = run.recorder
+                if let timeline = run.timeline { timelines[name] = timeline.compactMap { TimelineLine(time: $0.time, entry: $0.entry) } }
             } catch let error as FieldRunError {
                 throw ToolError(error.description, exitCode: ExitCode.software)
             }
@@ -140,7 +145,8 @@ enum SimulateCommand {
                                 segment: "\(segment.index)/\(segment.count)", backend: describe(backend)),
                 strategies: names.compactMap { name in
                     record.groups.first { $0.name == name }.map { StrategyMetricsJSON(name: $0.name, metrics: MetricsJSON($0.metrics)) }
-                })
+                },
+                timelines: timelineTypist == nil ? nil : timelines)
             console.out(try encodeJSON(output) + "\n")
         } else {
             console.out("Simulated \(typists) typists (segment \(segment.index)/\(segment.count)), seed \(seed), in \(String(format: "%.1f", elapsed)) s\n")
@@ -155,6 +161,10 @@ enum SimulateCommand {
             never fresh; false∅: false empties per settle; wasted: share of server time spent on unused work.
 
             """)
+            for name in names {
+                guard let lines = timelines[name] else { continue }
+                console.out("\nTimeline of typist \(timelineTypist ?? 0) in \(name):\n" + ReplayCommand.renderTimeline(lines))
+            }
         }
         return ExitCode.success
     }
@@ -294,6 +304,8 @@ struct SimulateOutput: Codable {
 
     var scenario: Scenario
     var strategies: [StrategyMetricsJSON]
+    /// With `--timeline`: per field of yours, the typist's timeline (absent without the flag).
+    var timelines: [String: [TimelineLine]]?
 }
 
 func encodeJSON<T: Encodable>(_ value: T) throws -> String {
