@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormMetricsTests", dependencies: ["TypestormMetrics"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
-        .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchFieldTests", dependencies: ["SearchField", "FieldRuntime", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "ProductCatalogTests", dependencies: ["ProductCatalog"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "ProductCatalog", "TypestormSystem"], swiftSettings: swiftSettings),

@@ -220,6 +220,15 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         }
     }
 
+    /// The backend's side of request `id` ended at `time` (it answered, dropped or stopped the
+    /// request), having done `work`: recorded, so a request's work is judged once both the client
+    /// and the backend are done with it. A runner whose backend reports its work
+    /// (`Recorder.expectsBackend`) calls this once per request, before or after `requestFinished`.
+    @inlinable
+    public func backendStopped<Sink: RecordSink>(_ id: RequestID, work: BackendWork, typist: Int, at time: Int64, recorder: inout Sink) {
+        recorder.record(.backendStopped(id: id, work: work), typist: typist, at: time)
+    }
+
     /// Cancels every open timer and request through the runner and forgets them (the run ended
     /// with work still open; the recorder counts it as unfinished). Returns whether any was open.
     @inlinable
