@@ -41,7 +41,7 @@ let package = Package(
 
         // Modules with no project imports.
         .target(name: "Locking", swiftSettings: swiftSettings),
-        .target(name: "TypestormMetrics", swiftSettings: swiftSettings),
+        .target(name: "TypestormMetrics", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .target(name: "Typists", dependencies: ["Locking"], swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),
@@ -150,7 +150,7 @@ let package = Package(
 
         .executableTarget(
             name: "LockBenchmark",
-            dependencies: ["Locking", "TypestormMetrics"],
+            dependencies: ["Locking", "TypestormMetrics", "SearchField"],
             path: "Benchmarks/LockBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -184,7 +184,7 @@ let package = Package(
 
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
-        .testTarget(name: "TypestormMetricsTests", dependencies: ["TypestormMetrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormMetricsTests", dependencies: ["TypestormMetrics", "SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchFieldTests", dependencies: ["SearchField", "FieldRuntime", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "ProductCatalogTests", dependencies: ["ProductCatalog"], swiftSettings: swiftSettings),

@@ -44,12 +44,12 @@ public enum VirtualFieldRunner {
 final class PendingSearch: @unchecked Sendable {
     let id: RequestID
     let query: QueryIdentity
-    let key: QueryKey
+    let key: QueryIdentity
     let handle: Int32
     var continuation: UnsafeContinuation<SearchAnswer, any Error>?
     var cancelled = false
 
-    init(id: RequestID, query: QueryIdentity, key: QueryKey, handle: Int32) {
+    init(id: RequestID, query: QueryIdentity, key: QueryIdentity, handle: Int32) {
         self.id = id
         self.query = query
         self.key = key
@@ -65,7 +65,7 @@ struct TypistState {
     var open: [PendingSearch] = []
     /// Per query, the last request whose outcome reached the field, and whether a screen
     /// applied it: the screen that shows the query next is that request's answer.
-    var delivered: [(key: QueryKey, id: RequestID, applied: Bool)] = []
+    var delivered: [(key: QueryIdentity, id: RequestID, applied: Bool)] = []
     var shows = 0
     var answersDelivered = 0
 }
@@ -239,7 +239,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
 
     private func recordInput(_ typist: Int) {
         let input = typists[typist].input
-        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey($0, alreadyTrimmed: true) }
+        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { $0.trimmed(alreadyTrimmed: true) }
         recorder.keystroke(query, typist: typist, at: world.now)
     }
 
@@ -251,7 +251,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         }
         typists[typist].nextRequest += 1
         let id = typists[typist].nextRequest
-        let key = QueryKey(query)
+        let key = query.trimmed()
         recorder.commit(key, cached: false, typist: typist, at: world.now)
         recorder.requestStarted(id: id, query: key, lag: nil, typist: typist, at: world.now)
         let pending = PendingSearch(id: id, query: query, key: key, handle: world.send(id, query: query, typist: typist))
@@ -301,8 +301,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         guard VirtualScheduler.shared.session === self else { return }
         typists[typist].shows += 1
         let time = world.now
-        func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryKey {
-            let key = QueryKey(query)
+        func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryIdentity {
+            let key = query.trimmed()
             if let index = typists[typist].delivered.firstIndex(where: { $0.key == key }), !typists[typist].delivered[index].applied {
                 typists[typist].delivered[index].applied = true
                 recorder.apply(id: typists[typist].delivered[index].id, query: key, kind: kind, typist: typist, at: time)
@@ -341,7 +341,7 @@ final class TypistWaits: WaitObserver, @unchecked Sendable {
         guard let query = run.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return nil }
         run.typists[typist].nextWait += 1
         let id = run.typists[typist].nextWait
-        run.recorder.waitStarted(id: id, query: QueryKey(query, alreadyTrimmed: true), typist: typist, at: run.world.now)
+        run.recorder.waitStarted(id: id, query: query.trimmed(alreadyTrimmed: true), typist: typist, at: run.world.now)
         return id
     }
 

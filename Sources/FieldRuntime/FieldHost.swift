@@ -175,7 +175,7 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
     @inlinable
     func recordInput<Sink: RecordSink>(_ typist: Int, at time: Int64, context: FieldHostContext, recorder: inout Sink) {
         // `expected` trims, so its identities are trimmed already.
-        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey($0, alreadyTrimmed: true) }
+        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { $0.trimmed(alreadyTrimmed: true) }
         recorder.keystroke(query, typist: typist, at: time)
     }
 
