@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "Matching", dependencies: ["ProductCatalog", "TypestormSystem", "CUtf8proc", "Locking"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
         .target(name: "FieldRuntime", dependencies: ["SearchField", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
-        .target(name: "TypestormSystem", dependencies: ["CPosixShims", "Locking"] + jemalloc, swiftSettings: swiftSettings),
+        .target(name: "TypestormSystem", dependencies: ["CPosixShims", "Locking", "TypestormMetrics"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
             dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics"],
@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "ProductCatalog", "TypestormSystem"], swiftSettings: swiftSettings),
         .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "TypestormMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "TypestormSystemTests", dependencies: ["TypestormSystem"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormSystemTests", dependencies: ["TypestormSystem", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "FieldRuntime", "LiveLoad", "SearchServer", "TypestormSystem", "Matching", "ProductCatalog", "SearchField", "TypestormMetrics", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "TypestormMetrics"], swiftSettings: swiftSettings),
