@@ -44,9 +44,10 @@ let package = Package(
         .target(name: "TypestormMetrics", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .target(name: "Typists", dependencies: ["Locking"], swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
+        .target(name: "JSONReading", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),
 
-        .target(name: "ProductCatalog", dependencies: ["TypestormSystem"], swiftSettings: swiftSettings),
+        .target(name: "ProductCatalog", dependencies: ["TypestormSystem", "JSONReading"], swiftSettings: swiftSettings),
 
         .target(name: "Matching", dependencies: ["ProductCatalog", "TypestormSystem", "CUtf8proc", "Locking"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
@@ -75,7 +76,7 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking"],
+            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking", "JSONReading"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Reporting", dependencies: ["TypestormMetrics", "Diagnostics"], swiftSettings: swiftSettings),
@@ -84,7 +85,7 @@ let package = Package(
             dependencies: [
                 "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "TypestormSystem",
                 "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "RunHistory",
-                "FieldHarness",
+                "FieldHarness", "JSONReading",
             ],
             swiftSettings: swiftSettings
         ),
@@ -196,7 +197,7 @@ let package = Package(
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "FieldRuntime", "LiveLoad", "SearchServer", "TypestormSystem", "Matching", "ProductCatalog", "SearchField", "TypestormMetrics", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "TypestormMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["JSONReading", "FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormTests", dependencies: ["Typestorm"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TypestormMetrics"], exclude: ["Fixtures"], swiftSettings: swiftSettings),
