@@ -12,10 +12,10 @@ package struct FieldLedger: Sendable {
     package var nextRequest: RequestID = 0
     package var nextWait: UInt64 = 0
     /// Requests started and not yet ended, with their queries and when they were started.
-    package var open: [(id: RequestID, key: QueryKey, startedAt: Int64)] = []
+    package var open: [(id: RequestID, key: QueryIdentity, startedAt: Int64)] = []
     /// Per query, the last request whose outcome reached the field, and whether a screen
     /// applied it: the screen that shows the query next is that request's answer.
-    package var delivered: [(key: QueryKey, id: RequestID, applied: Bool)] = []
+    package var delivered: [(key: QueryIdentity, id: RequestID, applied: Bool)] = []
     package var shows = 0
     package var answersDelivered = 0
     /// What the field showed last, and whether a search failed or was cancelled since the field
@@ -50,7 +50,7 @@ package struct FieldLedger: Sendable {
             recorder.record(.sessionEnd, typist: typist, at: time)
             return
         }
-        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey($0, alreadyTrimmed: true) }
+        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { $0.trimmed(alreadyTrimmed: true) }
         recorder.keystroke(query, typist: typist, at: time)
     }
 
@@ -58,7 +58,7 @@ package struct FieldLedger: Sendable {
     package mutating func searchStarted(_ query: QueryIdentity, lag: Int64? = nil, typist: Int, at time: Int64,
                                         recorder: inout Recorder) -> RequestID {
         nextRequest += 1
-        let key = QueryKey(query)
+        let key = query.trimmed()
         recorder.commit(key, cached: false, typist: typist, at: time)
         recorder.requestStarted(id: nextRequest, query: key, lag: lag, typist: typist, at: time)
         open.append((nextRequest, key, time))
@@ -101,7 +101,7 @@ package struct FieldLedger: Sendable {
                                       recorder: inout Recorder) -> UInt64? {
         guard let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return nil }
         nextWait += 1
-        recorder.waitStarted(id: nextWait, query: QueryKey(query, alreadyTrimmed: true), typist: typist, at: time)
+        recorder.waitStarted(id: nextWait, query: query.trimmed(alreadyTrimmed: true), typist: typist, at: time)
         note(.effect(.scheduleTimer(nextWait, delay: delay, purpose: .debounce(query))), at: time)
         return nextWait
     }
@@ -123,8 +123,8 @@ package struct FieldLedger: Sendable {
         if screen.isSpinner, !self.screen.isSpinner { failedSinceSpinner = false }
         self.screen = screen
         var shownRequest: RequestID = 0
-        func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryKey {
-            let key = QueryKey(query)
+        func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryIdentity {
+            let key = query.trimmed()
             if let index = delivered.firstIndex(where: { $0.key == key }) {
                 shownRequest = delivered[index].id
                 if !delivered[index].applied {

@@ -60,12 +60,12 @@ public enum VirtualFieldRunner {
 final class PendingSearch: @unchecked Sendable {
     let id: RequestID
     let query: QueryIdentity
-    let key: QueryKey
+    let key: QueryIdentity
     let handle: Int32
     var continuation: UnsafeContinuation<SearchAnswer, any Error>?
     var cancelled = false
 
-    init(id: RequestID, query: QueryIdentity, key: QueryKey, handle: Int32) {
+    init(id: RequestID, query: QueryIdentity, key: QueryIdentity, handle: Int32) {
         self.id = id
         self.query = query
         self.key = key
@@ -230,7 +230,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             throw FieldRunError(description: "field '\(name)' searched outside its virtual run (from another thread, or after the run ended)")
         }
         let id = typists[typist].ledger.searchStarted(query, typist: typist, at: world.now, recorder: &recorder)
-        let key = QueryKey(query)
+        let key = query.trimmed()
         let pending = PendingSearch(id: id, query: query, key: key, handle: world.send(id, query: query, typist: typist))
         typists[typist].open.append(pending)
         return try await withTaskCancellationHandler {

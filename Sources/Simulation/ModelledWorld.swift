@@ -47,8 +47,13 @@ package struct ModelledWorld {
         case .typing: return .typing(typist: Int(event.typist))
         case .timer: return .wake(token: event.payload)
         default:
-            guard let finished = world.requestEvent(event, recorder: &recorder) else { return .internalStep }
-            return .finished(typist: finished.typist, id: finished.id, result: finished.result)
+            guard let step = world.requestEvent(event) else { return .internalStep }
+            // The harness's run is this field's host: the backend's side is recorded for it here.
+            if let work = step.backendWork {
+                recorder.record(.backendStopped(id: step.id, work: work), typist: step.typist, at: world.now)
+            }
+            guard let result = step.result else { return .internalStep }
+            return .finished(typist: step.typist, id: step.id, result: result)
         }
     }
 

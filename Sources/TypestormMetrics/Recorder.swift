@@ -1,3 +1,4 @@
+import SearchField
 /// Computes every metric of docs/metrics.md from timestamped records, for every runner.
 ///
 /// Runners report what happened (`record(_:typist:at:)`) for typist slots `0..<typists`, in
@@ -96,33 +97,33 @@ public struct Recorder: RecordSink, Sendable {
     // `Record`: the same bookkeeping as `record(_:typist:at:)`, minus an enum round trip.
 
     /// `record(.keystroke(text:query:))`.
-    public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
+    public mutating func keystroke(_ query: QueryIdentity?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         if queries.needsCompaction { compactQueries() }
         tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleInterval, totals: &totals)
     }
 
     /// `record(.commit(_:cached:))`.
-    public mutating func commit(_ query: QueryKey, cached: Bool, typist: Int, at time: Int64) {
+    public mutating func commit(_ query: QueryIdentity, cached: Bool, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].commit(queries.ref(query, typist: typist), cached: cached, totals: &totals)
     }
 
     /// `record(.requestStart(id:query:lag:))`.
-    public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64) {
+    public mutating func requestStarted(id: UInt64, query: QueryIdentity, lag: Int64?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         if let lag { totals.scheduleLag.record(lag) }
         tracks[typist].unitStarted(Unit(id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
     }
 
     /// `record(.apply(id:query:kind:))`.
-    public mutating func apply(id: UInt64, query: QueryKey, kind: DisplayKind, typist: Int, at time: Int64) {
+    public mutating func apply(id: UInt64, query: QueryIdentity, kind: DisplayKind, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].apply(id, query: queries.ref(query, typist: typist), kind: kind, at: time, totals: &totals)
     }
 
     /// `record(.waitStarted(id:query:))`.
-    public mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64) {
+    public mutating func waitStarted(id: UInt64, query: QueryIdentity, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         totals.waits += 1
         tracks[typist].waits.append(Wait(id: id, query: queries.ref(query, typist: typist)))
@@ -142,7 +143,7 @@ public struct Recorder: RecordSink, Sendable {
     }
 
     /// `record(.display(_:query:))`.
-    public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
+    public mutating func display(_ kind: DisplayKind, query: QueryIdentity?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].display(kind, queries.ref(query, typist: typist), at: time, blink: blinkThreshold, totals: &totals)
     }
@@ -155,7 +156,7 @@ public struct Recorder: RecordSink, Sendable {
     ///   table must grow fourfold between compactions.
     mutating func compactQueries() {
         var renumbered = [UInt32](repeating: .max, count: queries.count)
-        var live: [QueryKey] = []
+        var live: [QueryIdentity] = []
         func keep(_ ref: QueryRef) -> QueryRef {
             if renumbered[Int(ref.raw)] == .max {
                 renumbered[Int(ref.raw)] = UInt32(live.count)

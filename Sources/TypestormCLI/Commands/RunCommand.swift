@@ -96,7 +96,7 @@ enum RunCommand {
         do {
             result = try await RunSession.run(request)
         } catch {
-            throw ToolError(error.message, exitCode: error.exitCode)
+            throw ToolError(error.message, exitCode: error.kind.exitCode)
         }
         return result
     }
