@@ -68,6 +68,9 @@ struct TypistState {
     var delivered: [(key: QueryKey, id: RequestID, applied: Bool)] = []
     var shows = 0
     var answersDelivered = 0
+    /// The text field as the field's own writes leave it, and the current edit's write-backs.
+    var field = TextFieldModel()
+    var writeBack = WriteBackBook()
 }
 
 final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
@@ -142,6 +145,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             """.utf8))
         }
         check()
+        for typist in typists.indices { recordWriteBacks(typist) }
         recorder.finish(at: world.now)
         scheduler.leave()
         for index in fields.indices { fields[index] = nil }
@@ -215,7 +219,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         recorder.record(.inputLag(max(0, time - typed.at)), typist: typist, at: time)
         guard let field = fields[typist] else { return }
         switch typed.action {
-        case let .edit(_, text):
+        case let .edit(key, text):
+            userEdited(typist, text: text, key: key)
             typists[typist].input.text = text
             recordInput(typist)
             MainActor.assumeIsolated { field.textChanged(text) }

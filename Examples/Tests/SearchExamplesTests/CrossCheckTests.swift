@@ -123,11 +123,34 @@ struct CrossCheckTests {
         }
     }
 
+    /// Seed 001's `onChange` write-back around seed 000's model, against
+    /// `split-state-seed+write-back`: the same write-backs and re-entries, and the same numbers
+    /// but for one thing real code does differently. SwiftUI runs the `onChange` action one job
+    /// after the change, before the task the change restarted has run a line, so the wait for
+    /// the untrimmed text is cancelled before it starts; the model starts it and cancels it.
+    /// Each such write-back is one debounce wait, one task churn and one cancel of a still
+    /// current wait fewer (the untrimmed and the trimmed text ask for the same query).
+    @Test func writeBackMatchesSplitStateSeedWithWriteBack() throws {
+        let (real, model) = try measure("seed-001", "split-state-seed+write-back")
+        let waits: Set = ["debounce_waits", "task_churn", "cancels_while_current"]
+        expectAgreement(real, model, except: waits)
+        for name in ["writeback_changes", "writeback_reentries", "writeback_runaways", "composition_breaks"] {
+            #expect(real.counter(name) == model.counter(name), "\(name)")
+        }
+        #expect(real.counter("writeback_changes") > 0)
+        let unstarted = model.counter("debounce_waits") - real.counter("debounce_waits")
+        #expect(unstarted > 0)
+        #expect(unstarted <= real.counter("writeback_changes"))
+        #expect(model.counter("task_churn") - real.counter("task_churn") == unstarted)
+        #expect(model.counter("cancels_while_current") - real.counter("cancels_while_current") == unstarted)
+        #expect(real.counter("applies") <= model.counter("applies"))
+    }
+
     @Test func sameSeedGivesTheSameBytes() throws {
         func run() throws -> Data {
             let process = Process()
             process.executableURL = try FieldMeasurement.locate("ExampleHarness")
-            process.arguments = ["simulate", "--typists", "100", "--strategies", "seed-000,naive-real,instant-search,seed-003,seed-002", "--json"]
+            process.arguments = ["simulate", "--typists", "100", "--strategies", "seed-000,naive-real,instant-search,seed-003,seed-002,seed-001", "--json"]
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
