@@ -13,7 +13,7 @@ extension FieldEnvironment {
     /// (`timer_lateness_ns` when one fires). Outside a virtual run it is `clock`.
     public var timerClock: any Clock<Duration> {
         guard let waits = typistWaits else { return clock }
-        return VirtualClock(waits: TypistTimers(run: waits.run, typist: waits.typist))
+        return VirtualClock(waits: TypistTimers(waits))
     }
 
     /// Tells Typestorm that the field answered `query` from its own cache, with no search: the
@@ -32,17 +32,14 @@ extension FieldEnvironment {
 /// A typist's sleeps on `FieldEnvironment.timerClock`: a fired one is recorded as timer
 /// lateness (0 in virtual time), as a preset's stalled timer is; a cancelled one not at all.
 final class TypistTimers: WaitObserver, @unchecked Sendable {
-    unowned let run: VirtualFieldRun
-    let typist: Int
+    /// The same typist's debounce waits: its run and its slot.
+    let waits: TypistWaits
 
-    init(run: VirtualFieldRun, typist: Int) {
-        self.run = run
-        self.typist = typist
-    }
+    init(_ waits: TypistWaits) { self.waits = waits }
 
     func waitStarted() -> UInt64? { 0 }
 
-    func waitFired(_ id: UInt64) { run.recorder.record(.timerLateness(0), typist: typist, at: run.world.now) }
+    func waitFired(_ id: UInt64) { waits.run.recorder.record(.timerLateness(0), typist: waits.typist, at: waits.run.world.now) }
 
     func waitCancelled(_ id: UInt64) {}
 }

@@ -19,7 +19,9 @@ import Typestorm
 public final class CatalogSearchModel {
     /// A search: the trimmed keyword, the scope and the tokens.
     public struct Query: Hashable, Sendable {
+        /// The trimmed text.
         public var keyword: String
+        /// The scope and tokens.
         public var filter: SearchFilter
     }
 
@@ -34,19 +36,25 @@ public final class CatalogSearchModel {
 
     /// What the result area holds.
     public enum Content: Equatable, Sendable {
+        /// The answer of the query searched last (no results: an empty page).
         case results(SearchPage)
+        /// Searching for the query failed.
         case failed(Query)
     }
 
+    /// The search box's text, as typed.
     public var searchText = "" {
         didSet { if searchText != oldValue { queryChanged() } }
     }
+    /// The search scope (nil: all).
     public var scope: String? {
         didSet { if scope != oldValue, restartKey == .query { queryChanged() } }
     }
+    /// The search tokens.
     public var tokens: [String] = [] {
         didSet { if tokens != oldValue, restartKey == .query { queryChanged() } }
     }
+    /// What the result area holds (nil: nothing searched, the suggestions).
     public private(set) var content: Content?
     /// A request is out for the query being searched.
     public private(set) var isSearching = false
@@ -65,6 +73,8 @@ public final class CatalogSearchModel {
     @ObservationIgnored let debounce: Duration
     @ObservationIgnored let stalledDelay: Duration
 
+    /// A model searching `api`: waits `debounce` on `clock`, shows the stalled indicator after
+    /// `stalledDelay` on `timerClock` (`clock` unless given), caches `cacheCapacity` pages.
     public init(
         api: ProductAPI, restartKey: RestartKey = .query, cacheCapacity: Int = 32, clock: any Clock<Duration> = ContinuousClock(),
         timerClock: (any Clock<Duration>)? = nil, debounce: Duration = .milliseconds(300), stalledDelay: Duration = .milliseconds(200)

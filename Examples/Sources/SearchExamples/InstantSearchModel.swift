@@ -13,6 +13,7 @@ import Typestorm
 /// ```
 @Observable @MainActor
 public final class InstantSearchModel {
+    /// The search box's text: every change searches.
     public var query = "" {
         didSet { if query != oldValue { search() } }
     }
@@ -33,10 +34,13 @@ public final class InstantSearchModel {
 
     /// What a search ended with, as the screen shows it.
     public enum Outcome: Equatable, Sendable {
+        /// The answer's page (no results: an empty page).
         case page(SearchPage)
+        /// The newest search failed.
         case failed(keyword: String, filter: SearchFilter)
     }
 
+    /// A model searching `api`, stalled after `stalledSearchDelay` on `stalledClock`.
     public init(api: ProductAPI, stalledClock: any Clock<Duration> = ContinuousClock(), stalledSearchDelay: Duration = .milliseconds(200)) {
         self.api = api
         self.stalledClock = stalledClock
