@@ -144,20 +144,26 @@ public final class CatalogSearchModel {
         do {
             let page = try await api.search(query.keyword, query.filter)
             guard !Task.isCancelled else { return }
-            stopSearching()
+            searchEnded()
             content = .results(page)
             cache[query] = page
         } catch is CancellationError {
             return
         } catch {
             guard !Task.isCancelled else { return }
-            stopSearching()
+            searchEnded()
             content = .failed(query)
         }
     }
 
+    /// Cancels the wait or search under way.
     private func stopSearching() {
         pending?.task.cancel()
+        searchEnded()
+    }
+
+    /// Nothing is under way any more: no spinner, no stalled indicator.
+    private func searchEnded() {
         pending = nil
         stalledTimer?.cancel()
         stalledTimer = nil
