@@ -64,8 +64,10 @@ struct TypistState {
     var nextWait: UInt64 = 0
     var open: [PendingSearch] = []
     /// Per query, the last request whose outcome reached the field, and whether a screen
-    /// applied it: the screen that shows the query next is that request's answer.
-    var delivered: [(key: QueryKey, id: RequestID, applied: Bool)] = []
+    /// applied it: the screen that shows the query next is that request's answer. A cancelled
+    /// one (`onlyAt`) only at the moment it arrived: a screen drawn later, that already showed
+    /// the query, shows an earlier answer.
+    var delivered: [(key: QueryKey, id: RequestID, applied: Bool, onlyAt: Int64?)] = []
     var shows = 0
     var answersDelivered = 0
     /// The text field as the field's own writes leave it, and the current edit's write-backs.
@@ -282,7 +284,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         recorder.record(.scheduleLag(0), typist: typist, at: time)
         var state = typists[typist]
         if let known = state.delivered.firstIndex(where: { $0.key == pending.key }) { state.delivered.remove(at: known) }
-        state.delivered.append((pending.key, id, false))
+        state.delivered.append((pending.key, id, false, result == .failed(.cancelled) ? time : nil))
         state.answersDelivered += 1
         typists[typist] = state
         switch result {
@@ -308,7 +310,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let time = world.now
         func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryKey {
             let key = QueryKey(query)
-            if let index = typists[typist].delivered.firstIndex(where: { $0.key == key }), !typists[typist].delivered[index].applied {
+            if let index = typists[typist].delivered.firstIndex(where: { $0.key == key }), !typists[typist].delivered[index].applied,
+               typists[typist].delivered[index].onlyAt.map({ $0 == time }) ?? true {
                 typists[typist].delivered[index].applied = true
                 recorder.apply(id: typists[typist].delivered[index].id, query: key, kind: kind, typist: typist, at: time)
             }

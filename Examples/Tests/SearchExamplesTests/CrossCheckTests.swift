@@ -123,6 +123,18 @@ struct CrossCheckTests {
         }
     }
 
+    /// Both split-state fields when the server fails a twentieth of the requests: a failure is
+    /// shown as an error, does not answer its query, and the next edit retries it; a retry
+    /// cancelled while the earlier error is still on screen answers nothing.
+    @Test func splitStateFieldsWithServerErrors() throws {
+        for (name, preset) in [("seed-003", "split-state+cache"), ("seed-002", "split-state+text-keyed")] {
+            let (real, model) = try measure(name, preset, arguments: ["--error-rate", "0.05", "--rtt", "120ms"])
+            expectAgreement(real, model)
+            #expect(real.counter("applies") == model.counter("applies"), "\(name)")
+            #expect(real.counter("errors_server") > 0)
+        }
+    }
+
     /// Seed 001's `onChange` write-back around seed 000's model, against
     /// `split-state-seed+write-back`: the same write-backs and re-entries, and the same numbers
     /// but for one thing real code does differently. SwiftUI runs the `onChange` action one job
