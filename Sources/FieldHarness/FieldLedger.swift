@@ -14,8 +14,10 @@ package struct FieldLedger: Sendable {
     /// Requests started and not yet ended, with their queries and when they were started.
     package var open: [(id: RequestID, key: QueryIdentity, startedAt: Int64)] = []
     /// Per query, the last request whose outcome reached the field, and whether a screen
-    /// applied it: the screen that shows the query next is that request's answer.
-    package var delivered: [(key: QueryIdentity, id: RequestID, applied: Bool)] = []
+    /// applied it: the screen that shows the query next is that request's answer. A cancelled
+    /// one (`onlyAt`) only at the moment it arrived: a screen drawn later, that already showed
+    /// the query, shows an earlier answer.
+    package var delivered: [(key: QueryIdentity, id: RequestID, applied: Bool, onlyAt: Int64?)] = []
     package var shows = 0
     package var answersDelivered = 0
     /// What the field showed last, and whether a search failed or was cancelled since the field
@@ -81,7 +83,7 @@ package struct FieldLedger: Sendable {
         let key = open.remove(at: index).key
         recorder.record(.scheduleLag(scheduleLag), typist: typist, at: time)
         if let known = delivered.firstIndex(where: { $0.key == key }) { delivered.remove(at: known) }
-        delivered.append((key, id, false))
+        delivered.append((key, id, false, result == .failed(.cancelled) ? time : nil))
         answersDelivered += 1
         switch result {
         case let .results(count):
@@ -127,7 +129,7 @@ package struct FieldLedger: Sendable {
             let key = query.trimmed()
             if let index = delivered.firstIndex(where: { $0.key == key }) {
                 shownRequest = delivered[index].id
-                if !delivered[index].applied {
+                if !delivered[index].applied, delivered[index].onlyAt.map({ $0 == time }) ?? true {
                     delivered[index].applied = true
                     recorder.apply(id: delivered[index].id, query: key, kind: kind, typist: typist, at: time)
                 }
@@ -164,6 +166,15 @@ package struct FieldLedger: Sendable {
     /// Still showing a spinner with nothing of ours in flight and no failure since it came on: it
     /// waits for something that is never resumed.
     package var waitsForever: Bool { open.isEmpty && !failedSinceSpinner && screen.isSpinner }
+
+    /// The field answered `query` from its own cache, with no search: a cached commit, as a
+    /// preset's cache hit records it. An answer for `query` that reached the field earlier and
+    /// was never shown is not applied by the screen that shows the cached results.
+    package mutating func answeredFromCache(_ query: QueryIdentity, typist: Int, at time: Int64, recorder: inout Recorder) {
+        let key = query.trimmed()
+        recorder.commit(key, cached: true, typist: typist, at: time)
+        if let index = delivered.firstIndex(where: { $0.key == key }) { delivered[index].applied = true }
+    }
 
     /// Got answers but never said what it shows.
     package var neverShowed: Bool { answersDelivered > 0 && shows == 0 }

@@ -77,6 +77,9 @@ final class PendingSearch: @unchecked Sendable {
 struct TypistState {
     var ledger = FieldLedger()
     var open: [PendingSearch] = []
+    /// The text field as the field's own writes leave it, and the current edit's write-backs.
+    var field = TextFieldModel()
+    var writeBack = WriteBackBook()
 }
 
 final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
@@ -151,6 +154,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             """.utf8))
         }
         check()
+        for typist in typists.indices { recordWriteBacks(typist) }
         recorder.finish(at: world.now)
         scheduler.leave()
         for index in fields.indices { fields[index] = nil }
@@ -212,6 +216,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let time = world.now
         recorder.record(.inputLag(max(0, time - typed.at)), typist: typist, at: time)
         guard let field = fields[typist] else { return }
+        if case let .edit(key, text) = typed.action { userEdited(typist, text: text, key: key) }
         typists[typist].ledger.typed(typed.action, expected: expected, typist: typist, at: time, recorder: &recorder)
         switch typed.action {
         case let .edit(_, text): MainActor.assumeIsolated { field.textChanged(text) }

@@ -8,6 +8,10 @@ public enum ExampleFields {
     public static let all: [String: FieldDefinition] = [
         "naive-real": FieldDefinition(minimumLength: 0) { env in NaiveAdapter(env) },
         "seed-000": FieldDefinition(minimumLength: 2) { env in SeedAdapter(env) },
+        "instant-search": FieldDefinition(minimumLength: 0) { env in InstantSearchAdapter(env) },
+        "seed-003": FieldDefinition(minimumLength: 2) { env in CatalogSearchAdapter(env) },
+        "seed-002": FieldDefinition(minimumLength: 2) { env in DraftSearchAdapter(env) },
+        "seed-001": FieldDefinition(minimumLength: 2) { env in WriteBackAdapter(env) },
     ]
 
     /// The app's API backed by the run's search.
