@@ -282,6 +282,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         typists[typist] = state
         switch result {
         case let .results(count):
+            // The modelled backend always knows its count.
+            guard let count else { preconditionFailure("the modelled backend answered request \(id) without a count") }
             recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
             pending.continuation?.resume(returning: SearchAnswer(query: pending.query, count: count))
         case let .failed(reason):

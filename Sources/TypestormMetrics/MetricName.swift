@@ -79,7 +79,12 @@ public enum MetricName {
     public static let blinks = "blinks"
     /// Counter: empty or error screens for a query the field did not ask for, or caused by applying
     /// a cancelled request, summed over settles.
+    /// Absent when any answer came without a count (see ``answersWithoutCount``): an empty
+    /// screen cannot be told from a full one then.
     public static let falseEmpties = "false_empties"
+    /// Counter: answers that came without a result count (an API whose answers carry none where
+    /// one was looked for); present only when above 0, and then ``falseEmpties`` is absent.
+    public static let answersWithoutCount = "answers_without_count"
     /// Counter: text changes a write-back field made to its own input.
     public static let writeBackChanges = "writeback_changes"
     /// Counter: times a write-back re-entered the field's change handler.

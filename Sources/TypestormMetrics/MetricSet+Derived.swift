@@ -67,7 +67,7 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
         neverFreshShare = ratio(c(N.neverFresh), settles)
         wastedServiceShare = ratio(c(N.wastedServiceNs), c(N.serviceNs))
         wastedClientShare = ratio(c(N.wastedClientNs), c(N.clientNs))
-        falseEmptiesPerSettle = ratio(c(N.falseEmpties), settles)
+        falseEmptiesPerSettle = metrics.counters[N.falseEmpties].flatMap { ratio(Double($0), settles) }
         blinksPerSettle = ratio(c(N.blinks), settles)
         displayChangesPerSettle = ratio(c(N.displayChanges), settles)
         offeredPerSecond = ratio(c(N.requestsStarted), seconds)

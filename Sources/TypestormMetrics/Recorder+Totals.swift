@@ -37,6 +37,7 @@ struct Totals: Sendable {
     var displayChanges: Int64 = 0
     var blinks: Int64 = 0
     var falseEmpties: Int64 = 0
+    var answersWithoutCount: Int64 = 0
     var writeBackChanges: Int64 = 0
     var writeBackReentries: Int64 = 0
     var writeBackRunaways: Int64 = 0
@@ -83,6 +84,10 @@ struct Totals: Sendable {
             N.compositionBreaks: compositionBreaks, N.cpuNs: cpuNs, N.allocatedBytes: allocatedBytes,
         ]
         for (key, count) in errorCauses { counters[N.errorCausePrefix + key] = count }
+        if answersWithoutCount > 0 {
+            counters[N.answersWithoutCount] = answersWithoutCount
+            counters[N.falseEmpties] = nil
+        }
         var maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight, N.peakRSS: peakRSS]
         timeline.write(into: &counters, maxima: &maxima)
         let histograms: [String: Histogram] = [

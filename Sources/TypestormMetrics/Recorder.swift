@@ -73,6 +73,8 @@ public struct Recorder: RecordSink, Sendable {
             tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
         case let .apply(id, query, kind):
             apply(id: id, query: query, kind: kind, typist: typist, at: time)
+        case .countUnknown:
+            totals.answersWithoutCount += 1
         case let .discard(id):
             totals.discards += 1
             tracks[typist].decide(id, applied: false, totals: &totals)

@@ -36,6 +36,9 @@ package enum RunSummary {
         for group in groups {
             let noAnswer = answeredNothing(group.metrics)
             if noAnswer { notes.append("\(group.key): no TTFR: every request failed, no answer came") }
+            if let unknown = group.metrics.counters[MetricName.answersWithoutCount], unknown > 0 {
+                notes.append("\(group.key): no false-empty figure: \(unknown) answers carried no result count (give the runner a count path, e.g. --count total)")
+            }
             let others = group.labels.keys.filter { $0 != "runner" }.sorted().map { "\($0)=\(group.labels[$0]!)" }
             let runner = ([group.labels["runner"] ?? "-"] + others).joined(separator: " ")
             var row = [group.name, runner]
