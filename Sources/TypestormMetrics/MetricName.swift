@@ -93,18 +93,21 @@ public enum MetricName {
     public static let writeBackRunaways = "writeback_runaways"
     /// Counter: input-method compositions a write-back broke.
     public static let compositionBreaks = "composition_breaks"
-    /// Counter: CPU time of the live load generator's process, in nanoseconds; recorded by live
-    /// runners only (0 in virtual time, where there is no process to measure).
+    /// Counter: CPU time of the live load generator's worker process during the phase, in
+    /// nanoseconds, summed over workers (shared by the strategies that ran at once in it);
+    /// recorded by live runners only, absent in virtual time (no process to measure).
     public static let cpuNs = "cpu_ns"
-    /// Counter: bytes the live load generator allocated (jemalloc's count); recorded by live runners
-    /// only (0 in virtual time).
+    /// Counter: bytes the live load generator's heap held at the end of the phase (jemalloc's
+    /// `stats.allocated`), summed over workers; live runners only, absent in virtual time and on
+    /// the system allocator.
     public static let allocatedBytes = "allocated_bytes"
     // Maxima.
     /// Virtual or wall time at which the run ended, nanoseconds since its start.
     public static let runEndNs = "run_end_ns"
     /// Most requests in flight at once.
     public static let maxInFlight = "max_in_flight"
-    /// Maximum: the live load generator's peak resident set size, in bytes (0 in virtual time).
+    /// Maximum: the live load generator's peak resident set size, in bytes (live runners only,
+    /// absent in virtual time).
     public static let peakRSS = "peak_rss_bytes"
     // Histograms.
     /// Requests started per settle (`Histogram.Configuration.counts`).

@@ -42,11 +42,12 @@ struct Totals: Sendable {
     var writeBackReentries: Int64 = 0
     var writeBackRunaways: Int64 = 0
     var compositionBreaks: Int64 = 0
-    var cpuNs: Int64 = 0
-    var allocatedBytes: Int64 = 0
+    /// The process figures: `nil` until a live runner records them (`recordProcess`).
+    var cpuNs: Int64?
+    var allocatedBytes: Int64?
     var runEnd: Int64 = 0
     var maxInFlight: Int64 = 0
-    var peakRSS: Int64 = 0
+    var peakRSS: Int64?
     var fanOutPerSettle = Histogram(.counts)
     var displayChangesPerSettle = Histogram(.counts)
     var blinksPerSettle = Histogram(.counts)
@@ -81,14 +82,17 @@ struct Totals: Sendable {
             N.wastedRequests: wastedRequests, N.displayChanges: displayChanges, N.blinks: blinks,
             N.falseEmpties: falseEmpties, N.writeBackChanges: writeBackChanges,
             N.writeBackReentries: writeBackReentries, N.writeBackRunaways: writeBackRunaways,
-            N.compositionBreaks: compositionBreaks, N.cpuNs: cpuNs, N.allocatedBytes: allocatedBytes,
+            N.compositionBreaks: compositionBreaks,
         ]
+        if let cpuNs { counters[N.cpuNs] = cpuNs }
+        if let allocatedBytes { counters[N.allocatedBytes] = allocatedBytes }
         for (key, count) in errorCauses { counters[N.errorCausePrefix + key] = count }
         if answersWithoutCount > 0 {
             counters[N.answersWithoutCount] = answersWithoutCount
             counters[N.falseEmpties] = nil
         }
-        var maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight, N.peakRSS: peakRSS]
+        var maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight]
+        if let peakRSS { maxima[N.peakRSS] = peakRSS }
         timeline.write(into: &counters, maxima: &maxima)
         let histograms: [String: Histogram] = [
             N.fanOutPerSettle: fanOutPerSettle, N.displayChangesPerSettle: displayChangesPerSettle,

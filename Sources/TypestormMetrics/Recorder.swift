@@ -191,11 +191,13 @@ public struct Recorder: RecordSink, Sendable {
         }
     }
 
-    /// Process-level load figures a live runner measures (CPU seconds, peak RSS, allocator bytes).
-    public mutating func recordProcess(cpuNs: Int64, peakRSSBytes: Int64, allocatedBytes: Int64) {
-        totals.cpuNs += cpuNs
-        totals.peakRSS = max(totals.peakRSS, peakRSSBytes)
-        totals.allocatedBytes += allocatedBytes
+    /// Process-level load figures a live runner measures (CPU nanoseconds, peak RSS, the heap's
+    /// allocated bytes; `nil` where the allocator cannot tell). A recorder never told has none
+    /// of them in its metrics: virtual time has no process to measure.
+    public mutating func recordProcess(cpuNs: Int64, peakRSSBytes: Int64, allocatedBytes: Int64?) {
+        totals.cpuNs = (totals.cpuNs ?? 0) + cpuNs
+        totals.peakRSS = max(totals.peakRSS ?? 0, peakRSSBytes)
+        if let allocatedBytes { totals.allocatedBytes = (totals.allocatedBytes ?? 0) + allocatedBytes }
     }
 
     /// Every metric under the names documented in `MetricName`.

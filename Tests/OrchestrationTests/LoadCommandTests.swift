@@ -19,6 +19,9 @@ extension CommandLineTests {
             let metrics = try #require(record.group(named: "debounce-switch", labels: ["runner": "http-url"])).metrics
             #expect(metrics.counter("requests_completed") > 0)
             #expect(metrics.counter("keystrokes") > 0)
+            // The worker process's own figures are measured, not 0.
+            #expect(metrics.counter(MetricName.cpuNs) > 0)
+            #expect((metrics.maxima[MetricName.peakRSS] ?? 0) > 1_000_000)
             let scenario = try ScenarioReader.read(bytes: Array(Data(contentsOf: URL(fileURLWithPath: directory.file("run/scenario.json")))))
             #expect(scenario.population.typists == 50)
             #expect(scenario.durationNanos == 3_000_000_000)

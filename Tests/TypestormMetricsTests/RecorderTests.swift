@@ -278,6 +278,12 @@ struct RecorderTests {
         #expect(m.histograms[MetricName.scheduleLag]?.max == ms(3))
         #expect(m.histograms[MetricName.timerLateness]?.max == ms(2))
         #expect(m.counter(MetricName.cpuNs) == 5 && m.maxima[MetricName.peakRSS] == 7)
+        #expect(m.counters[MetricName.allocatedBytes] == 11)
+        // Never told (virtual time): the process figures are absent, not 0.
+        var never = Script()
+        let untold = never.finish(100)
+        #expect(untold.counters[MetricName.cpuNs] == nil && untold.counters[MetricName.allocatedBytes] == nil)
+        #expect(untold.maxima[MetricName.peakRSS] == nil)
         #expect(m.maxima[MetricName.runEndNs] == ms(100))
     }
 
