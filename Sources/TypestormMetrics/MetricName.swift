@@ -53,6 +53,9 @@ public enum MetricName {
     public static let staleSettles = "stale_settles"
     /// Settles that never showed fresh results (TTFR infinite; not in the TTFR histogram).
     public static let neverFresh = "never_fresh_settles"
+    /// Settles whose screen was already right at the burst's last keystroke and stayed so: they
+    /// needed no answer and are not in the TTFR histogram (derived `already_fresh_share`).
+    public static let alreadyFreshSettles = "already_fresh_settles"
     /// Total nanoseconds the display showed results(q) while the field's text was not q.
     public static let mismatchNs = "mismatch_ns"
     /// Sum over typists of session length (first keystroke to session end).
@@ -116,7 +119,8 @@ public enum MetricName {
     public static let displayChangesPerSettle = "display_changes_per_settle"
     /// Histogram (`Histogram.Configuration.counts`): blinks during each burst.
     public static let blinksPerSettle = "blinks_per_settle"
-    /// Time to fresh results per settle (finite ones only).
+    /// Time to fresh results per settle that needed an answer (the screen was not already right
+    /// at the last keystroke) and got one; finite ones only.
     public static let timeToFresh = "ttfr_ns"
     /// Cancellation signal latency: cancelRequested − the input change that obsoleted the work.
     public static let signalLatency = "cancel_signal_ns"

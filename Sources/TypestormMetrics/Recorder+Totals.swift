@@ -24,6 +24,7 @@ struct Totals: Sendable {
     var outOfOrderApplies: Int64 = 0
     var staleSettles: Int64 = 0
     var neverFresh: Int64 = 0
+    var alreadyFreshSettles: Int64 = 0
     var mismatchNs: Int64 = 0
     var sessionStartSum: Int64 = 0
     var sessionEndSum: Int64 = 0
@@ -76,7 +77,7 @@ struct Totals: Sendable {
             N.transportErrors: transportErrors, N.unfinishedRequests: unfinishedRequests, N.discards: discards,
             N.debounceWaits: waits, N.taskChurn: taskChurn, N.cancelsWhileCurrent: cancelsWhileCurrent,
             N.applies: applies, N.outOfOrderApplies: outOfOrderApplies, N.staleSettles: staleSettles,
-            N.neverFresh: neverFresh, N.mismatchNs: mismatchNs, N.sessionNs: sessionEndSum - sessionStartSum,
+            N.neverFresh: neverFresh, N.alreadyFreshSettles: alreadyFreshSettles, N.mismatchNs: mismatchNs, N.sessionNs: sessionEndSum - sessionStartSum,
             N.serviceNs: serviceNs, N.wastedServiceNs: wastedServiceNs, N.clientNs: clientNs,
             N.wastedClientNs: wastedClientNs, N.itemsScanned: itemsScanned, N.wastedItems: wastedItems,
             N.wastedRequests: wastedRequests, N.displayChanges: displayChanges, N.blinks: blinks,

@@ -261,6 +261,9 @@ struct Track: Sendable {
     var lastKeystroke: Int64 = -1
     var burstOpen = false
     var freshSince: Int64 = -1
+    /// The screen was right at the burst's last keystroke and has stayed so: the settle needed
+    /// no answer, and it has no time to fresh results (`already_fresh_settles`).
+    var freshAtLastKeystroke = false
     var burstRequests: Int64 = 0
     var burstDisplayChanges: Int64 = 0
     var burstBlinks: Int64 = 0
@@ -316,7 +319,8 @@ struct Track: Sendable {
             }
         }
         accrueMismatch(at: time, totals: &totals)
-        freshSince = isFresh ? time : -1
+        freshAtLastKeystroke = isFresh
+        freshSince = freshAtLastKeystroke ? time : -1
     }
 
     /// The session is over: mismatch time stops accruing (nobody is looking any more), but
@@ -485,6 +489,7 @@ struct Track: Sendable {
             if freshSince < 0, burstOpen { freshSince = time }
         } else {
             freshSince = -1
+            freshAtLastKeystroke = false
         }
     }
 
@@ -496,7 +501,9 @@ struct Track: Sendable {
         totals.blinksPerSettle.record(burstBlinks)
         totals.distinctCommits += Int64(burstCommits.count)
         if !isFresh { totals.staleSettles += 1 }
-        if freshSince >= 0 {
+        if freshAtLastKeystroke {
+            totals.alreadyFreshSettles += 1
+        } else if freshSince >= 0 {
             totals.timeToFresh.record(freshSince - lastKeystroke)
         } else {
             totals.neverFresh += 1

@@ -19,6 +19,7 @@ package enum RunSummary {
             ("TTFR p50", "\(N.timeToFresh).p50"),
             ("TTFR p95", "\(N.timeToFresh).p95"),
             ("TTFR p99", "\(N.timeToFresh).p99"),
+            ("already right", "\(N.alreadyFreshSettles)/\(N.settles)"),
             ("wasted", "\(N.wastedServiceNs)/\(N.serviceNs)"),
             ("IKI p50", "\(N.probeInterKey).p50"),
             ("lag p99", "\(N.probeLag).p99"),
@@ -49,7 +50,7 @@ package enum RunSummary {
                 if expression.isDuration(in: group.metrics) {
                     row.append(formatDuration(value))
                 } else if column.metric.contains("/") {
-                    let share = column.title == "wasted" || column.title == "stale"
+                    let share = column.title == "wasted" || column.title == "stale" || column.title == "already right"
                     row.append(share ? String(format: "%.1f%%", value * 100) : String(format: "%.2f", value))
                 } else {
                     row.append(formatCount(value))
