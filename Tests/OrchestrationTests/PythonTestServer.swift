@@ -3,7 +3,8 @@ import Testing
 
 /// A search API Typestorm did not write: a small threaded Python HTTP server on loopback,
 /// answering `GET /search?q=…` with JSON as Python's `json.dumps` writes it (pretty-printed, or
-/// with its default spacing), optionally after a fixed sleep per request.
+/// with its default spacing), optionally after a fixed sleep per request, with TCP_NODELAY unless
+/// asked to reproduce the Nagle/delayed-ACK stall (`splitWrites`).
 ///
 /// Modes (`shape`): `pretty-total` (`{"query": …, "total": N, "items": […]}` indented),
 /// `spaced-total` (the same with `json.dumps`' default `", "`/`": "` spacing), `no-count`
@@ -20,6 +21,7 @@ final class PythonTestServer: @unchecked Sendable {
 
     shape = sys.argv[1]
     sleep_s = float(sys.argv[2]) / 1000.0
+    split_writes = sys.argv[3] == "split"
 
     def items_for(q):
         n = (sum(q.encode()) % 7) if q else 0
@@ -29,6 +31,9 @@ final class PythonTestServer: @unchecked Sendable {
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out as two writes; without TCP_NODELAY the second waits for the
+        # client's delayed ACK on a reused connection (the Nagle/delayed-ACK stall).
+        disable_nagle_algorithm = not split_writes
         def log_message(self, *args):
             pass
         def do_GET(self):
@@ -68,13 +73,15 @@ final class PythonTestServer: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the server; it stops when this object is stopped (its standard input closes).
-    init(shape: String, sleepMilliseconds: Int = 0) throws {
+    /// `splitWrites`: leave Nagle's algorithm on, so the two writes of each answer (headers, then
+    /// body) stall on the client's delayed ACK on reused connections, as many small servers do.
+    init(shape: String, sleepMilliseconds: Int = 0, splitWrites: Bool = false) throws {
         let python = try #require(Self.python, "python3 is needed for the foreign test server")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("typestorm-pyserver-\(UUID().uuidString).py")
         try Self.script.write(to: file, atomically: true, encoding: .utf8)
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [file.path, shape, "\(sleepMilliseconds)"]
+        process.arguments = [file.path, shape, "\(sleepMilliseconds)", splitWrites ? "split" : "nodelay"]
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -102,8 +109,9 @@ final class PythonTestServer: @unchecked Sendable {
     }
 
     /// Runs `body` with a started server and stops it afterwards.
-    static func with<T>(shape: String, sleepMilliseconds: Int = 0, _ body: (PythonTestServer) async throws -> T) async throws -> T {
-        let server = try PythonTestServer(shape: shape, sleepMilliseconds: sleepMilliseconds)
+    static func with<T>(shape: String, sleepMilliseconds: Int = 0, splitWrites: Bool = false,
+                        _ body: (PythonTestServer) async throws -> T) async throws -> T {
+        let server = try PythonTestServer(shape: shape, sleepMilliseconds: sleepMilliseconds, splitWrites: splitWrites)
         defer { server.stop() }
         return try await body(server)
     }

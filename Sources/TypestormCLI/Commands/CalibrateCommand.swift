@@ -22,8 +22,11 @@ enum CalibrateCommand {
         Keys it cannot measure (typistsPerServer, timeout, localFilter) are left out.
         JSON keys (--json): url, steps[] (concurrency, requests, succeeded, throughput, failures,
         p50Ms, p90Ms, p99Ms, connectionReuse), latency (samples, concurrency, p50Ms, p90Ms, p99Ms,
-        tailShare, roundTripMs), errorRate, transportErrorRate, connectionReuse, capacity (workers,
-        saturated, maxThroughput), cancellation (burst, abortAfterMs, afterAbortedMs,
+        tailShare, roundTripMs), errorRate, transportErrorRate, connectionReuse, capacity (workers, or
+        workersAtLeast when not saturated: a lower bound, not written to --out; saturated,
+        maxThroughput), stall (cause, latencyMs, spread, freshConnectionMs: a latency flat at every
+        concurrency with almost no spread is a fixed wait, such as a Nagle/delayed-ACK stall, not a
+        capacity), cancellation (burst, abortAfterMs, afterAbortedMs,
         afterCompletedMs, mode, delayMs), model (p50Ms, p90Ms, p99Ms), backend, out. The method: docs/tuning.md.
         Exit codes: 0 written; 1 no request succeeded (the causes are named); 64 bad arguments;
         65 a bad --queries file; 66 --queries unreadable; 73 --out cannot be written.
