@@ -88,6 +88,7 @@ package struct FieldLedger: Sendable {
         switch result {
         case let .results(count):
             recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
+            if count == nil { recorder.record(.countUnknown(id: id), typist: typist, at: time) }
             note(.event(.responseArrived(id, ResultSummary(count: count))), at: time)
         case let .failed(reason):
             failedSinceSpinner = true

@@ -56,11 +56,13 @@ public enum FieldScreen: Sendable, Equatable {
 public struct SearchAnswer: Sendable, Equatable {
     /// The query that was searched for.
     public var query: QueryIdentity
-    /// How many results the backend found (the count the screen shows).
-    public var count: Int
+    /// How many results the backend found (the count the screen shows); nil when the backend's
+    /// answers carry no count (an HTTP API without a count path): show the results anyway, and
+    /// Typestorm leaves the metrics that need a count (false empties) absent.
+    public var count: Int?
 
     /// An answer of your own (an adapter's unit test, a preview's canned search).
-    public init(query: QueryIdentity, count: Int) {
+    public init(query: QueryIdentity, count: Int?) {
         self.query = query
         self.count = count
     }

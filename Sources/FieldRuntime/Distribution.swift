@@ -36,7 +36,8 @@ public enum Distribution: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .constant(value): "\(Double(value) / 1e6)ms"
-        case let .logNormal(median, sigma): "lognormal(median \(Double(median) / 1e6)ms, σ \(sigma))"
+        // σ to three significant digits: a fitted σ (from a median and a p99) has sixteen.
+        case let .logNormal(median, sigma): "lognormal(median \(Double(median) / 1e6)ms, σ \(String(format: "%.3g", sigma)))"
         case let .uniform(low, high): "uniform(\(Double(low) / 1e6)–\(Double(high) / 1e6)ms)"
         }
     }

@@ -13,8 +13,10 @@ public enum TimelineEntry: Sendable {
 
 /// How a request ended, as a runner tells the host.
 public enum RequestResult: Sendable, Equatable {
-    /// The backend answered with `count` results (0: its own "no results").
-    case results(count: Int)
+    /// The backend answered with `count` results (0: its own "no results"); `nil`: it answered
+    /// and its count is unknown (an API answer with no count where one was looked for), so
+    /// whether the screen is empty cannot be told.
+    case results(count: Int?)
     /// The request failed; `.cancelled` means the client saw its cancellation take effect.
     case failed(FailureReason)
 }
@@ -213,6 +215,7 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         switch result {
         case let .results(count):
             recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
+            if count == nil { recorder.record(.countUnknown(id: id), typist: typist, at: time) }
             deliver(.responseArrived(id, ResultSummary(count: count)), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
         case let .failed(reason):
             recorder.record(.workStopped(id: id, reason: StopReason(reason)), typist: typist, at: time)

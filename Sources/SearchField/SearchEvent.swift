@@ -5,11 +5,12 @@ public typealias TimerID = UInt64
 
 /// What the backend said, reduced to what the search field's display needs.
 public struct ResultSummary: Hashable, Sendable {
-    /// Number of results; 0 is the backend's own "no results" answer.
-    public var count: Int
+    /// Number of results; 0 is the backend's own "no results" answer; `nil` when the backend's
+    /// answer did not say (the field shows it as results, and nothing is judged empty).
+    public var count: Int?
 
-    /// A summary of `count` results.
-    public init(count: Int) {
+    /// A summary of `count` results (`nil`: an answer whose count is unknown).
+    public init(count: Int?) {
         self.count = count
     }
 }

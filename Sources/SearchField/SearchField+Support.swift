@@ -60,7 +60,8 @@ struct RequestBook: Hashable, Sendable {
 /// What the screen's result area holds: the seed's `results` and `committedQuery` rolled into one.
 enum ShownContent: Hashable, Sendable {
     case nothing
-    case results(QueryIdentity, request: RequestID, count: Int)
+    /// `count` is `nil` when the answer did not say how many (shown as results).
+    case results(QueryIdentity, request: RequestID, count: Int?)
     case error(QueryIdentity)
 
     var display: DisplayState {

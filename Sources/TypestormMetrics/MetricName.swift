@@ -53,6 +53,9 @@ public enum MetricName {
     public static let staleSettles = "stale_settles"
     /// Settles that never showed fresh results (TTFR infinite; not in the TTFR histogram).
     public static let neverFresh = "never_fresh_settles"
+    /// Settles whose screen was already right at the burst's last keystroke and stayed so: they
+    /// needed no answer and are not in the TTFR histogram (derived `already_fresh_share`).
+    public static let alreadyFreshSettles = "already_fresh_settles"
     /// Total nanoseconds the display showed results(q) while the field's text was not q.
     public static let mismatchNs = "mismatch_ns"
     /// Sum over typists of session length (first keystroke to session end).
@@ -79,7 +82,12 @@ public enum MetricName {
     public static let blinks = "blinks"
     /// Counter: empty or error screens for a query the field did not ask for, or caused by applying
     /// a cancelled request, summed over settles.
+    /// Absent when any answer came without a count (see ``answersWithoutCount``): an empty
+    /// screen cannot be told from a full one then.
     public static let falseEmpties = "false_empties"
+    /// Counter: answers that came without a result count (an API whose answers carry none where
+    /// one was looked for); present only when above 0, and then ``falseEmpties`` is absent.
+    public static let answersWithoutCount = "answers_without_count"
     /// Counter: text changes a write-back field made to its own input.
     public static let writeBackChanges = "writeback_changes"
     /// Counter: times a write-back re-entered the field's change handler.
@@ -88,18 +96,21 @@ public enum MetricName {
     public static let writeBackRunaways = "writeback_runaways"
     /// Counter: input-method compositions a write-back broke.
     public static let compositionBreaks = "composition_breaks"
-    /// Counter: CPU time of the live load generator's process, in nanoseconds; recorded by live
-    /// runners only (0 in virtual time, where there is no process to measure).
+    /// Counter: CPU time of the live load generator's worker process during the phase, in
+    /// nanoseconds, summed over workers (shared by the strategies that ran at once in it);
+    /// recorded by live runners only, absent in virtual time (no process to measure).
     public static let cpuNs = "cpu_ns"
-    /// Counter: bytes the live load generator allocated (jemalloc's count); recorded by live runners
-    /// only (0 in virtual time).
+    /// Counter: bytes the live load generator's heap held at the end of the phase (jemalloc's
+    /// `stats.allocated`), summed over workers; live runners only, absent in virtual time and on
+    /// the system allocator.
     public static let allocatedBytes = "allocated_bytes"
     // Maxima.
     /// Virtual or wall time at which the run ended, nanoseconds since its start.
     public static let runEndNs = "run_end_ns"
     /// Most requests in flight at once.
     public static let maxInFlight = "max_in_flight"
-    /// Maximum: the live load generator's peak resident set size, in bytes (0 in virtual time).
+    /// Maximum: the live load generator's peak resident set size, in bytes (live runners only,
+    /// absent in virtual time).
     public static let peakRSS = "peak_rss_bytes"
     // Histograms.
     /// Requests started per settle (`Histogram.Configuration.counts`).
@@ -108,7 +119,8 @@ public enum MetricName {
     public static let displayChangesPerSettle = "display_changes_per_settle"
     /// Histogram (`Histogram.Configuration.counts`): blinks during each burst.
     public static let blinksPerSettle = "blinks_per_settle"
-    /// Time to fresh results per settle (finite ones only).
+    /// Time to fresh results per settle that needed an answer (the screen was not already right
+    /// at the last keystroke) and got one; finite ones only.
     public static let timeToFresh = "ttfr_ns"
     /// Cancellation signal latency: cancelRequested − the input change that obsoleted the work.
     public static let signalLatency = "cancel_signal_ns"

@@ -26,6 +26,10 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
     /// Share of settles that never showed fresh results (`never_fresh_settles / settles`), 0 to 1;
     /// `nil` without settles.
     public var neverFreshShare: Double?
+    /// Share of settles whose screen was already right at the last keystroke
+    /// (`already_fresh_settles / settles`): searches that needed no answer, left out of time to
+    /// fresh results; `nil` without settles.
+    public var alreadyFreshShare: Double?
     /// Share of the backend's service time spent on wasted requests
     /// (`wasted_service_ns / service_ns_total`), 0 to 1; `nil` when no service time was recorded.
     public var wastedServiceShare: Double?
@@ -65,9 +69,10 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
         staleSettleShare = ratio(c(N.staleSettles), settles)
         mismatchShare = ratio(c(N.mismatchNs), c(N.sessionNs))
         neverFreshShare = ratio(c(N.neverFresh), settles)
+        alreadyFreshShare = ratio(c(N.alreadyFreshSettles), settles)
         wastedServiceShare = ratio(c(N.wastedServiceNs), c(N.serviceNs))
         wastedClientShare = ratio(c(N.wastedClientNs), c(N.clientNs))
-        falseEmptiesPerSettle = ratio(c(N.falseEmpties), settles)
+        falseEmptiesPerSettle = metrics.counters[N.falseEmpties].flatMap { ratio(Double($0), settles) }
         blinksPerSettle = ratio(c(N.blinks), settles)
         displayChangesPerSettle = ratio(c(N.displayChanges), settles)
         offeredPerSecond = ratio(c(N.requestsStarted), seconds)
@@ -86,6 +91,7 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
         case staleSettleShare = "stale_settle_share"
         case mismatchShare = "mismatch_share"
         case neverFreshShare = "never_fresh_share"
+        case alreadyFreshShare = "already_fresh_share"
         case wastedServiceShare = "wasted_service_share"
         case wastedClientShare = "wasted_client_share"
         case falseEmptiesPerSettle = "false_empties_per_settle"
@@ -107,6 +113,7 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
         try container.encode(staleSettleShare, forKey: .staleSettleShare)
         try container.encode(mismatchShare, forKey: .mismatchShare)
         try container.encode(neverFreshShare, forKey: .neverFreshShare)
+        try container.encode(alreadyFreshShare, forKey: .alreadyFreshShare)
         try container.encode(wastedServiceShare, forKey: .wastedServiceShare)
         try container.encode(wastedClientShare, forKey: .wastedClientShare)
         try container.encode(falseEmptiesPerSettle, forKey: .falseEmptiesPerSettle)

@@ -46,10 +46,13 @@ public struct MetricSet: Sendable, Equatable, Codable {
     /// told apart.
     public func counter(_ name: String) -> Int64 { counters[name] ?? 0 }
 
-    /// Adds `other` into this set: counters summed, maxima maximised, histograms merged. Throws
+    /// Adds `other` into this set: counters summed, maxima maximised, histograms merged (a
+    /// counter one side could not measure, such as false empties when answers came without a
+    /// count, stays absent). Throws
     /// ``MergeError/incompatibleHistograms(_:_:)`` when two histograms of one name differ in shape.
     public mutating func merge(_ other: MetricSet) throws(MergeError) {
         for (name, value) in other.counters { counters[name, default: 0] += value }
+        if counters[MetricName.answersWithoutCount, default: 0] > 0 { counters[MetricName.falseEmpties] = nil }
         for (name, value) in other.maxima { raiseMaximum(name, to: value) }
         for (name, histogram) in other.histograms {
             if var mine = histograms[name] {

@@ -65,6 +65,10 @@ public enum Record: Hashable, Sendable {
     case apply(id: UInt64, query: QueryIdentity, kind: DisplayKind)
     /// The response of request `id` arrived and the strategy dropped it.
     case discard(id: UInt64)
+    /// Request `id` was answered without a result count (an API whose answers carry none where
+    /// one was looked for): an empty screen cannot be told from a full one, so the metrics that
+    /// need that (false empties) are absent from the run's metrics.
+    case countUnknown(id: UInt64)
     case display(DisplayKind, query: QueryIdentity?)
     /// One user change went through a write-back handler (seed 001).
     case writeBack(reentries: Int, runaway: Bool, brokeComposition: Bool)

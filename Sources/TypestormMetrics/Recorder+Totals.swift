@@ -24,6 +24,7 @@ struct Totals: Sendable {
     var outOfOrderApplies: Int64 = 0
     var staleSettles: Int64 = 0
     var neverFresh: Int64 = 0
+    var alreadyFreshSettles: Int64 = 0
     var mismatchNs: Int64 = 0
     var sessionStartSum: Int64 = 0
     var sessionEndSum: Int64 = 0
@@ -37,15 +38,17 @@ struct Totals: Sendable {
     var displayChanges: Int64 = 0
     var blinks: Int64 = 0
     var falseEmpties: Int64 = 0
+    var answersWithoutCount: Int64 = 0
     var writeBackChanges: Int64 = 0
     var writeBackReentries: Int64 = 0
     var writeBackRunaways: Int64 = 0
     var compositionBreaks: Int64 = 0
-    var cpuNs: Int64 = 0
-    var allocatedBytes: Int64 = 0
+    /// The process figures: `nil` until a live runner records them (`recordProcess`).
+    var cpuNs: Int64?
+    var allocatedBytes: Int64?
     var runEnd: Int64 = 0
     var maxInFlight: Int64 = 0
-    var peakRSS: Int64 = 0
+    var peakRSS: Int64?
     var fanOutPerSettle = Histogram(.counts)
     var displayChangesPerSettle = Histogram(.counts)
     var blinksPerSettle = Histogram(.counts)
@@ -74,16 +77,23 @@ struct Totals: Sendable {
             N.transportErrors: transportErrors, N.unfinishedRequests: unfinishedRequests, N.discards: discards,
             N.debounceWaits: waits, N.taskChurn: taskChurn, N.cancelsWhileCurrent: cancelsWhileCurrent,
             N.applies: applies, N.outOfOrderApplies: outOfOrderApplies, N.staleSettles: staleSettles,
-            N.neverFresh: neverFresh, N.mismatchNs: mismatchNs, N.sessionNs: sessionEndSum - sessionStartSum,
+            N.neverFresh: neverFresh, N.alreadyFreshSettles: alreadyFreshSettles, N.mismatchNs: mismatchNs, N.sessionNs: sessionEndSum - sessionStartSum,
             N.serviceNs: serviceNs, N.wastedServiceNs: wastedServiceNs, N.clientNs: clientNs,
             N.wastedClientNs: wastedClientNs, N.itemsScanned: itemsScanned, N.wastedItems: wastedItems,
             N.wastedRequests: wastedRequests, N.displayChanges: displayChanges, N.blinks: blinks,
             N.falseEmpties: falseEmpties, N.writeBackChanges: writeBackChanges,
             N.writeBackReentries: writeBackReentries, N.writeBackRunaways: writeBackRunaways,
-            N.compositionBreaks: compositionBreaks, N.cpuNs: cpuNs, N.allocatedBytes: allocatedBytes,
+            N.compositionBreaks: compositionBreaks,
         ]
+        if let cpuNs { counters[N.cpuNs] = cpuNs }
+        if let allocatedBytes { counters[N.allocatedBytes] = allocatedBytes }
         for (key, count) in errorCauses { counters[N.errorCausePrefix + key] = count }
-        var maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight, N.peakRSS: peakRSS]
+        if answersWithoutCount > 0 {
+            counters[N.answersWithoutCount] = answersWithoutCount
+            counters[N.falseEmpties] = nil
+        }
+        var maxima: [String: Int64] = [N.runEndNs: runEnd, N.maxInFlight: maxInFlight]
+        if let peakRSS { maxima[N.peakRSS] = peakRSS }
         timeline.write(into: &counters, maxima: &maxima)
         let histograms: [String: Histogram] = [
             N.fanOutPerSettle: fanOutPerSettle, N.displayChangesPerSettle: displayChangesPerSettle,

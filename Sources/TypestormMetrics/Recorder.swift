@@ -74,6 +74,8 @@ public struct Recorder: RecordSink, Sendable {
             tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
         case let .apply(id, query, kind):
             apply(id: id, query: query, kind: kind, typist: typist, at: time)
+        case .countUnknown:
+            totals.answersWithoutCount += 1
         case let .discard(id):
             totals.discards += 1
             tracks[typist].decide(id, applied: false, totals: &totals)
@@ -190,11 +192,13 @@ public struct Recorder: RecordSink, Sendable {
         }
     }
 
-    /// Process-level load figures a live runner measures (CPU seconds, peak RSS, allocator bytes).
-    public mutating func recordProcess(cpuNs: Int64, peakRSSBytes: Int64, allocatedBytes: Int64) {
-        totals.cpuNs += cpuNs
-        totals.peakRSS = max(totals.peakRSS, peakRSSBytes)
-        totals.allocatedBytes += allocatedBytes
+    /// Process-level load figures a live runner measures (CPU nanoseconds, peak RSS, the heap's
+    /// allocated bytes; `nil` where the allocator cannot tell). A recorder never told has none
+    /// of them in its metrics: virtual time has no process to measure.
+    public mutating func recordProcess(cpuNs: Int64, peakRSSBytes: Int64, allocatedBytes: Int64?) {
+        totals.cpuNs = (totals.cpuNs ?? 0) + cpuNs
+        totals.peakRSS = max(totals.peakRSS ?? 0, peakRSSBytes)
+        if let allocatedBytes { totals.allocatedBytes = (totals.allocatedBytes ?? 0) + allocatedBytes }
     }
 
     /// Every metric under the names documented in `MetricName`.
@@ -258,6 +262,9 @@ struct Track: Sendable {
     var lastKeystroke: Int64 = -1
     var burstOpen = false
     var freshSince: Int64 = -1
+    /// The screen was right at the burst's last keystroke and has stayed so: the settle needed
+    /// no answer, and it has no time to fresh results (`already_fresh_settles`).
+    var freshAtLastKeystroke = false
     var burstRequests: Int64 = 0
     var burstDisplayChanges: Int64 = 0
     var burstBlinks: Int64 = 0
@@ -313,7 +320,8 @@ struct Track: Sendable {
             }
         }
         accrueMismatch(at: time, totals: &totals)
-        freshSince = isFresh ? time : -1
+        freshAtLastKeystroke = isFresh
+        freshSince = freshAtLastKeystroke ? time : -1
     }
 
     /// The session is over: mismatch time stops accruing (nobody is looking any more), but
@@ -482,6 +490,7 @@ struct Track: Sendable {
             if freshSince < 0, burstOpen { freshSince = time }
         } else {
             freshSince = -1
+            freshAtLastKeystroke = false
         }
     }
 
@@ -493,7 +502,9 @@ struct Track: Sendable {
         totals.blinksPerSettle.record(burstBlinks)
         totals.distinctCommits += Int64(burstCommits.count)
         if !isFresh { totals.staleSettles += 1 }
-        if freshSince >= 0 {
+        if freshAtLastKeystroke {
+            totals.alreadyFreshSettles += 1
+        } else if freshSince >= 0 {
             totals.timeToFresh.record(freshSince - lastKeystroke)
         } else {
             totals.neverFresh += 1

@@ -19,7 +19,8 @@ public struct FieldReport: Sendable {
     /// Share of settles that ended on a wrong screen (`stale_settles / settles`).
     public var staleShare: Double? { ratio("stale_settles", "settles") }
     /// False empties ("no results" for a query that was never answered so) per settle.
-    public var falseEmptiesPerSettle: Double? { ratio("false_empties", "settles") }
+    /// Absent when answers came without a result count (an empty screen cannot be told then).
+    public var falseEmptiesPerSettle: Double? { counters["false_empties"] == nil ? nil : ratio("false_empties", "settles") }
     /// Requests per burst of typing (fan-out), as a histogram: `requestsPerSearch.p99`.
     public var requestsPerSearch: Quantiles { Quantiles(histograms["fanout_per_settle"] ?? [:]) }
 

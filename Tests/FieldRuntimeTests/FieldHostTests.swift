@@ -80,4 +80,44 @@ struct FieldHostTests {
         #expect(recorder.metrics().counter(MetricName.requestsCompleted) == 0)
         #expect(recorder.metrics().counter(MetricName.unfinishedRequests) == 2)
     }
+
+    /// Naive: "s" then "sw", and the answer for "s" (an empty one when counts are known) arrives
+    /// after "sw" was typed: a false empty, or, with no count, nothing that can be judged.
+    static func staleAnswer(count: Int?) -> MetricSet {
+        var host = FieldHost<NaiveField, Int>(strategy: NaiveField())
+        var context = FieldHostContext(configuration: NaiveField().configuration)
+        var recorder = Recorder(typists: 1, expectsBackend: false)
+        var runner = LoggingRunner()
+        host.type(.edit(key: "s", text: "s"), intendedAt: 0, typist: 0, at: 0, context: &context, recorder: &recorder, runner: &runner)
+        host.type(.edit(key: "w", text: "sw"), intendedAt: 10 * Self.ms, typist: 0, at: 10 * Self.ms, context: &context, recorder: &recorder, runner: &runner)
+        host.requestFinished(1, .results(count: count), scheduleLag: 0, typist: 0, at: 50 * Self.ms, context: &context, recorder: &recorder, runner: &runner)
+        host.requestFinished(2, .results(count: count.map { $0 + 3 }), scheduleLag: 0, typist: 0, at: 60 * Self.ms, context: &context, recorder: &recorder, runner: &runner)
+        host.endSession(typist: 0, at: 2_000 * Self.ms, recorder: &recorder)
+        recorder.finish(at: 2_000 * Self.ms)
+        return recorder.metrics()
+    }
+
+    @Test("an answer of unknown count is not an empty one: false empties are absent, never 0")
+    func unknownCount() throws {
+        let known = Self.staleAnswer(count: 0)
+        #expect(known.counters[MetricName.falseEmpties] == 1)
+        #expect(known.counters[MetricName.answersWithoutCount] == nil)
+        #expect(DerivedMetrics(known).falseEmptiesPerSettle == 1)
+
+        let unknown = Self.staleAnswer(count: nil)
+        #expect(unknown.counters[MetricName.falseEmpties] == nil)
+        #expect(unknown.counters[MetricName.answersWithoutCount] == 2)
+        #expect(DerivedMetrics(unknown).falseEmptiesPerSettle == nil)
+        // The answers still count as answers: the screen ended fresh.
+        #expect(unknown.counter(MetricName.requestsCompleted) == 2)
+        #expect(unknown.counter(MetricName.staleSettles) == 0)
+
+        // A worker that could count merged with one that could not: still not measured.
+        var merged = known
+        try merged.merge(unknown)
+        #expect(merged.counters[MetricName.falseEmpties] == nil)
+        var other = unknown
+        try other.merge(known)
+        #expect(other.counters[MetricName.falseEmpties] == nil)
+    }
 }

@@ -28,6 +28,33 @@ struct CalibrationTests {
         }
     }
 
+    /// The harness's own latencies: the same server answering at once (no model), calibrated at
+    /// concurrency 1 up to `concurrency`.
+    static func harnessLatencies(concurrency: Int) async throws -> [Int64] {
+        var configuration = SearchServerConfiguration()
+        configuration.port = 0
+        configuration.workers = truth.workers
+        let result = try await SearchServer.withServer(configuration: configuration, backend: InstantBackend()) { server in
+            var settings = try Self.settings(url: "\(server.baseURL)/search?q={query}", stepNanos: 1_000_000_000, trials: 0)
+            settings.maxConcurrency = max(1, concurrency)
+            return try await CalibrationRun.run(settings) { _ in }
+        }
+        return result.measurements.steps.flatMap(\.latencies)
+    }
+
+    /// End-to-end p50 and p99 of `model` (drawn as virtual time draws it) with one of `harness`'s
+    /// latencies added to each draw, in turn.
+    static func quantiles(of model: ScenarioBackend, plus harness: [Int64], draws: Int = 50_000) -> (p50: Int64, p90: Int64, p99: Int64) {
+        let backend = model.model
+        var latencies = (0..<draws).map { index -> Int64 in
+            let draw = backend.draw(seed: 1, typist: 0, request: UInt64(index), queryLength: 4)
+            return 2 * draw.oneWayNs + draw.serviceNs + (harness.isEmpty ? 0 : harness[(index * 7_919) % harness.count])
+        }
+        latencies.sort()
+        func rank(_ q: Double) -> Int64 { latencies[min(latencies.count - 1, Int((q * Double(latencies.count)).rounded(.up)) - 1)] }
+        return (rank(0.5), rank(0.9), rank(0.99))
+    }
+
     /// `typestorm serve --latency` with `model`, on 127.0.0.1 port 0.
     static func withModelServer<Result: Sendable>(_ model: ScenarioBackend, _ body: (RunningSearchServer) async throws -> Result) async throws -> Result {
         var configuration = SearchServerConfiguration()
@@ -65,7 +92,13 @@ struct CalibrationTests {
             try await CalibrationRun.run(try Self.settings(url: "\(server.baseURL)/search?q={query}")) { _ in }
         }
         let fit = result.fit
-        let truth = CalibrationFit.modelQuantiles(Self.truth)
+        // The fit counts the harness's own time per request (client, server, scheduler) as
+        // service time, and on a loaded machine that time is milliseconds, not microseconds.
+        // It is measured the same way right after, against the same server without the model,
+        // at the concurrencies the fit pooled, and added to the truth draw by draw: the fit must
+        // recover what the client could see, truth plus harness.
+        let harness = try await Self.harnessLatencies(concurrency: fit.unqueuedConcurrency.max() ?? 1)
+        let truth = Self.quantiles(of: Self.truth, plus: harness)
         let fitted = CalibrationFit.modelQuantiles(fit.backend)
         // The fit counts the server's own time per request as service time; under a sanitizer
         // that overhead alone is a few milliseconds, hence the wider tolerance there.
@@ -142,5 +175,60 @@ struct CalibrationTests {
         #expect(queries.allSatisfy { query in Self.phrases.contains { $0.hasPrefix(query) } && query == query.trimmingCharacters(in: .whitespaces) })
         #expect(Set(queries.map(\.count)).count > 5, "prefixes of every length")
         #expect(queries == CalibrationQueries.prefixes(of: Self.phrases, count: 300, seed: 9))
+    }
+}
+
+extension CalibrationTests {
+    /// A server that sleeps a fixed 30 ms per request on a thread of its own (Python's threaded
+    /// server): latency flat at every concurrency with no spread. Calibrate names it a fixed wait
+    /// and writes no capacity, instead of fitting "at least 8 workers" as if measured.
+    @Test(.enabled(if: PythonTestServer.python != nil)) func aFixedWaitIsNamedAStallNotACapacity() async throws {
+        func calibrate(splitWrites: Bool) async throws -> CalibrationResult {
+            try await PythonTestServer.with(shape: "spaced-total", sleepMilliseconds: 30, splitWrites: splitWrites) { server in
+                var settings = try Self.settings(url: "\(server.baseURL)/search?q={query}", stepNanos: 1_000_000_000, trials: 0)
+                settings.maxConcurrency = 8
+                return try await CalibrationRun.run(settings) { _ in }
+            }
+        }
+        // The same server with Nagle's algorithm on: each reused connection waits for a delayed
+        // ACK on top of the sleep, while the first request (a new connection) does not.
+        let nagle = try await calibrate(splitWrites: true)
+        #expect(nagle.fit.stall?.cause == "nagle-delayed-ack", "\(nagle.table)")
+        #expect(nagle.table.contains("Nagle/delayed-ACK stall"), "\(nagle.table)")
+
+        let result = try await calibrate(splitWrites: false)
+        let fit = result.fit
+        let stall = try #require(fit.stall, "\(result.table)")
+        #expect(stall.cause == "fixed-wait", "\(result.table)")
+        #expect(stall.latency >= 30_000_000 && Double(stall.latency) < 60_000_000 * testTimeScale, "\(result.table)")
+        #expect(!fit.saturated)
+        #expect(!fit.measuredKeys.contains("workers"), "a lower bound is not written as a measurement")
+        guard case let .object(backend) = fit.backendJSON else { Issue.record("not an object"); return }
+        #expect(!backend.contains { $0.key == "workers" })
+        #expect(result.table.contains("a fixed wait, not a service time or a queue"), "\(result.table)")
+        let json = result.json.canonical
+        #expect(json.contains(#""workersAtLeast":8"#) && json.contains(#""stall":{"cause":"#), "\(json)")
+    }
+
+    /// The rule on its own: flat and tight is a stall; flat with a real spread is only unsaturated;
+    /// a rising median is a capacity.
+    @Test func theStallRuleNeedsAFlatTightLatency() throws {
+        func step(_ concurrency: Int, median: Int64, spread: Double) -> CalibrationStep {
+            let latencies = (0..<200).map { index -> Int64 in
+                let u = Double(index) / 199
+                return Int64(Double(median) * (1 + (spread - 1) * (u - 0.5) * 2 * 0.78))
+            }
+            return CalibrationStep(concurrency: concurrency, elapsedNanos: 1_000_000_000, latencies: latencies, failures: [:],
+                                   newConnections: 1, connectNanos: [])
+        }
+        let flat = [1, 2, 4, 8].map { step($0, median: 40_000_000, spread: 1.05) }
+        let stalled = try #require(CalibrationFit.fit(steps: flat, maxConcurrency: 8, freshConnection: 1_500_000))
+        #expect(stalled.stall?.cause == "nagle-delayed-ack")
+        #expect(try #require(CalibrationFit.fit(steps: flat, maxConcurrency: 8, freshConnection: 39_000_000)).stall?.cause == "fixed-wait")
+        let varied = [1, 2, 4, 8].map { step($0, median: 40_000_000, spread: 1.8) }
+        #expect(try #require(CalibrationFit.fit(steps: varied, maxConcurrency: 8)).stall == nil)
+        let queued = [step(1, median: 40_000_000, spread: 1.05), step(2, median: 41_000_000, spread: 1.05), step(4, median: 90_000_000, spread: 1.05)]
+        let capacity = try #require(CalibrationFit.fit(steps: queued, maxConcurrency: 4))
+        #expect(capacity.stall == nil && capacity.saturated && capacity.measuredKeys.contains("workers"))
     }
 }

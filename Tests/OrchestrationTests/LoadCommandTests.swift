@@ -3,6 +3,7 @@ import TypestormMetrics
 import SearchServer
 import TestBackends
 import Testing
+import Typists
 @testable import Orchestration
 
 extension CommandLineTests {
@@ -18,11 +19,18 @@ extension CommandLineTests {
             let metrics = try #require(record.group(named: "debounce-switch", labels: ["runner": "http-url"])).metrics
             #expect(metrics.counter("requests_completed") > 0)
             #expect(metrics.counter("keystrokes") > 0)
+            // The worker process's own figures are measured, not 0.
+            #expect(metrics.counter(MetricName.cpuNs) > 0)
+            #expect((metrics.maxima[MetricName.peakRSS] ?? 0) > 1_000_000)
             let scenario = try ScenarioReader.read(bytes: Array(Data(contentsOf: URL(fileURLWithPath: directory.file("run/scenario.json")))))
             #expect(scenario.population.typists == 50)
             #expect(scenario.durationNanos == 3_000_000_000)
             #expect(Set(scenario.population.mix.map(\.language)) == [.en, .ko])
-            #expect(scenario.runners == [.httpURL(template: "\(server.baseURL)/search?q={query}")])
+            // No --count: the count's place was found in the first answers (the server answers {"total": …}).
+            guard case let .httpURL(template, request)? = scenario.runners.first else { Issue.record("\(scenario.runners)"); return }
+            #expect(template == "\(server.baseURL)/search?q={query}")
+            #expect(request.countPath == "total")
+            #expect(scenario.population.repeatsSessions)
             #expect(record.metadata.scenarioHash == scenario.hash)
         }
     }
@@ -111,3 +119,99 @@ extension CommandLineTests {
         #expect(((last["counters"] as? [String: Any])?["keystrokes"] as? Int).map { $0 > 0 } == true)
     }
 }
+
+extension CommandLineTests {
+    /// `load` against a server Typestorm did not write, answering as Python's `json.dumps` does.
+    @Test(.timeLimit(.minutes(5)), .enabled(if: PythonTestServer.python != nil))
+    func loadReadsPrettyPrintedCountsAndDetectsTheirPlace() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await PythonTestServer.with(shape: "pretty-total") { server in
+            let url = "\(server.baseURL)/search?q={query}"
+            let (given, givenOutput) = try typestorm(
+                ["load", url, "--typists", "8", "--duration", "2s", "--strategy", "naive", "--count", "total", "--out", directory.file("given")],
+                in: directory)
+            #expect(given == .exited(0), "\(givenOutput)")
+            let metrics = try #require(RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: directory.file("given/record.json")))).groups.first).metrics
+            #expect(metrics.counter("requests_completed") > 0)
+            #expect(metrics.counter(MetricName.errorCausePrefix + ErrorCause.countMissing.key) == 0)
+            #expect(metrics.counters[MetricName.falseEmpties] != nil)
+
+            let (detected, _) = try typestorm(
+                ["load", url, "--typists", "8", "--duration", "2s", "--strategy", "naive", "--out", directory.file("detected")], in: directory)
+            #expect(detected == .exited(0))
+            let stderr = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
+            #expect(stderr.contains("count: read at 'total'"), "\(stderr)")
+            let text = try String(contentsOfFile: directory.file("detected/scenario.json"), encoding: .utf8)
+            #expect(text.contains(#""count": "total""#), "\(text)")
+        }
+    }
+
+    /// Without a count in the answers, false empties are absent (with the reason), never 0.
+    @Test(.timeLimit(.minutes(5)), .enabled(if: PythonTestServer.python != nil))
+    func answersWithoutACountGiveNoFalseEmptyFigure() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await PythonTestServer.with(shape: "no-count") { server in
+            let (status, table) = try typestorm(
+                ["load", "\(server.baseURL)/search?q={query}", "--typists", "8", "--duration", "2s", "--strategy", "naive",
+                 "--out", directory.file("run")], in: directory)
+            #expect(status == .exited(0), "\(table)")
+            let stderr = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
+            #expect(stderr.contains("count: unknown, none of total, count"), "\(stderr)")
+            let metrics = try #require(RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: directory.file("run/record.json")))).groups.first).metrics
+            #expect(metrics.counter("requests_completed") > 0)
+            #expect(metrics.counters[MetricName.falseEmpties] == nil)
+            #expect(metrics.counter(MetricName.answersWithoutCount) == metrics.counter("requests_completed"))
+            #expect(table.contains("no false-empty figure"), "\(table)")
+        }
+        // An array answer's length is its count.
+        try await PythonTestServer.with(shape: "array") { server in
+            let (status, _) = try typestorm(
+                ["load", "\(server.baseURL)/search?q={query}", "--typists", "4", "--duration", "1s", "--strategy", "naive",
+                 "--out", directory.file("array")], in: directory)
+            #expect(status == .exited(0))
+            let stderr = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
+            #expect(stderr.contains("count: read at '#'"), "\(stderr)")
+        }
+    }
+
+    /// `load`'s typists keep typing, session after session, until the duration ends.
+    @Test(.timeLimit(.minutes(5))) func repeatingSessionsKeepATypistTypingPastItsFirstSession() throws {
+        let once = try ScenarioReader.read(bytes: Array(LoadCommandScenario.json(repeats: false).utf8))
+        let repeating = try ScenarioReader.read(bytes: Array(LoadCommandScenario.json(repeats: true).utf8))
+        #expect(!once.population.repeatsSessions && repeating.population.repeatsSessions)
+        #expect(repeating.hash != once.hash)
+        let directory = FileManager.default.currentDirectoryPath
+        let single = try ScenarioTypists(scenario: once, baseDirectory: directory)
+        let repeated = try ScenarioTypists(scenario: repeating, baseDirectory: directory)
+        let tenMinutes: Int64 = 600_000_000_000
+        var endedEarly = 0
+        for typist in 0..<20 {
+            func lastKey(_ typists: ScenarioTypists) -> Int64 {
+                var session = DeadlineSession(base: typists.typing(forTypist: typist), limit: tenMinutes)
+                var last: Int64 = 0
+                while let event = session.next() {
+                    if case .end = event.action { break }
+                    last = event.at
+                }
+                return last
+            }
+            if lastKey(single) < tenMinutes / 2 { endedEarly += 1 }
+            #expect(lastKey(repeated) > tenMinutes - 60_000_000_000, "typist \(typist) stopped typing")
+        }
+        // Without repeating, sessions end after a few queries: this is what left the field empty.
+        #expect(endedEarly == 20)
+    }
+}
+
+enum LoadCommandScenario {
+    static func json(repeats: Bool) -> String {
+        """
+        {"name": "r", "seed": 3, "duration": "10m", "catalog": {"generate": {"items": 100}},
+         "population": {"typists": 20, "session": {"queries": 1000\(repeats ? ", \"repeat\": true" : "")}},
+         "strategies": [{"preset": "naive"}], "runners": [{"kind": "in-process"}]}
+        """
+    }
+}
+

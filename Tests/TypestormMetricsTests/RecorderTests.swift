@@ -255,6 +255,33 @@ struct RecorderTests {
         #expect(m.histograms[MetricName.timeToFresh]?.max == 0)
     }
 
+    @Test("a settle already right at its last keystroke needed no answer: no TTFR sample, counted apart")
+    func alreadyFreshSettles() {
+        var s = Script()
+        // Search 1 needs an answer: "ab" answered 80 ms after the last keystroke.
+        s.key(0, "ab")
+        s.at(0, .requestStart(id: 1, query: q("ab"), lag: 0))
+        s.at(80, .workStopped(id: 1, reason: .completed))
+        s.at(80, .apply(id: 1, query: q("ab"), kind: .results))
+        s.at(80, .display(.results, query: q("ab")))
+        // Search 2: "abc" then back to "ab" at 2100, whose answer is still on screen: already right.
+        s.key(2000, "abc")
+        s.key(2100, "ab")
+        // Search 3: already right at the keystroke, then replaced and right again: it needed one.
+        s.key(4000, "ab")
+        s.at(4010, .display(.loading, query: nil))
+        s.at(4050, .display(.results, query: q("ab")))
+        s.at(6000, .sessionEnd)
+        let m = s.finish(6000)
+        #expect(m.counter(MetricName.settles) == 3)
+        #expect(m.counter(MetricName.alreadyFreshSettles) == 1)
+        #expect(m.counter(MetricName.neverFresh) == 0)
+        let ttfr = m.histograms[MetricName.timeToFresh]
+        #expect(ttfr?.totalCount == 2)
+        #expect(ttfr?.min == ms(50) && ttfr?.max == ms(80))
+        #expect(DerivedMetrics(m).alreadyFreshShare == 1.0 / 3)
+    }
+
     @Test("cache commits, write-back loops and load figures are counted")
     func counters() {
         var s = Script()
@@ -279,6 +306,12 @@ struct RecorderTests {
         #expect(m.histograms[MetricName.scheduleLag]?.max == ms(3))
         #expect(m.histograms[MetricName.timerLateness]?.max == ms(2))
         #expect(m.counter(MetricName.cpuNs) == 5 && m.maxima[MetricName.peakRSS] == 7)
+        #expect(m.counters[MetricName.allocatedBytes] == 11)
+        // Never told (virtual time): the process figures are absent, not 0.
+        var never = Script()
+        let untold = never.finish(100)
+        #expect(untold.counters[MetricName.cpuNs] == nil && untold.counters[MetricName.allocatedBytes] == nil)
+        #expect(untold.maxima[MetricName.peakRSS] == nil)
         #expect(m.maxima[MetricName.runEndNs] == ms(100))
     }
 

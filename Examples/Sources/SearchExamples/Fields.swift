@@ -18,7 +18,7 @@ public enum ExampleFields {
     static func api(_ env: FieldEnvironment) -> ProductAPI {
         ProductAPI { keyword, filter in
             let answer = try await env.search(QueryIdentity(text: keyword, scope: filter.scope, tokens: filter.tokens))
-            return SearchPage(keyword: keyword, filter: filter, count: answer.count)
+            return SearchPage(keyword: keyword, filter: filter, count: answer.count ?? 0)
         }
     }
 
@@ -143,7 +143,7 @@ final class LostContinuationAdapter: MeasuredField {
                 let env = env
                 Task { _ = try? await env.search(text) }
             }
-            env.show(.results(for: text, count: answer.count))
+            env.show(.results(for: text, count: answer.count ?? 0))
         }
     }
 }

@@ -8,7 +8,8 @@ import Synchronization
 /// API described by an `HTTPSearchTarget`.
 ///
 /// Cancel aborts the transfer; the client reports the abort as `.failed(.cancelled)` once curl
-/// tore it down. A non-2xx answer (or a 2xx one without the target's count) is a server error, a timed-out transfer a timeout, anything
+/// tore it down. A 2xx answer is results with the count at the target's count path (without a
+/// count path, results of unknown count). A non-2xx answer (or a 2xx one without the target's count) is a server error, a timed-out transfer a timeout, anything
 /// else (refused, reset) a transport failure. The server's own work is not visible from here, so
 /// the recorder judges wasted work from the client's side; the server's `/metrics` has its side.
 public final class HTTPSearchBackend: LiveSearchBackend {
@@ -96,7 +97,8 @@ public final class HTTPSearchBackend: LiveSearchBackend {
                 result = .failed(.serverError)
                 cause = .countMissing
             } else if (200..<300).contains(status) {
-                result = .results(count: count ?? 0)
+                // No count path: the answer counts as results whose number is unknown, not as 0.
+                result = .results(count: expectsCount ? count : nil)
             } else {
                 result = .failed(.serverError)
                 cause = .httpStatus(status)

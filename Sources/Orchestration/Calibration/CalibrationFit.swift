@@ -15,7 +15,9 @@ import Foundation
 ///   to the overall median.
 /// - **Workers**: Little's law at the highest throughput: requests per second × mean service
 ///   time. When even the last step did not queue, the server was not saturated and the workers
-///   are at least that step's concurrency.
+///   are at least that step's concurrency: a lower bound, not written to the model file.
+/// - **Stall**: a latency flat at every concurrency with almost no spread is a fixed wait
+///   (Nagle/delayed ACK, a sleep), named as such instead of a capacity.
 /// - **Errors**: HTTP errors and unanswered requests of the steps that did not queue.
 /// - **Cancellation**: `honoured` when a probe after an aborted burst waits less than half as long
 ///   as one after a completed burst (the delay: what it still waited beyond an idle server's
@@ -46,6 +48,29 @@ package struct CalibrationFit: Sendable, Equatable {
     package var saturated: Bool
     /// The cancellation probe's verdict; nil when it could not tell.
     package var cancellation: ScenarioBackend.Cancellation?
+    /// A fixed wait instead of a service time and a queue, when the latencies show one.
+    package var stall: Stall?
+
+    /// Latency that stayed the same at every concurrency and barely varied from request to
+    /// request: a fixed wait (a Nagle/delayed-ACK stall between client and server, or a sleep in
+    /// the server), not a service time that a queue would show. Capacity cannot be fitted then.
+    package struct Stall: Sendable, Equatable {
+        /// The steady median end-to-end latency.
+        package var latency: Int64
+        /// p90 ÷ median of the pooled latencies (a real search's service times vary by query).
+        package var spread: Double
+        /// The first request, on a new connection, when it was much faster than the rest: the
+        /// wait comes with reused connections, the mark of Nagle's algorithm meeting a delayed ACK.
+        package var freshConnection: Int64?
+
+        /// `nagle-delayed-ack` when a fresh connection was fast, else `fixed-wait`.
+        package var cause: String { freshConnection == nil ? "fixed-wait" : "nagle-delayed-ack" }
+    }
+
+    /// The most p90 may exceed the median by for latencies to count as one fixed wait.
+    static let stallSpread = 1.25
+    /// Below this a flat latency is just a fast server, not a stall.
+    static let stallFloorNanos: Int64 = 2_000_000
 
     /// Tolerance of "did not queue": a step's median within this factor of the first step's.
     static let unqueuedFactor = 1.15
@@ -54,7 +79,9 @@ package struct CalibrationFit: Sendable, Equatable {
 
     /// Fits latency, capacity and errors (no cancellation yet); nil when no step had a successful
     /// request.
-    package static func fit(steps: [CalibrationStep], maxConcurrency: Int) -> CalibrationFit? {
+    /// `freshConnection`: the latency of a first request on a new connection (the preflight's),
+    /// when known.
+    package static func fit(steps: [CalibrationStep], maxConcurrency: Int, freshConnection: Int64? = nil) -> CalibrationFit? {
         guard let first = steps.first, let firstMedian = first.quantile(0.5) else { return nil }
         var unqueued: [CalibrationStep] = []
         for step in steps {
@@ -104,7 +131,13 @@ package struct CalibrationFit: Sendable, Equatable {
         var workers = max(1, Int((maxThroughput * meanService / 1e9).rounded()))
         if !saturated { workers = max(workers, maxConcurrency) }
         backend.workers = workers
-        measuredKeys.append("workers")
+        // Unsaturated, the workers are only a lower bound: not written as if measured.
+        if saturated { measuredKeys.append("workers") }
+        var stall: Stall?
+        let spread = Double(p90) / Double(max(median, 1))
+        if !saturated, unqueued.count == steps.count, steps.count >= 3, median >= stallFloorNanos, spread <= stallSpread {
+            stall = Stall(latency: median, spread: spread, freshConnection: freshConnection.flatMap { $0 * 2 < median ? $0 : nil })
+        }
 
         let successes = steps.map(\.latencies.count).reduce(0, +)
         let reused = steps.map { $0.latencies.count - min($0.newConnections, $0.latencies.count) }.reduce(0, +)
@@ -112,7 +145,7 @@ package struct CalibrationFit: Sendable, Equatable {
             backend: backend, measuredKeys: measuredKeys, unqueuedConcurrency: unqueued.map(\.concurrency), samples: pooled.count,
             median: median, p90: p90, p99: p99, tailShare: tailShare, errorRate: errorRate, transportErrorRate: transportErrorRate,
             connectionReuse: successes > 0 ? Double(reused) / Double(successes) : nil, roundTrip: roundTrip,
-            maxThroughput: maxThroughput, saturated: saturated, cancellation: nil)
+            maxThroughput: maxThroughput, saturated: saturated, cancellation: nil, stall: stall)
     }
 
     /// The cancellation probe's verdict: how long a probe waited beyond an idle server's latency

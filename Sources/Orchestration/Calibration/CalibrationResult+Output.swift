@@ -30,14 +30,20 @@ extension CalibrationResult {
             ("latency", .object(latency)),
             ("errorRate", ratio(fit.errorRate)),
             ("transportErrorRate", ratio(fit.transportErrorRate)),
+            // Unsaturated, the workers are a lower bound and named so.
             ("capacity", .object([
-                ("workers", .number("\(fit.backend.workers)")), ("saturated", .bool(fit.saturated)),
+                (fit.saturated ? "workers" : "workersAtLeast", .number("\(fit.backend.workers)")), ("saturated", .bool(fit.saturated)),
                 ("maxThroughput", .number(String(format: "%.2f", fit.maxThroughput))),
             ])),
             ("model", .object([("p50Ms", ms(model.p50)), ("p90Ms", ms(model.p90)), ("p99Ms", ms(model.p99))])),
             ("backend", fit.backendJSON),
         ]
         if let reuse = fit.connectionReuse { members.append(("connectionReuse", ratio(reuse))) }
+        if let stall = fit.stall {
+            var object: [(key: String, value: JSONValue)] = [("cause", .string(stall.cause)), ("latencyMs", ms(stall.latency)), ("spread", ratio(stall.spread))]
+            if let fresh = stall.freshConnection { object.append(("freshConnectionMs", ms(fresh))) }
+            members.append(("stall", .object(object)))
+        }
         if let probe = measurements.cancellation {
             var cancellation: [(key: String, value: JSONValue)] = [
                 ("burst", .number("\(probe.burst)")), ("abortAfterMs", ms(probe.abortAfterNanos)),
@@ -69,7 +75,21 @@ extension CalibrationResult {
         lines.append("round trip: " + (fit.roundTrip.map { "\(milliseconds($0)) (TCP connect)" } ?? "not measured (no new connection)")
                      + "; connection reuse: " + (fit.connectionReuse.map { String(format: "%.1f %%", $0 * 100) } ?? "not measured"))
         lines.append(String(format: "errors: %.2f %% HTTP, %.2f %% transport", fit.errorRate * 100, fit.transportErrorRate * 100))
-        lines.append("capacity: \(fit.saturated ? "" : "at least ")\(b.workers) worker\(b.workers == 1 ? "" : "s") (\(String(format: "%.1f", fit.maxThroughput)) ok/s at best)\(fit.saturated ? "" : "; latency never rose, so the server was not saturated: raise --concurrency")")
+        if let stall = fit.stall {
+            let concurrency = measurements.steps.last?.concurrency ?? 1
+            var text = "stall: latency stayed at \(milliseconds(stall.latency)) at every concurrency from 1 to \(concurrency), with almost no spread (p90 \(String(format: "%+.0f %%", (stall.spread - 1) * 100)) over the median): a fixed wait, not a service time or a queue, so no capacity can be fitted."
+            if let fresh = stall.freshConnection {
+                text += " A first request on a new connection took \(milliseconds(fresh)): the wait comes with reused connections, the mark of a Nagle/delayed-ACK stall (the server or client writing one message in several small writes without TCP_NODELAY, the other side delaying its ACK by about 40 ms)."
+            } else {
+                text += " Likely a sleep in the server or a Nagle/delayed-ACK stall (small writes without TCP_NODELAY meeting a delayed ACK, about 40 ms on Linux); check one request with curl -w '%{time_total}'."
+            }
+            lines.append(text)
+            lines.append("capacity: not fitted (at least \(b.workers) worker\(b.workers == 1 ? "" : "s"), a lower bound: workers is left out of the model file)")
+        } else if fit.saturated {
+            lines.append("capacity: \(b.workers) worker\(b.workers == 1 ? "" : "s") (\(String(format: "%.1f", fit.maxThroughput)) ok/s at best)")
+        } else {
+            lines.append("capacity: at least \(b.workers) worker\(b.workers == 1 ? "" : "s") (\(String(format: "%.1f", fit.maxThroughput)) ok/s at best), a lower bound: latency never rose, so the server was not saturated; workers is left out of the model file (raise --concurrency to measure it)")
+        }
         if let probe = measurements.cancellation {
             let aborted = probe.afterAbortedNanos.median.map(milliseconds) ?? "–", completed = probe.afterCompletedNanos.median.map(milliseconds) ?? "–"
             let verdict = switch fit.cancellation {

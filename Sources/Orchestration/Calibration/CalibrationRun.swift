@@ -44,10 +44,13 @@ package enum CalibrationRun {
         progress("calibrate: probing \(template)\n")
         var preflight: [ErrorCause: Int] = [:]
         var reachable = false
+        var freshConnection: Int64?
         for _ in 0..<3 where !reachable {
             let completion = await prober.roundTrip()
             switch Prober.classify(completion, expectsCount: settings.target.countPath != nil) {
-            case .success: reachable = true
+            case let .success(latency):
+                reachable = true
+                if (completion.newConnections ?? 0) > 0 { freshConnection = latency }
             case let .failure(cause): preflight[cause, default: 0] += 1
             case .cancelled: break
             }
@@ -64,7 +67,7 @@ package enum CalibrationRun {
             let quantiles = [0.5, 0.99].map { step.quantile($0).map(milliseconds) ?? "–" }
             progress("calibrate: concurrency \(concurrency): \(step.requests) requests, \(String(format: "%.1f", step.throughput)) ok/s, median \(quantiles[0]), p99 \(quantiles[1]), \(step.requests - step.latencies.count) failed\n")
         }
-        guard var fit = CalibrationFit.fit(steps: steps, maxConcurrency: settings.maxConcurrency) else {
+        guard var fit = CalibrationFit.fit(steps: steps, maxConcurrency: settings.maxConcurrency, freshConnection: freshConnection) else {
             let failures = steps.reduce(into: [ErrorCause: Int]()) { total, step in total.merge(step.failures, uniquingKeysWith: +) }
             let causes = failures.sorted { $0.key < $1.key }.map { "\($0.key.label) × \($0.value)" }.joined(separator: ", ")
             throw CalibrationFailure(kind: .noFit, message: "no request at concurrency 1 succeeded (\(causes)); nothing to fit")

@@ -19,6 +19,7 @@ package enum RunSummary {
             ("TTFR p50", "\(N.timeToFresh).p50"),
             ("TTFR p95", "\(N.timeToFresh).p95"),
             ("TTFR p99", "\(N.timeToFresh).p99"),
+            ("already right", "\(N.alreadyFreshSettles)/\(N.settles)"),
             ("wasted", "\(N.wastedServiceNs)/\(N.serviceNs)"),
             ("IKI p50", "\(N.probeInterKey).p50"),
             ("lag p99", "\(N.probeLag).p99"),
@@ -36,6 +37,9 @@ package enum RunSummary {
         for group in groups {
             let noAnswer = answeredNothing(group.metrics)
             if noAnswer { notes.append("\(group.key): no TTFR: every request failed, no answer came") }
+            if let unknown = group.metrics.counters[MetricName.answersWithoutCount], unknown > 0 {
+                notes.append("\(group.key): no false-empty figure: \(unknown) answers carried no result count (give the runner a count path, e.g. --count total)")
+            }
             let others = group.labels.keys.filter { $0 != "runner" }.sorted().map { "\($0)=\(group.labels[$0]!)" }
             let runner = ([group.labels["runner"] ?? "-"] + others).joined(separator: " ")
             var row = [group.name, runner]
@@ -46,7 +50,7 @@ package enum RunSummary {
                 if expression.isDuration(in: group.metrics) {
                     row.append(formatDuration(value))
                 } else if column.metric.contains("/") {
-                    let share = column.title == "wasted" || column.title == "stale"
+                    let share = column.title == "wasted" || column.title == "stale" || column.title == "already right"
                     row.append(share ? String(format: "%.1f%%", value * 100) : String(format: "%.2f", value))
                 } else {
                     row.append(formatCount(value))

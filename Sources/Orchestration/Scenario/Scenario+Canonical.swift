@@ -68,6 +68,7 @@ extension Population {
         }
         var session: [(key: String, value: JSONValue)] = [("queries", .number("\(queriesPerSession)"))]
         if let maximumSessionNanos { session.append(("maxLength", duration(maximumSessionNanos))) }
+        if repeatsSessions { session.append(("repeat", .bool(true))) }
         var members: [(key: String, value: JSONValue)] = [
             ("typists", .number("\(typists)")),
             ("mix", .array(mix.map { .object([("device", .string($0.device.rawValue)), ("language", .string($0.language.rawValue)), ("share", number($0.share))]) })),

@@ -99,6 +99,9 @@ public struct Population: Sendable, Equatable {
     public var queriesPerSession: Int
     /// A session is cut off after this long (`nil`: only the phase duration cuts it).
     public var maximumSessionNanos: Int64?
+    /// Live runners: a typist whose session ends starts another one (a fresh draw, as with
+    /// arrival ``Arrival/stages(_:)``), so the field keeps its typists until the phase ends.
+    public var repeatsSessions = false
     /// Directory of the query lists the typists search for (`en.txt`, `ko.txt`, `zh.txt`,
     /// `zh-pinyin.txt`), relative to the scenario; `nil`: the shipped `Datasets/queries`.
     public var queryLists: String?

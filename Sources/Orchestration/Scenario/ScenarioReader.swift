@@ -206,15 +206,19 @@ private final class Context {
         }
         var queries = 1
         var maximum: Int64?
+        var repeats = false
         _ = fields.nested("session") { session in
             defer { session.finish() }
             queries = session.int("queries", in: 1...1_000) ?? 1
             maximum = session.duration("maxLength", minimum: 1_000_000)
+            repeats = session.bool("repeat") ?? false
         }
         let queryLists = fields.string("queryLists")
         guard let typists, let mix, let arrival else { return nil }
-        return Population(typists: typists, mix: mix, arrival: arrival, queriesPerSession: queries, maximumSessionNanos: maximum,
-                          queryLists: queryLists)
+        var population = Population(typists: typists, mix: mix, arrival: arrival, queriesPerSession: queries, maximumSessionNanos: maximum,
+                                    queryLists: queryLists)
+        population.repeatsSessions = repeats
+        return population
     }
 
     func arrival(_ fields: Fields) -> Population.Arrival? {

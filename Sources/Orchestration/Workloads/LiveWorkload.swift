@@ -165,8 +165,9 @@ struct LiveWorkload: PhaseWorkload {
         // Each strategy's failures are tallied by cause for the progress line.
         let tallies = backends.map { ErrorTallyBackend($0) }
         let labelsForGroups = labels
+        let usageBefore = try? ResourceUsage.current()
 
-        return try await withThrowingTaskGroup(of: (Int, MetricGroup)?.self) { group in
+        let groups = try await withThrowingTaskGroup(of: (Int, MetricGroup)?.self) { group in
             for (index, strategy) in strategies.enumerated() {
                 if let field = fields[index] {
                     group.addTask {
@@ -224,6 +225,23 @@ struct LiveWorkload: PhaseWorkload {
             }
             finished.cancel()
             return results.compactMap { $0 }
+        }
+        return Self.withProcessFigures(groups, since: usageBefore)
+    }
+
+    /// This worker process's figures for the phase, on every group (the strategies ran at once
+    /// in it and shared them): CPU time since `before`, peak RSS, and the heap jemalloc holds at
+    /// the end (left out on the system allocator). Left out entirely if the kernel cannot say.
+    static func withProcessFigures(_ groups: [MetricGroup], since before: ResourceUsage?) -> [MetricGroup] {
+        guard let before, let after = try? ResourceUsage.current() else { return groups }
+        let cpuNs = Int64(max(0, after.cpuSeconds - before.cpuSeconds) * 1e9)
+        let heap = AllocatorStats.current().map { Int64(clamping: $0.allocatedBytes) }
+        return groups.map { group in
+            var group = group
+            group.metrics.add(MetricName.cpuNs, cpuNs)
+            group.metrics.raiseMaximum(MetricName.peakRSS, to: Int64(clamping: after.peakRSSBytes))
+            if let heap { group.metrics.add(MetricName.allocatedBytes, heap) }
+            return group
         }
     }
 

@@ -58,10 +58,11 @@ public struct ScenarioTypists: Sendable {
         return DeadlineSession(base: session, limit: population.maximumSessionNanos ?? .max)
     }
 
-    /// Typist `index`'s typing in a phase: its session, or with arrival `stages` session after
-    /// session until the schedule sends it away (`ContinuingSession`).
+    /// Typist `index`'s typing in a phase: its session, or with arrival `stages` (or
+    /// `session.repeat`) session after session until the schedule or the phase's end sends it
+    /// away (`ContinuingSession`).
     package func typing(forTypist index: Int) -> ContinuingSession {
-        let continues = if case .stages = population.arrival { true } else { false }
+        let continues = if case .stages = population.arrival { true } else { population.repeatsSessions }
         return ContinuingSession(typists: self, typist: index, stride: continues ? max(1, population.typists) : 0)
     }
 

@@ -66,11 +66,11 @@ public struct Quantity: Sendable {
     }
 
     /// The same quantity, judged as `events` counted over `exposure` (a rate, which may exceed 1).
-    func counting(_ events: @escaping @Sendable (StrategySummary) -> Int64, per exposure: @escaping @Sendable (StrategySummary) -> Int64) -> Quantity {
+    func counting(_ events: @escaping @Sendable (StrategySummary) -> Int64?, per exposure: @escaping @Sendable (StrategySummary) -> Int64) -> Quantity {
         var quantity = self
         quantity.rate = { summary in
-            guard exposure(summary) > 0 else { return nil }
-            return (events: Double(events(summary)), exposure: Double(exposure(summary)))
+            guard let count = events(summary), exposure(summary) > 0 else { return nil }
+            return (events: Double(count), exposure: Double(exposure(summary)))
         }
         return quantity
     }

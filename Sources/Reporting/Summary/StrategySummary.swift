@@ -25,7 +25,8 @@ package struct StrategySummary: Sendable {
     package var backendWastedNanos: Int64
     package var displayChanges: Int64
     package var blinks: Int64
-    package var falseEmpties: Int64
+    /// `nil` when answers came without a result count (an empty screen cannot be told then).
+    package var falseEmpties: Int64?
     /// Requests whose work was wasted; `nil` when not recorded.
     package var wastedRequests: Int64?
     /// Failed requests by cause ("connection refused", "HTTP 503", "timeout"), most frequent
@@ -66,7 +67,7 @@ package struct StrategySummary: Sendable {
         backendWastedNanos = m.counter(MetricName.wastedServiceNs)
         displayChanges = m.counter(MetricName.displayChanges)
         blinks = m.counter(MetricName.blinks)
-        falseEmpties = m.counter(MetricName.falseEmpties)
+        falseEmpties = m.counters[MetricName.falseEmpties]
         wastedRequests = m.counters[MetricName.wastedRequests]
         errors = m.errorBreakdown.map { ($0.cause.label, $0.count) }
         failedRequests = m.failedRequests
@@ -134,7 +135,7 @@ package struct StrategySummary: Sendable {
     }
     package var displayChangesPerSettle: Double? { perSettle(displayChanges) }
     package var blinksPerSettle: Double? { perSettle(blinks) }
-    package var falseEmptiesPerSettle: Double? { perSettle(falseEmpties) }
+    package var falseEmptiesPerSettle: Double? { falseEmpties.flatMap(perSettle) }
     package var errorCount: Int64 { errors.reduce(0) { $0 + $1.count } }
 }
 

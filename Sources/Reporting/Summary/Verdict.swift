@@ -65,8 +65,8 @@ package enum Verdict {
             let joined = cost.joined(separator: " and ")
             out.append((.cost, joined.prefix(1).uppercased() + joined.dropFirst() + "."))
         }
-        if s.falseEmpties > 0 {
-            let count = times(s.falseEmpties)
+        if let falseEmpties = s.falseEmpties, falseEmpties > 0 {
+            let count = times(falseEmpties)
             out.append((.flicker, count.prefix(1).uppercased() + count.dropFirst() + " it showed an empty or error screen that was not the backend's answer (\(ValueFormat.significant(s.falseEmptiesPerSettle ?? 0)) per search)."))
         }
         if !failuresLead, let failures { out.append((.failures, failures)) }
@@ -97,7 +97,7 @@ extension Verdict {
         if s.staleSettles > 0 { kinds.insert("stale") }
         if s.outOfOrderApplies > 0 { kinds.insert("out-of-order") }
         if s.neverFresh > 0 { kinds.insert("never-fresh") }
-        if s.falseEmpties > 0 { kinds.insert("false-empty") }
+        if (s.falseEmpties ?? 0) > 0 { kinds.insert("false-empty") }
         if (s.failedRequests ?? 0) > 0 { kinds.insert("failed") }
         return kinds
     }
@@ -109,6 +109,9 @@ extension Verdict {
         guard s.settles > 0 else { return ["\(name) recorded no finished searches, so there is nothing to judge."] }
         let kinds = flawKinds(s)
         guard !kinds.isEmpty else {
+            guard s.falseEmpties != nil else {
+                return ["No flaw seen: \(name) ended on the right results in all \(s.settles) searches and never replaced newer results with older ones (false empties not measured: the answers carried no result count)."]
+            }
             return ["No flaw seen: \(name) ended on the right results in all \(s.settles) searches, never replaced newer results with older ones and never showed a false empty."]
         }
         return parts(for: s, title: name).filter { part in

@@ -254,7 +254,11 @@ package struct SweepAnalysis: Sendable {
         func value(_ estimate: SweepEstimate) -> String {
             objective.format(estimate.mean) + (estimate.halfWidth.map { " ± " + objective.format($0) } ?? "")
         }
-        let confidence = replicates >= 2 ? "95 % confidence over \(replicates) replicates" : "one replicate, so no confidence interval: give --replicates 5"
+        var confidence = replicates >= 2 ? "95 % confidence over \(replicates) replicates" : "one replicate, so no confidence interval: give --replicates 5"
+        if let objectiveEstimate = chosen.objective, let prediction = objectiveEstimate.predictionHalfWidth {
+            let low = objectiveEstimate.mean - prediction
+            confidence += "; a single run lands within \(objective.format(max(0, low)))–\(objective.format(objectiveEstimate.mean + prediction)) (95 % prediction interval)"
+        }
         var sentence = "\(who): \(chosen.setting.description)."
         if differs { sentence += " This differs from the overall recommendation: their good ranges do not overlap." }
         sentence += " Objective (\(objective.statement)): \(value(chosen.objective!)) (\(confidence)); \(objective.constraints)."

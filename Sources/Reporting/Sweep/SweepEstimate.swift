@@ -21,6 +21,13 @@ package struct SweepEstimate: Sendable, Equatable {
     package var low: Double { mean - (halfWidth ?? 0) }
     package var high: Double { mean + (halfWidth ?? 0) }
 
+    /// Half the width of the 95 % prediction interval of one more run (a single live run, or a
+    /// sweep with one replicate): t · s · √(1 + 1/n), √(n + 1) times the mean's; `nil` with one
+    /// replicate. The mean's interval narrows with replicates, a single run's spread does not.
+    package var predictionHalfWidth: Double? {
+        halfWidth.map { $0 * Double(values.count + 1).squareRoot() }
+    }
+
     /// The two-sided critical value of Student's t at `confidence` (2.776 for 4 degrees of
     /// freedom at 95 %), by bisection on the same p-value `compare` uses.
     static func criticalT(degreesOfFreedom: Double, confidence: Double = confidence) -> Double {

@@ -138,7 +138,7 @@ package struct SweepReport: Sendable {
         }
         out += "All typists, every setting (means; ± is the 95 % interval over \(analysis.replicates) replicates):\n"
         let table = TextTable(
-            headers: ["strategy", "min len", "debounce", "objective", "req/search", "TTFR p95", "stale", "never fresh", ""],
+            headers: ["strategy", "min len", "debounce", "objective", "req/search", "TTFR p95", "stale", "never fresh", "verdict"],
             rows: (analysis.results["all"] ?? []).map { r in
                 var mark = r.eligible ? (r.inGoodRange ? "good range" : "") : "✗ " + r.disqualifiedBy.joined(separator: "; ")
                 if r.setting == overall?.result?.setting { mark = "<- recommended" }
@@ -162,9 +162,19 @@ package struct SweepReport: Sendable {
     /// Stable keys, every key present (null where not applicable); documented in docs/tuning.md.
     func document() -> [String: JSON] {
         let objective = analysis.objective
-        func estimate(_ e: SweepEstimate?) -> JSON {
+        /// `share`: a share's interval stays within 0…1; every other quantity here is at least 0.
+        func estimate(_ e: SweepEstimate?, share: Bool = false, signed: Bool = false) -> JSON {
             guard let e else { return .null }
-            return .object(["mean": .number(e.mean), "low": e.halfWidth == nil ? .null : .number(e.low), "high": e.halfWidth == nil ? .null : .number(e.high)])
+            func bounded(_ value: Double) -> Double {
+                signed ? value : min(max(value, 0), share ? 1 : .infinity)
+            }
+            let prediction = e.predictionHalfWidth
+            return .object([
+                "mean": .number(e.mean), "low": e.halfWidth == nil ? .null : .number(bounded(e.low)),
+                "high": e.halfWidth == nil ? .null : .number(bounded(e.high)),
+                "oneRunLow": prediction.map { .number(bounded(e.mean - $0)) } ?? .null,
+                "oneRunHigh": prediction.map { .number(bounded(e.mean + $0)) } ?? .null,
+            ])
         }
         func setting(_ s: SweepSetting?) -> JSON {
             guard let s else { return .null }
@@ -185,7 +195,7 @@ package struct SweepReport: Sendable {
                 "debounceMs": r.result.map { .number(Double($0.setting.debounceMs)) } ?? .null,
                 "minLength": r.result.map { .number(Double($0.setting.minLength)) } ?? .null,
                 "objective": estimate(r.result?.objective), "requestsPerSearch": estimate(r.result?.requests),
-                "ttfrP95Nanos": estimate(r.result?.ttfrP95), "staleShare": estimate(r.result?.stale), "neverFreshShare": estimate(r.result?.neverFresh),
+                "ttfrP95Nanos": estimate(r.result?.ttfrP95), "staleShare": estimate(r.result?.stale, share: true), "neverFreshShare": estimate(r.result?.neverFresh, share: true),
                 "best": setting(r.best), "runnerUp": setting(r.runnerUp?.setting), "runnerUpObjective": estimate(r.runnerUp?.objective),
                 "goodRange": .array(r.goodRange.map(setting)), "satisfied": .bool(r.satisfied),
                 "differsFromOverall": .bool(r.differsFromOverall), "replicates": .number(Double(r.replicates)), "sentence": .string(r.sentence),
@@ -198,15 +208,16 @@ package struct SweepReport: Sendable {
                     "population": .string(scope.name), "strategy": .string(r.setting.strategy), "debounceMs": .number(Double(r.setting.debounceMs)),
                     "minLength": .number(Double(r.setting.minLength)), "replicates": .number(Double(r.requests.values.count)),
                     "requestsPerSearch": estimate(r.requests), "ttfrP50Nanos": estimate(r.ttfrP50), "ttfrP95Nanos": estimate(r.ttfrP95),
-                    "staleShare": estimate(r.stale), "neverFreshShare": estimate(r.neverFresh), "wastedShare": estimate(r.wasted),
-                    "objective": estimate(r.objective), "differenceFromBest": estimate(r.differenceFromBest),
+                    "staleShare": estimate(r.stale, share: true), "neverFreshShare": estimate(r.neverFresh, share: true),
+                    "wastedShare": estimate(r.wasted, share: true),
+                    "objective": estimate(r.objective), "differenceFromBest": estimate(r.differenceFromBest, signed: true),
                     "eligible": .bool(r.eligible), "disqualifiedBy": .array(r.disqualifiedBy.map(JSON.string)),
                     "goodRange": .bool(r.inGoodRange), "paretoFront": .bool(r.paretoFront),
                 ]))
             }
         }
         return [
-            "scenario": .string(scenarioName), "baseSeed": baseSeed.map { .string(String($0)) } ?? .null,
+            "scenario": .string(scenarioName), "baseSeed": baseSeed.map { .unsigned($0) } ?? .null,
             "replicates": .number(Double(analysis.replicates)), "confidence": .number(SweepEstimate.confidence),
             "objective": .object(goal), "recommendations": .array(recommendations), "points": .array(points),
         ]
@@ -214,7 +225,7 @@ package struct SweepReport: Sendable {
 
     /// A small JSON tree, so optional values are written as null and keys come out sorted.
     indirect enum JSON: Encodable {
-        case null, bool(Bool), number(Double), string(String), array([JSON]), object([String: JSON])
+        case null, bool(Bool), number(Double), unsigned(UInt64), string(String), array([JSON]), object([String: JSON])
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
@@ -222,6 +233,7 @@ package struct SweepReport: Sendable {
             case let .bool(value): try container.encode(value)
             case let .number(value):
                 if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+            case let .unsigned(value): try container.encode(value)
             case let .string(value): try container.encode(value)
             case let .array(value): try container.encode(value)
             case let .object(value): try container.encode(value)

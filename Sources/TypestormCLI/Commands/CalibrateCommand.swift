@@ -22,8 +22,11 @@ enum CalibrateCommand {
         Keys it cannot measure (typistsPerServer, timeout, localFilter) are left out.
         JSON keys (--json): url, steps[] (concurrency, requests, succeeded, throughput, failures,
         p50Ms, p90Ms, p99Ms, connectionReuse), latency (samples, concurrency, p50Ms, p90Ms, p99Ms,
-        tailShare, roundTripMs), errorRate, transportErrorRate, connectionReuse, capacity (workers,
-        saturated, maxThroughput), cancellation (burst, abortAfterMs, afterAbortedMs,
+        tailShare, roundTripMs), errorRate, transportErrorRate, connectionReuse, capacity (workers, or
+        workersAtLeast when not saturated: a lower bound, not written to --out; saturated,
+        maxThroughput), stall (cause, latencyMs, spread, freshConnectionMs: a latency flat at every
+        concurrency with almost no spread is a fixed wait, such as a Nagle/delayed-ACK stall, not a
+        capacity), cancellation (burst, abortAfterMs, afterAbortedMs,
         afterCompletedMs, mode, delayMs), model (p50Ms, p90Ms, p99Ms), backend, out. The method: docs/tuning.md.
         Exit codes: 0 written; 1 no request succeeded (the causes are named); 64 bad arguments;
         65 a bad --queries file; 66 --queries unreadable; 73 --out cannot be written.
@@ -37,7 +40,7 @@ enum CalibrateCommand {
             .value("timeout", "D", help: "Per-request timeout.", default: "5s"),
             .value("header", "'NAME: VALUE'", help: "A header sent with every request (e.g. an API key).", repeatable: true),
             .value("ca-file", "FILE", help: "PEM file of the certificate authorities to trust for https://."),
-            .value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there is a failure (count_missing), not a success."),
+.value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there is a failure (count_missing), not a success. Default: detected from the first answers (as 'load' does); when none fits, any 2xx answer counts as a success."),
             .value("trials", "N", help: "Aborted and completed bursts each in the cancellation probe (0: skip it).", default: "5"),
             .json,
         ],
@@ -62,8 +65,21 @@ enum CalibrateCommand {
             throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
         }
 
-        let countPath = try parseCountPath(arguments.value("count"))
+        var countPath = try parseCountPath(arguments.value("count"))
         let phrases = try loadPhrases(arguments.value("queries"))
+        if countPath == nil {
+            // Found in the first answers, so that an API reporting errors with status 200 is not fitted as fast.
+            let probe: CountShape.Probe
+            do {
+                probe = try await CountShape.probe(target: HTTPSearchTarget(template: template, countPath: nil), headers: headers,
+                                                   caFile: arguments.value("ca-file"),
+                                                   queries: CalibrationQueries.prefixes(of: phrases, count: 3, seed: seed), timeoutNanos: UInt64(timeoutNanos))
+            } catch {
+                throw ToolError("calibrate: cannot start the HTTP client: \(error)", exitCode: ExitCode.software)
+            }
+            invocation.console.err("calibrate: " + probe.summary + "\n")
+            countPath = probe.path
+        }
         let settings = CalibrationSettings(
             target: HTTPSearchTarget(template: template, countPath: countPath), headers: headers, caFile: arguments.value("ca-file"),
             queries: CalibrationQueries.prefixes(of: phrases, count: 4096, seed: seed), maxConcurrency: concurrency,

@@ -34,7 +34,7 @@ enum LoadCommand {
             .value("workers", "N", help: "Worker processes.", default: "1"),
             .value("debounce", "D", help: "The strategy's debounce (e.g. 150ms; default: the preset's)."),
             .value("min-length", "N", help: "The strategy's minimum query length (default: the preset's)."),
-            .value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there fails as count_missing."),
+.value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there fails as count_missing. Default: detected from three answers before the load (total, count, found, nbHits, estimatedTotalHits, hits.total.value, response.numFound, or the length of an array answer); when none fits, false empties are not measured."),
             .value("header", "'NAME: VALUE'", help: "A header sent with every request; 'Authorization: $API_KEY' reads the value from the environment (scenario.json keeps only the name).", repeatable: true),
             .value("set", "PATH=VALUE", help: "Set any field of the built scenario (as 'run --set').", repeatable: true),
             .value("out", "DIR", help: "Run directory to create (default: runs/load-<UTC time>)."),
@@ -70,7 +70,7 @@ enum LoadCommand {
             guard !languages.isEmpty else { throw UsageError.invalidValue(option: "language", value: "", expected: "en, ko or zh") }
             for name in ["duration", "timeout", "ramp", "debounce"] { _ = try arguments.durationNanos(name) }
             let minLength = try arguments.value("min-length").map { _ in try arguments.int("min-length", default: 0, in: 0...1_000) }
-            let count = try arguments.value("count").map { path in try CalibrateCommand.parseCountPath(path)!.description }
+            var count = try arguments.value("count").map { path in try CalibrateCommand.parseCountPath(path)!.description }
             let headers = try arguments.values("header").map { header -> (name: String, value: String) in
                 guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
                     throw UsageError.invalidValue(option: "header", value: header, expected: "'Name: value'")
@@ -78,12 +78,18 @@ enum LoadCommand {
                 return (String(header[..<colon]).trimmingCharacters(in: .whitespaces),
                         String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
             }
+            let overrides = try arguments.values("set").map(RunOverrides.assignment)
+            if count == nil, !arguments.values("set").contains(where: { $0.hasPrefix("runners") }) {
+                let probe = try await detectCount(url: url, headers: headers, seed: seed,
+                                                  timeoutNanos: try arguments.durationNanos("timeout", default: 5_000_000_000)!)
+                if !arguments.flag("quiet") { invocation.console.err("load: " + probe.summary + "\n") }
+                count = probe.path?.description
+            }
             let text = scenarioJSON(
                 url: url, typists: typists, duration: arguments.value("duration") ?? stages.map(totalDuration) ?? "30s", strategy: strategy,
                 device: device, languages: languages, ramp: arguments.value("ramp"), stages: stages, seed: seed,
                 timeout: arguments.value("timeout") ?? "5s", debounce: arguments.value("debounce"), minLength: minLength,
                 count: count, headers: headers)
-            let overrides = try arguments.values("set").map(RunOverrides.assignment)
             let scenario: Scenario
             do {
                 scenario = try ScenarioReader.read(bytes: Array(text.utf8), file: nil, overrides: overrides)
@@ -96,6 +102,27 @@ enum LoadCommand {
                 progress: mode, json: arguments.flag("json"), console: invocation.console)
         }
     )
+
+    /// Without `--count`: a few single requests before the load, to find where the answers carry
+    /// their count (`CountShape`). A header read from the environment must be set by now.
+    static func detectCount(url: String, headers: [(name: String, value: String)], seed: UInt64, timeoutNanos: Int64) async throws -> CountShape.Probe {
+        let environment = ProcessInfo.processInfo.environment
+        let lines = try headers.map { header -> String in
+            guard header.value.hasPrefix("$") else { return "\(header.name): \(header.value)" }
+            let variable = String(header.value.dropFirst())
+            guard let value = environment[variable] else {
+                throw ToolError("--header \(header.name): the environment variable \(variable) is not set", exitCode: ExitCode.noInput)
+            }
+            return "\(header.name): \(value)"
+        }
+        let queries = CalibrationQueries.prefixes(of: try CalibrateCommand.loadPhrases(nil), count: 3, seed: seed)
+        do {
+            return try await CountShape.probe(target: HTTPSearchTarget(template: try URLTemplate(url), countPath: nil), headers: lines,
+                                              queries: queries, timeoutNanos: UInt64(max(timeoutNanos, 1_000_000)))
+        } catch {
+            throw ToolError("load: cannot start the HTTP client to look for the answers' count: \(error)", exitCode: ExitCode.software)
+        }
+    }
 
     /// The scenario `load` runs, as JSON text (every value already checked or quoted).
     static func scenarioJSON(url: String, typists: Int?, duration: String, strategy: String, device: String,
@@ -130,7 +157,7 @@ enum LoadCommand {
           "seed": \(seed),
           "duration": \(quoted(duration)),
           "catalog": { "generate": { "items": 1000 } },
-          "population": { \(typistCount)"mix": [\(mix)], "arrival": \(arrival), "session": { "queries": 1000 } },
+          "population": { \(typistCount)"mix": [\(mix)], "arrival": \(arrival), "session": { "queries": 1000, "repeat": true } },
           "strategies": [ { \(strategyMembers) } ],
           "runners": [ { \(runnerMembers) } ],
           "backend": { "timeout": \(quoted(timeout)) }

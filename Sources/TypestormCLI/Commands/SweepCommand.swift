@@ -19,8 +19,9 @@ enum SweepCommand {
         search within --ttfr-p95; settings with more than --max-stale wrong final screens or
         --max-never-fresh searches without fresh results (default 1% each) are out. Settings not
         significantly worse than the best (95% interval of the paired difference) form the good
-        range; the recommendation is its point with the fewest requests per search (with
-        --ttfr-p95: the lowest p95). One answer for all typists (the mix, weighted), one per device
+        range; the recommendation is its point with the lowest upper 95% bound of the objective
+        (ties: fewer requests per search, then the longer debounce and minimum length). Time to
+        fresh results counts the searches that needed an answer (docs/metrics.md). One answer for all typists (the mix, weighted), one per device
         class, and per population where its good range does not overlap the overall one.
         With --record, analyses a stored sweep record instead of running the grid.
         Ranges: START:END[:STEP] (end included), a single value, or a comma-separated list.
