@@ -173,7 +173,7 @@ package struct Decision: Sendable {
 
     /// What the choice costs against the runner-up: "costs 0.40 more requests per search and
     /// saves 29 ms at p95".
-    private func cost(_ chosen: SweepAnalysis.SettingResult, against other: SweepAnalysis.SettingResult) -> String {
+    func cost(_ chosen: SweepAnalysis.SettingResult, against other: SweepAnalysis.SettingResult) -> String {
         var parts: [String] = []
         let requests = chosen.requests.mean - other.requests.mean
         if abs(requests) >= 0.005 {
