@@ -94,7 +94,7 @@ struct LiveWorkload: PhaseWorkload {
             case .model:
                 // The engine's threads only compute; the model decides who is served when.
                 let searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, scenario.backend.workers))
-                return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
+                return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
             }
         case let .embeddedServer(kind):
             guard let url = context.serverURL else {
@@ -103,7 +103,7 @@ struct LiveWorkload: PhaseWorkload {
             let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
                                              timeoutNanos: UInt64(scenario.backend.timeoutNanos))
             guard kind == .model else { return http }
-            return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: http)
+            return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: http)
         case let .url(template, request):
             let countPath = try request.effectiveCountPath.map { path in try JSONCountPath(path) }
             let headers: [String]

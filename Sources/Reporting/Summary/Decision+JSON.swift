@@ -102,10 +102,10 @@ extension Decision {
 
     /// The decision's stable JSON form (`JSON`).
     package var json: JSON {
-        var cost: Double?
-        if case let .requestCost(nanos) = objective.goal { cost = nanos }
+        var requestCost: Double?
+        if case let .requestCost(nanos) = objective.goal { requestCost = nanos }
         let objectiveJSON = JSON.Objective(kind: objective.kind, statement: objective.statement, unit: objective.isTime ? "ns" : "requests",
-                                           requestCostNs: cost, maxStaleShare: objective.maxStaleShare,
+                                           requestCostNs: requestCost, maxStaleShare: objective.maxStaleShare,
                                            maxNeverFreshShare: objective.maxNeverFreshShare)
         func choice(_ row: Int?) -> JSON.Choice? {
             guard let row, let result = rows[row].result, let value = result.objective?.mean else { return nil }
