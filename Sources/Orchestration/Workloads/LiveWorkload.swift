@@ -168,7 +168,10 @@ struct LiveWorkload: PhaseWorkload {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
                         backend: tallies[index], options: options, monitor: monitors[index])
-                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: result.metrics))
+                    // The recorder numbered the typists by slot; the examples name them in the population.
+                    var metrics = result.metrics
+                    metrics.renumberExampleTypists { indices[$0] }
+                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: metrics))
                 }
             }
             // Ends typing at the phase duration, forwards a stop request, and publishes the
