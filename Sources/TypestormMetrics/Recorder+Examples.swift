@@ -20,7 +20,8 @@ public struct FlawExample: Sendable, Equatable, Codable {
     /// and `neverFresh`, the late apply for `outOfOrder`.
     public var timeNs: Int64
     /// The query whose answer was shown (`olderAnswer`) or applied late (`outOfOrder`); for
-    /// `neverFresh` what the screen showed results of, if anything.
+    /// `neverFresh` what the screen showed results of, if anything. Its text, then its scope
+    /// and tokens when it has them ("ethw in shoes [on-sale]").
     public var shown: String?
     /// The query the field held then.
     public var field: String?
@@ -73,10 +74,19 @@ extension Recorder {
                 continue
             }
             totals.examples.best[kind] = FlawExample(typist: global, timeNs: pending.timeNs,
-                                                     shown: pending.shown.map { queries.key($0).text },
-                                                     field: pending.field.map { queries.key($0).text })
+                                                     shown: pending.shown.map { Self.label(queries.key($0)) },
+                                                     field: pending.field.map { Self.label(queries.key($0)) })
         }
         totals.examples.hasPending = false
+    }
+
+    /// A query as an example names it: its text, then its scope and tokens when it has them
+    /// ("ethw in shoes [on-sale]").
+    static func label(_ key: QueryKey) -> String {
+        var label = key.text
+        if let scope = key.scope { label += " in \(scope)" }
+        if !key.tokens.isEmpty { label += " [" + key.tokens.joined(separator: ",") + "]" }
+        return label
     }
 
     /// `set` with the older-answer count and the first examples added.

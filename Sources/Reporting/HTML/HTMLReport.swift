@@ -20,6 +20,32 @@ public struct AgreementRow: Sendable, Equatable {
     }
 }
 
+/// The timeline of the first search of one flaw kind in one group, in `typestorm replay`'s
+/// format, for the report to link its flaw sentence to.
+public struct FlawTimeline: Sendable, Equatable {
+    /// The group's key (`MetricGroup.key`: its name and labels).
+    public var group: String
+    /// The flaw the search shows.
+    public var kind: FlawKind
+    /// A heading: which strategy, typist and time.
+    public var title: String
+    /// The timeline's lines, as `typestorm replay` prints them.
+    public var text: String
+
+    /// A timeline from its parts.
+    public init(group: String, kind: FlawKind, title: String, text: String) {
+        self.group = group
+        self.kind = kind
+        self.title = title
+        self.text = text
+    }
+
+    /// The element id the flaw sentence links to.
+    var anchor: String {
+        "timeline-" + String((group + "-" + kind.rawValue).map { $0.isLetter || $0.isNumber ? $0 : "-" })
+    }
+}
+
 /// Writes `report.html`: one self-contained page (inline CSS and SVG, no scripts, no network)
 /// comparing the strategies of one run record.
 ///
@@ -33,6 +59,12 @@ public struct HTMLReport: Sendable {
     /// Virtual time beside the model-driven live runs, per strategy (the run's summary computes
     /// it with the crosscheck's tolerances); shown after the verdicts when there is any.
     public var agreement: [AgreementRow] = []
+    /// The timelines of the first flawed searches (the run computes them by typing those typists
+    /// again); each flaw sentence with one links to it.
+    public var timelines: [FlawTimeline] = []
+    /// The typists' populations as the decision section names them, one per mix entry
+    /// ("mobile ko, 10 %, on lte (…)"); empty when the scenario is not known.
+    public var populations: [String] = []
 
     /// A report of `record`, with the scenario's source text when it is known (`nil`: not shown).
     public init(record: RunRecord, scenarioText: String? = nil) {
@@ -75,6 +107,7 @@ public struct HTMLReport: Sendable {
         let decision = decision(layout)
         if let decision { html += decisionSection(decision) }
         html += verdictSection(layout, decision: decision)
+        html += timelineSection()
         html += agreementSection()
         html += chartSection(layout)
         html += numbersSection(layout)
@@ -128,6 +161,9 @@ public struct HTMLReport: Sendable {
         if let runner = decision.primaryRunner { note += ", decided on the \(runner) runner" }
         note += decision.otherRunners.isEmpty ? "." : ", with the same objective on the other runners in the last columns."
         html += "</tbody></table>" + Markup.element("p", [("class", "sub")], text: note) + "</div>\n"
+        if !populations.isEmpty {
+            html += Markup.element("p", [("class", "sub world")], text: "Typists: " + populations.joined(separator: "; ") + ".") + "\n"
+        }
         return html + "</section>\n"
     }
 
@@ -153,17 +189,36 @@ public struct HTMLReport: Sendable {
         for name in names {
             let columns = layout.columns.filter { $0.summary.name == name }
             let first = columns.first { $0.summary.labels[Decision.runnerLabel] == primary } ?? columns[0]
-            var sentences = Verdict.flaws(for: first.summary, title: name)
+            let key = MetricGroup(name: first.summary.name, labels: first.summary.labels).key
+            var sentences = Verdict.flawEvidence(for: first.summary, title: name).map { sentence -> String in
+                var text = Markup.text(sentence.text)
+                if let kind = sentence.example, let timeline = timelines.first(where: { $0.group == key && $0.kind == kind }) {
+                    text += " " + Markup.element("a", [("href", "#" + timeline.anchor)], text: "See the timeline.")
+                }
+                return text
+            }
             for column in columns where column.title != first.title && Verdict.flawKinds(column.summary) != Verdict.flawKinds(first.summary) {
                 let runner = column.summary.labels[Decision.runnerLabel] ?? column.title
-                sentences += Verdict.flaws(for: column.summary, title: name).map { "On \(runner): " + $0 }
+                sentences += Verdict.flaws(for: column.summary, title: name).map { Markup.text("On \(runner): " + $0) }
             }
             html += Markup.open("li", [("style", "--swatch: \(ChartPalette.color(first.style))")])
             html += Markup.element("strong", text: columns.count == 1 ? first.title : name)
-            html += Markup.element("span", text: sentences.joined(separator: " "))
+            html += "<span>" + sentences.joined(separator: " ") + "</span>"
             html += "</li>\n"
         }
         return html + "</ul>\n</section>\n"
+    }
+
+    /// The timelines the flaw sentences link to.
+    private func timelineSection() -> String {
+        guard !timelines.isEmpty else { return "" }
+        var html = "<section id=\"timelines\">\n" + Markup.element("h2", text: "Timelines of the first flawed searches") + "\n"
+        html += Markup.element("p", [("class", "sub")], text: "Each typist typed again in virtual time, the same keystrokes and backend draws as in the run (typestorm replay's format: ⌨ a key, → what the strategy did, ⇠ what reached it, ▣ the screen, · the modelled server).") + "\n"
+        for timeline in timelines {
+            html += Markup.element("h3", [("id", timeline.anchor)], text: timeline.title) + "\n"
+            html += Markup.element("pre", [("class", "timeline")], text: timeline.text) + "\n"
+        }
+        return html + "</section>\n"
     }
 
     private func agreementSection() -> String {

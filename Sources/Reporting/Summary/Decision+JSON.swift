@@ -38,6 +38,16 @@ extension Decision {
             package var maxStaleShare: Double
             /// The largest share of never-fresh searches a strategy may have.
             package var maxNeverFreshShare: Double
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(kind, forKey: .kind)
+                try container.encode(statement, forKey: .statement)
+                try container.encode(unit, forKey: .unit)
+                try container.encode(requestCostNs, forKey: .requestCostNs)
+                try container.encode(maxStaleShare, forKey: .maxStaleShare)
+                try container.encode(maxNeverFreshShare, forKey: .maxNeverFreshShare)
+            }
         }
 
         package struct Choice: Codable, Equatable, Sendable {
@@ -58,6 +68,19 @@ extension Decision {
             package var staleShare: Double
             /// Share of searches that never showed fresh results.
             package var neverFreshShare: Double
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(strategy, forKey: .strategy)
+                try container.encode(debounceMs, forKey: .debounceMs)
+                try container.encode(minLength, forKey: .minLength)
+                try container.encode(value, forKey: .value)
+                try container.encode(valueText, forKey: .valueText)
+                try container.encode(ttfrP95Ns, forKey: .ttfrP95Ns)
+                try container.encode(requestsPerSearch, forKey: .requestsPerSearch)
+                try container.encode(staleShare, forKey: .staleShare)
+                try container.encode(neverFreshShare, forKey: .neverFreshShare)
+            }
         }
 
         package struct Cost: Codable, Equatable, Sendable {
@@ -72,6 +95,15 @@ extension Decision {
             package var objective: Double
             /// The cost in words: "costs 0.40 more requests per search and …".
             package var text: String
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(requestsPerSearch, forKey: .requestsPerSearch)
+                try container.encode(ttfrP95Ns, forKey: .ttfrP95Ns)
+                try container.encode(staleShare, forKey: .staleShare)
+                try container.encode(objective, forKey: .objective)
+                try container.encode(text, forKey: .text)
+            }
         }
 
         package struct RuledOut: Codable, Equatable, Sendable {
@@ -85,6 +117,13 @@ extension Decision {
             package var choice: String?
             /// Whether it chooses the same strategy as the primary runner.
             package var agrees: Bool
+
+            package func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(runner, forKey: .runner)
+                try container.encode(choice, forKey: .choice)
+                try container.encode(agrees, forKey: .agrees)
+            }
         }
 
         package func encode(to encoder: any Encoder) throws {

@@ -30,11 +30,11 @@ package struct Decision: Sendable {
     package static let runnerLabel = "runner"
     /// The columns of the decision table after the objective, as `Quantity` ids: speed,
     /// cost, correctness, flicker. Any quantity id works here.
-    package static let columnIDs = ["ttfr.p95", "fanout.mean", "stale.share", "ttfr.neverShare", "flicker.falseEmptiesPerSettle"]
+    package static let columnIDs = ["ttfr.p95", "fanout.mean", "stale.share", "stale.olderAnswerShare", "ttfr.neverShare", "flicker.falseEmptiesPerSettle"]
     /// Short column headings for the quantities the table shows (others use their label).
     package static let shortLabels = [
         "ttfr.p50": "p50 to fresh", "ttfr.p95": "p95 to fresh", "ttfr.p99": "p99 to fresh", "fanout.mean": "requests / search",
-        "stale.share": "wrong final", "ttfr.neverShare": "never fresh", "flicker.falseEmptiesPerSettle": "false empties / search",
+        "stale.share": "wrong final", "stale.olderAnswerShare": "older answer", "ttfr.neverShare": "never fresh", "flicker.falseEmptiesPerSettle": "false empties / search",
         "latency.p95": "latency p95", "latency.p99": "latency p99", "waste.backend": "wasted (backend)",
     ]
 

@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import Orchestration
 import TypestormSystem
 import Reporting
 
@@ -31,7 +32,11 @@ enum ReportCommand {
             invocation.console.err("note: this is a sweep record (\(loaded.record.groups.count) grid points); 'typestorm sweep --record \(loaded.path)' shows its trade-off curves.\n")
         }
         let scenario = loaded.runDirectory.flatMap(RecordStore.scenarioText)
-        let report = HTMLReport.forRun(loaded.record, scenarioText: scenario)
+        // The run's scenario (when the directory keeps it) names the populations' networks and
+        // lets the report type the first flawed searches again for their timelines.
+        let parsed = scenario.flatMap { try? ScenarioReader.read(json: $0) }
+        let report = HTMLReport.forRun(loaded.record, scenario: parsed, scenarioText: scenario,
+                                       baseDirectory: loaded.runDirectory ?? FileManager.default.currentDirectoryPath)
         let out = arguments.value("out")
             ?? ((loaded.runDirectory ?? (loaded.path as NSString).deletingLastPathComponent) as NSString).appendingPathComponent(RecordStore.reportFileName)
         try ReportingCLI.write(report.render(), to: out)
