@@ -1,4 +1,6 @@
 import FieldRuntime
+import Simulation
+import TypestormMetrics
 import Foundation
 import Testing
 @testable import Orchestration
@@ -89,5 +91,30 @@ struct NetworkProfileTests {
         #expect(model.draw(seed: 1, typist: 3, request: 1, queryLength: 3).oneWayNs == (10_000_000 + 2 * 200_000_000) / 2)
         model.clientNetworks = .all(clean)
         #expect(model.draw(seed: 1, typist: 3, request: 1, queryLength: 3).oneWayNs == 5_000_000)
+    }
+}
+
+@Suite("Flaw timelines", .timeLimit(.minutes(5)))
+struct FlawTimelineTests {
+    @Test func theFirstFlawedSearchIsTypedAgainAndShowsTheSameSearch() throws {
+        // Mobile typists on 3G: naive's late answers are common there.
+        let json = NetworkProfileTests.scenario(mix: #"[{"device": "mobile", "share": 1, "network": "3g"}]"#)
+            .replacingOccurrences(of: #""preset": "naive" }"#, with: #""preset": "naive" }, { "preset": "split-state" }"#)
+        let scenario = try ScenarioReader.read(json: json)
+        let typists = try ScenarioTypists(scenario: scenario, baseDirectory: repositoryRoot)
+        let record = Simulation.run(VirtualWorkload.simulationScenario(scenario), toolVersion: "test", sessions: { $0.map(typists.session(forTypist:)) })
+        let naive = try #require(record.group(named: "naive", labels: ["runner": "virtual"]))
+        let example = try #require(naive.metrics.examples?[FlawKind.outOfOrder.rawValue])
+        let timelines = FlawTimelines.make(record: record, scenario: scenario, baseDirectory: repositoryRoot)
+        let timeline = try #require(timelines.first { $0.group == naive.key && $0.kind == .outOfOrder })
+        #expect(timeline.title.contains("typist \(example.typist)"))
+        // The late apply happens again at the same virtual time, for the same query.
+        let stamp = String(format: "%.1f ms", Double(example.timeNs) / 1e6)
+        let lines = timeline.text.split(separator: "\n")
+        let at = try #require(lines.firstIndex { $0.hasPrefix(String(repeating: " ", count: max(0, 10 - stamp.count)) + stamp) })
+        let shown = try #require(example.shown)
+        #expect(lines[at...].prefix(6).contains { $0.contains("apply") && $0.contains("\"\(shown)\"") }, "\(timeline.text)")
+        // Typed again twice, the same text.
+        #expect(FlawTimelines.make(record: record, scenario: scenario, baseDirectory: repositoryRoot) == timelines)
     }
 }
