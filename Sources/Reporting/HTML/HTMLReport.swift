@@ -152,8 +152,11 @@ public struct HTMLReport: Sendable {
             html += row == decision.chosen ? Markup.open("tr", [("class", "chosen")]) : "<tr>"
             html += "<td>" + Markup.open("span", [("class", "swatch"), ("style", "background: \(ChartPalette.color(decision.rows[row].style))")]) + "</span>"
                 + Markup.text(cells[0]) + (row == decision.chosen ? Markup.element("span", [("class", "badge")], text: "ship") : "") + "</td>"
+            // Each cell names its column, so a phone can show a row as a card of labelled values.
             for (column, cell) in cells.dropFirst().enumerated() {
-                html += (table.best[row][column] ? Markup.open("td", [("class", "best")]) : "<td>") + Markup.text(cell) + "</td>"
+                var attributes = [("data-label", table.headers[column + 1])]
+                if table.best[row][column] { attributes.insert(("class", "best"), at: 0) }
+                html += Markup.open("td", attributes) + Markup.text(cell) + "</td>"
             }
             html += "</tr>\n"
         }
