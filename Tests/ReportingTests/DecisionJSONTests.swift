@@ -43,6 +43,20 @@ struct DecisionJSONTests {
         #expect(json["lines"] as? [String] == decision.lines)
     }
 
+    @Test func aLabelEveryGroupOfARunnerSharesDoesNotHideItsStrategies() throws {
+        // The live runner's groups carry backend=model; they are still the same strategies.
+        let record = try DecisionTests.record([
+            DecisionTests.group("a", runner: "virtual", requests: 2, ttfrMs: 500),
+            DecisionTests.group("b", runner: "virtual", requests: 7, ttfrMs: 90),
+            DecisionTests.group("a", runner: "in-process", requests: 2, ttfrMs: 100, labels: ["backend": "model"]),
+            DecisionTests.group("b", runner: "in-process", requests: 7, ttfrMs: 90, labels: ["backend": "model"]),
+        ])
+        let decision = try #require(Decision(record: record))
+        // a: 100 + 80 = 180 ms, b: 90 + 280 = 370 ms on in-process.
+        #expect(decision.rows.map { $0.otherObjectives } == [[180_000_000], [370_000_000]])
+        #expect(decision.json.otherRunners == [.init(runner: "in-process", choice: "a", agrees: false)])
+    }
+
     @Test func withoutAnEligibleStrategyTheChoiceKeysAreNull() throws {
         let record = try DecisionTests.record([DecisionTests.group("naive", runner: "virtual", requests: 6, ttfrMs: 80, stale: 40)])
         let json = try Self.object(try #require(Decision(record: record)))
