@@ -83,20 +83,17 @@ private final class CollectedLines {
 }
 
 extension Population {
-    /// One phrase per mix entry for the report: "mobile en, 15 %, on lte (70 ms round trip,
-    /// 0.2 % loss) besides the backend's 30 ms".
+    /// One phrase per mix entry for the report ("mobile en 15.0 % on lte (+70.0 ms round trip,
+    /// 0.20 % loss)"), then the backend's round trip every request also takes.
     package func networkPhrases(backend: ScenarioBackend) -> [String] {
-        let base = ValueFormat.duration(nanos: Double(backend.networkRoundTripNanos))
-        return mix.map { entry in
-            var phrase = "\(entry.device.rawValue) \(entry.language.rawValue), \(ValueFormat.percent(entry.share))"
+        mix.map { entry in
+            var phrase = "\(entry.device.rawValue) \(entry.language.rawValue) \(ValueFormat.percent(entry.share))"
             if let network = entry.network {
-                phrase += ", on \(network.name) (\(ValueFormat.duration(nanos: Double(network.roundTrip.median))) round trip, "
-                    + "\(ValueFormat.percent(network.lossRate)) loss) besides the backend's \(base)"
-            } else {
-                phrase += ", the backend's \(base) round trip alone"
+                phrase += " on \(network.name) (+\(ValueFormat.duration(nanos: Double(network.roundTrip.median))) round trip, "
+                    + "\(ValueFormat.percent(network.lossRate)) loss)"
             }
             return phrase
-        }
+        } + ["every request also on the backend's \(ValueFormat.duration(nanos: Double(backend.networkRoundTripNanos))) round trip"]
     }
 }
 

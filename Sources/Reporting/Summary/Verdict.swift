@@ -48,7 +48,9 @@ package enum Verdict {
             out.append((.failures, "No request succeeded, so time to fresh results cannot be measured."))
         } else if let ttfr = s.ttfr, let p50 = ttfr.percentile(50), let p95 = ttfr.percentile(95) {
             var sentence = "Fresh results took \(ValueFormat.duration(nanos: Double(p50))) at the median and \(ValueFormat.duration(nanos: Double(p95))) at p95"
-            if s.neverFresh > 0 {
+            // A search that ends on a wrong screen never was fresh at its end: only the others
+        // (fresh for a while, then replaced before the search ended) need their own sentence.
+        if s.neverFresh > s.staleSettles {
                 sentence += "; \(ValueFormat.percent(s.neverFreshShare ?? 0)) of searches never got them"
             }
             out.append((s.neverFresh > 0 ? .correctness : .speed, sentence + "."))
@@ -98,7 +100,9 @@ extension Verdict {
         var kinds: Set<String> = []
         if s.staleSettles > 0 { kinds.insert("stale") }
         if s.outOfOrderApplies > 0 { kinds.insert("out-of-order") }
-        if s.neverFresh > 0 { kinds.insert("never-fresh") }
+        // A search that ends on a wrong screen never was fresh at its end: only the others
+        // (fresh for a while, then replaced before the search ended) need their own sentence.
+        if s.neverFresh > s.staleSettles { kinds.insert("never-fresh") }
         if s.falseEmpties > 0 { kinds.insert("false-empty") }
         if (s.failedRequests ?? 0) > 0 { kinds.insert("failed") }
         return kinds
@@ -166,7 +170,9 @@ extension Verdict {
             out.append(FlawSentence(text: count.prefix(1).uppercased() + count.dropFirst() + " a late response replaced newer results" + (evidence.isEmpty ? "." : " (\(evidence))."),
                                     example: s.examples[.outOfOrder] == nil ? nil : .outOfOrder))
         }
-        if s.neverFresh > 0 {
+        // A search that ends on a wrong screen never was fresh at its end: only the others
+        // (fresh for a while, then replaced before the search ended) need their own sentence.
+        if s.neverFresh > s.staleSettles {
             let evidence = first(.neverFresh) { example in example.field.map { "the field held \(quoted($0))" } }
             out.append(FlawSentence(text: "\(ValueFormat.percent(s.neverFreshShare ?? 0)) of searches never showed fresh results" + (evidence.isEmpty ? "." : " (\(evidence))."),
                                     example: s.examples[.neverFresh] == nil ? nil : .neverFresh))
