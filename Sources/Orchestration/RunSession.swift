@@ -158,7 +158,8 @@ package enum RunSession {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
             try Data(RunSummary.csv(outcome.record).utf8).write(to: temporary.appendingPathComponent("summary.csv"))
             try Data(summary.utf8).write(to: temporary.appendingPathComponent("summary.txt"))
-            let report = HTMLReport.forRun(outcome.record, scenarioText: scenario.canonicalJSON.prettyCanonical).render()
+            let report = HTMLReport.forRun(outcome.record, scenario: scenario, scenarioText: scenario.canonicalJSON.prettyCanonical,
+                                           baseDirectory: baseDirectory).render()
             try Data(report.utf8).write(to: temporary.appendingPathComponent("report.html"))
             try? fm.removeItem(atPath: temporary.appendingPathComponent(driverHostFile).path)
             try fm.moveItem(at: temporary, to: finalURL)

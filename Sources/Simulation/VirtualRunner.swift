@@ -42,6 +42,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         let indices = globalIndices ?? Array(sessions.indices)
         precondition(indices.count == sessions.count, "one global index per session")
         recorder = Recorder(typists: sessions.count, expectsBackend: true, settleInterval: settleInterval)
+        recorder.globalTypists = indices
         self.sessions = sessions
         hosts = Array(repeating: FieldHost(strategy: prototype), count: sessions.count)
         context = FieldHostContext(configuration: prototype.configuration)

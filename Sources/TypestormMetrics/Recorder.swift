@@ -23,6 +23,9 @@ public struct Recorder: RecordSink, Sendable {
     var totals = Totals()
     /// Per-typist state refers to queries by number (see `QueryRef`).
     private(set) var queries: QueryInterner
+    /// Each typist slot's index in the whole population, for the first examples of flaws
+    /// (`FlawExample.typist`); `nil`: slot `i` is typist `i`.
+    package var globalTypists: [Int]?
 
     /// A recorder for typist slots `0..<typists`. `expectsBackend`: the runner reports
     /// `backendStopped` for every request, so work is judged only once the backend is done too.
@@ -103,6 +106,7 @@ public struct Recorder: RecordSink, Sendable {
         if time > totals.runEnd { totals.runEnd = time }
         if queries.needsCompaction { compactQueries() }
         tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleInterval, totals: &totals)
+        if totals.examples.hasPending { resolveFlawExamples(typist: typist) }
     }
 
     /// `record(.commit(_:cached:))`.
@@ -122,6 +126,7 @@ public struct Recorder: RecordSink, Sendable {
     public mutating func apply(id: UInt64, query: QueryIdentity, kind: DisplayKind, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].apply(id, query: queries.ref(query, typist: typist), kind: kind, at: time, totals: &totals)
+        if totals.examples.hasPending { resolveFlawExamples(typist: typist) }
     }
 
     /// `record(.waitStarted(id:query:))`.
@@ -189,6 +194,7 @@ public struct Recorder: RecordSink, Sendable {
         if time > totals.runEnd { totals.runEnd = time }
         for index in tracks.indices {
             tracks[index].finish(at: time, totals: &totals)
+            if totals.examples.hasPending { resolveFlawExamples(typist: index) }
         }
     }
 
@@ -203,7 +209,7 @@ public struct Recorder: RecordSink, Sendable {
 
     /// Every metric under the names documented in `MetricName`.
     public func metrics() -> MetricSet {
-        totals.metricSet()
+        withFlawExamples(totals.metricSet())
     }
 }
 
@@ -437,7 +443,10 @@ struct Track: Sendable {
 
     mutating func apply(_ id: UInt64, query: QueryRef, kind: DisplayKind, at time: Int64, totals: inout Totals) {
         totals.applies += 1
-        if hasApplied, id < maxApplied { totals.outOfOrderApplies += 1 }
+        if hasApplied, id < maxApplied {
+            totals.outOfOrderApplies += 1
+            totals.examples.note(.outOfOrder, at: time, shown: query, field: field)
+        }
         if !hasApplied || id > maxApplied { maxApplied = id }
         hasApplied = true
         let unitIndex = unitIndex(id)
@@ -502,6 +511,7 @@ struct Track: Sendable {
         totals.blinksPerSettle.record(burstBlinks)
         totals.distinctCommits += Int64(burstCommits.count)
         if !isFresh { totals.staleSettles += 1 }
+        noteSettleFlaws(totals: &totals)
         if freshAtLastKeystroke {
             totals.alreadyFreshSettles += 1
         } else if freshSince >= 0 {

@@ -71,7 +71,14 @@ extension Population {
         if repeatsSessions { session.append(("repeat", .bool(true))) }
         var members: [(key: String, value: JSONValue)] = [
             ("typists", .number("\(typists)")),
-            ("mix", .array(mix.map { .object([("device", .string($0.device.rawValue)), ("language", .string($0.language.rawValue)), ("share", number($0.share))]) })),
+            ("mix", .array(mix.map { entry in
+                var members: [(key: String, value: JSONValue)] = [
+                    ("device", .string(entry.device.rawValue)), ("language", .string(entry.language.rawValue)), ("share", number(entry.share)),
+                ]
+                // Only when given, so scenarios without profiles keep their canonical JSON and hash.
+                if let network = entry.network { members.append(("network", .string(network.name))) }
+                return .object(members)
+            })),
             ("arrival", arrivalJSON),
             ("session", .object(session)),
         ]

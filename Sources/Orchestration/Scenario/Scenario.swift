@@ -1,3 +1,5 @@
+import FieldRuntime
+
 /// A complete description of one benchmark run: what is searched, who types, which strategies
 /// are compared under which runners, and when the run counts as failed.
 ///
@@ -114,11 +116,15 @@ public struct Population: Sendable, Equatable {
         public var language: ScenarioLanguage
         /// This entry's share of the typists, in (0, 1].
         public var share: Double
-        /// An entry for `device` and `language` with `share`.
-        public init(device: Device, language: ScenarioLanguage, share: Double) {
+        /// The access network this entry's typists are on (`"network": "lte"`), added to the
+        /// backend's round trip; `nil`: the backend's round trip alone.
+        public var network: NetworkProfile?
+        /// An entry for `device` and `language` with `share`, on `network` (none by default).
+        public init(device: Device, language: ScenarioLanguage, share: Double, network: NetworkProfile? = nil) {
             self.device = device
             self.language = language
             self.share = share
+            self.network = network
         }
     }
 

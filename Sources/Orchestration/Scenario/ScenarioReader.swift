@@ -1,6 +1,7 @@
 import JSONReading
 import Diagnostics
 import FieldHarness
+import FieldRuntime
 import LiveLoad
 import TypestormMetrics
 
@@ -180,7 +181,12 @@ private final class Context {
             let device = entry.choice("device", Device.self) ?? .desktop
             let language = entry.choice("language", ScenarioLanguage.self) ?? .en
             guard let share = entry.double("share", required: true, in: 0...1, exclusiveLower: true) else { return nil }
-            return .init(device: device, language: language, share: share)
+            var network: NetworkProfile?
+            if entry.has("network") {
+                guard let name = entry.choice("network", among: NetworkProfile.all.map(\.name)) else { return nil }
+                network = NetworkProfile.named(name)
+            }
+            return .init(device: device, language: language, share: share, network: network)
         }
         if let entries = mix {
             let total = entries.reduce(0) { $0 + $1.share }

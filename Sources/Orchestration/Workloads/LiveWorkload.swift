@@ -95,7 +95,7 @@ struct LiveWorkload: PhaseWorkload {
             case .model:
                 // The engine's threads only compute; the model decides who is served when.
                 let searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, scenario.backend.workers))
-                return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
+                return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
             }
         case let .embeddedServer(kind):
             guard let url = context.serverURL else {
@@ -104,7 +104,7 @@ struct LiveWorkload: PhaseWorkload {
             let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
                                              timeoutNanos: UInt64(scenario.backend.timeoutNanos))
             guard kind == .model else { return http }
-            return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: http)
+            return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: http)
         case let .url(template, request):
             let countPath = try request.effectiveCountPath.map { path in try JSONCountPath(path) }
             let headers: [String]
@@ -183,7 +183,10 @@ struct LiveWorkload: PhaseWorkload {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
                         backend: tallies[index], options: options, monitor: monitors[index])
-                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: result.metrics))
+                    // The recorder numbered the typists by slot; the examples name them in the population.
+                    var metrics = result.metrics
+                    metrics.renumberExampleTypists { indices[$0] }
+                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: metrics))
                 }
             }
             // Ends typing at the phase duration, forwards a stop request, and publishes the

@@ -109,7 +109,7 @@ public struct VirtualWorkload: PhaseWorkload {
     /// The scenario in Simulation's terms: the one mapping of a scenario's backend and
     /// strategies to the simulator's, shared by the driver and `typestorm sweep`.
     public static func simulationScenario(_ scenario: Scenario) -> SimulationScenario {
-        let backend = scenario.backend.model
+        let backend = scenario.backend.model(for: scenario.population)
         return SimulationScenario(
             name: scenario.name, typists: scenario.population.typists, seed: scenario.seed,
             strategies: scenario.strategies.filter(\.isPreset).map(simulationStrategy), backend: backend,

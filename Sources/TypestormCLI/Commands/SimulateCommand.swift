@@ -50,6 +50,7 @@ enum SimulateCommand {
             .value("rtt", "DURATION", help: "Median network round trip (log-normal, σ \(defaults.networkRTTSpread)).",
                    default: DurationText.format(defaults.networkRoundTripNanos)),
             .value("error-rate", "P", help: "Share of requests the server fails.", default: "\(defaults.errorRate)"),
+            .value("network", "PROFILE", help: "Every typist's access network, added to --rtt: \(NetworkProfile.all.map(\.name).joined(separator: ", ")) (docs/strategies.md)."),
             .value("cancel", "MODE", help: "How cancellation reaches the server: honoured, client-only, ignored.", default: defaults.cancellation.rawValue),
             .value("cancel-delay", "DURATION", help: "With --cancel honoured: how long the server takes to notice.",
                    default: DurationText.format(defaults.cancelDelayNanos)),
@@ -90,7 +91,10 @@ enum SimulateCommand {
         default: model.cancellation = .honoured
         }
         model.cancelDelayNanos = try arguments.durationNanos("cancel-delay", default: defaults.cancelDelayNanos)!
-        let backend = model.model
+        var backend = model.model
+        if let name = try arguments.choice("network", among: NetworkProfile.all.map(\.name)) {
+            backend.clientNetworks = NetworkProfile.named(name).map(ClientNetworks.all)
+        }
         let population = Population(
             typists: typists, mix: try mix(arguments), queriesPerSession: try arguments.int("queries", default: 4, in: 1...1000),
             queryLists: arguments.value("query-lists"))
@@ -266,6 +270,7 @@ enum SimulateCommand {
         return "rtt \(backend.roundTrip), \(backend.workers) worker\(backend.workers == 1 ? "" : "s") per \(backend.typistsPerServer) typists, service \(service), "
             + "slow tail \(backend.slowTailProbability * 100)% ×\(Int(backend.slowTailFactor)), errors \(backend.errorRate * 100)%, "
             + "cancellation \(backend.cancellation)"
+            + (backend.clientNetworks.map { ", typists' networks " + $0.profiles.map(\.description).joined(separator: ", ") } ?? "")
     }
 
     // MARK: Rendering
