@@ -1,4 +1,5 @@
 import Foundation
+import SearchField
 import Testing
 @testable import TypestormMetrics
 

@@ -130,6 +130,22 @@ struct WholeToolTests {
         #expect(try report.timeline(ofTypist: 8) != timeline)
     }
 
+    /// What a failed `#expect(report.staleShare == 0)` prints: the share, the first search that
+    /// ended on a wrong screen, and that search's timeline.
+    @Test func aShareDescribesItsFirstOffendingSearchWithItsTimeline() throws {
+        let reports = try FieldMeasurement.simulate(harness: "ExampleHarness", strategies: ["seed-000"], typists: 300)
+        let share = try #require(reports["seed-000"]).staleShare
+        #expect(share > 0)
+        let description = share.testDescription
+        #expect(description.hasPrefix(share.description + "\nfirst at typist "))
+        #expect(description.contains("; its timeline:\n"))
+        #expect(description.contains("⌨ "))
+        #expect(description.contains("▣ "))
+        // An absent share satisfies no comparison.
+        let absent = MeasuredShare.absent
+        #expect(!(absent <= 1) && !(absent >= 0) && !(absent == absent))
+    }
+
     @Test func virtualAndLiveRunnersForYourFieldInOneScenarioAreRefusedBeforeAnyLoad() throws {
         let file = try scenario(strategies: [["preset": "seed-000"]], runners: [["kind": "virtual"], ["kind": "in-process"]])
         let (status, _, errors) = try harness(["run", file.path], in: file.deletingLastPathComponent())

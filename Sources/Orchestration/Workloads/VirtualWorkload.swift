@@ -74,7 +74,10 @@ public struct VirtualWorkload: PhaseWorkload {
                 } else {
                     continue
                 }
-                try group.metrics.merge(recorder.metrics())
+                // The recorder numbers the chunk's typists from 0; examples name them in the population.
+                var metrics = recorder.metrics()
+                metrics.renumberExampleTypists { chunk.lowerBound + $0 }
+                try group.metrics.merge(metrics)
                 context.progress.publish(groups: groups + [group], typistsActive: 0)
             }
             groups.append(group)

@@ -57,7 +57,7 @@ enum SimulateCommand {
             .value("segment", "I/N", help: "Simulate only segment I of N (whole server cells), for sharding.", default: "0/1"),
             .value("record", "FILE", help: "Also write the mergeable run record (JSON) to FILE."),
             .value("field-parameters", "LIST", help: "Parameters your fields' factories read: NAME=VALUE, comma-separated."),
-            .value("timeline", "TYPIST", help: "Also show typist TYPIST's timeline in each field of yours, as 'replay' does."),
+            .value("timeline", "TYPIST[@MS]", help: "Also show typist TYPIST's timeline in each field of yours, as 'replay' does; with @MS only the search around MS ms (5 s before to 2 s after)."),
             .json,
         ],
         run: run
@@ -117,7 +117,7 @@ enum SimulateCommand {
         }
         // The user fields: the same typists and backend, on the virtual executors.
         let range = Simulation.typistRange(of: segment, typists: typists, typistsPerServer: backend.typistsPerServer)
-        let timelineTypist = try arguments.int("timeline", in: 0...(typists - 1))
+        let (timelineTypist, timelineAround) = try parseTimeline(arguments.value("timeline"), typists: typists)
         var timelines: [String: [TimelineLine]] = [:]
         for case let .field(name, definition) in choices {
             index += 1
@@ -128,11 +128,16 @@ enum SimulateCommand {
                     definition, name: name, typists: range, sessions: range.map(typing.session(forTypist:)), backend: backend,
                     seed: seed, parameters: fieldParameters, settleInterval: scenario.settleInterval, timelineOf: timelineTypist)
                 recorder = run.recorder
-                if let timeline = run.timeline { timelines[name] = timeline.compactMap { TimelineLine(time: $0.time, entry: $0.entry) } }
+                if let timeline = run.timeline {
+                    let window = timelineAround.map { ($0 - 5_000_000_000)...($0 + 2_000_000_000) } ?? Int64.min...Int64.max
+                    timelines[name] = timeline.filter { window.contains($0.time) }.compactMap { TimelineLine(time: $0.time, entry: $0.entry) }
+                }
             } catch let error as FieldRunError {
                 throw ToolError(error.description, exitCode: ExitCode.software)
             }
-            try record.add(MetricGroup(name: name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
+            var metrics = recorder.metrics()
+            metrics.renumberExampleTypists { range.lowerBound + $0 }
+            try record.add(MetricGroup(name: name, labels: ["runner": "virtual"], metrics: metrics))
         }
         let names = choices.map(\.name)
         let elapsed = Date().timeIntervalSince(started)
@@ -206,6 +211,17 @@ enum SimulateCommand {
 
     /// `--strategies`: registered field names first, then presets; without it every preset and
     /// every registered field.
+    /// `--timeline TYPIST[@MS]`: the typist, and the time its search is shown around (ns).
+    static func parseTimeline(_ text: String?, typists: Int) throws -> (typist: Int?, around: Int64?) {
+        guard let text else { return (nil, nil) }
+        let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+        guard let typist = Int(parts[0]), (0..<typists).contains(typist),
+              parts.count == 1 || Double(parts[1]).map({ $0 >= 0 }) == true else {
+            throw UsageError.invalidValue(option: "timeline", value: text, expected: "a typist 0…\(typists - 1), optionally @MS (e.g. 17@12300)")
+        }
+        return (typist, parts.count == 2 ? Int64(Double(parts[1])! * 1e6) : nil)
+    }
+
     static func parseChoices(_ text: String?, option: String = "strategies") throws -> [StrategyChoice] {
         guard let text, !text.isEmpty else {
             return Preset.allCases.map { .preset(StrategySpec(preset: $0)) }
@@ -283,12 +299,15 @@ struct MetricsJSON: Codable {
     var maxima: [String: Int64]
     var histograms: [String: HistogramSummary]
     var derived: DerivedMetrics
+    /// The first example of each flaw seen (absent when none was).
+    var examples: [String: FlawExample]?
 
     init(_ metrics: MetricSet) {
         counters = metrics.counters
         maxima = metrics.maxima
         histograms = metrics.histograms.mapValues(HistogramSummary.init)
         derived = DerivedMetrics(metrics)
+        examples = metrics.examples
     }
 }
 
