@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "TypestormSystem", dependencies: ["CPosixShims", "Locking", "TypestormMetrics"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
-            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics", "JSONReading"],
             swiftSettings: swiftSettings
         ),
         // User search fields written as async Swift, in virtual time on executors of our own.
