@@ -42,7 +42,7 @@ let package = Package(
         // Modules with no project imports.
         .target(name: "Locking", swiftSettings: swiftSettings),
         .target(name: "TypestormMetrics", dependencies: ["SearchField"], swiftSettings: swiftSettings),
-        .target(name: "Typists", dependencies: ["Locking"], swiftSettings: swiftSettings),
+        .target(name: "Typists", dependencies: ["Locking", "JSONReading"], swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
         .target(name: "JSONReading", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),

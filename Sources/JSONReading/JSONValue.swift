@@ -99,7 +99,9 @@ package indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
-    static func escape(_ text: String, into out: inout String) {
+    /// Appends `text` as a JSON string literal: quotes, backslashes and control characters
+    /// escaped, everything else as it is.
+    package static func escape(_ text: String, into out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
