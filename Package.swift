@@ -42,7 +42,7 @@ let package = Package(
         // Modules with no project imports.
         .target(name: "Locking", swiftSettings: swiftSettings),
         .target(name: "TypestormMetrics", dependencies: ["SearchField"], swiftSettings: swiftSettings),
-        .target(name: "Typists", dependencies: ["Locking"], swiftSettings: swiftSettings),
+        .target(name: "Typists", dependencies: ["Locking", "JSONReading"], swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
         .target(name: "JSONReading", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "TypestormSystem", dependencies: ["CPosixShims", "Locking", "TypestormMetrics"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
-            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics", "JSONReading"],
             swiftSettings: swiftSettings
         ),
         // User search fields written as async Swift, in virtual time on executors of our own.

@@ -99,7 +99,9 @@ package indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
-    static func escape(_ text: String, into out: inout String) {
+    /// Appends `text` as a JSON string literal: quotes, backslashes and control characters
+    /// escaped, everything else as it is.
+    package static func escape(_ text: String, into out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -199,7 +201,9 @@ package struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
-        var seen = Set<String>()
+        // Duplicate names: a look through the members so far while there are few (most objects
+        // are small, and hashing every name costs more), a set once there are many.
+        var seen: Set<String>?
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -207,7 +211,14 @@ package struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name in double quotes") }
             let keyStart = index
             let key = try parseString()
-            guard seen.insert(key).inserted else {
+            let duplicate: Bool
+            if seen != nil {
+                duplicate = !seen!.insert(key).inserted
+            } else {
+                duplicate = members.contains { $0.key == key }
+                if members.count >= 16 { seen = Set(members.map(\.key) + [key]) }
+            }
+            guard !duplicate else {
                 index = keyStart
                 throw error("member \"\(key)\" appears twice in one object")
             }
@@ -267,6 +278,13 @@ package struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1
+        // Most strings have no escape: taken whole, the same text as the escape-aware loop below.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { index = end + 1 }
+            return String(decoding: bytes[index..<end], as: UTF8.self)
+        }
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flushRun() {

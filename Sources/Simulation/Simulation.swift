@@ -1,4 +1,5 @@
 import FieldRuntime
+import JSONReading
 import TypestormMetrics
 import SearchField
 import Typists
@@ -37,27 +38,31 @@ public struct SimulationScenario: Sendable {
         self.settleInterval = settleInterval
     }
 
-    /// A canonical text of every input, hashed into the run record so that records of different
-    /// scenarios never merge.
-    public var canonicalDescription: String {
+    /// Every input as canonical JSON (members sorted, no whitespace), hashed into the run record
+    /// so that records of different scenarios never merge.
+    public var canonicalJSON: String {
         let b = backend
         let scripted = b.scripted.keys.sorted().map { "\($0)=\(b.scripted[$0]!)" }.joined(separator: ",")
-        let strategies = strategies.map { "\($0.name):\($0.preset.rawValue):\($0.configuration)" }.joined(separator: ";")
-        return [
-            "name=\(name)", "typists=\(typists)", "seed=\(seed)", "strategies=\(strategies)",
-            "rtt=\(b.roundTrip)", "workers=\(b.workers)", "cell=\(b.typistsPerServer)", "service=\(b.service)",
-            "tail=\(b.slowTailProbability)x\(b.slowTailFactor)", "errors=\(b.errorRate),\(b.transportErrorRate)",
-            "timeout=\(String(describing: b.timeout))", "cancel=\(b.cancellation)",
-            "local=\(b.localCatalogItems)x\(b.localNanosPerItem)", "scripted=\(scripted);\(String(describing: b.scriptedDefault))",
-            "typing=\(typing)", "settle=\(settleInterval)",
-        ].joined(separator: "\n")
+        let strategies: [JSONValue] = strategies.map {
+            .object([("name", .string($0.name)), ("preset", .string($0.preset.rawValue)), ("configuration", .string("\($0.configuration)"))])
+        }
+        let backendJSON: JSONValue = .object([
+            ("rtt", .string("\(b.roundTrip)")), ("workers", .number("\(b.workers)")), ("cell", .number("\(b.typistsPerServer)")),
+            ("service", .string("\(b.service)")), ("tail", .string("\(b.slowTailProbability)x\(b.slowTailFactor)")),
+            ("errors", .string("\(b.errorRate),\(b.transportErrorRate)")), ("timeout", .string(String(describing: b.timeout))),
+            ("cancel", .string("\(b.cancellation)")), ("local", .string("\(b.localCatalogItems)x\(b.localNanosPerItem)")),
+            ("scripted", .string("\(scripted);\(String(describing: b.scriptedDefault))")),
+        ])
+        return JSONValue.object([
+            ("name", .string(name)), ("typists", .number("\(typists)")), ("seed", .number("\(seed)")), ("strategies", .array(strategies)),
+            ("backend", backendJSON), ("typing", .string(typing)), ("settle", .number("\(settleInterval)")),
+        ]).canonical
     }
 
-    /// A 16-hex-digit hash of ``canonicalDescription``: the record's scenario hash.
+    /// The record's scenario hash: the first 16 hex digits of the SHA-256 of ``canonicalJSON``,
+    /// as for a scenario read from a file.
     public var hash: String {
-        let value = stableHash(canonicalDescription)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        SHA256.scenarioHash(canonicalJSON: canonicalJSON)
     }
 }
 

@@ -35,12 +35,6 @@ struct SimRequest {
     var timeoutScheduled = false
 }
 
-/// One server: `workers` workers and a FIFO queue of request handles.
-struct ServerCell {
-    var busy = 0
-    var waiting = Deque<Int32>()
-}
-
 /// What one network or server step meant for request `id`, for the host to record and act on:
 /// the backend stopped working on it (`backendWork`, what it did), the client saw it end
 /// (`result`), or both (local work).
@@ -72,7 +66,7 @@ struct VirtualWorld: FieldRunner {
     var slots: [TypistSlot]
     var requests: [SimRequest] = []
     var freeHandles: [Int32] = []
-    var cells: [ServerCell]
+    var cells: [ServerCell<Int32>]
     var observer: ((Int64, Int, TimelineEntry) -> Void)?
 
     init(backend: BackendModel, seed: UInt64, globalIndices indices: [Int]) {
@@ -81,7 +75,7 @@ struct VirtualWorld: FieldRunner {
         let perCell = max(1, backend.typistsPerServer)
         let firstCell = (indices.min() ?? 0) / perCell
         let lastCell = (indices.max() ?? 0) / perCell
-        cells = Array(repeating: ServerCell(), count: lastCell - firstCell + 1)
+        cells = Array(repeating: ServerCell<Int32>(), count: lastCell - firstCell + 1)
         slots = indices.map { index in
             TypistSlot(cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
         }
@@ -255,10 +249,10 @@ struct VirtualWorld: FieldRunner {
         request.server = .queued
         requests[Int(handle)] = request
         let cell = Int(request.cell)
-        if request.scripted || cells[cell].busy < backend.workers {
+        if request.scripted || cells[cell].hasFreeWorker(of: backend.workers) {
             startService(handle)
         } else {
-            cells[cell].waiting.append(handle)
+            cells[cell].enqueue(handle)
             scheduleTimeout(handle)
             let waiting = cells[cell].waiting.count
             note(request.typist, "server queues #\(request.id) (\(waiting) waiting)")
@@ -269,7 +263,7 @@ struct VirtualWorld: FieldRunner {
     private mutating func startService(_ handle: Int32) {
         var request = requests[Int(handle)]
         // The service time was drawn with the rest of the request's draws when it was sent.
-        if !request.scripted { cells[Int(request.cell)].busy += 1 }
+        if !request.scripted { cells[Int(request.cell)].startServing() }
         request.server = .inService
         request.serviceStart = now
         requests[Int(handle)] = request
@@ -284,7 +278,7 @@ struct VirtualWorld: FieldRunner {
         let request = requests[Int(handle)]
         guard request.server == .inService else { return nil }
         requests[Int(handle)].server = .done
-        if !request.scripted { cells[Int(request.cell)].busy -= 1 }
+        if !request.scripted { cells[Int(request.cell)].stopServing() }
         let step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
         note(request.typist, "server finishes #\(request.id)" + (request.clientDone ? " (nobody is waiting)" : ""))
         if !request.clientDone {
@@ -296,7 +290,7 @@ struct VirtualWorld: FieldRunner {
     }
 
     private mutating func startQueued(cell: Int) {
-        while cells[cell].busy < backend.workers, let next = cells[cell].waiting.popFirst() {
+        while let next = cells[cell].nextWaiting(workers: backend.workers) {
             if requests[Int(next)].server == .queued { startService(next) }
         }
     }
@@ -316,7 +310,7 @@ struct VirtualWorld: FieldRunner {
             let elapsed = now - request.serviceStart
             let items = request.serviceNs > 0 ? request.items * elapsed / request.serviceNs : 0
             requests[Int(handle)].server = .done
-            if !request.scripted { cells[Int(request.cell)].busy -= 1 }
+            if !request.scripted { cells[Int(request.cell)].stopServing() }
             note(request.typist, "server stops #\(request.id) after \(Self.millis(elapsed))")
             step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: elapsed, items: items)
             startQueued(cell: Int(request.cell))

@@ -12,6 +12,13 @@ public enum SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
+    /// A scenario's identity: the first 16 hex digits of the SHA-256 of its canonical JSON. The
+    /// one hash a scenario is named by, whether it was read from a file (`Scenario.hash`) or put
+    /// together for `simulate` (``SimulationScenario/hash``); records merge only when it matches.
+    package static func scenarioHash(canonicalJSON: String) -> String {
+        String(hex(canonicalJSON).prefix(16))
+    }
+
     /// The SHA-256 digest of `text`'s UTF-8 bytes, as 64 lowercase hexadecimal digits.
     public static func hex(_ text: String) -> String {
         digest(Array(text.utf8)).map { byte in

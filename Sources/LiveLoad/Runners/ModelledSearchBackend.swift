@@ -47,14 +47,9 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         var engineOverran = false
     }
 
-    private struct Cell {
-        var busy = 0
-        var waiting = Deque<UInt64>()
-    }
-
     private struct State {
         var jobs: [UInt64: Job] = [:]
-        var cells: [Int: Cell] = [:]
+        var cells: [Int: ServerCell<UInt64>] = [:]
         var nextKey: UInt64 = 1
         var stopping = false
         var engineOverruns = 0
@@ -186,10 +181,10 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             }
             job.phase = .queued
             state.jobs[key] = job
-            if state.cells[job.cell, default: Cell()].busy < model.workers {
+            if state.cells[job.cell, default: ServerCell()].hasFreeWorker(of: model.workers) {
                 startEngine = startService(key, at: now, &state)
             } else {
-                state.cells[job.cell, default: Cell()].waiting.append(key)
+                state.cells[job.cell, default: ServerCell()].enqueue(key)
             }
         }
         if let (key, request) = startEngine { runEngine(key, request) }
@@ -198,7 +193,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     /// Takes a worker for `key`; returns the search to start on the engine, if any.
     private func startService(_ key: UInt64, at now: UInt64, _ state: inout State) -> (UInt64, LiveSearchRequest)? {
         guard var job = state.jobs[key] else { return nil }
-        state.cells[job.cell, default: Cell()].busy += 1
+        state.cells[job.cell, default: ServerCell()].startServing()
         job.phase = .inService
         job.serviceStart = max(now, job.arrivedAt)
         job.engineRunning = engine != nil && job.draw.failure == nil
@@ -254,7 +249,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             guard var job = state.jobs[key], job.phase == .inService else { return }
             job.phase = .done
             state.jobs[key] = job
-            state.cells[job.cell, default: Cell()].busy -= 1
+            state.cells[job.cell, default: ServerCell()].stopServing()
             if !job.clientDone {
                 scheduleResponse(key, at: now &+ UInt64(max(0, job.draw.oneWayNs)))
             }
@@ -266,8 +261,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
 
     private func startQueued(cell: Int, at now: UInt64, _ state: inout State) -> [(UInt64, LiveSearchRequest)] {
         var starts: [(UInt64, LiveSearchRequest)] = []
-        while state.cells[cell, default: Cell()].busy < model.workers {
-            guard let next = state.cells[cell, default: Cell()].waiting.popFirst() else { break }
+        while let next = state.cells[cell, default: ServerCell()].nextWaiting(workers: model.workers) {
             if state.jobs[next]?.phase == .queued, let start = startService(next, at: now, &state) {
                 starts.append(start)
             }
@@ -358,7 +352,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
                 job.engineTicket = nil
                 job.engineRunning = false
                 state.jobs[key] = job
-                state.cells[job.cell, default: Cell()].busy -= 1
+                state.cells[job.cell, default: ServerCell()].stopServing()
                 starts = startQueued(cell: job.cell, at: now, &state)
             }
             release(key, &state)

@@ -1,3 +1,4 @@
+import ProductCatalog
 import Dispatch
 import TypestormSystem
 

@@ -229,26 +229,24 @@ public final class SearchEngine: Sendable {
         var items: [Int] = []
         let total: Int
         let path: MatchPath
+        /// The page of `set`'s members from `from`, in rank order.
+        func page(of set: Bitset) {
+            var position = set.next(from: 0)
+            var k = 0
+            while let rank = position, items.count < limit {
+                if k >= from { items.append(store.catalogIndex(rank: rank)) }
+                k += 1
+                position = set.next(from: rank + 1)
+            }
+        }
         if let tokens = plan.tokens {
             path = .tokens
             total = tokens.population
-            var position = tokens.next(from: 0)
-            var k = 0
-            while let rank = position, items.count < limit {
-                if k >= from { items.append(store.catalogIndex(rank: rank)) }
-                k += 1
-                position = tokens.next(from: rank + 1)
-            }
+            page(of: tokens)
         } else if let scope = plan.scope {
             path = .browse
             total = scope.population
-            var position = scope.next(from: 0)
-            var k = 0
-            while let rank = position, items.count < limit {
-                if k >= from { items.append(store.catalogIndex(rank: rank)) }
-                k += 1
-                position = scope.next(from: rank + 1)
-            }
+            page(of: scope)
         } else {
             path = .browse
             total = count

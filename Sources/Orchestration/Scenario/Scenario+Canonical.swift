@@ -27,7 +27,7 @@ extension Scenario {
     /// formatting, and whether defaults were written out) have equal hashes; records only merge
     /// when their hashes match.
     package var hash: String {
-        String(SHA256.hex(canonicalJSON.canonical).prefix(16))
+        SHA256.scenarioHash(canonicalJSON: canonicalJSON.canonical)
     }
 }
 

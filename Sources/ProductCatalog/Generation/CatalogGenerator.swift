@@ -113,7 +113,7 @@ public struct CatalogGenerator: Sendable {
         while next < blocks {
             let first = next
             let upper = min(blocks, next + batch)
-            let slots = BlockSlots(count: upper - first)
+            let slots = PartResults<CatalogGenerator.Block>(count: upper - first)
             let generator = self
             DispatchQueue.concurrentPerform(iterations: upper - first) { k in
                 slots.set(k, generator.makeBlock(first + k, total: count, renderTSV: renderTSV))
@@ -270,14 +270,14 @@ struct WeightedPicker {
     }
 }
 
-/// One slot per block of a batch generated in parallel.
+/// Per-part results of a parallel loop, each slot written by exactly one iteration.
 ///
 /// `@unchecked Sendable`: each slot is written once by the iteration that owns it and read only
-/// after `concurrentPerform` returns, which orders the writes before the reads.
-final class BlockSlots: @unchecked Sendable {
-    private let slots: UnsafeMutableBufferPointer<CatalogGenerator.Block?>
+/// after `concurrentPerform` returns (which orders the writes before the reads).
+package final class PartResults<T>: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<T?>
 
-    init(count: Int) {
+    package init(count: Int) {
         slots = .allocate(capacity: count)
         slots.initialize(repeating: nil)
     }
@@ -287,11 +287,11 @@ final class BlockSlots: @unchecked Sendable {
         slots.deallocate()
     }
 
-    func set(_ i: Int, _ block: CatalogGenerator.Block) { slots[i] = block }
-
-    func take(_ i: Int) -> CatalogGenerator.Block {
-        let block = slots[i]!
+    package func set(_ i: Int, _ value: T) { slots[i] = value }
+    package func get(_ i: Int) -> T { slots[i]! }
+    package func take(_ i: Int) -> T {
+        let value = slots[i]!
         slots[i] = nil
-        return block
+        return value
     }
 }

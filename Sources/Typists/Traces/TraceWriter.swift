@@ -1,3 +1,4 @@
+import JSONReading
 import Foundation
 
 /// Writes sessions in the trace format, as text.
@@ -66,22 +67,10 @@ public struct TraceWriter: Sendable {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
-    /// A JSON string literal.
+    /// A JSON string literal (escaped as every JSON Typestorm writes: `JSONValue.escape`).
     public static func quoted(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        var result = ""
+        JSONValue.escape(string, into: &result)
+        return result
     }
 }
