@@ -41,17 +41,18 @@ let package = Package(
 
         // Modules with no project imports.
         .target(name: "Locking", swiftSettings: swiftSettings),
-        .target(name: "TypestormMetrics", swiftSettings: swiftSettings),
+        .target(name: "TypestormMetrics", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .target(name: "Typists", dependencies: ["Locking"], swiftSettings: swiftSettings),
         .target(name: "SearchField", swiftSettings: swiftSettings),
+        .target(name: "JSONReading", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),
 
-        .target(name: "ProductCatalog", dependencies: ["TypestormSystem"], swiftSettings: swiftSettings),
+        .target(name: "ProductCatalog", dependencies: ["TypestormSystem", "JSONReading"], swiftSettings: swiftSettings),
 
         .target(name: "Matching", dependencies: ["ProductCatalog", "TypestormSystem", "CUtf8proc", "Locking"], swiftSettings: swiftSettings),
         // The runner core: one host between a strategy and any runner, and the backend model.
         .target(name: "FieldRuntime", dependencies: ["SearchField", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
-        .target(name: "TypestormSystem", dependencies: ["CPosixShims", "Locking"] + jemalloc, swiftSettings: swiftSettings),
+        .target(name: "TypestormSystem", dependencies: ["CPosixShims", "Locking", "TypestormMetrics"] + jemalloc, swiftSettings: swiftSettings),
         .target(
             name: "Simulation",
             dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics"],
@@ -75,7 +76,7 @@ let package = Package(
         ),
         .target(
             name: "Orchestration",
-            dependencies: ["FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking"],
+            dependencies: ["FieldRuntime", "FieldHarness", "Simulation", "LiveLoad", "SearchServer", "TypestormSystem", "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "Reporting", "Diagnostics", "Locking", "JSONReading"],
             swiftSettings: swiftSettings
         ),
         .target(name: "Reporting", dependencies: ["TypestormMetrics", "Diagnostics"], swiftSettings: swiftSettings),
@@ -84,7 +85,7 @@ let package = Package(
             dependencies: [
                 "TypestormMetrics", "Typists", "SearchField", "ProductCatalog", "Matching", "TypestormSystem",
                 "FieldRuntime", "Simulation", "LiveLoad", "SearchServer", "Orchestration", "Reporting", "Diagnostics", "RunHistory",
-                "FieldHarness",
+                "FieldHarness", "JSONReading",
             ],
             swiftSettings: swiftSettings
         ),
@@ -150,7 +151,7 @@ let package = Package(
 
         .executableTarget(
             name: "LockBenchmark",
-            dependencies: ["Locking", "TypestormMetrics"],
+            dependencies: ["Locking", "TypestormMetrics", "SearchField"],
             path: "Benchmarks/LockBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -184,19 +185,19 @@ let package = Package(
 
         // Tests: Swift Testing, one target per module.
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
-        .testTarget(name: "TypestormMetricsTests", dependencies: ["TypestormMetrics"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormMetricsTests", dependencies: ["TypestormMetrics", "SearchField"], swiftSettings: swiftSettings),
         .testTarget(name: "TypistsTests", dependencies: ["Typists"], swiftSettings: swiftSettings),
-        .testTarget(name: "SearchFieldTests", dependencies: ["SearchField"], swiftSettings: swiftSettings),
+        .testTarget(name: "SearchFieldTests", dependencies: ["SearchField", "FieldRuntime", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "ProductCatalogTests", dependencies: ["ProductCatalog"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics"], swiftSettings: swiftSettings),
         .testTarget(name: "MatchingTests", dependencies: ["Matching", "ProductCatalog", "TypestormSystem"], swiftSettings: swiftSettings),
         .testTarget(name: "FieldRuntimeTests", dependencies: ["FieldRuntime", "SearchField", "TypestormMetrics", "Typists"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["FieldRuntime", "Simulation", "SearchField", "Typists", "TypestormMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "TypestormSystemTests", dependencies: ["TypestormSystem"], swiftSettings: swiftSettings),
+        .testTarget(name: "TypestormSystemTests", dependencies: ["TypestormSystem", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "FieldRuntime", "LiveLoad", "SearchServer", "TypestormSystem", "Matching", "ProductCatalog", "SearchField", "TypestormMetrics", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "TypestormMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["JSONReading", "FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormTests", dependencies: ["Typestorm"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TypestormMetrics"], exclude: ["Fixtures"], swiftSettings: swiftSettings),

@@ -2,7 +2,7 @@
 // 300 ms debounce restarted on every change, `isCancelled` guard, injected clock) under a
 // population of typists in virtual time: keystrokes per CPU second and memory per typist.
 //
-// usage: FieldHarnessBenchmark [typists] [repeats]   (release build; run from the repository root)
+// usage: FieldHarnessBenchmark [typists] [repeats] [--field seed|null|task|plain]   (release build; run from the repository root)
 import FieldHarness
 import Foundation
 import Observation
@@ -62,6 +62,52 @@ final class SeedField: MeasuredField {
     func textChanged(_ text: String) { model.searchText = text }
 }
 
+/// What the harness alone costs: a field that shows idle and does nothing.
+@MainActor
+final class NullField: MeasuredField {
+    init(_ env: FieldEnvironment) { env.show(.idle) }
+    func textChanged(_ text: String) {}
+}
+
+/// The cost of a task per keystroke: a field that starts one (and cancels the last) and does
+/// nothing in it.
+@MainActor
+final class TaskField: MeasuredField {
+    var task: Task<Void, Never>?
+    init(_ env: FieldEnvironment) { env.show(.idle) }
+    func textChanged(_ text: String) {
+        task?.cancel()
+        task = Task { _ = text.utf8.count }
+    }
+}
+
+/// Seed 000's task, sleep and search without an `@Observable` model: the cost of Observation is
+/// the difference to the seed field.
+@MainActor
+final class PlainSeedField: MeasuredField {
+    let env: FieldEnvironment
+    var task: Task<Void, Never>?
+    var committedQuery = ""
+    init(_ env: FieldEnvironment) {
+        self.env = env
+        env.show(.idle)
+    }
+    func textChanged(_ text: String) {
+        task?.cancel()
+        task = Task {
+            let query = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard query.count >= 2 else { committedQuery = ""; env.show(.idle); return }
+            try? await env.clock.sleep(for: .milliseconds(300))
+            guard !Task.isCancelled else { return }
+            guard query != committedQuery else { return }
+            committedQuery = query
+            env.show(.loading)
+            let count = (try? await env.search(query))?.count ?? 0
+            env.show(count > 0 ? .results(for: query, count: count) : .empty(for: query))
+        }
+    }
+}
+
 func cpuSeconds() -> Double {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
@@ -78,6 +124,8 @@ func residentBytes() -> Int64 {
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let typists = arguments.first ?? 1000
 let repeats = arguments.dropFirst().first ?? 5
+/// `--field null|task|plain` measures a lighter field instead (where the time goes).
+let variant = CommandLine.arguments.firstIndex(of: "--field").flatMap { CommandLine.arguments.dropFirst($0 + 1).first } ?? "seed"
 
 runVirtualMain {
     let population = Population(typists: typists, mix: [Population.MixEntry(device: .desktop, language: .en, share: 1)],
@@ -89,7 +137,14 @@ runVirtualMain {
         FileHandle.standardError.write(Data("cannot load the query lists (run from the repository root): \(error)\n".utf8))
         return 66
     }
-    let field = FieldDefinition(minimumLength: 2) { env in SeedField(env) }
+    let field = FieldDefinition(minimumLength: 2) { env -> any MeasuredField in
+        switch variant {
+        case "null": NullField(env)
+        case "task": TaskField(env)
+        case "plain": PlainSeedField(env)
+        default: SeedField(env)
+        }
+    }
     var rates: [Double] = []
     var bytesPerTypist: Int64 = 0
     var keystrokes: Int64 = 0
@@ -114,7 +169,7 @@ runVirtualMain {
     }
     rates.sort()
     let median = rates[rates.count / 2]
-    print("seed-000 field (real async Swift) in virtual time: \(typists) typists, \(keystrokes) keystrokes per run, \(repeats) runs")
+    print("\(variant == "seed" ? "seed-000" : variant) field (real async Swift) in virtual time: \(typists) typists, \(keystrokes) keystrokes per run, \(repeats) runs")
     print(String(format: "keystrokes per CPU second: %.0f (median; min %.0f, max %.0f)", median, rates.first!, rates.last!))
     print("memory per typist: \(bytesPerTypist) bytes (resident growth during a run)")
     print(String(format: "floor %.0f: %@; goal %.0f: %@", floor, median >= floor ? "met" : "NOT MET", goal, median >= goal ? "met" : "not met"))

@@ -1,3 +1,4 @@
+import SearchField
 import Foundation
 import Locking
 import TypestormMetrics
@@ -76,7 +77,7 @@ final class LockedBox<Value: Sendable>: BenchLock {
 
 /// `LiveRunShared.record`: one keystroke into the run's recorder.
 @inline(never)
-func recorderWorkload(_ lock: some BenchLock<Recorder?>, iterations: Int, queries: [QueryKey]) -> Int {
+func recorderWorkload(_ lock: some BenchLock<Recorder?>, iterations: Int, queries: [QueryIdentity]) -> Int {
     for i in 0..<iterations {
         let query = queries[i % queries.count]
         lock.with { recorder in
@@ -159,7 +160,7 @@ struct Workload {
     let run: (LockKind, Int) -> Int
 }
 
-let queries = (0..<64).map { QueryKey(text: String(repeating: "q", count: 1 + $0 % 12) + "\($0)") }
+let queries = (0..<64).map { QueryIdentity(text: String(repeating: "q", count: 1 + $0 % 12) + "\($0)") }
 
 let workloads: [Workload] = [
     Workload(name: "bare") { kind, n in

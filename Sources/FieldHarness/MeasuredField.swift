@@ -56,8 +56,16 @@ public enum FieldScreen: Sendable, Equatable {
 public struct SearchAnswer: Sendable, Equatable {
     /// The query that was searched for.
     public var query: QueryIdentity
-    /// How many results the backend found (the count the screen shows).
-    public var count: Int
+    /// How many results the backend found (the count the screen shows); nil when the backend's
+    /// answers carry no count (an HTTP API without a count path): show the results anyway, and
+    /// Typestorm leaves the metrics that need a count (false empties) absent.
+    public var count: Int?
+
+    /// An answer of your own (an adapter's unit test, a preview's canned search).
+    public init(query: QueryIdentity, count: Int?) {
+        self.query = query
+        self.count = count
+    }
 }
 
 /// A search that failed on the backend or the network (a cancelled search throws
@@ -69,6 +77,11 @@ public struct SearchFailure: Error, Sendable, Equatable, CustomStringConvertible
     public var query: QueryIdentity
 
     public var description: String { "search for \(query) failed: \(reason)" }
+
+    package init(reason: FailureReason, query: QueryIdentity) {
+        self.reason = reason
+        self.query = query
+    }
 }
 
 /// Knobs a field's factory reads (`--field-parameter NAME=VALUE`, and what `sweep` varies).
@@ -146,7 +159,13 @@ public struct FieldEnvironment: Sendable {
     /// the job that changed it has finished. Shows the current screen at once.
     @MainActor public func track(_ screen: @escaping @MainActor () -> FieldScreen) {
         let value = withObservationTracking { screen() } onChange: { [self] in
-            VirtualScheduler.shared.post { MainActor.assumeIsolated { track(screen) } }
+            // Read again once the changing job is over: in virtual time right after it, on
+            // Swift's own executors as the main actor's next job (as a view re-renders).
+            if VirtualScheduler.shared.session != nil, VirtualScheduler.shared.onSchedulerThread {
+                VirtualScheduler.shared.post { MainActor.assumeIsolated { track(screen) } }
+            } else {
+                Task { @MainActor in track(screen) }
+            }
         }
         show(value)
     }

@@ -8,7 +8,10 @@ import Typists
 
 /// What went wrong with a field in a virtual run, in words that name the field and the typists.
 public struct FieldRunError: Error, CustomStringConvertible, Sendable {
+    /// The message, naming the field and what went wrong.
     public var description: String
+
+    package init(description: String) { self.description = description }
 }
 
 /// Runs user fields (`MeasuredField`) in virtual time under a population of typists and the
@@ -24,6 +27,16 @@ public enum VirtualFieldRunner {
         _ definition: FieldDefinition, name: String, typists: Range<Int>, sessions: [Session], backend: BackendModel, seed: UInt64,
         parameters: FieldParameters = FieldParameters(), settleInterval: Int64 = 1_000_000_000
     ) async throws -> Recorder {
+        try await run(definition, name: name, typists: typists, sessions: sessions, backend: backend, seed: seed,
+                      parameters: parameters, settleInterval: settleInterval, timelineOf: nil).recorder
+    }
+
+    /// The same run, with the timeline of typist `timelineOf` (a global index in `typists`):
+    /// every key, search, answer, sleep and screen of its field, in the `replay` command's terms.
+    package static func run<Session: TypistSession>(
+        _ definition: FieldDefinition, name: String, typists: Range<Int>, sessions: [Session], backend: BackendModel, seed: UInt64,
+        parameters: FieldParameters = FieldParameters(), settleInterval: Int64 = 1_000_000_000, timelineOf: Int?
+    ) async throws -> (recorder: Recorder, timeline: [(time: Int64, entry: TimelineEntry)]?) {
         guard ExecutorInstallation.isInstalled else {
             throw FieldRunError(description: """
             field '\(name)' cannot run in virtual time: the virtual executors are not installed (call \
@@ -33,10 +46,13 @@ public enum VirtualFieldRunner {
         precondition(sessions.count == typists.count, "one session per typist")
         let run = VirtualFieldRun(definition, name: name, globalIndices: Array(typists), sessions: sessions, backend: backend,
                                   seed: seed, parameters: parameters, settleInterval: settleInterval)
-        return try await withUnsafeThrowingContinuation { continuation in
+        let local = timelineOf.flatMap { typists.contains($0) ? $0 - typists.lowerBound : nil }
+        if let local { run.typists[local].ledger = FieldLedger(recordsTimeline: true) }
+        let recorder: Recorder = try await withUnsafeThrowingContinuation { continuation in
             run.completion = continuation
             VirtualScheduler.shared.start(run)
         }
+        return (recorder, local.flatMap { run.typists[$0].ledger.timeline })
     }
 }
 
@@ -44,12 +60,12 @@ public enum VirtualFieldRunner {
 final class PendingSearch: @unchecked Sendable {
     let id: RequestID
     let query: QueryIdentity
-    let key: QueryKey
+    let key: QueryIdentity
     let handle: Int32
     var continuation: UnsafeContinuation<SearchAnswer, any Error>?
     var cancelled = false
 
-    init(id: RequestID, query: QueryIdentity, key: QueryKey, handle: Int32) {
+    init(id: RequestID, query: QueryIdentity, key: QueryIdentity, handle: Int32) {
         self.id = id
         self.query = query
         self.key = key
@@ -57,17 +73,13 @@ final class PendingSearch: @unchecked Sendable {
     }
 }
 
-/// One typist's side of the run: the field's input, its open searches and what it was told.
+/// One typist's side of the run: what the field did (its ledger) and its open searches.
 struct TypistState {
-    var input = FieldInput()
-    var nextRequest: RequestID = 0
-    var nextWait: UInt64 = 0
+    var ledger = FieldLedger()
     var open: [PendingSearch] = []
-    /// Per query, the last request whose outcome reached the field, and whether a screen
-    /// applied it: the screen that shows the query next is that request's answer.
-    var delivered: [(key: QueryKey, id: RequestID, applied: Bool)] = []
-    var shows = 0
-    var answersDelivered = 0
+    /// The text field as the field's own writes leave it, and the current edit's write-backs.
+    var field = TextFieldModel()
+    var writeBack = WriteBackBook()
 }
 
 final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
@@ -142,6 +154,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             """.utf8))
         }
         check()
+        for typist in typists.indices { recordWriteBacks(typist) }
         recorder.finish(at: world.now)
         scheduler.leave()
         for index in fields.indices { fields[index] = nil }
@@ -178,24 +191,13 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let foreign = scheduler.foreignEnqueues
         if foreign > 0 {
             problems.append("""
-            nondeterminism: \(foreign) jobs were enqueued from other threads during the virtual run (real I/O, a \
+            field '\(name)': nondeterminism: \(foreign) jobs were enqueued from other threads during the virtual run (real I/O, a \
             Dispatch queue or a thread behind the field's back), so the result depends on real timing; search only \
             through env.search and sleep on env.clock or Task.sleep
             """)
         }
-        let silent = typists.indices.filter { typists[$0].answersDelivered > 0 && typists[$0].shows == 0 }
-        if !silent.isEmpty {
-            problems.append("""
-            the field never reported what it shows for \(silent.count) of \(typists.count) typists (\(names(silent))): \
-            they got answers, but the field never called env.show(…), so nothing can be measured
-            """)
-        }
-        if !problems.isEmpty { failure = "field '\(name)': " + problems.joined(separator: "; ") }
-    }
-
-    func names(_ typists: [Int]) -> String {
-        let shown = typists.prefix(8).map { "typist \(globalIndices[$0])" }.joined(separator: ", ")
-        return typists.count > 8 ? shown + ", …" : shown
+        if let problem = fieldProblems(typists.map(\.ledger), indices: globalIndices, name: name) { problems.append(problem) }
+        if !problems.isEmpty { failure = problems.joined(separator: "; ") }
     }
 
     // MARK: Typing
@@ -214,33 +216,16 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let time = world.now
         recorder.record(.inputLag(max(0, time - typed.at)), typist: typist, at: time)
         guard let field = fields[typist] else { return }
+        if case let .edit(key, text) = typed.action { userEdited(typist, text: text, key: key) }
+        typists[typist].ledger.typed(typed.action, expected: expected, typist: typist, at: time, recorder: &recorder)
         switch typed.action {
-        case let .edit(_, text):
-            typists[typist].input.text = text
-            recordInput(typist)
-            MainActor.assumeIsolated { field.textChanged(text) }
-        case let .scope(scope):
-            typists[typist].input.scope = scope
-            recordInput(typist)
-            MainActor.assumeIsolated { field.scopeChanged(scope) }
-        case let .tokens(tokens):
-            typists[typist].input.tokens = tokens
-            recordInput(typist)
-            MainActor.assumeIsolated { field.tokensChanged(tokens) }
-        case .submit:
-            recorder.record(.submit, typist: typist, at: time)
-            MainActor.assumeIsolated { field.submitted() }
-        case .end:
-            recorder.record(.sessionEnd, typist: typist, at: time)
-            return
+        case let .edit(_, text): MainActor.assumeIsolated { field.textChanged(text) }
+        case let .scope(scope): MainActor.assumeIsolated { field.scopeChanged(scope) }
+        case let .tokens(tokens): MainActor.assumeIsolated { field.tokensChanged(tokens) }
+        case .submit: MainActor.assumeIsolated { field.submitted() }
+        case .end: return
         }
         scheduleNextTyping(typist)
-    }
-
-    private func recordInput(_ typist: Int) {
-        let input = typists[typist].input
-        let query = expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey($0, alreadyTrimmed: true) }
-        recorder.keystroke(query, typist: typist, at: world.now)
     }
 
     // MARK: Searching
@@ -249,11 +234,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         guard VirtualScheduler.shared.session === self, VirtualScheduler.shared.onSchedulerThread else {
             throw FieldRunError(description: "field '\(name)' searched outside its virtual run (from another thread, or after the run ended)")
         }
-        typists[typist].nextRequest += 1
-        let id = typists[typist].nextRequest
-        let key = QueryKey(query)
-        recorder.commit(key, cached: false, typist: typist, at: world.now)
-        recorder.requestStarted(id: id, query: key, lag: nil, typist: typist, at: world.now)
+        let id = typists[typist].ledger.searchStarted(query, typist: typist, at: world.now, recorder: &recorder)
+        let key = query.trimmed()
         let pending = PendingSearch(id: id, query: query, key: key, handle: world.send(id, query: query, typist: typist))
         typists[typist].open.append(pending)
         return try await withTaskCancellationHandler {
@@ -264,35 +246,23 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
     }
 
     private func cancel(_ pending: PendingSearch, typist: Int) {
-        guard !pending.cancelled, typists[typist].open.contains(where: { $0 === pending }) else { return }
+        guard !pending.cancelled, typists[typist].ledger.cancelRequested(pending.id, typist: typist, at: world.now, recorder: &recorder)
+        else { return }
         pending.cancelled = true
-        recorder.cancelRequested(id: pending.id, wait: false, typist: typist, at: world.now)
         world.cancel(pending.handle, typist: typist)
     }
 
     private func finished(_ typist: Int, _ id: RequestID, _ result: RequestResult) {
         guard let index = typists[typist].open.firstIndex(where: { $0.id == id }) else { return }
         let pending = typists[typist].open.remove(at: index)
-        let time = world.now
-        recorder.record(.scheduleLag(0), typist: typist, at: time)
-        var state = typists[typist]
-        if let known = state.delivered.firstIndex(where: { $0.key == pending.key }) { state.delivered.remove(at: known) }
-        state.delivered.append((pending.key, id, false))
-        state.answersDelivered += 1
-        typists[typist] = state
+        _ = typists[typist].ledger.finished(id, result, typist: typist, at: world.now, recorder: &recorder)
         switch result {
         case let .results(count):
-            // The modelled backend always knows its count.
-            guard let count else { preconditionFailure("the modelled backend answered request \(id) without a count") }
-            recorder.record(.workStopped(id: id, reason: .completed), typist: typist, at: time)
             pending.continuation?.resume(returning: SearchAnswer(query: pending.query, count: count))
+        case .failed(.cancelled):
+            pending.continuation?.resume(throwing: CancellationError())
         case let .failed(reason):
-            recorder.record(.workStopped(id: id, reason: StopReason(reason)), typist: typist, at: time)
-            if reason == .cancelled {
-                pending.continuation?.resume(throwing: CancellationError())
-            } else {
-                pending.continuation?.resume(throwing: SearchFailure(reason: reason, query: pending.query))
-            }
+            pending.continuation?.resume(throwing: SearchFailure(reason: reason, query: pending.query))
         }
         pending.continuation = nil
     }
@@ -301,28 +271,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
 
     func show(_ screen: FieldScreen, typist: Int) {
         guard VirtualScheduler.shared.session === self else { return }
-        typists[typist].shows += 1
-        let time = world.now
-        func answer(_ query: QueryIdentity, _ kind: DisplayKind) -> QueryKey {
-            let key = QueryKey(query)
-            if let index = typists[typist].delivered.firstIndex(where: { $0.key == key }), !typists[typist].delivered[index].applied {
-                typists[typist].delivered[index].applied = true
-                recorder.apply(id: typists[typist].delivered[index].id, query: key, kind: kind, typist: typist, at: time)
-            }
-            return key
-        }
-        switch screen {
-        case .idle: recorder.display(.idle, query: nil, typist: typist, at: time)
-        case .loading: recorder.display(.loading, query: nil, typist: typist, at: time)
-        case .stalled: recorder.display(.stalled, query: nil, typist: typist, at: time)
-        case let .results(query, count):
-            let kind: DisplayKind = count == 0 ? .empty : .results
-            recorder.display(kind, query: answer(query, kind), typist: typist, at: time)
-        case let .empty(query):
-            recorder.display(.empty, query: answer(query, .empty), typist: typist, at: time)
-        case let .error(query):
-            recorder.display(.error, query: answer(query, .error), typist: typist, at: time)
-        }
+        typists[typist].ledger.show(screen, typist: typist, at: world.now, recorder: &recorder)
     }
 }
 
@@ -338,18 +287,18 @@ final class TypistWaits: WaitObserver, @unchecked Sendable {
         self.typist = typist
     }
 
-    func waitStarted() -> UInt64? {
-        let input = run.typists[typist].input
-        guard let query = run.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return nil }
-        run.typists[typist].nextWait += 1
-        let id = run.typists[typist].nextWait
-        run.recorder.waitStarted(id: id, query: QueryKey(query, alreadyTrimmed: true), typist: typist, at: run.world.now)
-        return id
+    func waitStarted(delay: Int64) -> UInt64? {
+        run.typists[typist].ledger.waitStarted(delay: delay, expected: run.expected, typist: typist, at: run.world.now,
+                                               recorder: &run.recorder)
     }
 
-    func waitFired(_ id: UInt64) { run.recorder.waitFired(id: id, lateness: 0, typist: typist, at: run.world.now) }
+    func waitFired(_ id: UInt64) {
+        run.typists[typist].ledger.waitEnded(id, lateness: 0, typist: typist, at: run.world.now, recorder: &run.recorder)
+    }
 
-    func waitCancelled(_ id: UInt64) { run.recorder.cancelRequested(id: id, wait: true, typist: typist, at: run.world.now) }
+    func waitCancelled(_ id: UInt64) {
+        run.typists[typist].ledger.waitEnded(id, lateness: nil, typist: typist, at: run.world.now, recorder: &run.recorder)
+    }
 }
 
 /// Stops the process when a job of the field has run for 2 s of real time without returning (a

@@ -25,8 +25,9 @@ final class Sleeper: @unchecked Sendable {
 
 /// Records a field's sleeps on its clock as waits (started, fired, cancelled).
 protocol WaitObserver: AnyObject, Sendable {
-    /// A sleep starts now; returns its wait number, or nil when it is not recorded.
-    func waitStarted() -> UInt64?
+    /// A sleep of `delay` (nanoseconds) starts now; returns its wait number, or nil when it is
+    /// not recorded.
+    func waitStarted(delay: Int64) -> UInt64?
     func waitFired(_ id: UInt64)
     func waitCancelled(_ id: UInt64)
 }
@@ -177,7 +178,7 @@ final class VirtualScheduler: @unchecked Sendable {
             return continuation.resume()
         }
         sleeper.continuation = continuation
-        if let observer = sleeper.wait?.observer, let id = observer.waitStarted() { sleeper.wait = (observer, id) } else { sleeper.wait = nil }
+        if let observer = sleeper.wait?.observer, let id = observer.waitStarted(delay: deadline - session.now) { sleeper.wait = (observer, id) } else { sleeper.wait = nil }
         session.scheduleWake(at: deadline, token: UInt64(store(.sleeper(sleeper))))
     }
 

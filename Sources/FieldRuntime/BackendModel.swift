@@ -103,6 +103,9 @@ public struct BackendModel: Hashable, Sendable {
     public var scripted: [String: Int64]
     /// Scripted time for texts not in `scripted` (`*=`), else the model applies.
     public var scriptedDefault: Int64?
+    /// The typists' access networks (Wi-Fi, LTE, 3G): each adds its round trip and
+    /// retransmissions to `roundTrip` for the typists on it; `nil`: `roundTrip` alone.
+    public var clientNetworks: ClientNetworks? = nil
 
     /// A model from its parts; times are nanoseconds. The defaults are the simulator's own (a 40 ms
     /// round trip, 8 workers, 20 ms median service); scenarios set theirs from ``ScenarioBackend``.
@@ -150,10 +153,12 @@ public struct BackendModel: Hashable, Sendable {
     /// both call this, so they see the same latencies and failures for the same request.
     ///
     /// The draws come in a fixed order (round trip, transport loss, server error, service time
-    /// with its slow tail); a request that never reaches service simply leaves the last unused.
+    /// with its slow tail, then the typist's access network if it has one, so a model without
+    /// `clientNetworks` draws exactly what it drew before they existed); a request that never
+    /// reaches service simply leaves the service time unused.
     public func draw(seed: UInt64, typist globalIndex: UInt64, request id: UInt64, queryLength: Int) -> RequestDraw {
         var rng = SeededGenerator(seed: mix(seed, globalIndex, id))
-        let oneWay = roundTrip.sample(&rng) / 2
+        var oneWay = roundTrip.sample(&rng) / 2
         var failure: RequestDraw.Failure?
         if rng.chance(transportErrorRate) {
             failure = .transport
@@ -161,6 +166,9 @@ public struct BackendModel: Hashable, Sendable {
             failure = .serverError
         }
         let (serviceNs, items) = serviceTime(queryLength: queryLength, &rng)
+        if let network = clientNetworks?.profile(forTypist: globalIndex) {
+            oneWay += network.sample(&rng) / 2
+        }
         return RequestDraw(oneWayNs: oneWay, failure: failure, serviceNs: serviceNs, items: items)
     }
 

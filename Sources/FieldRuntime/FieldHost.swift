@@ -177,7 +177,7 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
     @inlinable
     func recordInput<Sink: RecordSink>(_ typist: Int, at time: Int64, context: FieldHostContext, recorder: inout Sink) {
         // `expected` trims, so its identities are trimmed already.
-        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { QueryKey($0, alreadyTrimmed: true) }
+        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { $0.trimmed(alreadyTrimmed: true) }
         recorder.keystroke(query, typist: typist, at: time)
     }
 
@@ -221,6 +221,15 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
             recorder.record(.workStopped(id: id, reason: StopReason(reason)), typist: typist, at: time)
             deliver(.requestFailed(id, reason), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
         }
+    }
+
+    /// The backend's side of request `id` ended at `time` (it answered, dropped or stopped the
+    /// request), having done `work`: recorded, so a request's work is judged once both the client
+    /// and the backend are done with it. A runner whose backend reports its work
+    /// (`Recorder.expectsBackend`) calls this once per request, before or after `requestFinished`.
+    @inlinable
+    public func backendStopped<Sink: RecordSink>(_ id: RequestID, work: BackendWork, typist: Int, at time: Int64, recorder: inout Sink) {
+        recorder.record(.backendStopped(id: id, work: work), typist: typist, at: time)
     }
 
     /// Cancels every open timer and request through the runner and forgets them (the run ended

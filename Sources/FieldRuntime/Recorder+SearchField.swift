@@ -17,7 +17,7 @@ extension RecordSink {
     public mutating func record(
         _ effect: SearchEffect, isDebounceWait: Bool = false, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
     ) {
-        func key(_ query: QueryIdentity) -> QueryKey { QueryKey(query, alreadyTrimmed: identitiesTrimmed) }
+        func key(_ query: QueryIdentity) -> QueryIdentity { query.trimmed(alreadyTrimmed: identitiesTrimmed) }
         switch effect {
         case let .scheduleTimer(id, _, purpose):
             if case let .debounce(query) = purpose {
@@ -55,8 +55,8 @@ extension RecordSink {
 extension DisplayState {
     /// The recorder's view of a display state: its kind and the key of the query it shows.
     @inlinable
-    static func record(_ state: DisplayState, trimmed: Bool = false) -> (DisplayKind, QueryKey?) {
-        func key(_ query: QueryIdentity) -> QueryKey { QueryKey(query, alreadyTrimmed: trimmed) }
+    static func record(_ state: DisplayState, trimmed: Bool = false) -> (DisplayKind, QueryIdentity?) {
+        func key(_ query: QueryIdentity) -> QueryIdentity { query.trimmed(alreadyTrimmed: trimmed) }
         return switch state {
         case .idle: (.idle, nil)
         case .loading: (.loading, nil)
@@ -68,27 +68,26 @@ extension DisplayState {
     }
 }
 
-extension QueryKey {
+extension QueryIdentity {
     /// The recorder's view of a query identity: the question it asks, with the text trimmed.
-    /// The one conversion from the field's `QueryIdentity` to the recorder's `QueryKey`.
+    /// The one way an identity a strategy emits becomes the one the recorder compares.
     ///
     /// The engine trims every query before matching (`TextFolding.foldQuery`), so a strategy
     /// that does not trim and searches "shoe " gets exactly the answer for "shoe". The expected
-    /// query (`SearchFieldConfiguration.expectedQuery`) is always trimmed; keys for requests,
-    /// commits, applies and displays must be too, or every pause after a space (people pause at
-    /// word boundaries) would count as a wrong final screen, mismatch time and wasted work for
-    /// the untrimmed presets. Not trimming still costs what it really costs: "shoe" and "shoe "
-    /// are searched twice, which shows as fan-out per distinct query.
+    /// query (`SearchFieldConfiguration.expectedQuery`) is always trimmed; identities recorded for
+    /// requests, commits, applies and displays must be too, or every pause after a space (people
+    /// pause at word boundaries) would count as a wrong final screen, mismatch time and wasted
+    /// work for the untrimmed presets. Not trimming still costs what it really costs: "shoe" and
+    /// "shoe " are searched twice, which shows as fan-out per distinct query.
     ///
     /// `alreadyTrimmed`: the identity was made by a trimming normalizer, so its text is used as
     /// it is, without trimming again.
     @inlinable @inline(__always)
-    public init(_ identity: QueryIdentity, alreadyTrimmed: Bool = false) {
+    public func trimmed(alreadyTrimmed: Bool = false) -> QueryIdentity {
         if alreadyTrimmed {
-            assert(QueryNormalizer.trimmed(identity.text) == identity.text, "\(identity) is not trimmed")
-            self.init(text: identity.text, scope: identity.scope, tokens: identity.tokens)
-        } else {
-            self.init(text: QueryNormalizer.trimmed(identity.text), scope: identity.scope, tokens: identity.tokens)
+            assert(QueryNormalizer.trimmed(text) == text, "\(self) is not trimmed")
+            return self
         }
+        return QueryIdentity(text: QueryNormalizer.trimmed(text), scope: scope, tokens: tokens)
     }
 }

@@ -1,4 +1,3 @@
-import Diagnostics
 import ProductCatalog
 import Foundation
 
@@ -11,13 +10,13 @@ extension RunSession {
         guard case let .file(path) = scenario.catalog else { return }
         let resolved = ScenarioCatalog.path(path, baseDirectory: baseDirectory)
         guard FileManager.default.fileExists(atPath: resolved) else {
-            throw Failure(message: "\(scenarioPath ?? "scenario"): $.catalog.file: \(path) does not exist (looked for \(resolved))", exitCode: ExitCode.noInput)
+            throw Failure(message: "\(scenarioPath ?? "scenario"): $.catalog.file: \(path) does not exist (looked for \(resolved))", kind: .missingInput)
         }
         do {
             _ = try CatalogLoader.load(path: resolved)
         } catch {
-            let exitCode = if case .cannotRead = error.kind { ExitCode.noInput } else { ExitCode.dataError }
-            throw Failure(message: "\(scenarioPath ?? "scenario"): $.catalog.file: \(error)", exitCode: exitCode)
+            let kind: RunFailureKind = if case .cannotRead = error.kind { .missingInput } else { .badInput }
+            throw Failure(message: "\(scenarioPath ?? "scenario"): $.catalog.file: \(error)", kind: kind)
         }
     }
 
@@ -28,12 +27,12 @@ extension RunSession {
         for (index, runner) in scenario.runners.enumerated() {
             guard case let .httpURL(_, request) = runner else { continue }
             do { _ = try request.headerLines(environment: ProcessInfo.processInfo.environment) } catch {
-                throw Failure(message: "\(file): $.runners[\(index)].headers.\(error.header): \(error.description)", exitCode: ExitCode.noInput)
+                throw Failure(message: "\(file): $.runners[\(index)].headers.\(error.header): \(error.description)", kind: .missingInput)
             }
             if let caFile = request.caFile {
                 let resolved = ScenarioCatalog.path(caFile, baseDirectory: baseDirectory)
                 guard FileManager.default.isReadableFile(atPath: resolved) else {
-                    throw Failure(message: "\(file): $.runners[\(index)].caFile: \(caFile) cannot be read (looked for \(resolved))", exitCode: ExitCode.noInput)
+                    throw Failure(message: "\(file): $.runners[\(index)].caFile: \(caFile) cannot be read (looked for \(resolved))", kind: .missingInput)
                 }
             }
         }

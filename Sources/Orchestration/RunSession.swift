@@ -1,6 +1,7 @@
 import Diagnostics
 import Foundation
 import Reporting
+import SearchServer
 import TypestormMetrics
 import TypestormSystem
 
@@ -49,14 +50,16 @@ package enum RunSession {
         package var outcome: DriverOutcome
         package var runDirectory: String
         package var thresholds: [ThresholdResult]
-        package var exitCode: Int32
+        /// How the run ended (the command line's exit code is made from it).
+        package var verdict: RunVerdict
         /// The summary table and problems, as printed to a person.
         package var summary: String
     }
 
+    /// A run that could not start or could not write its run directory.
     package struct Failure: Error, Sendable, CustomStringConvertible {
         package var message: String
-        package var exitCode: Int32
+        package var kind: RunFailureKind
         package var description: String { message }
     }
 
@@ -68,7 +71,7 @@ package enum RunSession {
         let final = request.outputDirectory ?? defaultDirectory(for: scenario)
         let finalURL = URL(fileURLWithPath: final).standardizedFileURL
         guard !fm.fileExists(atPath: finalURL.path) else {
-            throw Failure(message: "the run directory \(final) already exists; choose another with --out", exitCode: ExitCode.cannotCreate)
+            throw Failure(message: "the run directory \(final) already exists; choose another with --out", kind: .cannotWrite)
         }
         for note in removeStalePartialDirectories(in: finalURL.deletingLastPathComponent().path) {
             request.writeProgress("run: \(note)\n")
@@ -80,7 +83,7 @@ package enum RunSession {
             try markDriverHost(in: temporary.path)
             try Data(scenario.canonicalJSON.prettyCanonical.utf8).write(to: scenarioFile)
         } catch {
-            throw Failure(message: "cannot create the run directory next to \(final): \(ErrorText.describe(error)); choose a writable place with --out", exitCode: ExitCode.cannotCreate)
+            throw Failure(message: "cannot create the run directory next to \(final): \(ErrorText.describe(error)); choose a writable place with --out", kind: .cannotWrite)
         }
 
         let renderer = ProgressRenderer(mode: request.progress, write: request.writeProgress)
@@ -88,7 +91,7 @@ package enum RunSession {
         if let path = request.progressLinesPath {
             do { lines = try ProgressLines(path: path) } catch {
                 try? fm.removeItem(at: temporary)
-                throw Failure(message: "cannot write --out-jsonl \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+                throw Failure(message: "cannot write --out-jsonl \(path): \(error.localizedDescription)", kind: .cannotWrite)
             }
         }
         defer { lines?.close() }
@@ -97,7 +100,7 @@ package enum RunSession {
         if let port = request.metricsPort {
             do { endpoint = try MetricsEndpoint(port: port) } catch {
                 try? fm.removeItem(at: temporary)
-                throw Failure(message: "--metrics-port: \(error)", exitCode: ExitCode.software)
+                throw Failure(message: "--metrics-port: \(error)", kind: .cannotRun)
             }
             request.writeProgress("run: metrics at http://127.0.0.1:\(endpoint!.port)/metrics\n")
         }
@@ -115,7 +118,7 @@ package enum RunSession {
                 renderer.handle(event)
                 if case let .progress(progress) = event {
                     progressLines?.write(progress)
-                    metrics?.update(progress)
+                    metrics?.update(PrometheusText.render(progress))
                 }
                 extra?(event)
             })
@@ -138,7 +141,7 @@ package enum RunSession {
                 }
             } catch {
                 try? fm.removeItem(at: temporary)
-                throw Failure(message: "cannot start the embedded search server: \(error)", exitCode: ExitCode.software)
+                throw Failure(message: "cannot start the embedded search server: \(error)", kind: .cannotRun)
             }
         } else {
             outcome = await Driver(configuration(serverURL: nil)).run()
@@ -147,7 +150,7 @@ package enum RunSession {
 
         if outcome.workers.allSatisfy({ $0.pid == 0 }) {
             try? fm.removeItem(at: temporary)
-            throw Failure(message: outcome.record.problems.first ?? "no worker could be started", exitCode: ExitCode.software)
+            throw Failure(message: outcome.record.problems.first ?? "no worker could be started", kind: .cannotRun)
         }
         let thresholds = scenario.evaluateThresholds(outcome.record)
         let summary = summaryText(outcome: outcome, thresholds: thresholds, directory: final)
@@ -155,26 +158,27 @@ package enum RunSession {
             try outcome.record.encoded().write(to: temporary.appendingPathComponent("record.json"))
             try Data(RunSummary.csv(outcome.record).utf8).write(to: temporary.appendingPathComponent("summary.csv"))
             try Data(summary.utf8).write(to: temporary.appendingPathComponent("summary.txt"))
-            let report = HTMLReport.forRun(outcome.record, scenarioText: scenario.canonicalJSON.prettyCanonical).render()
+            let report = HTMLReport.forRun(outcome.record, scenario: scenario, scenarioText: scenario.canonicalJSON.prettyCanonical,
+                                           baseDirectory: baseDirectory).render()
             try Data(report.utf8).write(to: temporary.appendingPathComponent("report.html"))
             try? fm.removeItem(atPath: temporary.appendingPathComponent(driverHostFile).path)
             try fm.moveItem(at: temporary, to: finalURL)
         } catch {
-            throw Failure(message: "cannot write the run directory \(final): \(ErrorText.describe(error)) (partial files in \(temporary.path))", exitCode: ExitCode.cannotCreate)
+            throw Failure(message: "cannot write the run directory \(final): \(ErrorText.describe(error)) (partial files in \(temporary.path))", kind: .cannotWrite)
         }
-        let exitCode: Int32
+        let verdict: RunVerdict
         if let signal = outcome.interruptedBy {
-            exitCode = ExitCode.interrupted(by: signal)
+            verdict = .interrupted(signal: signal)
         } else if outcome.abortedBy != nil {
-            exitCode = ExitCode.failure
+            verdict = .aborted
         } else if outcome.isPartial {
-            exitCode = ExitCode.partial
+            verdict = .partial
         } else if thresholds.contains(where: { !$0.passed }) {
-            exitCode = ExitCode.failure
+            verdict = .thresholdFailed
         } else {
-            exitCode = ExitCode.success
+            verdict = .complete
         }
-        return Result(outcome: outcome, runDirectory: final, thresholds: thresholds, exitCode: exitCode, summary: summary)
+        return Result(outcome: outcome, runDirectory: final, thresholds: thresholds, verdict: verdict, summary: summary)
     }
 
     package static func defaultDirectory(for scenario: Scenario) -> String {

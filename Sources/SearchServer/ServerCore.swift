@@ -75,7 +75,7 @@ final class ServerCore: @unchecked Sendable {
     let configuration: SearchServerConfiguration
     let backend: any SearchBackend
     let metrics = ServerMetrics()
-    let pool: WorkerPool
+    let pool: WorkerPool<@Sendable () -> Void>
     let faults: FaultSampler
     let watcher: DisconnectWatcher
     private(set) var acceptor: Acceptor?
@@ -90,7 +90,7 @@ final class ServerCore: @unchecked Sendable {
     init(configuration: SearchServerConfiguration, backend: any SearchBackend) throws {
         self.configuration = configuration
         self.backend = backend
-        pool = WorkerPool(threads: max(1, configuration.workers), capacity: max(1, configuration.queueCapacity), name: "search-worker")
+        pool = WorkerPool(threads: max(1, configuration.workers), capacity: max(1, configuration.queueCapacity), name: "search-worker") { $0() }
         faults = FaultSampler(configuration.faults)
         connections = ConnectionTable(limit: configuration.maxConnections)
         do { watcher = try DisconnectWatcher() } catch {

@@ -26,27 +26,34 @@ package struct ModelledWorld {
         world = VirtualWorld(backend: backend, seed: seed, globalIndices: globalIndices)
     }
 
-    /// Virtual time in nanoseconds: the time of the step taken last.
-    package var now: Int64 { world.now }
+    /// Virtual time in nanoseconds: the time of the step taken last. Stored (not read through
+    /// `world`), so reading it from another module does not copy the world.
+    package private(set) var now: Int64 = 0
 
     package mutating func scheduleTyping(at time: Int64, typist: Int) {
-        world.queue.push(max(time, world.now), .typing, typist: Int32(typist))
+        world.queue.push(max(time, now), .typing, typist: Int32(typist))
     }
 
     package mutating func scheduleWake(at time: Int64, token: UInt64) {
-        world.queue.push(max(time, world.now), .timer, typist: 0, payload: token)
+        world.queue.push(max(time, now), .timer, typist: 0, payload: token)
     }
 
     /// Takes the next step off the agenda (nil: nothing left), advancing `now` to its time.
     package mutating func next(recorder: inout Recorder) -> Step? {
         guard let event = world.queue.pop() else { return nil }
         world.now = event.time
+        now = event.time
         switch event.kind {
         case .typing: return .typing(typist: Int(event.typist))
         case .timer: return .wake(token: event.payload)
         default:
-            guard let finished = world.requestEvent(event, recorder: &recorder) else { return .internalStep }
-            return .finished(typist: finished.typist, id: finished.id, result: finished.result)
+            guard let step = world.requestEvent(event) else { return .internalStep }
+            // The harness's run is this field's host: the backend's side is recorded for it here.
+            if let work = step.backendWork {
+                recorder.record(.backendStopped(id: step.id, work: work), typist: step.typist, at: world.now)
+            }
+            guard let result = step.result else { return .internalStep }
+            return .finished(typist: step.typist, id: step.id, result: result)
         }
     }
 

@@ -41,11 +41,14 @@ struct ServerCell {
     var waiting = Deque<Int32>()
 }
 
-/// What happens in a request's end, for the host.
-struct FinishedRequest {
+/// What one network or server step meant for request `id`, for the host to record and act on:
+/// the backend stopped working on it (`backendWork`, what it did), the client saw it end
+/// (`result`), or both (local work).
+struct RequestStep {
     var typist: Int
     var id: RequestID
-    var result: RequestResult
+    var backendWork: BackendWork? = nil
+    var result: RequestResult? = nil
 }
 
 /// Per typist, what the virtual clock tracks beside the field: the next keystroke, the UI
@@ -194,22 +197,22 @@ struct VirtualWorld: FieldRunner {
         }
     }
 
-    /// Carries out one network or server step; returns the request whose end the client saw,
-    /// if this step was one.
-    mutating func requestEvent(_ event: ScheduledEvent, recorder: inout Recorder) -> FinishedRequest? {
+    /// Carries out one network or server step; returns what it meant for its request (the
+    /// backend's side ended, the client saw the end), if anything. The world records nothing:
+    /// the host records what the step returns.
+    mutating func requestEvent(_ event: ScheduledEvent) -> RequestStep? {
         let handle = Int32(truncatingIfNeeded: event.payload & 0xFFFF_FFFF)
         guard Int(handle) < requests.count, requests[Int(handle)].generation == UInt32(event.payload >> 32) else { return nil }
         switch event.kind {
-        case .serverArrive: serverArrive(handle, recorder: &recorder)
-        case .serviceDone: serviceDone(handle, recorder: &recorder)
-        case .cancelArrive: cancelArrive(handle, recorder: &recorder)
+        case .serverArrive: return serverArrive(handle)
+        case .serviceDone: return serviceDone(handle)
+        case .cancelArrive: return cancelArrive(handle)
         case .responseArrive: return responseArrive(handle)
         case .clientCancelled: return clientCancelled(handle)
         case .timeout: return timeout(handle)
-        case .localDone: return localDone(handle, recorder: &recorder)
-        case .typing, .timer: break
+        case .localDone: return localDone(handle)
+        case .typing, .timer: return nil
         }
-        return nil
     }
 
     private mutating func allocate() -> Int32 {
@@ -230,25 +233,24 @@ struct VirtualWorld: FieldRunner {
         if let observer { observer(now, Int(typist), .backend(text())) }
     }
 
-    private mutating func serverArrive(_ handle: Int32, recorder: inout Recorder) {
+    private mutating func serverArrive(_ handle: Int32) -> RequestStep? {
         var request = requests[Int(handle)]
         request.arrivedAt = now
         if request.fails == .transport {
             request.server = .done
             requests[Int(handle)] = request
-            backendStopped(handle, recorder: &recorder, queueNs: 0, serviceNs: 0, items: 0)
             if !request.clientDone {
                 queue.push(now + request.oneWay, .responseArrive, typist: request.typist, payload: payload(handle))
             }
-            return
+            return backendStopped(handle, queueNs: 0, serviceNs: 0, items: 0)
         }
         if request.serverCancel {
             request.server = .done
             requests[Int(handle)] = request
             note(request.typist, "server drops #\(request.id) (cancelled before it arrived)")
-            backendStopped(handle, recorder: &recorder, queueNs: 0, serviceNs: 0, items: 0)
+            let step = backendStopped(handle, queueNs: 0, serviceNs: 0, items: 0)
             releaseIfDone(handle)
-            return
+            return step
         }
         request.server = .queued
         requests[Int(handle)] = request
@@ -261,6 +263,7 @@ struct VirtualWorld: FieldRunner {
             let waiting = cells[cell].waiting.count
             note(request.typist, "server queues #\(request.id) (\(waiting) waiting)")
         }
+        return nil
     }
 
     private mutating func startService(_ handle: Int32) {
@@ -277,18 +280,19 @@ struct VirtualWorld: FieldRunner {
         queue.push(now + request.serviceNs, .serviceDone, typist: request.typist, payload: payload(handle))
     }
 
-    private mutating func serviceDone(_ handle: Int32, recorder: inout Recorder) {
+    private mutating func serviceDone(_ handle: Int32) -> RequestStep? {
         let request = requests[Int(handle)]
-        guard request.server == .inService else { return }
+        guard request.server == .inService else { return nil }
         requests[Int(handle)].server = .done
         if !request.scripted { cells[Int(request.cell)].busy -= 1 }
-        backendStopped(handle, recorder: &recorder, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
+        let step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
         note(request.typist, "server finishes #\(request.id)" + (request.clientDone ? " (nobody is waiting)" : ""))
         if !request.clientDone {
             queue.push(now + request.oneWay, .responseArrive, typist: request.typist, payload: payload(handle))
         }
         startQueued(cell: Int(request.cell))
         releaseIfDone(handle)
+        return step
     }
 
     private mutating func startQueued(cell: Int) {
@@ -297,35 +301,38 @@ struct VirtualWorld: FieldRunner {
         }
     }
 
-    private mutating func cancelArrive(_ handle: Int32, recorder: inout Recorder) {
+    private mutating func cancelArrive(_ handle: Int32) -> RequestStep? {
         let request = requests[Int(handle)]
         requests[Int(handle)].serverCancel = true
+        let step: RequestStep
         switch request.server {
         case .travelling, .done:
-            return
+            return nil
         case .queued:
             requests[Int(handle)].server = .done
             note(request.typist, "server drops queued #\(request.id)")
-            backendStopped(handle, recorder: &recorder, queueNs: now - request.arrivedAt, serviceNs: 0, items: 0)
+            step = backendStopped(handle, queueNs: now - request.arrivedAt, serviceNs: 0, items: 0)
         case .inService:
             let elapsed = now - request.serviceStart
             let items = request.serviceNs > 0 ? request.items * elapsed / request.serviceNs : 0
             requests[Int(handle)].server = .done
             if !request.scripted { cells[Int(request.cell)].busy -= 1 }
             note(request.typist, "server stops #\(request.id) after \(Self.millis(elapsed))")
-            backendStopped(handle, recorder: &recorder, queueNs: request.serviceStart - request.arrivedAt, serviceNs: elapsed, items: items)
+            step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: elapsed, items: items)
             startQueued(cell: Int(request.cell))
         }
         releaseIfDone(handle)
+        return step
     }
 
-    private func backendStopped(_ handle: Int32, recorder: inout Recorder, queueNs: Int64, serviceNs: Int64, items: Int64) {
+    /// The backend's side of the request ended now, having done this work.
+    private func backendStopped(_ handle: Int32, queueNs: Int64, serviceNs: Int64, items: Int64) -> RequestStep {
         let request = requests[Int(handle)]
-        recorder.record(.backendStopped(id: request.id, work: BackendWork(queueNs: queueNs, serviceNs: serviceNs, itemsScanned: items)),
-                        typist: Int(request.typist), at: now)
+        return RequestStep(typist: Int(request.typist), id: request.id,
+                           backendWork: BackendWork(queueNs: queueNs, serviceNs: serviceNs, itemsScanned: items), result: nil)
     }
 
-    private mutating func responseArrive(_ handle: Int32) -> FinishedRequest? {
+    private mutating func responseArrive(_ handle: Int32) -> RequestStep? {
         let request = requests[Int(handle)]
         guard !request.clientDone else { return nil }
         requests[Int(handle)].clientDone = true
@@ -336,16 +343,16 @@ struct VirtualWorld: FieldRunner {
         } else {
             result = .results(count: BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash, catalogItems: 1_000_000))
         }
-        return FinishedRequest(typist: Int(request.typist), id: request.id, result: result)
+        return RequestStep(typist: Int(request.typist), id: request.id, result: result)
     }
 
-    private mutating func clientCancelled(_ handle: Int32) -> FinishedRequest? {
+    private mutating func clientCancelled(_ handle: Int32) -> RequestStep? {
         let request = requests[Int(handle)]
         releaseIfDone(handle)
-        return FinishedRequest(typist: Int(request.typist), id: request.id, result: .failed(.cancelled))
+        return RequestStep(typist: Int(request.typist), id: request.id, result: .failed(.cancelled))
     }
 
-    private mutating func timeout(_ handle: Int32) -> FinishedRequest? {
+    private mutating func timeout(_ handle: Int32) -> RequestStep? {
         let request = requests[Int(handle)]
         guard !request.clientDone else { return nil }
         requests[Int(handle)].clientDone = true
@@ -353,17 +360,18 @@ struct VirtualWorld: FieldRunner {
             queue.push(now + request.oneWay + delay, .cancelArrive, typist: request.typist, payload: payload(handle))
         }
         releaseIfDone(handle)
-        return FinishedRequest(typist: Int(request.typist), id: request.id, result: .failed(.timeout))
+        return RequestStep(typist: Int(request.typist), id: request.id, result: .failed(.timeout))
     }
 
-    private mutating func localDone(_ handle: Int32, recorder: inout Recorder) -> FinishedRequest? {
+    private mutating func localDone(_ handle: Int32) -> RequestStep? {
         let request = requests[Int(handle)]
         requests[Int(handle)].clientDone = true
         requests[Int(handle)].server = .done
-        backendStopped(handle, recorder: &recorder, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
-        let count = BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash, catalogItems: backend.localCatalogItems)
+        var step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
+        step.result = .results(count: BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash,
+                                                               catalogItems: backend.localCatalogItems))
         releaseIfDone(handle)
-        return FinishedRequest(typist: Int(request.typist), id: request.id, result: .results(count: count))
+        return step
     }
 
     static func millis(_ ns: Int64) -> String {

@@ -42,6 +42,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         let indices = globalIndices ?? Array(sessions.indices)
         precondition(indices.count == sessions.count, "one global index per session")
         recorder = Recorder(typists: sessions.count, expectsBackend: true, settleInterval: settleInterval)
+        recorder.globalTypists = indices
         self.sessions = sessions
         hosts = Array(repeating: FieldHost(strategy: prototype), count: sessions.count)
         context = FieldHostContext(configuration: prototype.configuration)
@@ -87,10 +88,15 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 hosts[typist].timerFired(TimerID(event.payload), deadline: event.time, typist: typist, at: world.now,
                                          context: &context, recorder: &recorder, runner: &world)
             default:
-                if let finished = world.requestEvent(event, recorder: &recorder) {
-                    // Virtual requests leave exactly when the strategy asks: no schedule lag.
-                    hosts[finished.typist].requestFinished(finished.id, finished.result, scheduleLag: 0, typist: finished.typist,
+                if let step = world.requestEvent(event) {
+                    if let work = step.backendWork {
+                        hosts[step.typist].backendStopped(step.id, work: work, typist: step.typist, at: world.now, recorder: &recorder)
+                    }
+                    if let result = step.result {
+                        // Virtual requests leave exactly when the strategy asks: no schedule lag.
+                        hosts[step.typist].requestFinished(step.id, result, scheduleLag: 0, typist: step.typist,
                                                            at: world.now, context: &context, recorder: &recorder, runner: &world)
+                    }
                 }
             }
         }

@@ -26,7 +26,7 @@ extension Simulation {
         let typists = try ScenarioTypists(population: population, seed: seed, baseDirectory: ".")
         let scenario = SimulationScenario(
             typists: population.typists, seed: seed, strategies: strategies.map(VirtualWorkload.simulationStrategy),
-            backend: backend.model, typing: VirtualWorkload.typing(population))
+            backend: backend.model(for: population), typing: VirtualWorkload.typing(population))
         return run(scenario, toolVersion: ToolVersion.current, sessions: { $0.map(typists.session(forTypist:)) })
     }
 

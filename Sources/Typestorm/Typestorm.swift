@@ -37,9 +37,9 @@ public enum TypestormTool {
     /// TypestormTool.main(fields: ["my-search": FieldDefinition(minimumLength: 2) { env in MySearchAdapter(env) }])
     /// ```
     public static func main(fields: [String: FieldDefinition], arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        FieldRegistry.register(fields)
         let virtual = needsVirtualExecutors(arguments)
         if virtual { installVirtualExecutors() }
-        FieldRegistry.register(fields)
         if virtual {
             runVirtualMain { await CommandLineTool.main(arguments: arguments) }
         }
@@ -50,8 +50,65 @@ public enum TypestormTool {
         dispatchMain()
     }
 
-    /// Whether the command may run user fields in virtual time (the commands that do).
+    /// Whether the command may run user fields in virtual time in this process: `simulate`, a
+    /// worker whose scenario names one (the processes `run` and `sweep --workers` start are this
+    /// executable's `worker`), and a `sweep` of one. Every other command runs on Swift's own
+    /// executors.
     static func needsVirtualExecutors(_ arguments: [String]) -> Bool {
-        arguments.first.map { ["simulate"].contains($0) } ?? false
+        switch arguments.first {
+        case "simulate": return true
+        case "worker": return scenarioNamesAField(workerScenario(Array(arguments.dropFirst())))
+        case "sweep": return sweepRunsAFieldHere(Array(arguments.dropFirst()))
+        default: return false
+        }
+    }
+
+    /// Whether a `sweep` runs a field of yours in this process: `--strategies` names one (or a
+    /// strategy of the scenario whose preset is one), and the grid is not spread over worker
+    /// processes (those are workers of their own).
+    static func sweepRunsAFieldHere(_ arguments: [String]) -> Bool {
+        func value(_ option: String) -> String? {
+            if let index = arguments.firstIndex(of: option), index + 1 < arguments.count { return arguments[index + 1] }
+            return arguments.first { $0.hasPrefix(option + "=") }.map { String($0.dropFirst(option.count + 1)) }
+        }
+        if let workers = value("--workers").flatMap(Int.init), workers > 1 { return false }
+        guard let names = value("--strategies")?.split(separator: ",").map(String.init) else { return false }
+        if names.contains(where: { FieldRegistry.field(named: $0) != nil }) { return true }
+        let scenario = arguments.first { $0.hasSuffix(".json") && FileManager.default.fileExists(atPath: $0) }
+        return scenarioNamesAField(scenario, among: Set(names))
+    }
+
+    /// The scenario file of a `worker` command line: its first argument that is not an option or
+    /// an option's value.
+    static func workerScenario(_ arguments: [String]) -> String? {
+        let valued: Set = ["--segment", "--segment-count", "--out", "--base-dir", "--parent-pid", "--server-url"]
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("-") {
+                index += valued.contains(argument) ? 2 : 1
+                continue
+            }
+            return argument
+        }
+        return nil
+    }
+
+    /// Whether the scenario at `path` has a strategy whose `preset` is a registered field (among
+    /// `names` when given, else on a virtual runner), read without any task: the executors are
+    /// chosen before the first one exists. A file that cannot be read is left to the worker to
+    /// report.
+    static func scenarioNamesAField(_ path: String?, among names: Set<String>? = nil) -> Bool {
+        guard let path, let data = FileManager.default.contents(atPath: path),
+              let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let strategies = root["strategies"] as? [[String: Any]] else { return false }
+        // A live run of a field runs on Swift's own executors (the reader refuses virtual and
+        // live runners together for a field).
+        let runners = root["runners"] as? [[String: Any]] ?? []
+        guard names != nil || runners.contains(where: { $0["kind"] as? String == "virtual" }) else { return false }
+        return strategies.contains { strategy in
+            guard let preset = strategy["preset"] as? String, FieldRegistry.field(named: preset) != nil else { return false }
+            return names.map { $0.contains(strategy["name"] as? String ?? preset) } ?? true
+        }
     }
 }

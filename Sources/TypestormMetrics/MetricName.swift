@@ -51,6 +51,9 @@ public enum MetricName {
     public static let outOfOrderApplies = "out_of_order_applies"
     /// Settles whose final screen did not show the results of the settled query.
     public static let staleSettles = "stale_settles"
+    /// Settles whose final screen showed the answer (results or empty) for another query than
+    /// the field's: a subset of `staleSettles`, the searches that ended on an older answer.
+    public static let olderAnswerSettles = "older_answer_settles"
     /// Settles that never showed fresh results (TTFR infinite; not in the TTFR histogram).
     public static let neverFresh = "never_fresh_settles"
     /// Settles whose screen was already right at the burst's last keystroke and stayed so: they

@@ -13,6 +13,10 @@ public struct MetricSet: Sendable, Equatable, Codable {
     /// Histograms by ``MetricName``: added bucket by bucket when sets merge. Absent when nothing was
     /// recorded under the name.
     public var histograms: [String: Histogram]
+    /// The first search of each flaw kind (`FlawKind` raw values: `older_answer`, `out_of_order`,
+    /// `never_fresh`): the smallest (time, typist) wins when sets merge. `nil` when none was
+    /// seen, and in records written before examples existed.
+    public var examples: [String: FlawExample]? = nil
 
     /// A set holding the given counters, maxima and histograms (all empty by default).
     public init(counters: [String: Int64] = [:], maxima: [String: Int64] = [:], histograms: [String: Histogram] = [:]) {
@@ -61,6 +65,11 @@ public struct MetricSet: Sendable, Equatable, Codable {
             } else {
                 histograms[name] = histogram
             }
+        }
+        if let theirs = other.examples {
+            var mine = examples ?? [:]
+            for (kind, example) in theirs where mine[kind].map({ example.precedes($0) }) ?? true { mine[kind] = example }
+            examples = mine
         }
     }
 }

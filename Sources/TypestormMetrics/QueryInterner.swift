@@ -1,4 +1,5 @@
-/// A query as the recorder's per-typist state holds it: a number standing for one `QueryKey`.
+import SearchField
+/// A query as the recorder's per-typist state holds it: a number standing for one `QueryIdentity`.
 ///
 /// Two refs are equal exactly when their keys are equal (one interner hands them all out), so
 /// every comparison the metrics make stays the same while costing an integer compare, and the
@@ -7,7 +8,7 @@ struct QueryRef: Hashable, Sendable {
     var raw: UInt32
 }
 
-/// Hands out one `QueryRef` per distinct `QueryKey` seen by a recorder.
+/// Hands out one `QueryRef` per distinct `QueryIdentity` seen by a recorder.
 ///
 /// Most of a typist's records name the same query as that typist's record before (a keystroke,
 /// then the debounce wait for it; a commit, then its request, its apply, its display), so each
@@ -18,7 +19,7 @@ struct QueryRef: Hashable, Sendable {
 /// - Complexity: O(1) expected per lookup; memory O(distinct queries of the run + typists).
 struct QueryInterner: Sendable {
     /// The key of each ref, by `raw`, and its hash.
-    private var keys: [QueryKey] = []
+    private var keys: [QueryIdentity] = []
     private var hashes: [UInt64] = []
     /// Open addressing, linear probing: a ref plus one, 0 for an empty slot. A power of two in
     /// size, at most half full.
@@ -46,11 +47,11 @@ struct QueryInterner: Sendable {
     /// typist state refers to them) soon after they were typed, so the recorder compacts.
     var needsCompaction: Bool { keys.count >= limit }
 
-    func key(_ ref: QueryRef) -> QueryKey { keys[Int(ref.raw)] }
+    func key(_ ref: QueryRef) -> QueryIdentity { keys[Int(ref.raw)] }
 
     /// Starts over with `live` as refs `0..<live.count`: the recorder has renumbered every ref
     /// it holds to match. The next compaction is due when the table has grown fourfold.
-    mutating func rebuild(keeping live: [QueryKey]) {
+    mutating func rebuild(keeping live: [QueryIdentity]) {
         dropped += keys.count - live.count
         keys = []
         hashes = []
@@ -69,16 +70,16 @@ struct QueryInterner: Sendable {
         limit = max(floor, live.count * 4)
     }
 
-    mutating func ref(_ key: QueryKey, typist: Int) -> QueryRef {
+    mutating func ref(_ key: QueryIdentity, typist: Int) -> QueryRef {
         intern(key, typist: typist)
     }
 
-    mutating func ref(_ key: QueryKey?, typist: Int) -> QueryRef? {
+    mutating func ref(_ key: QueryIdentity?, typist: Int) -> QueryRef? {
         guard let key else { return nil }
         return intern(key, typist: typist)
     }
 
-    private mutating func intern(_ key: QueryKey, typist: Int) -> QueryRef {
+    private mutating func intern(_ key: QueryIdentity, typist: Int) -> QueryRef {
         let last = recent[typist]
         if last != 0, keys[Int(last &- 1)] == key { return QueryRef(raw: last &- 1) }
         let hash = Self.hash(key)
@@ -116,7 +117,7 @@ struct QueryInterner: Sendable {
 
     /// FNV-1a over the text, the scope and the tokens, each followed by a separator byte that
     /// UTF-8 never contains, then a final mix so that the low bits (the slot) spread well.
-    static func hash(_ key: QueryKey) -> UInt64 {
+    static func hash(_ key: QueryIdentity) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         // Native and small strings hand out their UTF-8 in place (a small one on the stack);
         // walking the view byte by byte, or `withUTF8` on a copy, cost several times more.

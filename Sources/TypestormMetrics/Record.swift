@@ -1,45 +1,4 @@
-/// A query as the recorder compares it: normalized text, scope and tokens.
-///
-/// The recorder lives below the search field (Measurement imports nothing), so it has its own
-/// copy of the field's `QueryIdentity`, made in one place (`QueryKey(_:alreadyTrimmed:)` in
-/// FieldRuntime, which trims); equality is the only thing the metrics need.
-public struct QueryKey: Hashable, Sendable, CustomStringConvertible {
-    /// The query text, trimmed.
-    public var text: String
-    /// The search scope (a category or department) the query is limited to; `nil` for none.
-    public var scope: String?
-    /// The query's tokens (such as selected filter chips) beside the text; empty for none.
-    public var tokens: [String]
-
-    /// A key for `text` (already trimmed) with an optional scope and tokens. Fields build keys
-    /// through `QueryKey(_:alreadyTrimmed:)` in FieldRuntime instead.
-    public init(text: String, scope: String? = nil, tokens: [String] = []) {
-        self.text = text
-        self.scope = scope
-        self.tokens = tokens
-    }
-
-    /// Field by field, like the synthesized one, but with the scope compared without the
-    /// standard library's tuple of two optionals and the text first: the recorder compares keys
-    /// several times per simulated keystroke.
-    @inlinable
-    public static func == (a: QueryKey, b: QueryKey) -> Bool {
-        guard a.text == b.text else { return false }
-        if let scope = a.scope {
-            guard let other = b.scope, scope == other else { return false }
-        } else if b.scope != nil {
-            return false
-        }
-        return a.tokens == b.tokens
-    }
-
-    public var description: String {
-        var parts = "\"\(text)\""
-        if let scope { parts += " in \(scope)" }
-        if !tokens.isEmpty { parts += " [" + tokens.joined(separator: ",") + "]" }
-        return parts
-    }
-}
+import SearchField
 
 /// What the screen shows, as the recorder sees it.
 public enum DisplayKind: String, Hashable, Sendable {
@@ -81,19 +40,19 @@ public enum Record: Hashable, Sendable {
     /// The field's input changed (a key, a paste, a scope or token change). `text` is the raw field
     /// text, IME composition included; `query` the normalized identity the field now asks for,
     /// `nil` below the strategy's minimum length.
-    case keystroke(text: String, query: QueryKey?)
+    case keystroke(text: String, query: QueryIdentity?)
     case submit
     /// The typist left the field; no more input from this typist.
     case sessionEnd
     /// The strategy decided to search for `query`; `cached`: answered from the client cache.
-    case commit(QueryKey, cached: Bool)
+    case commit(QueryIdentity, cached: Bool)
     /// A debounce wait for `query` started (other timers are not units of work).
-    case waitStarted(id: UInt64, query: QueryKey)
+    case waitStarted(id: UInt64, query: QueryIdentity)
     /// A debounce wait ran out; `lateness`: how much later than scheduled it fired.
     case waitFired(id: UInt64, lateness: Int64)
     /// A request was sent; `lag`: how much later than the strategy asked the runner sent it,
     /// when known at the start (else a `scheduleLag` record follows once it is).
-    case requestStart(id: UInt64, query: QueryKey, lag: Int64?)
+    case requestStart(id: UInt64, query: QueryIdentity, lag: Int64?)
     /// The client asked to cancel request `id` (or, with `wait: true`, debounce wait `id`).
     case cancelRequested(id: UInt64, wait: Bool)
     /// The client stopped waiting for request `id`.
@@ -103,14 +62,14 @@ public enum Record: Hashable, Sendable {
     /// know nothing of the backend never send it (see `Recorder.init(expectsBackend:)`).
     case backendStopped(id: UInt64, work: BackendWork)
     /// The response (or failure) of request `id` was written into the screen's state.
-    case apply(id: UInt64, query: QueryKey, kind: DisplayKind)
+    case apply(id: UInt64, query: QueryIdentity, kind: DisplayKind)
     /// The response of request `id` arrived and the strategy dropped it.
     case discard(id: UInt64)
     /// Request `id` was answered without a result count (an API whose answers carry none where
     /// one was looked for): an empty screen cannot be told from a full one, so the metrics that
     /// need that (false empties) are absent from the run's metrics.
     case countUnknown(id: UInt64)
-    case display(DisplayKind, query: QueryKey?)
+    case display(DisplayKind, query: QueryIdentity?)
     /// One user change went through a write-back handler (seed 001).
     case writeBack(reentries: Int, runaway: Bool, brokeComposition: Bool)
     /// A timer other than a debounce wait fired late by `lateness`.

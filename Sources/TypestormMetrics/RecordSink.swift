@@ -1,3 +1,4 @@
+import SearchField
 /// Where a runner's records go: the `Recorder` itself, or a buffer that hands them to a shared
 /// recorder later (a live field records under its own lock, then flushes).
 ///
@@ -5,44 +6,44 @@
 /// keystroke, which `Recorder` takes without building a `Record`.
 public protocol RecordSink {
     mutating func record(_ record: Record, typist: Int, at time: Int64)
-    mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64)
-    mutating func commit(_ query: QueryKey, cached: Bool, typist: Int, at time: Int64)
+    mutating func keystroke(_ query: QueryIdentity?, typist: Int, at time: Int64)
+    mutating func commit(_ query: QueryIdentity, cached: Bool, typist: Int, at time: Int64)
     /// `lag`: how much later than the strategy asked the request left, when known at the start
     /// (else it arrives later as a `.scheduleLag` record).
-    mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64)
-    mutating func apply(id: UInt64, query: QueryKey, kind: DisplayKind, typist: Int, at time: Int64)
-    mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64)
+    mutating func requestStarted(id: UInt64, query: QueryIdentity, lag: Int64?, typist: Int, at time: Int64)
+    mutating func apply(id: UInt64, query: QueryIdentity, kind: DisplayKind, typist: Int, at time: Int64)
+    mutating func waitStarted(id: UInt64, query: QueryIdentity, typist: Int, at time: Int64)
     mutating func waitFired(id: UInt64, lateness: Int64, typist: Int, at time: Int64)
     mutating func cancelRequested(id: UInt64, wait: Bool, typist: Int, at time: Int64)
-    mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64)
+    mutating func display(_ kind: DisplayKind, query: QueryIdentity?, typist: Int, at time: Int64)
 }
 
 extension RecordSink {
     /// Records `.keystroke(text: "", query:)`: the field's query after a raw text change (`nil` when
     /// it asks for nothing).
-    public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
+    public mutating func keystroke(_ query: QueryIdentity?, typist: Int, at time: Int64) {
         record(.keystroke(text: "", query: query), typist: typist, at: time)
     }
 
     /// Records `.commit(_:cached:)`: the strategy committed to search for `query`, answered from its
     /// cache when `cached`.
-    public mutating func commit(_ query: QueryKey, cached: Bool, typist: Int, at time: Int64) {
+    public mutating func commit(_ query: QueryIdentity, cached: Bool, typist: Int, at time: Int64) {
         record(.commit(query, cached: cached), typist: typist, at: time)
     }
 
     /// Records `.requestStart` for request `id`, and `.scheduleLag(lag)` when `lag` is known.
-    public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64) {
+    public mutating func requestStarted(id: UInt64, query: QueryIdentity, lag: Int64?, typist: Int, at time: Int64) {
         record(.requestStart(id: id, query: query, lag: nil), typist: typist, at: time)
         if let lag { record(.scheduleLag(lag), typist: typist, at: time) }
     }
 
     /// Records `.apply`: the strategy put request `id`'s answer for `query` on screen as `kind`.
-    public mutating func apply(id: UInt64, query: QueryKey, kind: DisplayKind, typist: Int, at time: Int64) {
+    public mutating func apply(id: UInt64, query: QueryIdentity, kind: DisplayKind, typist: Int, at time: Int64) {
         record(.apply(id: id, query: query, kind: kind), typist: typist, at: time)
     }
 
     /// Records `.waitStarted`: a debounce wait `id` for `query` began.
-    public mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64) {
+    public mutating func waitStarted(id: UInt64, query: QueryIdentity, typist: Int, at time: Int64) {
         record(.waitStarted(id: id, query: query), typist: typist, at: time)
     }
 
@@ -57,7 +58,7 @@ extension RecordSink {
     }
 
     /// Records `.display`: the screen now shows `kind` for `query` (`nil` for a query-less state).
-    public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
+    public mutating func display(_ kind: DisplayKind, query: QueryIdentity?, typist: Int, at time: Int64) {
         record(.display(kind, query: query), typist: typist, at: time)
     }
 }

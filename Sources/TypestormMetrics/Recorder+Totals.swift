@@ -2,6 +2,7 @@
 /// `metricSet()` names them once at the end.
 struct Totals: Sendable {
     var timeline = Timeline()
+    var examples = FlawExampleBuffer()
     var keystrokes: Int64 = 0
     var submits: Int64 = 0
     var settles: Int64 = 0

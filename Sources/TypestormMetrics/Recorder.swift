@@ -1,3 +1,4 @@
+import SearchField
 /// Computes every metric of docs/metrics.md from timestamped records, for every runner.
 ///
 /// Runners report what happened (`record(_:typist:at:)`) for typist slots `0..<typists`, in
@@ -22,6 +23,9 @@ public struct Recorder: RecordSink, Sendable {
     var totals = Totals()
     /// Per-typist state refers to queries by number (see `QueryRef`).
     private(set) var queries: QueryInterner
+    /// Each typist slot's index in the whole population, for the first examples of flaws
+    /// (`FlawExample.typist`); `nil`: slot `i` is typist `i`.
+    package var globalTypists: [Int]?
 
     /// A recorder for typist slots `0..<typists`. `expectsBackend`: the runner reports
     /// `backendStopped` for every request, so work is judged only once the backend is done too.
@@ -98,33 +102,35 @@ public struct Recorder: RecordSink, Sendable {
     // `Record`: the same bookkeeping as `record(_:typist:at:)`, minus an enum round trip.
 
     /// `record(.keystroke(text:query:))`.
-    public mutating func keystroke(_ query: QueryKey?, typist: Int, at time: Int64) {
+    public mutating func keystroke(_ query: QueryIdentity?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         if queries.needsCompaction { compactQueries() }
         tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleInterval, totals: &totals)
+        if totals.examples.hasPending { resolveFlawExamples(typist: typist) }
     }
 
     /// `record(.commit(_:cached:))`.
-    public mutating func commit(_ query: QueryKey, cached: Bool, typist: Int, at time: Int64) {
+    public mutating func commit(_ query: QueryIdentity, cached: Bool, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].commit(queries.ref(query, typist: typist), cached: cached, totals: &totals)
     }
 
     /// `record(.requestStart(id:query:lag:))`.
-    public mutating func requestStarted(id: UInt64, query: QueryKey, lag: Int64?, typist: Int, at time: Int64) {
+    public mutating func requestStarted(id: UInt64, query: QueryIdentity, lag: Int64?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         if let lag { totals.scheduleLag.record(lag) }
         tracks[typist].unitStarted(Unit(id: id, query: queries.ref(query, typist: typist), start: time), totals: &totals)
     }
 
     /// `record(.apply(id:query:kind:))`.
-    public mutating func apply(id: UInt64, query: QueryKey, kind: DisplayKind, typist: Int, at time: Int64) {
+    public mutating func apply(id: UInt64, query: QueryIdentity, kind: DisplayKind, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].apply(id, query: queries.ref(query, typist: typist), kind: kind, at: time, totals: &totals)
+        if totals.examples.hasPending { resolveFlawExamples(typist: typist) }
     }
 
     /// `record(.waitStarted(id:query:))`.
-    public mutating func waitStarted(id: UInt64, query: QueryKey, typist: Int, at time: Int64) {
+    public mutating func waitStarted(id: UInt64, query: QueryIdentity, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         totals.waits += 1
         tracks[typist].waits.append(Wait(id: id, query: queries.ref(query, typist: typist)))
@@ -144,7 +150,7 @@ public struct Recorder: RecordSink, Sendable {
     }
 
     /// `record(.display(_:query:))`.
-    public mutating func display(_ kind: DisplayKind, query: QueryKey?, typist: Int, at time: Int64) {
+    public mutating func display(_ kind: DisplayKind, query: QueryIdentity?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         tracks[typist].display(kind, queries.ref(query, typist: typist), at: time, blink: blinkThreshold, totals: &totals)
     }
@@ -157,7 +163,7 @@ public struct Recorder: RecordSink, Sendable {
     ///   table must grow fourfold between compactions.
     mutating func compactQueries() {
         var renumbered = [UInt32](repeating: .max, count: queries.count)
-        var live: [QueryKey] = []
+        var live: [QueryIdentity] = []
         func keep(_ ref: QueryRef) -> QueryRef {
             if renumbered[Int(ref.raw)] == .max {
                 renumbered[Int(ref.raw)] = UInt32(live.count)
@@ -188,6 +194,7 @@ public struct Recorder: RecordSink, Sendable {
         if time > totals.runEnd { totals.runEnd = time }
         for index in tracks.indices {
             tracks[index].finish(at: time, totals: &totals)
+            if totals.examples.hasPending { resolveFlawExamples(typist: index) }
         }
     }
 
@@ -202,7 +209,7 @@ public struct Recorder: RecordSink, Sendable {
 
     /// Every metric under the names documented in `MetricName`.
     public func metrics() -> MetricSet {
-        totals.metricSet()
+        withFlawExamples(totals.metricSet())
     }
 }
 
@@ -436,7 +443,10 @@ struct Track: Sendable {
 
     mutating func apply(_ id: UInt64, query: QueryRef, kind: DisplayKind, at time: Int64, totals: inout Totals) {
         totals.applies += 1
-        if hasApplied, id < maxApplied { totals.outOfOrderApplies += 1 }
+        if hasApplied, id < maxApplied {
+            totals.outOfOrderApplies += 1
+            totals.examples.note(.outOfOrder, at: time, shown: query, field: field)
+        }
         if !hasApplied || id > maxApplied { maxApplied = id }
         hasApplied = true
         let unitIndex = unitIndex(id)
@@ -501,6 +511,7 @@ struct Track: Sendable {
         totals.blinksPerSettle.record(burstBlinks)
         totals.distinctCommits += Int64(burstCommits.count)
         if !isFresh { totals.staleSettles += 1 }
+        noteSettleFlaws(totals: &totals)
         if freshAtLastKeystroke {
             totals.alreadyFreshSettles += 1
         } else if freshSince >= 0 {

@@ -92,8 +92,8 @@ struct DriverStateMachineTests {
             emitted.compactMap { if case let .workerFailed(_, problem) = $0 { problem } else { nil } }
         }
 
-        var phasesStarted: [String] {
-            emitted.compactMap { if case let .phaseStarted(phase, runner, workers) = $0 { "\(phase):\(runner):\(workers)" } else { nil } }
+        var phasesStarted: [DriverEvent] {
+            emitted.filter { if case .phaseStarted = $0 { true } else { false } }
         }
 
         func outcome() -> DriverOutcome {
@@ -102,18 +102,14 @@ struct DriverStateMachineTests {
         }
     }
 
-    static func sent(_ actions: [DriverStateMachine.Action]) -> [String] {
-        actions.compactMap { action in
-            guard case let .send(worker, message) = action else { return nil }
-            switch message {
-            case let .start(phase, at): return "\(worker) start \(phase) at \(at)"
-            case let .stop(reason): return "\(worker) stop \(reason)"
-            }
-        }
+    /// The messages among `actions`, in order.
+    static func sent(_ actions: [DriverStateMachine.Action]) -> [DriverStateMachine.Action] {
+        actions.filter { if case .send = $0 { true } else { false } }
     }
 
-    static func signals(_ actions: [DriverStateMachine.Action]) -> [String] {
-        actions.compactMap { if case let .signal(worker, signal) = $0 { "\(worker) \(signalName(signal))" } else { nil } }
+    /// The signals among `actions`, in order.
+    static func signals(_ actions: [DriverStateMachine.Action]) -> [DriverStateMachine.Action] {
+        actions.filter { if case .signal = $0 { true } else { false } }
     }
 
     static func closedInputs(_ actions: [DriverStateMachine.Action]) -> [Int] {
@@ -131,8 +127,8 @@ struct DriverStateMachineTests {
         let actions = run.tick()
         // 100 ms ahead of the release, on the wall clock, the same instant for every worker.
         let at = Self.wall + Self.second + DriverStateMachine.startLead
-        #expect(Self.sent(actions) == ["0 start 0 at \(at)", "1 start 0 at \(at)", "2 start 0 at \(at)"])
-        #expect(run.phasesStarted == ["0:probe:3"])
+        #expect(Self.sent(actions) == [.send(worker: 0, .start(phase: 0, atWallClockNanos: at)), .send(worker: 1, .start(phase: 0, atWallClockNanos: at)), .send(worker: 2, .start(phase: 0, atWallClockNanos: at))])
+        #expect(run.phasesStarted == [.phaseStarted(phase: 0, runner: "probe", workers: 3)])
         #expect(run.machine.workers.map(\.stage) == [.running(0), .running(0), .running(0)])
         #expect(run.machine.phaseStartedAt == run.now + DriverStateMachine.startLead)
         // Ticking again starts nothing more.
@@ -142,7 +138,7 @@ struct DriverStateMachineTests {
     @Test func readyBeforeHelloIsKilledAsOutOfOrder() throws {
         var run = try Harness(workers: 2)
         let actions = run.say(1, .ready(typists: 1))
-        #expect(Self.signals(actions) == ["1 SIGKILL"])
+        #expect(Self.signals(actions) == [.signal(worker: 1, SIGKILL)])
         #expect(Self.closedInputs(actions) == [1])
         #expect(run.problems == ["worker 1 (pid 101, segment 1/2) sent ready out of order"])
         #expect(run.machine.workers[1].stage == .failed)
@@ -157,11 +153,11 @@ struct DriverStateMachineTests {
         #expect(Self.signals(actions) == [])
         #expect(Self.sent(actions) == [])
         actions = run.tick(after: 1_000_000)
-        #expect(Self.signals(actions) == ["1 SIGKILL"])
+        #expect(Self.signals(actions) == [.signal(worker: 1, SIGKILL)])
         #expect(run.problems == ["worker 1 (pid 101, segment 1/2) sent nothing for 10001ms (hung; limit 10s) and was killed"])
         // The barrier does not wait for a failed worker: the rest start in the same tick.
-        #expect(Self.sent(actions) == ["0 start 0 at \(Self.wall + run.now - Self.start + DriverStateMachine.startLead)"])
-        #expect(run.phasesStarted == ["0:probe:1"])
+        #expect(Self.sent(actions) == [.send(worker: 0, .start(phase: 0, atWallClockNanos: Self.wall + run.now - Self.start + DriverStateMachine.startLead))])
+        #expect(run.phasesStarted == [.phaseStarted(phase: 0, runner: "probe", workers: 1)])
 
         run.exit(1, .signaled(SIGKILL))
         run.say(0, .phaseDone(phase: 0, snapshot: run.snapshot(1)))
@@ -221,7 +217,7 @@ struct DriverStateMachineTests {
     @Test func garbageIsNamedAndKilledAtOnce() throws {
         var run = try Harness(workers: 2)
         let actions = run.handle(.line(worker: 0, Array("hello world".utf8), at: run.now))
-        #expect(Self.signals(actions) == ["0 SIGKILL"])
+        #expect(Self.signals(actions) == [.signal(worker: 0, SIGKILL)])
         #expect(run.problems.count == 1)
         #expect(run.problems[0].hasPrefix("worker 0 (pid 100, segment 0/2) sent garbage: "))
         // Later lines of a failed worker are ignored.
@@ -231,14 +227,14 @@ struct DriverStateMachineTests {
     @Test func anUnterminatedLastLineIsGarbage() throws {
         var run = try Harness(workers: 1)
         let actions = run.handle(.outputClosed(worker: 0, remainder: Array("{\"v\": 2".utf8), at: run.now))
-        #expect(Self.signals(actions) == ["0 SIGKILL"])
+        #expect(Self.signals(actions) == [.signal(worker: 0, SIGKILL)])
         #expect(run.problems == [#"worker 0 (pid 100, segment 0/1) sent garbage: an unterminated line "{"v": 2""#])
     }
 
     @Test func aLineOverTheLimitIsNamed() throws {
         var run = try Harness(workers: 1)
         let actions = run.handle(.lineTooLong(worker: 0, reason: "lineTooLong(300)", at: run.now))
-        #expect(Self.signals(actions) == ["0 SIGKILL"])
+        #expect(Self.signals(actions) == [.signal(worker: 0, SIGKILL)])
         #expect(run.problems == ["worker 0 (pid 100, segment 0/1) sent a line longer than the protocol allows (lineTooLong(300))"])
     }
 
@@ -247,7 +243,7 @@ struct DriverStateMachineTests {
         run.hello(0, hash: "0000000000000000")
         #expect(run.problems == ["worker 0 (pid 100, segment 0/1) read a different scenario (hash 0000000000000000, expected \(run.scenario.hash))"])
         #expect(Self.signals(run.tick(after: 499_000_000)) == [])
-        #expect(Self.signals(run.tick(after: 1_000_000)) == ["0 SIGKILL"])
+        #expect(Self.signals(run.tick(after: 1_000_000)) == [.signal(worker: 0, SIGKILL)])
         // Sent once.
         #expect(Self.signals(run.tick(after: Self.second)) == [])
     }
@@ -283,7 +279,7 @@ struct DriverStateMachineTests {
         // Duration 1 s + drain 5 s + hang timeout 10 s after the phase started.
         run.now = phaseStart + 16 * Self.second
         #expect(Self.signals(run.tick()) == [])
-        #expect(Self.signals(run.tick(after: 1_000_000)) == ["0 SIGTERM"])
+        #expect(Self.signals(run.tick(after: 1_000_000)) == [.signal(worker: 0, SIGTERM)])
         #expect(run.problems == ["worker 0 (pid 100, segment 0/1) was still running live phase 0 (probe) 15001ms after its duration (limit: drain + hang timeout) and was stopped"])
     }
 
@@ -311,7 +307,7 @@ struct DriverStateMachineTests {
         run.handle(.outputClosed(worker: 0, remainder: [], at: run.now))
         #expect(run.machine.hasExitingWorker)
         #expect(Self.signals(run.tick(after: DriverStateMachine.lingerNanos)) == [])
-        #expect(Self.signals(run.tick(after: 1)) == ["0 SIGTERM"])
+        #expect(Self.signals(run.tick(after: 1)) == [.signal(worker: 0, SIGTERM)])
         #expect(run.problems == ["worker 0 (pid 100, segment 0/1) closed its output before finishing"])
     }
 
@@ -322,7 +318,7 @@ struct DriverStateMachineTests {
         run.ready(0, 1)
         run.tick()
         var actions = run.handle(.signal(SIGINT, at: run.now))
-        #expect(Self.sent(actions) == ["0 stop SIGINT", "1 stop SIGINT"])
+        #expect(Self.sent(actions) == [.send(worker: 0, .stop(reason: "SIGINT")), .send(worker: 1, .stop(reason: "SIGINT"))])
         #expect(run.machine.stopping)
         #expect(run.machine.drainDeadline == run.now + 5 * Self.second)
         // Worker 0 drains in time; no next phase starts while stopping.
@@ -333,9 +329,9 @@ struct DriverStateMachineTests {
         // Worker 1 does not finish within the drain time.
         #expect(Self.signals(run.tick(after: 4 * Self.second)) == [])
         actions = run.tick(after: Self.second)
-        #expect(Self.signals(actions) == ["1 SIGTERM"])
+        #expect(Self.signals(actions) == [.signal(worker: 1, SIGTERM)])
         #expect(Self.closedInputs(actions) == [1])
-        #expect(Self.signals(run.tick(after: 500_000_000)) == ["1 SIGKILL"])
+        #expect(Self.signals(run.tick(after: 500_000_000)) == [.signal(worker: 1, SIGKILL)])
         run.exit(1, .signaled(SIGKILL))
         run.tick()
         #expect(run.machine.isFinished)
@@ -347,7 +343,7 @@ struct DriverStateMachineTests {
             "worker 1 (pid 101, segment 1/2) did not finish within the drain time (5s) and was terminated",
         ])
         #expect(outcome.workers.map(\.completed) == [true, false])
-        #expect(run.phasesStarted == ["0:probe:2"])
+        #expect(run.phasesStarted == [.phaseStarted(phase: 0, runner: "probe", workers: 2)])
     }
 
     @Test func aSecondSignalTerminatesTheWorkersAtOnce() throws {
@@ -357,7 +353,7 @@ struct DriverStateMachineTests {
         run.handle(.signal(SIGTERM, at: run.now))
         let actions = run.handle(.signal(SIGINT, at: run.now))
         #expect(Self.sent(actions) == [])
-        #expect(Self.signals(actions) == ["0 SIGTERM", "1 SIGTERM"])
+        #expect(Self.signals(actions) == [.signal(worker: 0, SIGTERM), .signal(worker: 1, SIGTERM)])
         // The first signal is the one reported.
         #expect(run.machine.interruptedBy == SIGTERM)
     }
@@ -375,7 +371,7 @@ struct DriverStateMachineTests {
         run.say(1, .phaseDone(phase: 0, snapshot: run.snapshot(1)))
         #expect(run.machine.workers.map(\.stage) == [.phaseDone(0), .phaseDone(0)])
         let at = Self.wall + run.now - Self.start + DriverStateMachine.startLead
-        #expect(Self.sent(run.tick()) == ["0 start 1 at \(at)", "1 start 1 at \(at)"])
+        #expect(Self.sent(run.tick()) == [.send(worker: 0, .start(phase: 1, atWallClockNanos: at)), .send(worker: 1, .start(phase: 1, atWallClockNanos: at))])
         run.say(0, .phaseDone(phase: 1, snapshot: run.snapshot(2)))
         run.say(1, .phaseDone(phase: 1, snapshot: run.snapshot(2)))
         // No third phase.
@@ -385,7 +381,7 @@ struct DriverStateMachineTests {
         run.finish(1, keystrokes: 4)
         run.tick()
         #expect(run.machine.isFinished)
-        #expect(run.phasesStarted == ["0:probe:2", "1:probe:2"])
+        #expect(run.phasesStarted == [.phaseStarted(phase: 0, runner: "probe", workers: 2), .phaseStarted(phase: 1, runner: "probe", workers: 2)])
         let outcome = run.outcome()
         #expect(!outcome.isPartial)
         #expect(outcome.record.problems == [])

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SearchServer
 import TypestormMetrics
 import Testing
 @testable import Orchestration
@@ -18,7 +19,7 @@ struct MetricsEndpointTests {
             elapsedNanos: 2_500_000_000, phase: 1, phaseCount: 2, runner: "in-process", typistsActive: 40, keystrokes: 1234,
             keystrokesPerSecond: 10, requests: 10, requestsPerSecond: 1, errors: 7, ttfrP99Nanos: nil,
             groups: [MetricGroup(name: "naive", labels: ["runner": "in-process"], metrics: metrics)], workers: [])
-        endpoint.update(progress)
+        endpoint.update(PrometheusText.render(progress))
         let response = try httpGet(port: endpoint.port, "/metrics")
         #expect(response.hasPrefix("HTTP/1.1 200 OK"))
         #expect(response.contains("Content-Type: text/plain; version=0.0.4"))

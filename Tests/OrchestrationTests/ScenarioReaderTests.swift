@@ -1,3 +1,4 @@
+import JSONReading
 import Foundation
 import Testing
 @testable import Orchestration

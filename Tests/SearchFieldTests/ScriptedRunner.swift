@@ -1,28 +1,36 @@
+import FieldRuntime
 import SearchField
+import TypestormMetrics
+import Typists
 
-/// A tiny runner for timelines: a scripted backend answers each request after a latency chosen
-/// per query text, timers fire exactly on time, and every effect is logged with its time.
+/// A tiny runner for timelines, driving the strategy through `FieldHost` as every runner does:
+/// a scripted backend answers each request after a latency chosen per query text, timers fire
+/// exactly on time, and every effect is logged with its time.
 ///
-/// Cancellation: `.honoured` — the awaited call throws `cancelled` at once and the response
-/// never arrives; `.ignored` — nothing notices, the response arrives as if not cancelled.
+/// Cancellation: `.honoured` — the runner reports `cancelled` at once and the response never
+/// arrives; `.ignored` — nothing notices, the response arrives as if not cancelled.
 struct ScriptedRunner<S: SearchFieldStrategy> {
     enum CancelMode { case honoured, ignored }
 
-    var strategy: S
     var latency: (QueryIdentity) -> Int64
     var resultCount: (QueryIdentity) -> Int = { $0.text.count }
     var failure: (QueryIdentity) -> FailureReason? = { _ in nil }
     var cancelMode = CancelMode.honoured
-    var field = TextFieldModel()
-    private(set) var log: [(time: Int64, effect: SearchEffect)] = []
-    private var queue: [(time: Int64, seq: Int, event: SearchEvent)] = []
-    private var seq = 0
-    private var cancelledTimers: Set<TimerID> = []
-    private var cancelledRequests: Set<RequestID> = []
-    private var requestQueries: [RequestID: QueryIdentity] = [:]
+    private var host: FieldHost<S, RequestID>
+    private var context: FieldHostContext
+    private var world = World()
+    private var recorder = Recorder(typists: 1, expectsBackend: false)
+
+    /// The strategy, in the state the run left it.
+    var strategy: S { host.strategy }
+    /// The field's input as the typist left it.
+    var field: FieldInput { host.input }
+    /// Every effect the strategy returned, with its time.
+    var log: [(time: Int64, effect: SearchEffect)] { world.log.entries }
 
     init(_ strategy: S, latency: @escaping (QueryIdentity) -> Int64) {
-        self.strategy = strategy
+        host = FieldHost(strategy: strategy)
+        context = FieldHostContext(configuration: strategy.configuration)
         self.latency = latency
     }
 
@@ -31,64 +39,92 @@ struct ScriptedRunner<S: SearchFieldStrategy> {
         (ms * 1_000_000, .textChanged(text, composing: composing))
     }
 
+    /// Plays `inputs` (the typist's events: text, scope, token changes, submit) and everything
+    /// they cause, up to `end`.
     mutating func run(_ inputs: [(Int64, SearchEvent)], until end: Int64 = 60_000_000_000) {
-        for (time, event) in inputs { push(time, event) }
-        while let next = pop(), next.time <= end {
-            if case let .textChanged(text, composing) = next.event { field.userEdit(text, composing: composing) }
-            deliver(next.event, at: next.time)
+        for (time, event) in inputs { world.push(time, .typing(Self.action(event))) }
+        world.answer = { [latency, resultCount, failure] query in
+            (latency(query), failure(query).map(RequestResult.failed) ?? .results(count: resultCount(query)))
         }
-    }
-
-    private mutating func deliver(_ event: SearchEvent, at time: Int64) {
-        var effects: [SearchEffect] = []
-        strategy.handle(event, at: time, into: &effects)
-        for effect in effects {
-            log.append((time, effect))
-            switch effect {
-            case let .scheduleTimer(id, delay, _):
-                push(time + delay, .timerFired(id))
-            case let .cancelTimer(id):
-                cancelledTimers.insert(id)
-            case let .sendRequest(id, query), let .runLocally(id, query):
-                requestQueries[id] = query
-                if let reason = failure(query) {
-                    push(time + latency(query), .requestFailed(id, reason))
-                } else {
-                    push(time + latency(query), .responseArrived(id, ResultSummary(count: resultCount(query))))
-                }
-            case let .cancelRequest(id):
-                if cancelMode == .honoured {
-                    cancelledRequests.insert(id)
-                    push(time, .requestFailed(id, .cancelled))
-                }
-            case let .setFieldText(text):
-                deliver(.fieldTextSet(field.programmaticSet(text)), at: time)
-            default:
-                break
+        world.honoursCancels = cancelMode == .honoured
+        while let next = world.pop(), next.time <= end {
+            switch next.report {
+            case let .typing(action):
+                host.type(action, intendedAt: next.time, typist: 0, at: next.time, context: &context, recorder: &recorder, runner: &world)
+            case let .timer(id):
+                host.timerFired(id, deadline: next.time, typist: 0, at: next.time, context: &context, recorder: &recorder, runner: &world)
+            case let .finished(id, result):
+                host.requestFinished(id, result, scheduleLag: 0, typist: 0, at: next.time, context: &context, recorder: &recorder, runner: &world)
             }
         }
     }
 
-    private mutating func push(_ time: Int64, _ event: SearchEvent) {
-        seq += 1
-        queue.append((time, seq, event))
+    /// The typing action a test's event stands for (a composing edit is a Hangul jamo key).
+    static func action(_ event: SearchEvent) -> TypingEvent.Action {
+        switch event {
+        case let .textChanged(text, composing): .edit(key: composing ? "ㅎ" : "a", text: text)
+        case let .scopeChanged(scope): .scope(scope)
+        case let .tokensChanged(tokens): .tokens(tokens)
+        case .submitted: .submit
+        default: preconditionFailure("\(event) is not something a typist does")
+        }
     }
 
-    private mutating func pop() -> (time: Int64, event: SearchEvent)? {
-        while let index = queue.indices.min(by: { (queue[$0].time, queue[$0].seq) < (queue[$1].time, queue[$1].seq) }) {
-            let next = queue.remove(at: index)
-            switch next.event {
-            case let .timerFired(id) where cancelledTimers.contains(id):
-                continue
-            case let .responseArrived(id, _) where cancelledRequests.contains(id):
-                continue
-            case let .requestFailed(id, reason) where reason != .cancelled && cancelledRequests.contains(id):
-                continue
-            default:
-                return (next.time, next.event)
-            }
+    /// The runner's side: its agenda, the scripted backend and the log.
+    struct World: FieldRunner {
+        enum Report {
+            case typing(TypingEvent.Action)
+            case timer(TimerID)
+            case finished(RequestID, RequestResult)
         }
-        return nil
+
+        var answer: (QueryIdentity) -> (latency: Int64, result: RequestResult) = { _ in (0, .results(count: 0)) }
+        var honoursCancels = true
+        /// Every effect, as the host shows it to the runner (`observe`).
+        final class Log {
+            var entries: [(time: Int64, effect: SearchEffect)] = []
+        }
+
+        let log = Log()
+        private var queue: [(time: Int64, seq: Int, report: Report)] = []
+        private var seq = 0
+        private var cancelled: Set<RequestID> = []
+
+        mutating func push(_ time: Int64, _ report: Report) {
+            seq += 1
+            queue.append((time, seq, report))
+        }
+
+        /// The earliest report (first pushed among equal times); a cancelled request's answer
+        /// never arrives.
+        mutating func pop() -> (time: Int64, report: Report)? {
+            while let index = queue.indices.min(by: { (queue[$0].time, queue[$0].seq) < (queue[$1].time, queue[$1].seq) }) {
+                let next = queue.remove(at: index)
+                if case let .finished(id, result) = next.report, result != .failed(.cancelled), cancelled.contains(id) { continue }
+                return (next.time, next.report)
+            }
+            return nil
+        }
+
+        mutating func scheduleTimer(_ id: TimerID, at deadline: Int64, typist: Int) { push(deadline, .timer(id)) }
+
+        mutating func cancelTimer(_ id: TimerID, typist: Int) {}
+
+        mutating func startRequest(_ id: RequestID, query: QueryIdentity, local: Bool, typist: Int, at time: Int64) -> RequestID {
+            let (latency, result) = answer(query)
+            push(time + latency, .finished(id, result))
+            return id
+        }
+
+        mutating func cancelRequest(_ handle: RequestID, id: RequestID, typist: Int, at time: Int64) {
+            guard honoursCancels else { return }
+            cancelled.insert(id)
+            push(time, .finished(id, .failed(.cancelled)))
+        }
+
+        func observe(_ entry: TimelineEntry, typist: Int, at time: Int64) {
+            if case let .effect(effect) = entry { log.entries.append((time, effect)) }
+        }
     }
 
     /// Display states in order, with their times in milliseconds.

@@ -486,45 +486,6 @@ struct RequestParserTests {
         #expect(throws: FaultConfigurationError.self) { try LatencyDistribution(parsing: "gauss:3") }
     }
 
-    @Test func workerPoolBoundsItsQueue() {
-        let pool = WorkerPool(threads: 1, capacity: 2, name: "test-pool")
-        let gate = DispatchSemaphore(value: 0)
-        let ran = DispatchSemaphore(value: 0)
-        #expect(pool.reserve())
-        pool.enqueueReserved { gate.wait(); ran.signal() }
-        // The running job left the queue; two more fit, a third does not.
-        var waited = 0
-        while pool.depth > 0, waited < 1_000_000 { waited += 1; sched_yield() }
-        #expect(pool.reserve())
-        #expect(pool.reserve())
-        #expect(!pool.reserve())
-        pool.enqueueReserved { ran.signal() }
-        pool.enqueueReserved { ran.signal() }
-        #expect(pool.busy == 3)
-        gate.signal()
-        for _ in 0..<3 { #expect(ran.wait(seconds: 5)) }
-        pool.shutdown()
-        #expect(pool.busy == 0)
-    }
-
-    /// A job that ran must not stay in the queue: the server's jobs capture the server, which
-    /// owns the pool, so a kept job leaked every stopped server (found by LeakSanitizer).
-    @Test func workerPoolLetsGoOfAJobThatRan() {
-        final class Token: Sendable {}
-        let pool = WorkerPool(threads: 1, capacity: 2, name: "test-pool")
-        let ran = DispatchSemaphore(value: 0)
-        weak var released: Token?
-        do {
-            let token = Token()
-            released = token
-            #expect(pool.reserve())
-            pool.enqueueReserved { [token] in _ = token; ran.signal() }
-        }
-        #expect(ran.wait(seconds: 5))
-        pool.shutdown()
-        #expect(released == nil, "the pool still holds the job that ran")
-    }
-
     @Test func substringBackendCountsAndPages() throws {
         let backend = SubstringBackend.synthetic(count: 10_000)
         let all = try backend.search(SearchRequest(text: "lamp", limit: 1000, offset: 0, needsTotal: true), isCancelled: { false })

@@ -72,11 +72,11 @@ struct QueryNormalizationTests {
 
     @Test("the recorder's key for a query identity is trimmed like the expected query")
     func keyIsTrimmed() {
-        let key = QueryKey(QueryIdentity(text: " shoe\u{3000}", scope: "brands", tokens: ["in-stock"]))
-        #expect(key == QueryKey(text: "shoe", scope: "brands", tokens: ["in-stock"]))
+        let key = QueryIdentity(text: " shoe\u{3000}", scope: "brands", tokens: ["in-stock"]).trimmed()
+        #expect(key == QueryIdentity(text: "shoe", scope: "brands", tokens: ["in-stock"]))
         let expected = Preset.debounceSwitch.defaultConfiguration.expectedQuery(for: FieldInput(text: "shoe ", scope: "brands", tokens: ["in-stock"]))
-        #expect(expected.map { QueryKey($0) } == key)
-        #expect(expected.map { QueryKey($0, alreadyTrimmed: true) } == key)
+        #expect(expected.map { $0.trimmed() } == key)
+        #expect(expected.map { $0.trimmed(alreadyTrimmed: true) } == key)
     }
 }
 

@@ -1,3 +1,4 @@
+import SearchField
 import Testing
 @testable import TypestormMetrics
 
@@ -5,7 +6,7 @@ import Testing
 struct ErrorCauseTests {
     @Test func recorderCountsCausesNextToTheCoarseClasses() {
         var recorder = Recorder(typists: 1, expectsBackend: false)
-        let query = QueryKey(text: "a")
+        let query = QueryIdentity(text: "a")
         recorder.record(.keystroke(text: "a", query: query), typist: 0, at: 0)
         for id in 1...3 {
             recorder.record(.requestStart(id: UInt64(id), query: query, lag: 0), typist: 0, at: Int64(id))

@@ -1,3 +1,4 @@
+import SearchField
 import Testing
 @testable import TypestormMetrics
 
@@ -6,7 +7,7 @@ import Testing
 @Suite("Metrics documentation timelines", .timeLimit(.minutes(5)))
 struct MetricsTimelineTests {
     private static func ms(_ value: Int64) -> Int64 { value * 1_000_000 }
-    private static func q(_ text: String) -> QueryKey { QueryKey(text: text) }
+    private static func q(_ text: String) -> QueryIdentity { QueryIdentity(text: text) }
 
     /// One typist's records, times in milliseconds.
     private struct Script {

@@ -1,3 +1,4 @@
+import SearchField
 import Testing
 @testable import TypestormMetrics
 
@@ -6,11 +7,11 @@ import Testing
 @Suite("Query interner", .timeLimit(.minutes(5)))
 struct QueryInternerTests {
     /// Keys that differ only in scope, tokens, or where a token boundary falls.
-    static let nearMisses: [QueryKey] = [
-        QueryKey(text: "ab"), QueryKey(text: "ab", scope: "shoes"), QueryKey(text: "ab", scope: ""),
-        QueryKey(text: "ab", tokens: ["c"]), QueryKey(text: "ab", tokens: ["c", "d"]), QueryKey(text: "ab", tokens: ["cd"]),
-        QueryKey(text: "abc"), QueryKey(text: "ab", scope: "c"), QueryKey(text: "ab ", scope: nil),
-        QueryKey(text: "가나"), QueryKey(text: "sneakers, well past fifteen bytes"),
+    static let nearMisses: [QueryIdentity] = [
+        QueryIdentity(text: "ab"), QueryIdentity(text: "ab", scope: "shoes"), QueryIdentity(text: "ab", scope: ""),
+        QueryIdentity(text: "ab", tokens: ["c"]), QueryIdentity(text: "ab", tokens: ["c", "d"]), QueryIdentity(text: "ab", tokens: ["cd"]),
+        QueryIdentity(text: "abc"), QueryIdentity(text: "ab", scope: "c"), QueryIdentity(text: "ab ", scope: nil),
+        QueryIdentity(text: "가나"), QueryIdentity(text: "sneakers, well past fifteen bytes"),
     ]
 
     @Test func equalKeysShareARefAndDifferentKeysDoNot() {
@@ -29,7 +30,7 @@ struct QueryInternerTests {
 
     @Test func refsSurviveTheTableGrowing() {
         var interner = QueryInterner(typists: 2)
-        let keys = (0..<5_000).map { QueryKey(text: "q\($0)", scope: $0 % 3 == 0 ? "bags" : nil) }
+        let keys = (0..<5_000).map { QueryIdentity(text: "q\($0)", scope: $0 % 3 == 0 ? "bags" : nil) }
         let refs = keys.enumerated().map { interner.ref($1, typist: $0 % 2) }
         #expect(Set(refs).count == keys.count)
         for (index, key) in keys.enumerated() {
@@ -63,8 +64,8 @@ struct RecorderCompactionTests {
         // every comparison matters), and old epochs leave thousands of dead queries behind.
         var epoch = 0
         var typist = 0
-        func query(_ mixer: inout Mixer) -> QueryKey {
-            QueryKey(text: "t\(typist)e\(epoch)q\(mixer.next(3))", scope: mixer.next(8) == 0 ? "bags" : nil)
+        func query(_ mixer: inout Mixer) -> QueryIdentity {
+            QueryIdentity(text: "t\(typist)e\(epoch)q\(mixer.next(3))", scope: mixer.next(8) == 0 ? "bags" : nil)
         }
         for step in 0..<20_000 {
             epoch = step / 200

@@ -1,8 +1,9 @@
+import SearchField
 import Testing
 @testable import TypestormMetrics
 
 private func ms(_ value: Int64) -> Int64 { value * 1_000_000 }
-private func q(_ text: String) -> QueryKey { QueryKey(text: text) }
+private func q(_ text: String) -> QueryIdentity { QueryIdentity(text: text) }
 
 /// Feeds one typist's records with times in milliseconds.
 private struct Script {
@@ -17,7 +18,7 @@ private struct Script {
     }
 
     mutating func key(_ time: Int64, _ text: String, query: String?? = .none, typist: Int = 0) {
-        let key: QueryKey? = switch query {
+        let key: QueryIdentity? = switch query {
         case .none: q(text)
         case let .some(value): value.map(q)
         }

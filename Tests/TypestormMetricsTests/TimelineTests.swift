@@ -1,3 +1,4 @@
+import SearchField
 import Testing
 @testable import TypestormMetrics
 
@@ -7,7 +8,7 @@ struct TimelineTests {
 
     @Test func startsCompletionsAndInFlightTimePerBucket() {
         var recorder = Recorder(typists: 2, expectsBackend: false)
-        let query = QueryKey(text: "lamp")
+        let query = QueryIdentity(text: "lamp")
         recorder.record(.keystroke(text: "lamp", query: query), typist: 0, at: 0)
         recorder.record(.requestStart(id: 1, query: query, lag: 0), typist: 0, at: Self.second / 2)
         recorder.record(.workStopped(id: 1, reason: .completed), typist: 0, at: 2 * Self.second + Self.second / 2)
@@ -34,7 +35,7 @@ struct TimelineTests {
     @Test func shardsMergeIntoTheWholeTimeline() throws {
         func record(_ typists: Range<Int>, into recorder: inout Recorder, slotOffset: Int) {
             for typist in typists {
-                let query = QueryKey(text: "q\(typist)")
+                let query = QueryIdentity(text: "q\(typist)")
                 let slot = typist - slotOffset
                 recorder.record(.keystroke(text: query.text, query: query), typist: slot, at: 0)
                 recorder.record(.requestStart(id: 1, query: query, lag: 0), typist: slot, at: Int64(typist) * 700_000_000)

@@ -8,13 +8,17 @@ public enum ExampleFields {
     public static let all: [String: FieldDefinition] = [
         "naive-real": FieldDefinition(minimumLength: 0) { env in NaiveAdapter(env) },
         "seed-000": FieldDefinition(minimumLength: 2) { env in SeedAdapter(env) },
+        "instant-search": FieldDefinition(minimumLength: 0) { env in InstantSearchAdapter(env) },
+        "seed-003": FieldDefinition(minimumLength: 2) { env in CatalogSearchAdapter(env) },
+        "seed-002": FieldDefinition(minimumLength: 2) { env in DraftSearchAdapter(env) },
+        "seed-001": FieldDefinition(minimumLength: 2) { env in WriteBackAdapter(env) },
     ]
 
     /// The app's API backed by the run's search.
     static func api(_ env: FieldEnvironment) -> ProductAPI {
         ProductAPI { keyword, filter in
             let answer = try await env.search(QueryIdentity(text: keyword, scope: filter.scope, tokens: filter.tokens))
-            return SearchPage(keyword: keyword, filter: filter, count: answer.count)
+            return SearchPage(keyword: keyword, filter: filter, count: answer.count ?? 0)
         }
     }
 
@@ -81,6 +85,7 @@ public enum MisusedFields {
         "throws": FieldDefinition(minimumLength: 2) { _ in throw AdapterFailure() },
         "foreign-thread": FieldDefinition(minimumLength: 2) { env in ForeignThreadAdapter(env) },
         "blocks": FieldDefinition(minimumLength: 2) { env in BlockingAdapter(env) },
+        "never-resumes": FieldDefinition(minimumLength: 2) { env in LostContinuationAdapter(env) },
         // Seed 000's model as the article writes it: `Task.sleep`, not the injected clock.
         "real-sleep": FieldDefinition(minimumLength: 2) { env in SeedAdapter(env, clock: ContinuousClock()) },
     ]
@@ -112,6 +117,34 @@ final class ForeignThreadAdapter: MeasuredField {
             enqueued.signal()
         }.start()
         enqueued.wait()  // a moment: the thread only enqueues
+    }
+}
+
+/// Wraps the search in a callback API of its own whose continuation is kept but never resumed
+/// once the answer has come: the spinner stays on for good.
+@MainActor
+final class LostContinuationAdapter: MeasuredField {
+    let env: FieldEnvironment
+    var pending: [CheckedContinuation<SearchAnswer, Never>] = []
+    var task: Task<Void, Never>?
+
+    init(_ env: FieldEnvironment) {
+        self.env = env
+        env.show(.idle)
+    }
+
+    func textChanged(_ text: String) {
+        task?.cancel()
+        guard text.count >= 2 else { return env.show(.idle) }
+        task = Task {
+            env.show(.loading)
+            let answer = await withCheckedContinuation { continuation in
+                pending.append(continuation)  // the callback below forgets to resume it
+                let env = env
+                Task { _ = try? await env.search(text) }
+            }
+            env.show(.results(for: text, count: answer.count ?? 0))
+        }
     }
 }
 

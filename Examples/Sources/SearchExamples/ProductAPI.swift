@@ -9,7 +9,7 @@ public struct ProductAPI: Sendable {
 }
 
 /// The searchable's scope and tokens.
-public struct SearchFilter: Sendable, Equatable {
+public struct SearchFilter: Sendable, Hashable {
     public var scope: String?
     public var tokens: [String]
 
@@ -20,7 +20,7 @@ public struct SearchFilter: Sendable, Equatable {
 }
 
 /// One page of results for a keyword.
-public struct SearchPage: Sendable, Equatable {
+public struct SearchPage: Sendable, Hashable {
     public var keyword: String
     public var filter: SearchFilter
     public var count: Int

@@ -38,6 +38,25 @@ struct MisuseTests {
         #expect(errors.contains("enqueued from other threads"))
     }
 
+    @Test func aContinuationThatIsNeverResumedIsNamed() throws {
+        let (status, errors) = try simulate("never-resumes")
+        #expect(status == 70)
+        #expect(errors.contains("the field still shows a spinner at the end of the run for 20 of 20 typists (typist 0, typist 1"))
+        #expect(errors.contains("awaits something that is never resumed"))
+    }
+
+    /// The naive first version leaves its spinner on when a search fails (`try await` throws
+    /// past `isLoading = false`): that is its flaw, measured (as its model measures it), not a
+    /// wait that never ends.
+    @Test func aSpinnerLeftOnAfterAFailureIsMeasuredNotRefused() throws {
+        let reports = try FieldMeasurement.simulate(harness: "ExampleHarness", strategies: ["naive-real", "naive"], typists: 100,
+                                                    arguments: ["--error-rate", "0.2"])
+        let real = try #require(reports["naive-real"])
+        let model = try #require(reports["naive"])
+        #expect(real.counter("errors_server") > 0)
+        #expect(real.counters == model.counters)
+    }
+
     @Test func aBlockingJobIsStoppedByTheWatchdog() throws {
         let (status, errors) = try simulate("blocks")
         #expect(status == 70)

@@ -37,21 +37,13 @@ public final class EngineSearchBackend: LiveSearchBackend {
         }
     }
 
-    private struct State {
-        var queue = Deque<Job>()
-        var stopping = false
-    }
-
     private let engine: SearchEngine
     private let reference: ReferenceFilter
     private let limit: Int
     private let forcedPath: ForcedPath?
     private let countsTotal: Bool
-    private let state = Locked(State())
-    private let available = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
-    private let gate = DispatchSemaphore(value: 0)
-    private let threadCount: Int
+    /// The search threads (unbounded queue: the FIFO wait is the queue time measured).
+    private let pool: WorkerPool<Job>
 
     /// - Parameters:
     ///   - workers: searches that run at once (the backend's capacity).
@@ -77,17 +69,9 @@ public final class EngineSearchBackend: LiveSearchBackend {
         self.limit = limit
         self.forcedPath = forcedPath
         self.countsTotal = countsTotal
-        threadCount = workers
-        if !startSuspended {
-            for _ in 0..<workers { gate.signal() }
-        }
-        for index in 0..<workers {
-            let thread = Thread { [self] in
-                self.gate.wait()
-                self.workLoop()
-            }
-            thread.name = "typestorm-search-\(index)"
-            thread.start()
+        let (engine, reference) = (engine, reference)
+        pool = WorkerPool(threads: workers, name: "typestorm-search", startSuspended: startSuspended) { job in
+            Self.run(job, engine: engine, reference: reference, limit: limit, countsTotal: countsTotal, forcedPath: forcedPath)
         }
     }
 
@@ -95,14 +79,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
     /// the engine's queue and service time.
     public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
         let job = Job(request: request, enqueuedNanos: MonotonicClock.now(), completion: completion, owner: self)
-        let accepted = state.withLock { state -> Bool in
-            guard !state.stopping else { return false }
-            state.queue.append(job)
-            return true
-        }
-        if accepted {
-            available.signal()
-        } else {
+        if !pool.enqueue(job) {
             completion(LiveSearchOutcome(result: .failed(.transport), startedNanos: job.enqueuedNanos))
         }
         return job
@@ -110,30 +87,15 @@ public final class EngineSearchBackend: LiveSearchBackend {
 
     /// Removes a cancelled job that no worker has taken yet and completes it as cancelled.
     private func dropIfQueued(_ job: Job) {
-        let removed = state.withLock { state -> Bool in
-            state.queue.removeFirst(where: { $0 === job }) != nil
-        }
-        guard removed else { return }
+        guard pool.removeQueued(where: { $0 === job }) != nil else { return }
         let now = MonotonicClock.now()
         job.completion(LiveSearchOutcome(
             result: .failed(.cancelled), startedNanos: job.enqueuedNanos,
             backendWork: BackendWork(queueNs: Int64(now - job.enqueuedNanos), serviceNs: 0)))
     }
 
-    private func workLoop() {
-        while true {
-            available.wait()
-            let next = state.withLock { state -> Job?? in
-                if let job = state.queue.popFirst() { return .some(job) }
-                return state.stopping ? .none : .some(nil)
-            }
-            guard let job = next else { break }
-            if let job { run(job) }
-        }
-        exited.signal()
-    }
-
-    private func run(_ job: Job) {
+    private static func run(_ job: Job, engine: SearchEngine, reference: ReferenceFilter, limit: Int, countsTotal: Bool,
+                            forcedPath: ForcedPath?) {
         let started = MonotonicClock.now()
         let queueNs = Int64(started - job.enqueuedNanos)
         let request = SearchRequest(job.request.query, limit: limit, needsTotal: countsTotal)
@@ -150,24 +112,14 @@ public final class EngineSearchBackend: LiveSearchBackend {
 
     /// Lets workers started suspended take jobs.
     func resume() {
-        for _ in 0..<threadCount { gate.signal() }
+        pool.resume()
     }
 
     /// Completes queued jobs as failed and stops the threads once the running searches return.
     public func shutdown() {
-        let pending = state.withLock { state -> [Job]? in
-            guard !state.stopping else { return nil }
-            state.stopping = true
-            return state.queue.removeAll()
-        }
-        guard let pending else { return }
-        for job in pending {
+        for job in pool.takeQueued() {
             job.completion(LiveSearchOutcome(result: .failed(.cancelled), startedNanos: job.enqueuedNanos))
         }
-        for _ in 0..<threadCount {
-            gate.signal()
-            available.signal()
-        }
-        for _ in 0..<threadCount { exited.wait() }
+        pool.shutdown()
     }
 }

@@ -63,7 +63,7 @@ actor LiveField<Strategy: SearchFieldStrategy> {
         if case let .failed(reason) = outcome.result, reason != .cancelled { shared.monitor.errors.add(1, ordering: .relaxed) }
         if shared.backend.reportsBackendWork {
             let work = outcome.backendWork ?? BackendWork(queueNs: 0, serviceNs: 0)
-            records.record(.backendStopped(id: id, work: work), typist: slot, at: now)
+            host.backendStopped(id, work: work, typist: slot, at: now, recorder: &records)
         }
         // The request left when the client library got round to it: the lag after the instant
         // the strategy asked, which latency counts from (no coordinated omission).

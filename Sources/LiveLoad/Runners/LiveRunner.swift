@@ -75,12 +75,12 @@ public final class LiveRunMonitor: Sendable {
         running.withLock { $0 }?()
     }
 
-    func attach(_ source: (@Sendable () -> MetricSet?)?) {
+    package func attach(_ source: (@Sendable () -> MetricSet?)?) {
         running.withLock { $0 = source }
     }
 
     /// Returns once a stop is requested, or when the calling task is cancelled.
-    func waitForStop() async {
+    package func waitForStop() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let resumeNow = stopWaiter.withLock { waiter -> Bool in
@@ -109,6 +109,13 @@ public struct LiveRunResult: Sendable {
     public var undrainedTypists: Int
     /// The run stopped early (`LiveRunMonitor.requestStop()`).
     public var stoppedEarly: Bool
+
+    package init(metrics: MetricSet, elapsedNanos: Int64, undrainedTypists: Int, stoppedEarly: Bool) {
+        self.metrics = metrics
+        self.elapsedNanos = elapsedNanos
+        self.undrainedTypists = undrainedTypists
+        self.stoppedEarly = stoppedEarly
+    }
 }
 
 /// Runs a search-field strategy in real time: every typist types at its intended times, the

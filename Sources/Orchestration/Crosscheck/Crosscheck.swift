@@ -93,6 +93,12 @@ package enum Crosscheck {
     /// and the model-driven backend's service includes a real HTTP request to it. The live
     /// runners of one strategy run at the same time, each with its own modelled cells.
     package static func run(_ scenario: Scenario, baseDirectory: String, progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
+        if let field = scenario.strategies.first(where: { !$0.isPreset }) {
+            throw Unsuitable(description: """
+            crosscheck runs presets: "\(field.preset)" is a field of yours, which runs in virtual time and live in separate \
+            processes; run a virtual scenario and a live one of it and compare them (typestorm run, then typestorm compare)
+            """)
+        }
         let (runners, skipped) = try liveRunners(scenario)
         let threads = scenario.runners.compactMap { runner -> Int? in
             if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }

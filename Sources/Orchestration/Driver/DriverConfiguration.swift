@@ -51,7 +51,7 @@ package struct DriverConfiguration: Sendable {
 }
 
 /// What happens during a run, as the driver sees it.
-package enum DriverEvent: Sendable {
+package enum DriverEvent: Sendable, Equatable {
     case spawned(worker: Int, pid: Int32)
     case ready(worker: Int)
     case phaseStarted(phase: Int, runner: String, workers: Int)
@@ -62,8 +62,8 @@ package enum DriverEvent: Sendable {
 }
 
 /// Live figures for the progress display.
-package struct DriverProgress: Sendable {
-    package struct WorkerHealth: Sendable {
+package struct DriverProgress: Sendable, Equatable {
+    package struct WorkerHealth: Sendable, Equatable {
         package var index: Int
         package var pid: Int32
         /// starting, ready, running, phase done, done, failed, exited.

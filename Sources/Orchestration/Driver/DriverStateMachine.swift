@@ -69,7 +69,7 @@ struct DriverStateMachine {
     }
 
     /// What the loop must do, in order.
-    enum Action: Sendable {
+    enum Action: Sendable, Equatable {
         case send(worker: Int, WorkerProtocol.DriverMessage)
         case signal(worker: Int, Int32)
         case closeInput(worker: Int)
@@ -92,12 +92,54 @@ struct DriverStateMachine {
     let progressIntervalNanos: Int64
     let startedAt: Int64
     private(set) var workers: [Worker]
+
+    /// Where the run as a whole is: before the first phase, in a phase, or stopping. A run
+    /// stops once (a signal or an `abort` threshold) and never starts another phase after.
+    private enum State {
+        /// Waiting at the ready barrier; no phase has started.
+        case starting
+        /// Phase `phase` (the one running or last started) started at `startedAt` (monotonic).
+        case running(phase: Int, startedAt: Int64)
+        /// The load is stopping: no further phase starts, and the workers still alive at
+        /// `drainDeadline` are terminated (`nil` once they were). `phase` and `startedAt` are
+        /// those of the phase that was running (-1 and 0 if none had started).
+        case stopping(phase: Int, startedAt: Int64, drainDeadline: Int64?)
+    }
+
+    private var state = State.starting
+
     /// The phase running or last started; -1 before the first.
-    private(set) var phase = -1
-    /// When the current phase started (monotonic), to catch a live phase that never ends.
-    private(set) var phaseStartedAt: Int64 = 0
-    private(set) var stopping = false
-    private(set) var drainDeadline: Int64?
+    var phase: Int {
+        switch state {
+        case .starting: -1
+        case let .running(phase, _), let .stopping(phase, _, _): phase
+        }
+    }
+
+    /// When the current phase started (monotonic), to catch a live phase that never ends; 0
+    /// before the first.
+    var phaseStartedAt: Int64 {
+        switch state {
+        case .starting: 0
+        case let .running(_, startedAt), let .stopping(_, startedAt, _): startedAt
+        }
+    }
+
+    /// The run is stopping (a signal or an `abort` threshold): draining, then terminating.
+    var stopping: Bool {
+        if case .stopping = state { true } else { false }
+    }
+
+    /// When the workers still alive are terminated, while stopping.
+    var drainDeadline: Int64? {
+        if case let .stopping(_, _, deadline) = state { deadline } else { nil }
+    }
+
+    /// Moves to `.stopping` with a drain deadline `now` + the drain time.
+    private mutating func startStopping(now: Int64) {
+        state = .stopping(phase: phase, startedAt: phaseStartedAt, drainDeadline: now + settings.drainNanos)
+    }
+
     private(set) var interruptedBy: Int32?
     /// The `abort` threshold verdict that stopped the run.
     private(set) var abortedBy: String?
@@ -160,8 +202,8 @@ struct DriverStateMachine {
         case let .tick(now, wallClock):
             for index in workers.indices { police(index, now: now) }
             advanceBarrier(now: now, wallClock: wallClock)
-            if stopping, let deadline = drainDeadline, now >= deadline {
-                drainDeadline = nil
+            if case let .stopping(phase, startedAt, deadline?) = state, now >= deadline {
+                state = .stopping(phase: phase, startedAt: startedAt, drainDeadline: nil)
                 for index in workers.indices where workers[index].isAlive && workers[index].killAt == nil {
                     if workers[index].stage != .done, workers[index].problem == nil {
                         workers[index].problem = "\(workers[index].name) did not finish within the drain time (\(DurationText.format(settings.drainNanos))) and was terminated"
@@ -323,8 +365,7 @@ struct DriverStateMachine {
                                                       runner: "", segments: []), groups: groups)
         guard let crossed = aborting.lazy.flatMap({ $0.evaluate(running) }).first(where: { $0.value != nil && !$0.passed }) else { return }
         abortedBy = crossed.message
-        stopping = true
-        drainDeadline = now + settings.drainNanos
+        startStopping(now: now)
         emit(.stopping(reason: "abort threshold crossed (\(crossed.message)): stopping the load and draining"))
         send(.stop(reason: "abort threshold"))
     }
@@ -333,8 +374,7 @@ struct DriverStateMachine {
     private mutating func received(_ signal: Int32, at now: Int64) {
         if interruptedBy == nil { interruptedBy = signal }
         if !stopping {
-            stopping = true
-            drainDeadline = now + settings.drainNanos
+            startStopping(now: now)
             emit(.stopping(reason: "\(signalName(signal)) received: stopping the load and draining"))
             send(.stop(reason: signalName(signal)))
         } else {
@@ -362,11 +402,11 @@ struct DriverStateMachine {
             waiting = live.allSatisfy { workers[$0].stage == .phaseDone(phase) || workers[$0].stage == .done }
         }
         guard waiting, phase + 1 < scenario.runners.count else { return }
-        phase += 1
-        phaseStartedAt = now + Self.startLead
-        send(.start(phase: phase, atWallClockNanos: wallClock + Self.startLead))
-        for index in live { workers[index].stage = .running(phase) }
-        emit(.phaseStarted(phase: phase, runner: scenario.runners[phase].kind, workers: live.count))
+        let next = phase + 1
+        state = .running(phase: next, startedAt: now + Self.startLead)
+        send(.start(phase: next, atWallClockNanos: wallClock + Self.startLead))
+        for index in live { workers[index].stage = .running(next) }
+        emit(.phaseStarted(phase: next, runner: scenario.runners[next].kind, workers: live.count))
     }
 
     // MARK: Progress and outcome

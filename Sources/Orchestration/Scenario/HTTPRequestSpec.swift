@@ -1,3 +1,5 @@
+import JSONReading
+
 /// How an `http-url` runner talks to a search API beyond its URL template: where the result count
 /// is, which headers go with every request, which CA signs the server's certificate, whether
 /// responses may come compressed.

@@ -1,3 +1,4 @@
+import JSONReading
 import TypestormMetrics
 
 extension Scenario {
@@ -70,7 +71,14 @@ extension Population {
         if repeatsSessions { session.append(("repeat", .bool(true))) }
         var members: [(key: String, value: JSONValue)] = [
             ("typists", .number("\(typists)")),
-            ("mix", .array(mix.map { .object([("device", .string($0.device.rawValue)), ("language", .string($0.language.rawValue)), ("share", number($0.share))]) })),
+            ("mix", .array(mix.map { entry in
+                var members: [(key: String, value: JSONValue)] = [
+                    ("device", .string(entry.device.rawValue)), ("language", .string(entry.language.rawValue)), ("share", number(entry.share)),
+                ]
+                // Only when given, so scenarios without profiles keep their canonical JSON and hash.
+                if let network = entry.network { members.append(("network", .string(network.name))) }
+                return .object(members)
+            })),
             ("arrival", arrivalJSON),
             ("session", .object(session)),
         ]
@@ -88,6 +96,9 @@ extension ScenarioStrategy {
         if let stalledDelayNanos { members.append(("stalledDelay", duration(stalledDelayNanos))) }
         if let cacheSize { members.append(("cacheSize", .number("\(cacheSize)"))) }
         if let writeBack { members.append(("writeBack", .bool(writeBack))) }
+        if !parameters.isEmpty {
+            members.append(("parameters", .object(parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        }
         return .object(members)
     }
 }

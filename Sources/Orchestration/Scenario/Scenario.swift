@@ -1,3 +1,5 @@
+import FieldRuntime
+
 /// A complete description of one benchmark run: what is searched, who types, which strategies
 /// are compared under which runners, and when the run counts as failed.
 ///
@@ -114,11 +116,15 @@ public struct Population: Sendable, Equatable {
         public var language: ScenarioLanguage
         /// This entry's share of the typists, in (0, 1].
         public var share: Double
-        /// An entry for `device` and `language` with `share`.
-        public init(device: Device, language: ScenarioLanguage, share: Double) {
+        /// The access network this entry's typists are on (`"network": "lte"`), added to the
+        /// backend's round trip; `nil`: the backend's round trip alone.
+        public var network: NetworkProfile?
+        /// An entry for `device` and `language` with `share`, on `network` (none by default).
+        public init(device: Device, language: ScenarioLanguage, share: Double, network: NetworkProfile? = nil) {
             self.device = device
             self.language = language
             self.share = share
+            self.network = network
         }
     }
 
@@ -244,6 +250,10 @@ public struct ScenarioStrategy: Sendable, Equatable {
     public var cacheSize: Int?
     /// Seed 001's write-back normalization variant.
     public var writeBack: Bool?
+    /// The knobs a user field's factory reads (`FieldParameters`), when `preset` names a field
+    /// of yours rather than a preset: `debounce` and `minLength` reach it as the parameters
+    /// `debounce` and `min-length` too, so `sweep` can vary them.
+    public var parameters: [String: String] = [:]
 
     /// A strategy from `preset` with optional knobs; every `nil` keeps the preset's own value, and
     /// `name` defaults to the preset.
@@ -258,6 +268,10 @@ public struct ScenarioStrategy: Sendable, Equatable {
         self.cacheSize = cacheSize
         self.writeBack = writeBack
     }
+
+    /// Whether `preset` names a preset (else a user field registered by
+    /// `TypestormTool.main(fields:)`).
+    public var isPreset: Bool { Self.presets.contains(preset) }
 }
 
 /// Where requests go and on which clock.

@@ -1,3 +1,5 @@
+import JSONReading
+
 /// A change to a scenario made on the command line (`run --typists 50`, `--set backend.workers=8`).
 ///
 /// Overrides edit the scenario's JSON document before `ScenarioReader` reads it, so an override

@@ -1,4 +1,7 @@
+import JSONReading
 import Diagnostics
+import FieldHarness
+import FieldRuntime
 import LiveLoad
 import TypestormMetrics
 
@@ -105,6 +108,10 @@ private final class Context {
                 }
             }
         }
+        if let strategies, let runners, let field = strategies.firstIndex(where: { !$0.isPreset }),
+           let virtual = runners.firstIndex(of: .virtual), let live = runners.firstIndex(where: { $0 != .virtual }) {
+            fail("$.runners[\(max(virtual, live))]", "$.strategies[\(field)] is \"\(strategies[field].preset)\", a field of yours: it runs in virtual time (on Typestorm's executors) or live (on Swift's own), not both in one run; put the virtual runner and the \(runners[live].kind) runner in two scenarios and compare their runs")
+        }
         if let strategies {
             let seen = Set(strategies.map(\.name))
             for (index, threshold) in thresholds.enumerated() {
@@ -174,7 +181,12 @@ private final class Context {
             let device = entry.choice("device", Device.self) ?? .desktop
             let language = entry.choice("language", ScenarioLanguage.self) ?? .en
             guard let share = entry.double("share", required: true, in: 0...1, exclusiveLower: true) else { return nil }
-            return .init(device: device, language: language, share: share)
+            var network: NetworkProfile?
+            if entry.has("network") {
+                guard let name = entry.choice("network", among: NetworkProfile.all.map(\.name)) else { return nil }
+                network = NetworkProfile.named(name)
+            }
+            return .init(device: device, language: language, share: share, network: network)
         }
         if let entries = mix {
             let total = entries.reduce(0) { $0 + $1.share }
@@ -263,7 +275,7 @@ private final class Context {
     func strategy(_ value: JSONValue, at path: String) -> ScenarioStrategy? {
         guard let fields = object(value, at: path) else { return nil }
         defer { fields.finish() }
-        let preset = fields.choice("preset", among: ScenarioStrategy.presets, required: true)
+        let preset = fields.choice("preset", among: ScenarioStrategy.presets + FieldRegistry.names, required: true)
         let name = fields.string("name") { $0.isEmpty || $0.contains(",") ? "a non-empty label without commas" : nil }
         let debounce = fields.duration("debounce", minimum: 0)
         let minimumLength = fields.int("minLength", in: 0...1_000)
@@ -271,9 +283,29 @@ private final class Context {
         let stalled = fields.duration("stalledDelay", minimum: 0)
         let cacheSize = fields.int("cacheSize", in: 0...10_000_000)
         let writeBack = fields.bool("writeBack")
+        let parameters = fields.nested("parameters") { parameters -> [String: String] in
+            var values: [String: String] = [:]
+            for member in parameters.members {
+                guard case let .string(text) = member.value else {
+                    fail(parameters.path(member.key), "expected a string (a field parameter, e.g. \"150ms\"), found \(member.value.brief)")
+                    continue
+                }
+                values[member.key] = text
+            }
+            return values
+        }
         guard let preset else { return nil }
-        return ScenarioStrategy(name: name, preset: preset, debounceNanos: debounce, minimumLength: minimumLength,
-                            trim: trim, stalledDelayNanos: stalled, cacheSize: cacheSize, writeBack: writeBack)
+        var strategy = ScenarioStrategy(name: name, preset: preset, debounceNanos: debounce, minimumLength: minimumLength,
+                                        trim: trim, stalledDelayNanos: stalled, cacheSize: cacheSize, writeBack: writeBack)
+        if strategy.isPreset {
+            if parameters != nil { fail(fields.path("parameters"), "parameters are for fields of yours; preset \"\(preset)\" takes debounce, minLength, trim, stalledDelay, cacheSize and writeBack") }
+        } else {
+            for (key, given) in [("trim", trim != nil), ("stalledDelay", stalled != nil), ("cacheSize", cacheSize != nil), ("writeBack", writeBack != nil)] where given {
+                fail(fields.path(key), "\(key) is a preset's knob; \"\(preset)\" is a field of yours: give its knobs in \"parameters\"")
+            }
+            strategy.parameters = parameters ?? [:]
+        }
+        return strategy
     }
 
     func runner(_ value: JSONValue, at path: String) -> RunnerSpec? {

@@ -1,3 +1,4 @@
+import FieldHarness
 import Foundation
 import TypestormSystem
 import TypestormMetrics
@@ -58,6 +59,13 @@ package enum SweepGrid {
         }
     }
 
+    /// `metrics` with only the histograms the analysis reads.
+    static func kept(_ metrics: MetricSet) -> MetricSet {
+        var metrics = metrics
+        metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
+        return metrics
+    }
+
     /// The setting as the strategy to simulate: the strategy's knobs, the grid's interval and length.
     static func strategy(_ setting: SweepPlan.Setting, name: String? = nil) -> ScenarioStrategy {
         var strategy = setting.strategy
@@ -91,28 +99,40 @@ package enum SweepGrid {
         var finished = 0
         try await withThrowingTaskGroup(of: (Int, MetricSet).self) { group in
             var next = 0
-            func launch() {
+            func launch() throws {
                 let index = next, job = jobs[index]
                 let (scenario, _, typists) = prepared[job.population][job.replicate]
-                let spec = VirtualWorkload.simulationStrategy(strategy(settings[job.setting]))
-                group.addTask {
-                    let recorder = Simulation.runStrategyCounting(spec, scenario: scenario, typists: 0..<scenario.typists) { range in
-                        range.map(typists.session(forTypist:))
-                    }.recorder
-                    var metrics = recorder.metrics()
-                    metrics.histograms = metrics.histograms.filter { keptHistograms.contains($0.key) }
-                    return (index, metrics)
+                let setting = strategy(settings[job.setting])
+                if setting.isPreset {
+                    let spec = VirtualWorkload.simulationStrategy(setting)
+                    group.addTask {
+                        let recorder = Simulation.runStrategyCounting(spec, scenario: scenario, typists: 0..<scenario.typists) { range in
+                            range.map(typists.session(forTypist:))
+                        }.recorder
+                        return (index, kept(recorder.metrics()))
+                    }
+                } else {
+                    // A field of yours: its runs take turns on the virtual executors' one thread.
+                    let field = try setting.field()
+                    group.addTask {
+                        let range = 0..<scenario.typists
+                        let recorder = try await VirtualFieldRunner.run(
+                            field, name: setting.name, typists: range, sessions: range.map(typists.session(forTypist:)),
+                            backend: scenario.backend, seed: scenario.seed, parameters: setting.fieldParameters,
+                            settleInterval: scenario.settleInterval)
+                        return (index, kept(recorder.metrics()))
+                    }
                 }
                 next += 1
             }
-            while next < min(parallelism, jobs.count) { launch() }
+            while next < min(parallelism, jobs.count) { try launch() }
             while let (index, metrics) = try await group.next() {
                 results[index] = metrics
                 finished += 1
                 if finished % max(1, jobs.count / 10) == 0 || finished == jobs.count {
                     progress("  \(finished)/\(jobs.count) grid runs done\n")
                 }
-                if next < jobs.count { launch() }
+                if next < jobs.count { try launch() }
             }
         }
         return jobs.enumerated().map { index, job in

@@ -1,3 +1,4 @@
+import FieldHarness
 import Foundation
 import SearchField
 
@@ -65,9 +66,16 @@ package struct SweepPlan: Sendable {
     /// The grid: per strategy, its minimum lengths × the intervals.
     package var settings: [Setting] {
         strategies.flatMap { strategy in
-            let lengths = minLengths ?? [strategy.minimumLength ?? VirtualWorkload.simulationStrategy(strategy).configuration.normalizer.minimumLength]
+            let lengths = minLengths ?? [strategy.minimumLength ?? Self.defaultMinimumLength(strategy)]
             return lengths.flatMap { length in debounceMs.map { Setting(strategy: strategy, debounceMs: $0, minLength: length) } }
         }
+    }
+
+    /// The minimum length a strategy has when the grid does not vary it: its preset's, or the
+    /// one its field of yours declares.
+    static func defaultMinimumLength(_ strategy: ScenarioStrategy) -> Int {
+        strategy.isPreset ? VirtualWorkload.simulationStrategy(strategy).configuration.normalizer.minimumLength
+            : FieldRegistry.field(named: strategy.preset)?.minimumLength ?? 0
     }
 
     /// One population per mix entry, each typed by the Typists models for its device and
@@ -111,10 +119,10 @@ package struct SweepPlan: Sendable {
         for name in names where !chosen.contains(where: { $0.name == name }) {
             if let spec = scenario.strategies.first(where: { $0.name == name }) {
                 chosen.append(spec)
-            } else if ScenarioStrategy.presets.contains(name) {
+            } else if ScenarioStrategy.presets.contains(name) || FieldRegistry.field(named: name) != nil {
                 chosen.append(ScenarioStrategy(preset: name))
             } else {
-                let known = Array(Set(scenario.strategies.map(\.name) + ScenarioStrategy.presets)).sorted()
+                let known = Array(Set(scenario.strategies.map(\.name) + ScenarioStrategy.presets + FieldRegistry.names)).sorted()
                 throw SweepFailure("invalid value '\(name)' for option '--strategies': expected a strategy of the scenario or a preset: \(known.joined(separator: ", "))",
                                    kind: .usage)
             }

@@ -40,7 +40,7 @@ package struct WorkerOptions: Sendable {
 
 /// One worker process: runs segment i/N of a scenario's typists, phase by phase.
 package enum Worker {
-    package static func run(_ options: WorkerOptions) async -> Int32 {
+    package static func run(_ options: WorkerOptions) async -> WorkerOutcome {
         switch options.mode {
         case let .driver(parentPID):
             return await runUnderDriver(options, parentPID: parentPID)
@@ -56,16 +56,16 @@ package enum Worker {
             let data = try Data(contentsOf: URL(fileURLWithPath: options.scenarioPath))
             scenario = try ScenarioReader.read(bytes: Array(data), file: options.scenarioPath)
         } catch let error as ScenarioError {
-            return .failure(PrepareFailure(message: error.description, exitCode: ExitCode.dataError))
+            return .failure(PrepareFailure(message: error.description, kind: .badInput))
         } catch {
-            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", exitCode: ExitCode.noInput))
+            return .failure(PrepareFailure(message: "cannot read scenario \(options.scenarioPath): \(ErrorText.describe(error))", kind: .missingInput))
         }
         let workloads = scenario.runners.map(WorkloadRegistry.workload(for:))
         if options.serverURL == nil, let index = scenario.runners.firstIndex(where: { if case .httpEmbedded = $0 { true } else { false } }) {
             return .failure(PrepareFailure(
                 message: "\(options.scenarioPath): $.runners[\(index)]: an http-embedded runner needs the search server that 'typestorm run' starts "
                     + "(--server-url); run this scenario with 'typestorm run', or aim an http-url runner at 'typestorm serve'",
-                exitCode: ExitCode.software))
+                kind: .cannotRun))
         }
         return .success((scenario, workloads))
     }
@@ -81,7 +81,7 @@ package enum Worker {
                 prepared.append(try workload.prepared(resources))
             } catch {
                 return .failure(PrepareFailure(message: "phase \(phase) (\(scenario.runners[phase].kind)) cannot be prepared: \(error)",
-                                               exitCode: ExitCode.software))
+                                               kind: .cannotRun))
             }
         }
         return .success(prepared)
@@ -89,7 +89,7 @@ package enum Worker {
 
     struct PrepareFailure: Error {
         var message: String
-        var exitCode: Int32
+        var kind: RunFailureKind
     }
 
     static func baseDirectory(_ options: WorkerOptions) -> String {
@@ -120,13 +120,13 @@ package enum Worker {
 
     // MARK: Standalone
 
-    private static func runStandalone(_ options: WorkerOptions, output: String?) async -> Int32 {
+    private static func runStandalone(_ options: WorkerOptions, output: String?) async -> WorkerOutcome {
         let prepared: (Scenario, [any PhaseWorkload])
         switch prepare(options) {
         case let .success(value): prepared = value
         case let .failure(failure):
             options.log("error: \(failure.message)\n")
-            return failure.exitCode
+            return .failed(failure.kind)
         }
         let scenario = prepared.0
         let workloads: [any PhaseWorkload]
@@ -134,7 +134,7 @@ package enum Worker {
         case let .success(value): workloads = value
         case let .failure(failure):
             options.log("error: \(failure.message)\n")
-            return failure.exitCode
+            return .failed(failure.kind)
         }
         let trap = try? SignalTrap()
         let sink = ProgressSink()
@@ -161,7 +161,7 @@ package enum Worker {
             } catch {
                 options.log("error: phase \(phase) (\(scenario.runners[phase].kind)) failed: \(error)\n")
                 sink.requestStop()
-                return ExitCode.software
+                return .failed(.cannotRun)
             }
         }
         let stopped = sink.isStopRequested
@@ -177,9 +177,9 @@ package enum Worker {
             }
         } catch {
             options.log("error: cannot write the run record to \(output ?? "standard output"): \(ErrorText.describe(error))\n")
-            return ExitCode.cannotCreate
+            return .failed(.cannotWrite)
         }
-        return stopped ? ExitCode.partial : ExitCode.success
+        return stopped ? .stopped : .completed
     }
 
     // MARK: Under a driver
@@ -212,10 +212,10 @@ package enum Worker {
         }
     }
 
-    private static func runUnderDriver(_ options: WorkerOptions, parentPID: Int32?) async -> Int32 {
+    private static func runUnderDriver(_ options: WorkerOptions, parentPID: Int32?) async -> WorkerOutcome {
         if !SignalTrap.dieWithParent(signal: SIGTERM, expectedParent: parentPID) {
             options.log("worker: the driver is gone; exiting\n")
-            return ExitCode.software
+            return .failed(.cannotRun)
         }
         // Keep the protocol on a private descriptor and point standard output at standard error,
         // so a stray print anywhere in the process cannot corrupt the message stream.
@@ -229,7 +229,7 @@ package enum Worker {
         case let .success(value): prepared = value
         case let .failure(failure):
             writer.send(.error(failure.message))
-            return failure.exitCode
+            return .failed(failure.kind)
         }
         let scenario = prepared.0
         writer.send(.hello(.init(pid: getpid(), segment: options.segment, scenarioHash: scenario.hash, toolVersion: options.toolVersion)))
@@ -246,7 +246,7 @@ package enum Worker {
         case let .failure(failure):
             shared.state.withLock { $0.finished = true }
             writer.send(.error(failure.message), final: true)
-            return failure.exitCode
+            return .failed(failure.kind)
         }
         let typists = Array(scenario.population.typistIndices(segment: options.segment.index, of: options.segment.count))
         writer.send(.ready(typists: typists.count))
@@ -290,11 +290,11 @@ package enum Worker {
         }
         if let failure {
             writer.send(.error(failure), final: true)
-            return ExitCode.software
+            return .failed(.cannotRun)
         }
         let record = record(scenario, options: options, groups: completed, stopped: stopped, started: started, ended: WallClock.now())
         writer.send(.done(record), final: true)
-        return stopped ? ExitCode.partial : ExitCode.success
+        return stopped ? .stopped : .completed
     }
 
     /// Reads driver messages from standard input and sends a snapshot every interval, on its own

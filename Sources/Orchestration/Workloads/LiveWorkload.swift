@@ -1,4 +1,5 @@
 import ProductCatalog
+import FieldHarness
 import Foundation
 import LiveLoad
 import Matching
@@ -94,7 +95,7 @@ struct LiveWorkload: PhaseWorkload {
             case .model:
                 // The engine's threads only compute; the model decides who is served when.
                 let searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, scenario.backend.workers))
-                return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
+                return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: searcher)
             }
         case let .embeddedServer(kind):
             guard let url = context.serverURL else {
@@ -103,7 +104,7 @@ struct LiveWorkload: PhaseWorkload {
             let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
                                              timeoutNanos: UInt64(scenario.backend.timeoutNanos))
             guard kind == .model else { return http }
-            return ModelledSearchBackend(model: scenario.backend.model, seed: scenario.seed, globalTypists: globalTypists, engine: http)
+            return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: http)
         case let .url(template, request):
             let countPath = try request.effectiveCountPath.map { path in try JSONCountPath(path) }
             let headers: [String]
@@ -132,7 +133,10 @@ struct LiveWorkload: PhaseWorkload {
                 limit: min(scenario.durationNanos, arrivals.departures[index]) - arrival))
         }
         let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
-        let monitors = simulation.strategies.map { _ in LiveRunMonitor() }
+        // The presets, and fields of yours (on Swift's own executors, the main actor for theirs).
+        let strategies = scenario.strategies
+        let fields = try strategies.map { $0.isPreset ? nil : try $0.field() }
+        let monitors = strategies.map { _ in LiveRunMonitor() }
         let finished = CancellationFlag()
         let shared = sharesBackend(scenario)
         // Labels mark what differs from the defaults (each strategy on its own backend; the
@@ -151,9 +155,9 @@ struct LiveWorkload: PhaseWorkload {
         let backends: [any LiveSearchBackend]
         if shared {
             let one = try makeBackend(context, engine: engine, globalTypists: indices)
-            backends = simulation.strategies.map { _ in one }
+            backends = strategies.map { _ in one }
         } else {
-            backends = try simulation.strategies.map { _ in try makeBackend(context, engine: engine, globalTypists: indices) }
+            backends = try strategies.map { _ in try makeBackend(context, engine: engine, globalTypists: indices) }
         }
         defer {
             if shared { backends.first?.shutdown() } else { backends.forEach { $0.shutdown() } }
@@ -163,13 +167,26 @@ struct LiveWorkload: PhaseWorkload {
         let labelsForGroups = labels
         let usageBefore = try? ResourceUsage.current()
 
-        let groups = await withTaskGroup(of: (Int, MetricGroup)?.self) { group in
-            for (index, spec) in simulation.strategies.enumerated() {
+        let groups = try await withThrowingTaskGroup(of: (Int, MetricGroup)?.self) { group in
+            for (index, strategy) in strategies.enumerated() {
+                if let field = fields[index] {
+                    group.addTask {
+                        let result = try await LiveFieldRun.run(
+                            field, name: strategy.name, typists: typists, globalIndices: indices, backend: tallies[index],
+                            parameters: strategy.fieldParameters, options: options, monitor: monitors[index])
+                        return (index, MetricGroup(name: strategy.name, labels: labelsForGroups, metrics: result.metrics))
+                    }
+                    continue
+                }
+                let spec = VirtualWorkload.simulationStrategy(strategy)
                 group.addTask {
                     let result = await LiveRunner.run(
                         typists: typists, strategy: spec.preset, configuration: spec.configuration,
                         backend: tallies[index], options: options, monitor: monitors[index])
-                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: result.metrics))
+                    // The recorder numbered the typists by slot; the examples name them in the population.
+                    var metrics = result.metrics
+                    metrics.renumberExampleTypists { indices[$0] }
+                    return (index, MetricGroup(name: spec.name, labels: labelsForGroups, metrics: metrics))
                 }
             }
             // Ends typing at the phase duration, forwards a stop request, and publishes the
@@ -178,7 +195,7 @@ struct LiveWorkload: PhaseWorkload {
             // recorder's totals under its lock).
             group.addTask {
                 let deadline = Int64(MonotonicClock.now()) + scenario.durationNanos
-                var histograms = simulation.strategies.map { _ in [String: Histogram]() }
+                var histograms = strategies.map { _ in [String: Histogram]() }
                 var refreshed: Int64?
                 while !finished.isCancelled {
                     let now = Int64(MonotonicClock.now())
@@ -192,8 +209,8 @@ struct LiveWorkload: PhaseWorkload {
                         for monitor in monitors where !monitor.isStopRequested { monitor.requestStop() }
                     }
                     context.progress.publish(
-                        groups: simulation.strategies.indices.map { index in
-                            Self.progressGroup(simulation.strategies[index].name, labelsForGroups, monitors[index], tallies[index],
+                        groups: strategies.indices.map { index in
+                            Self.progressGroup(strategies[index].name, labelsForGroups, monitors[index], tallies[index],
                                                histograms: histograms[index])
                         },
                         typistsActive: monitors.map { $0.typistsActive.load(ordering: .relaxed) }.max() ?? 0)
@@ -201,9 +218,10 @@ struct LiveWorkload: PhaseWorkload {
                 }
                 return nil
             }
-            var results: [MetricGroup?] = Array(repeating: nil, count: simulation.strategies.count)
-            var remaining = simulation.strategies.count
-            while remaining > 0, let next = await group.next() {
+            var results: [MetricGroup?] = Array(repeating: nil, count: strategies.count)
+            var remaining = strategies.count
+            defer { finished.cancel() }
+            while remaining > 0, let next = try await group.next() {
                 guard let (index, metricGroup) = next else { continue }
                 results[index] = metricGroup
                 remaining -= 1

@@ -1,3 +1,4 @@
+import FieldHarness
 import FieldRuntime
 import TypestormMetrics
 import SearchField
@@ -37,22 +38,46 @@ public struct VirtualWorkload: PhaseWorkload {
         let schedule = Self.schedule(context.scenario)
         let end = context.scenario.durationNanos
         var groups: [MetricGroup] = []
-        for spec in simulation.strategies {
-            var group = MetricGroup(name: spec.name, labels: context.labels)
+        for strategy in context.scenario.strategies {
+            var group = MetricGroup(name: strategy.name, labels: context.labels)
+            let field = strategy.isPreset ? nil : try strategy.field()
+            let spec = strategy.isPreset ? Self.simulationStrategy(strategy) : nil
             for chunk in chunks {
                 if context.progress.isStopRequested { return groups }
-                // Without a schedule every typist types its one session from 0, uncut by the
-                // phase: the sessions as drawn, on Simulation's specialised path for them.
-                let recorder = if let schedule {
-                    Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
-                        range.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) }
-                    }.recorder
+                let recorder: Recorder
+                if let field {
+                    // A field of yours: the same typists, backend and cells, on the virtual executors.
+                    recorder = if let schedule {
+                        try await VirtualFieldRunner.run(
+                            field, name: strategy.name, typists: chunk,
+                            sessions: chunk.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) },
+                            backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
+                            settleInterval: simulation.settleInterval)
+                    } else {
+                        try await VirtualFieldRunner.run(
+                            field, name: strategy.name, typists: chunk, sessions: chunk.map(typists.session(forTypist:)),
+                            backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
+                            settleInterval: simulation.settleInterval)
+                    }
+                } else if let spec {
+                    // Without a schedule every typist types its one session from 0, uncut by the
+                    // phase: the sessions as drawn, on Simulation's specialised path for them.
+                    recorder = if let schedule {
+                        Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
+                            range.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) }
+                        }.recorder
+                    } else {
+                        Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
+                            range.map(typists.session(forTypist:))
+                        }.recorder
+                    }
                 } else {
-                    Simulation.runStrategyCounting(spec, scenario: simulation, typists: chunk) { range in
-                        range.map(typists.session(forTypist:))
-                    }.recorder
+                    continue
                 }
-                try group.metrics.merge(recorder.metrics())
+                // The recorder numbers the chunk's typists from 0; examples name them in the population.
+                var metrics = recorder.metrics()
+                metrics.renumberExampleTypists { chunk.lowerBound + $0 }
+                try group.metrics.merge(metrics)
                 context.progress.publish(groups: groups + [group], typistsActive: 0)
             }
             groups.append(group)
@@ -87,10 +112,11 @@ public struct VirtualWorkload: PhaseWorkload {
     /// The scenario in Simulation's terms: the one mapping of a scenario's backend and
     /// strategies to the simulator's, shared by the driver and `typestorm sweep`.
     public static func simulationScenario(_ scenario: Scenario) -> SimulationScenario {
-        let backend = scenario.backend.model
+        let backend = scenario.backend.model(for: scenario.population)
         return SimulationScenario(
             name: scenario.name, typists: scenario.population.typists, seed: scenario.seed,
-            strategies: scenario.strategies.map(simulationStrategy), backend: backend, typing: typing(scenario.population))
+            strategies: scenario.strategies.filter(\.isPreset).map(simulationStrategy), backend: backend,
+            typing: typing(scenario.population))
     }
 
     /// The population as `SimulationScenario.typing` describes it: its canonical JSON.
@@ -98,10 +124,11 @@ public struct VirtualWorkload: PhaseWorkload {
         population.json.canonical
     }
 
-    /// The simulator's ``StrategySpec`` for a scenario strategy: the preset's default configuration
-    /// with the scenario's knobs applied.
+    /// The simulator's ``StrategySpec`` for a scenario strategy of a preset: the preset's default
+    /// configuration with the scenario's knobs applied.
     public static func simulationStrategy(_ spec: ScenarioStrategy) -> StrategySpec {
-        // The reader only accepts preset names that SearchField defines.
+        // The reader only accepts preset names that SearchField defines (and fields of yours,
+        // which never come here).
         let preset = Preset(rawValue: spec.preset)!
         var configuration = preset.defaultConfiguration
         if let debounce = spec.debounceNanos { configuration.debounce = debounce }
@@ -141,5 +168,29 @@ extension ScenarioBackend {
             slowTailProbability: slowTailProbability, slowTailFactor: slowTailFactor,
             errorRate: errorRate, transportErrorRate: transportErrorRate, timeout: timeoutNanos, cancellation: cancellation,
             localCatalogItems: localItems, localNanosPerItem: localNanosPerItem)
+    }
+}
+
+extension ScenarioStrategy {
+    /// The field of yours this strategy names, with the scenario's minimum length (what
+    /// staleness is measured against) when it gives one.
+    func field() throws -> FieldDefinition {
+        guard var definition = FieldRegistry.field(named: preset) else {
+            throw FieldRunError(description: """
+            strategy '\(name)': '\(preset)' is neither a preset nor a field of this executable (fields: \
+            \(FieldRegistry.names.isEmpty ? "none" : FieldRegistry.names.joined(separator: ", ")))
+            """)
+        }
+        if let minimumLength { definition.minimumLength = minimumLength }
+        return definition
+    }
+
+    /// What a field's factory reads: `parameters`, and `debounce` and `minLength` as the
+    /// parameters `debounce` and `min-length`.
+    var fieldParameters: FieldParameters {
+        var values = parameters
+        if let debounceNanos { values["debounce"] = "\(debounceNanos)ns" }
+        if let minimumLength { values["min-length"] = "\(minimumLength)" }
+        return FieldParameters(values)
     }
 }

@@ -26,6 +26,23 @@ package enum ReportStylesheet {
     .decision-table th { font-weight: 600; vertical-align: bottom; white-space: normal; }
     .decision-table tr.chosen td { background: var(--card); font-weight: 600; }
     #decision h2 { margin-top: 18px; }
+    /* A phone: each strategy of the decision table is a card of labelled values, no sideways scrolling. */
+    @media (max-width: 640px) {
+      body { padding: 16px 14px 40px; }
+      .decision-table thead { display: none; }
+      .decision-table, .decision-table tbody, .decision-table tr, .decision-table td { display: block; width: 100%; }
+      .decision-table tr { border: 1px solid var(--rule); border-radius: 8px; margin: 0 0 8px; padding: 4px 0; }
+      .decision-table td { display: flex; justify-content: space-between; gap: 12px; border-bottom: 0; padding: 1px 12px; white-space: normal; text-align: right; }
+      .decision-table td:first-child { display: block; text-align: left; font-weight: 600; padding-bottom: 3px; }
+      .decision-table td::before { content: attr(data-label); color: var(--muted); font-weight: normal; text-align: left; }
+      .decision-table td:first-child::before { content: none; }
+      .decision-table tr.chosen { border: 2px solid var(--good); }
+      /* The table straight after the decision lines, the trade-off picture after it. */
+      #decision { display: flex; flex-direction: column; }
+      #decision .decision-grid { display: contents; }
+      #decision figure { order: 1; margin-top: 8px; }
+      #decision .world { order: 2; margin-top: 8px; }
+    }
     .badge { margin-left: 6px; padding: 0 5px; border-radius: 4px; background: var(--good); color: var(--bg); font-size: 11px; font-weight: 600; }
     h3 { font-size: 16px; margin: 18px 0 6px; }
     .charts { display: grid; gap: 18px; grid-template-columns: repeat(2, minmax(0, 1fr)); }

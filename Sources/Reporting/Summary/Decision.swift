@@ -30,11 +30,11 @@ package struct Decision: Sendable {
     package static let runnerLabel = "runner"
     /// The columns of the decision table after the objective, as `Quantity` ids: speed,
     /// cost, correctness, flicker. Any quantity id works here.
-    package static let columnIDs = ["ttfr.p95", "fanout.mean", "stale.share", "ttfr.neverShare", "flicker.falseEmptiesPerSettle"]
+    package static let columnIDs = ["ttfr.p95", "fanout.mean", "stale.share", "stale.olderAnswerShare", "ttfr.neverShare", "flicker.falseEmptiesPerSettle"]
     /// Short column headings for the quantities the table shows (others use their label).
     package static let shortLabels = [
         "ttfr.p50": "p50 to fresh", "ttfr.p95": "p95 to fresh", "ttfr.p99": "p99 to fresh", "fanout.mean": "requests / search",
-        "stale.share": "wrong final", "ttfr.neverShare": "never fresh", "flicker.falseEmptiesPerSettle": "false empties / search",
+        "stale.share": "wrong final", "stale.olderAnswerShare": "older answer", "ttfr.neverShare": "never fresh", "flicker.falseEmptiesPerSettle": "false empties / search",
         "latency.p95": "latency p95", "latency.p99": "latency p99", "waste.backend": "wasted (backend)",
     ]
 
@@ -79,10 +79,15 @@ package struct Decision: Sendable {
 
         var others: [[StrategySummary?]] = []
         var otherBest: [Int?] = []
+        // A strategy on another runner is the group of the same name whose labels that tell that
+        // runner's groups apart match ours: a label every group of a runner shares (the live
+        // runner's `backend=model`) says how the runner ran, not which strategy it is.
+        let ownDistinct = Self.distinguishing(mine)
         for runner in otherRunners {
-            let theirs = mine.map { own in
-                summaries.first { $0.name == own.name && $0.labels[Self.runnerLabel] == runner
-                    && $0.labels.filter { $0.key != Self.runnerLabel } == own.labels.filter { $0.key != Self.runnerLabel } }
+            let candidates = summaries.filter { $0.labels[Self.runnerLabel] == runner }
+            let theirDistinct = Self.distinguishing(candidates)
+            let theirs = mine.indices.map { index in
+                candidates.indices.first { candidates[$0].name == mine[index].name && theirDistinct[$0] == ownDistinct[index] }.map { candidates[$0] }
             }
             others.append(theirs)
             let theirPoints = zip(theirs, zip(points, mine)).compactMap { summary, own -> SweepPoint? in
@@ -173,7 +178,7 @@ package struct Decision: Sendable {
 
     /// What the choice costs against the runner-up: "costs 0.40 more requests per search and
     /// saves 29 ms at p95".
-    private func cost(_ chosen: SweepAnalysis.SettingResult, against other: SweepAnalysis.SettingResult) -> String {
+    func cost(_ chosen: SweepAnalysis.SettingResult, against other: SweepAnalysis.SettingResult) -> String {
         var parts: [String] = []
         let requests = chosen.requests.mean - other.requests.mean
         if abs(requests) >= 0.005 {
@@ -193,6 +198,13 @@ package struct Decision: Sendable {
 
     static func list(_ parts: [String]) -> String {
         parts.count <= 1 ? parts.joined() : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
+    }
+
+    /// Per group, its labels (other than the runner) whose values differ among `summaries`.
+    static func distinguishing(_ summaries: [StrategySummary]) -> [[String: String]] {
+        let keys = Set(summaries.flatMap(\.labels.keys)).subtracting([runnerLabel])
+        let varying = keys.filter { key in Set(summaries.map { $0.labels[key] ?? "" }).count > 1 }
+        return summaries.map { summary in summary.labels.filter { varying.contains($0.key) } }
     }
 
     /// Titles among the groups of one runner: the name plus the labels (other than the runner)

@@ -124,6 +124,8 @@ public struct Quantity: Sendable {
             Quantity("fanout.perKeystroke", "requests per keystroke", .ratio) { $0.requestsPerKeystroke }.counting({ $0.requestsStarted }, per: { $0.keystrokes }),
             Quantity("churn.perSettle", "debounce waits cancelled per search", .ratio) { $0.churnPerSettle }.counting({ $0.debounceChurn }, per: { $0.settles }),
             Quantity("stale.share", "wrong final screen", .share) { $0.staleShare }.counting({ $0.staleSettles }, of: { $0.settles }),
+            Quantity("stale.olderAnswerShare", "ended on an older query's answer", .share) { $0.olderAnswerShare }
+                .counting({ $0.olderAnswerSettles }, of: { $0.settles }),
             Quantity("stale.outOfOrder", "out-of-order applies", .count) { $0.settles > 0 || $0.requestsStarted > 0 ? Double($0.outOfOrderApplies) : nil },
             Quantity("stale.mismatchPerSettle", "mismatch time per search", .nanoseconds) { $0.mismatchPerSettleNanos },
             Quantity("stale.mismatchShare", "share of session showing another query's results", .share) { $0.mismatchShare },

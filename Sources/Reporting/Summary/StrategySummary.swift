@@ -17,6 +17,11 @@ package struct StrategySummary: Sendable {
     package var debounceChurn: Int64
     package var outOfOrderApplies: Int64
     package var staleSettles: Int64
+    /// Searches that ended on the answer for another (older) query; `nil` in records written
+    /// before the recorder counted them.
+    package var olderAnswerSettles: Int64?
+    /// The first search of each flaw kind, by `FlawKind` (empty in older records).
+    package var examples: [FlawKind: FlawExample]
     package var mismatchNanos: Int64
     package var neverFresh: Int64
     package var clientServiceNanos: Int64
@@ -59,6 +64,10 @@ package struct StrategySummary: Sendable {
         debounceChurn = m.counter(MetricName.taskChurn)
         outOfOrderApplies = m.counter(MetricName.outOfOrderApplies)
         staleSettles = m.counter(MetricName.staleSettles)
+        olderAnswerSettles = m.counters[MetricName.olderAnswerSettles]
+        var examples: [FlawKind: FlawExample] = [:]
+        for (kind, example) in m.examples ?? [:] { if let kind = FlawKind(rawValue: kind) { examples[kind] = example } }
+        self.examples = examples
         mismatchNanos = m.counter(MetricName.mismatchNs)
         neverFresh = m.counter(MetricName.neverFresh)
         clientServiceNanos = m.counter(MetricName.clientNs)
@@ -106,6 +115,8 @@ package struct StrategySummary: Sendable {
     package var staleShare: Double? { perSettle(staleSettles) }
     /// Share of settles that never showed fresh results.
     package var neverFreshShare: Double? { perSettle(neverFresh) }
+    /// Share of settles that ended on an older query's answer; `nil` when not counted.
+    package var olderAnswerShare: Double? { olderAnswerSettles.flatMap(perSettle) }
     /// Requests per settle: from the fan-out histogram's exact mean, else from the counters.
     package var fanOutMean: Double? { fanOut?.mean ?? perSettle(requestsStarted) }
     package var requestsPerKeystroke: Double? {

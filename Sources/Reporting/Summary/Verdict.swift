@@ -1,3 +1,5 @@
+import TypestormMetrics
+
 /// Plain-language verdicts: what a reader should take away, in sentences a non-specialist can
 /// repeat ("naive showed the wrong final results in 3.1 % of searches").
 package enum Verdict {
@@ -46,7 +48,9 @@ package enum Verdict {
             out.append((.failures, "No request succeeded, so time to fresh results cannot be measured."))
         } else if let ttfr = s.ttfr, let p50 = ttfr.percentile(50), let p95 = ttfr.percentile(95) {
             var sentence = "Fresh results took \(ValueFormat.duration(nanos: Double(p50))) at the median and \(ValueFormat.duration(nanos: Double(p95))) at p95"
-            if s.neverFresh > 0 {
+            // A search that ends on a wrong screen never was fresh at its end: only the others
+        // (fresh for a while, then replaced before the search ended) need their own sentence.
+        if s.neverFresh > s.staleSettles {
                 sentence += "; \(ValueFormat.percent(s.neverFreshShare ?? 0)) of searches never got them"
             }
             out.append((s.neverFresh > 0 ? .correctness : .speed, sentence + "."))
@@ -96,7 +100,9 @@ extension Verdict {
         var kinds: Set<String> = []
         if s.staleSettles > 0 { kinds.insert("stale") }
         if s.outOfOrderApplies > 0 { kinds.insert("out-of-order") }
-        if s.neverFresh > 0 { kinds.insert("never-fresh") }
+        // A search that ends on a wrong screen never was fresh at its end: only the others
+        // (fresh for a while, then replaced before the search ended) need their own sentence.
+        if s.neverFresh > s.staleSettles { kinds.insert("never-fresh") }
         if (s.falseEmpties ?? 0) > 0 { kinds.insert("false-empty") }
         if (s.failedRequests ?? 0) > 0 { kinds.insert("failed") }
         return kinds
@@ -105,21 +111,75 @@ extension Verdict {
     /// Only what went wrong, one sentence per flaw (the decision table has the speed and the
     /// cost), or one sentence saying nothing did.
     package static func flaws(for s: StrategySummary, title: String? = nil) -> [String] {
+        flawEvidence(for: s, title: title).map(\.text)
+    }
+
+    /// One flaw in one sentence with its evidence: how often, and the first search it happened
+    /// in (typist, time, queries) when the record keeps one (`example`: the kind to link to a
+    /// timeline of that search).
+    package struct FlawSentence: Sendable, Equatable {
+        package var text: String
+        package var example: FlawKind?
+    }
+
+    /// `flaws(for:title:)` with each sentence's example kind. Records written before the
+    /// recorder counted older answers and kept examples get the sentences of `parts`.
+    package static func flawEvidence(for s: StrategySummary, title: String? = nil) -> [FlawSentence] {
         let name = title ?? s.name
-        guard s.settles > 0 else { return ["\(name) recorded no finished searches, so there is nothing to judge."] }
+        guard s.settles > 0 else { return [FlawSentence(text: "\(name) recorded no finished searches, so there is nothing to judge.", example: nil)] }
         let kinds = flawKinds(s)
         guard !kinds.isEmpty else {
             guard s.falseEmpties != nil else {
-                return ["No flaw seen: \(name) ended on the right results in all \(s.settles) searches and never replaced newer results with older ones (false empties not measured: the answers carried no result count)."]
+                return [FlawSentence(text: "No flaw seen: \(name) ended on the right results in all \(s.settles) searches and never replaced newer results with older ones (false empties not measured: the answers carried no result count).", example: nil)]
             }
-            return ["No flaw seen: \(name) ended on the right results in all \(s.settles) searches, never replaced newer results with older ones and never showed a false empty."]
+            return [FlawSentence(text: "No flaw seen: \(name) ended on the right results in all \(s.settles) searches, never replaced newer results with older ones and never showed a false empty.", example: nil)]
         }
-        return parts(for: s, title: name).filter { part in
-            switch part.topic {
-            case .failures, .flicker: return true
-            case .correctness: return s.staleSettles > 0 || s.outOfOrderApplies > 0 || s.neverFresh > 0
-            case .speed, .cost: return false
+        let rest = parts(for: s, title: name).filter { $0.topic == .failures || $0.topic == .flicker }.map { FlawSentence(text: $0.sentence, example: nil) }
+        guard let older = s.olderAnswerSettles else {
+            return parts(for: s, title: name).filter { part in
+                switch part.topic {
+                case .failures, .flicker: return true
+                case .correctness: return s.staleSettles > 0 || s.outOfOrderApplies > 0 || s.neverFresh > 0
+                case .speed, .cost: return false
+                }
+            }.map { FlawSentence(text: $0.sentence, example: nil) }
+        }
+        var out: [FlawSentence] = []
+        func share(_ count: Int64) -> String {
+            "\(ValueFormat.percent(Double(count) / Double(s.settles))) of searches (\(count) of \(s.settles))"
+        }
+        func first(_ kind: FlawKind, queries: (FlawExample) -> String?) -> String {
+            guard let example = s.examples[kind] else { return "" }
+            let at = "first at typist \(example.typist), \(ValueFormat.duration(nanos: Double(example.timeNs)))"
+            return queries(example).map { at + ": " + $0 } ?? at
+        }
+        func quoted(_ text: String?) -> String { text.map { "'\($0)'" } ?? "an empty field" }
+        if older > 0 {
+            let evidence = first(.olderAnswer) { example in
+                example.shown.map { "the answer for \(quoted($0)) on the screen while the field held \(quoted(example.field))" }
             }
-        }.map(\.sentence)
+            out.append(FlawSentence(text: "\(name) ended on an older query's answer in \(share(older))" + (evidence.isEmpty ? "." : "; \(evidence)."),
+                                    example: s.examples[.olderAnswer] == nil ? nil : .olderAnswer))
+        }
+        let otherStale = s.staleSettles - older
+        if otherStale > 0 {
+            out.append(FlawSentence(text: "\(name) ended on a screen that answered nothing (still loading, an error, or a failure shown as an empty list) in \(share(otherStale)).", example: nil))
+        }
+        if s.outOfOrderApplies > 0 {
+            let evidence = first(.outOfOrder) { example in
+                example.shown.map { "the late answer for \(quoted($0)) arrived while the field held \(quoted(example.field))" }
+            }
+            let count = times(s.outOfOrderApplies)
+            out.append(FlawSentence(text: count.prefix(1).uppercased() + count.dropFirst() + " a late response replaced newer results" + (evidence.isEmpty ? "." : " (\(evidence))."),
+                                    example: s.examples[.outOfOrder] == nil ? nil : .outOfOrder))
+        }
+        // A search that ends on a wrong screen never was fresh at its end: only the others
+        // (fresh for a while, then replaced before the search ended) need their own sentence.
+        if s.neverFresh > s.staleSettles {
+            let evidence = first(.neverFresh) { example in example.field.map { "the field held \(quoted($0))" } }
+            out.append(FlawSentence(text: "\(ValueFormat.percent(s.neverFreshShare ?? 0)) of searches never showed fresh results" + (evidence.isEmpty ? "." : " (\(evidence))."),
+                                    example: s.examples[.neverFresh] == nil ? nil : .neverFresh))
+        }
+        return out + rest
     }
 }

@@ -1,3 +1,4 @@
+import JSONReading
 import Diagnostics
 import Foundation
 import LiveLoad

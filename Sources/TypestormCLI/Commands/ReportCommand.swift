@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import Orchestration
 import TypestormSystem
 import Reporting
 
@@ -31,7 +32,11 @@ enum ReportCommand {
             invocation.console.err("note: this is a sweep record (\(loaded.record.groups.count) grid points); 'typestorm sweep --record \(loaded.path)' shows its trade-off curves.\n")
         }
         let scenario = loaded.runDirectory.flatMap(RecordStore.scenarioText)
-        let report = HTMLReport.forRun(loaded.record, scenarioText: scenario)
+        // The run's scenario (when the directory keeps it) names the populations' networks and
+        // lets the report type the first flawed searches again for their timelines.
+        let parsed = scenario.flatMap { try? ScenarioReader.read(json: $0) }
+        let report = HTMLReport.forRun(loaded.record, scenario: parsed, scenarioText: scenario,
+                                       baseDirectory: loaded.runDirectory ?? FileManager.default.currentDirectoryPath)
         let out = arguments.value("out")
             ?? ((loaded.runDirectory ?? (loaded.path as NSString).deletingLastPathComponent) as NSString).appendingPathComponent(RecordStore.reportFileName)
         try ReportingCLI.write(report.render(), to: out)
@@ -55,13 +60,27 @@ enum ReportCommand {
                 var svgFiles: [String]
                 var partial: Bool
                 var verdicts: [Verdict]
+                /// `null` when the record has no strategy groups (encoded explicitly: a stable key).
+                var decision: Decision.JSON?
                 struct Verdict: Encodable {
                     var group: String
                     var sentences: [String]
                 }
+                enum CodingKeys: String, CodingKey { case report, record, charts, svgFiles, partial, verdicts, decision }
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(report, forKey: .report)
+                    try container.encode(record, forKey: .record)
+                    try container.encode(charts, forKey: .charts)
+                    try container.encode(svgFiles, forKey: .svgFiles)
+                    try container.encode(partial, forKey: .partial)
+                    try container.encode(verdicts, forKey: .verdicts)
+                    try container.encode(decision, forKey: .decision)
+                }
             }
             let output = Output(report: out, record: loaded.path, charts: charts.count, svgFiles: svgFiles, partial: loaded.record.partial,
-                                verdicts: zip(summaries, titles).map { .init(group: $0.key, sentences: Reporting.Verdict.sentences(for: $0, title: $1)) })
+                                verdicts: zip(summaries, titles).map { .init(group: $0.key, sentences: Reporting.Verdict.sentences(for: $0, title: $1)) },
+                                decision: Decision(record: loaded.record)?.json)
             invocation.console.out(try ReportingCLI.json(output))
         } else {
             if let decision = Decision(record: loaded.record) { invocation.console.out(decision.text + "\n") }

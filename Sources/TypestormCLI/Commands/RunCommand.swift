@@ -96,7 +96,7 @@ enum RunCommand {
         do {
             result = try await RunSession.run(request)
         } catch {
-            throw ToolError(error.message, exitCode: error.exitCode)
+            throw ToolError(error.message, exitCode: error.kind.exitCode)
         }
         return result
     }
@@ -159,6 +159,7 @@ enum RunJSON {
                  "value": threshold.value.map { $0 as Any } ?? NSNull(), "passed": threshold.passed]
             },
             "problems": record.problems,
+            "decision": decisionObject(record),
             "groups": record.groups.map { group -> [String: Any] in
                 ["name": group.name, "labels": group.labels, "counters": group.metrics.counters.mapValues { NSNumber(value: $0) },
                  "histograms": group.metrics.histograms.mapValues(histogramObject)]
@@ -166,6 +167,13 @@ enum RunJSON {
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// What to ship (`Decision.JSON`, docs/reports.md), or null when the record has no strategy groups.
+    static func decisionObject(_ record: RunRecord) -> Any {
+        guard let decision = Decision(record: record), let data = try? JSONEncoder().encode(decision.json),
+              let object = try? JSONSerialization.jsonObject(with: data) else { return NSNull() }
+        return object
     }
 
     /// A histogram's `HistogramSummary` (count, mean, p50, p90, p95, p99, p999, max; `null` when empty).

@@ -50,12 +50,14 @@ enum SimulateCommand {
             .value("rtt", "DURATION", help: "Median network round trip (log-normal, σ \(defaults.networkRTTSpread)).",
                    default: DurationText.format(defaults.networkRoundTripNanos)),
             .value("error-rate", "P", help: "Share of requests the server fails.", default: "\(defaults.errorRate)"),
+            .value("network", "PROFILE", help: "Every typist's access network, added to --rtt: \(NetworkProfile.all.map(\.name).joined(separator: ", ")) (docs/strategies.md)."),
             .value("cancel", "MODE", help: "How cancellation reaches the server: honoured, client-only, ignored.", default: defaults.cancellation.rawValue),
             .value("cancel-delay", "DURATION", help: "With --cancel honoured: how long the server takes to notice.",
                    default: DurationText.format(defaults.cancelDelayNanos)),
             .value("segment", "I/N", help: "Simulate only segment I of N (whole server cells), for sharding.", default: "0/1"),
             .value("record", "FILE", help: "Also write the mergeable run record (JSON) to FILE."),
             .value("field-parameters", "LIST", help: "Parameters your fields' factories read: NAME=VALUE, comma-separated."),
+            .value("timeline", "TYPIST[@MS]", help: "Also show typist TYPIST's timeline in each field of yours, as 'replay' does; with @MS only the search around MS ms (5 s before to 2 s after)."),
             .json,
         ],
         run: run
@@ -89,7 +91,10 @@ enum SimulateCommand {
         default: model.cancellation = .honoured
         }
         model.cancelDelayNanos = try arguments.durationNanos("cancel-delay", default: defaults.cancelDelayNanos)!
-        let backend = model.model
+        var backend = model.model
+        if let name = try arguments.choice("network", among: NetworkProfile.all.map(\.name)) {
+            backend.clientNetworks = NetworkProfile.named(name).map(ClientNetworks.all)
+        }
         let population = Population(
             typists: typists, mix: try mix(arguments), queriesPerSession: try arguments.int("queries", default: 4, in: 1...1000),
             queryLists: arguments.value("query-lists"))
@@ -112,18 +117,27 @@ enum SimulateCommand {
         }
         // The user fields: the same typists and backend, on the virtual executors.
         let range = Simulation.typistRange(of: segment, typists: typists, typistsPerServer: backend.typistsPerServer)
+        let (timelineTypist, timelineAround) = try parseTimeline(arguments.value("timeline"), typists: typists)
+        var timelines: [String: [TimelineLine]] = [:]
         for case let .field(name, definition) in choices {
             index += 1
             console.err("simulating \(name) (\(index)/\(choices.count), \(typists) typists, your field)…\n")
             let recorder: Recorder
             do {
-                recorder = try await VirtualFieldRunner.run(
+                let run = try await VirtualFieldRunner.run(
                     definition, name: name, typists: range, sessions: range.map(typing.session(forTypist:)), backend: backend,
-                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleInterval)
+                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleInterval, timelineOf: timelineTypist)
+                recorder = run.recorder
+                if let timeline = run.timeline {
+                    let window = timelineAround.map { ($0 - 5_000_000_000)...($0 + 2_000_000_000) } ?? Int64.min...Int64.max
+                    timelines[name] = timeline.filter { window.contains($0.time) }.compactMap { TimelineLine(time: $0.time, entry: $0.entry) }
+                }
             } catch let error as FieldRunError {
                 throw ToolError(error.description, exitCode: ExitCode.software)
             }
-            try record.add(MetricGroup(name: name, labels: ["runner": "virtual"], metrics: recorder.metrics()))
+            var metrics = recorder.metrics()
+            metrics.renumberExampleTypists { range.lowerBound + $0 }
+            try record.add(MetricGroup(name: name, labels: ["runner": "virtual"], metrics: metrics))
         }
         let names = choices.map(\.name)
         let elapsed = Date().timeIntervalSince(started)
@@ -140,7 +154,8 @@ enum SimulateCommand {
                                 segment: "\(segment.index)/\(segment.count)", backend: describe(backend)),
                 strategies: names.compactMap { name in
                     record.groups.first { $0.name == name }.map { StrategyMetricsJSON(name: $0.name, metrics: MetricsJSON($0.metrics)) }
-                })
+                },
+                timelines: timelineTypist == nil ? nil : timelines)
             console.out(try encodeJSON(output) + "\n")
         } else {
             console.out("Simulated \(typists) typists (segment \(segment.index)/\(segment.count)), seed \(seed), in \(String(format: "%.1f", elapsed)) s\n")
@@ -155,6 +170,10 @@ enum SimulateCommand {
             never fresh; false∅: false empties per settle; wasted: share of server time spent on unused work.
 
             """)
+            for name in names {
+                guard let lines = timelines[name] else { continue }
+                console.out("\nTimeline of typist \(timelineTypist ?? 0) in \(name):\n" + ReplayCommand.renderTimeline(lines))
+            }
         }
         return ExitCode.success
     }
@@ -192,6 +211,17 @@ enum SimulateCommand {
 
     /// `--strategies`: registered field names first, then presets; without it every preset and
     /// every registered field.
+    /// `--timeline TYPIST[@MS]`: the typist, and the time its search is shown around (ns).
+    static func parseTimeline(_ text: String?, typists: Int) throws -> (typist: Int?, around: Int64?) {
+        guard let text else { return (nil, nil) }
+        let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+        guard let typist = Int(parts[0]), (0..<typists).contains(typist),
+              parts.count == 1 || Double(parts[1]).map({ $0 >= 0 }) == true else {
+            throw UsageError.invalidValue(option: "timeline", value: text, expected: "a typist 0…\(typists - 1), optionally @MS (e.g. 17@12300)")
+        }
+        return (typist, parts.count == 2 ? Int64(Double(parts[1])! * 1e6) : nil)
+    }
+
     static func parseChoices(_ text: String?, option: String = "strategies") throws -> [StrategyChoice] {
         guard let text, !text.isEmpty else {
             return Preset.allCases.map { .preset(StrategySpec(preset: $0)) }
@@ -256,6 +286,7 @@ enum SimulateCommand {
         return "rtt \(backend.roundTrip.readableDescription), \(backend.workers) worker\(backend.workers == 1 ? "" : "s") per \(backend.typistsPerServer) typists, service \(service), "
             + "slow tail \(backend.slowTailProbability * 100)% ×\(Int(backend.slowTailFactor)), errors \(backend.errorRate * 100)%, "
             + "cancellation \(backend.cancellation)"
+            + (backend.clientNetworks.map { ", typists' networks " + $0.profiles.map(\.description).joined(separator: ", ") } ?? "")
     }
 
     // MARK: Rendering
@@ -268,12 +299,15 @@ struct MetricsJSON: Codable {
     var maxima: [String: Int64]
     var histograms: [String: HistogramSummary]
     var derived: DerivedMetrics
+    /// The first example of each flaw seen (absent when none was).
+    var examples: [String: FlawExample]?
 
     init(_ metrics: MetricSet) {
         counters = metrics.counters
         maxima = metrics.maxima
         histograms = metrics.histograms.mapValues(HistogramSummary.init)
         derived = DerivedMetrics(metrics)
+        examples = metrics.examples
     }
 }
 
@@ -294,6 +328,8 @@ struct SimulateOutput: Codable {
 
     var scenario: Scenario
     var strategies: [StrategyMetricsJSON]
+    /// With `--timeline`: per field of yours, the typist's timeline (absent without the flag).
+    var timelines: [String: [TimelineLine]]?
 }
 
 func encodeJSON<T: Encodable>(_ value: T) throws -> String {

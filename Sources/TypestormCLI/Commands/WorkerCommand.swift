@@ -62,7 +62,7 @@ enum WorkerCommand {
                 scenarioPath: path, baseDirectory: arguments.value("base-dir"), segment: segment, mode: mode,
                 toolVersion: VersionCommand.version,
                 serverURL: arguments.value("server-url"), log: { invocation.console.err($0) })
-            return await Worker.run(options)
+            return await Worker.run(options).exitCode
         }
     )
 }

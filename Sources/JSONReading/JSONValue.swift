@@ -1,5 +1,9 @@
 /// A parsed JSON document that keeps what `JSONDecoder` throws away: member order, duplicate
 /// keys, and numbers as written (so a 64-bit seed is not rounded through `Double`).
+///
+/// What `JSONParser` (below) returns: the package's one JSON reader, for scenarios and JSON Lines
+/// catalogs. Only the load generator's count reader (`JSONCountPath` in LiveLoad) reads JSON
+/// another way, skipping instead of building, because it reads every response on the hot path.
 package indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)

@@ -1,0 +1,320 @@
+import FieldHarness
+import FieldRuntime
+import Foundation
+import LiveLoad
+import Locking
+import SearchField
+import TypestormMetrics
+import TypestormSystem
+import Typists
+
+/// A field of yours in real time: each typist's field is made on the main actor and typed into
+/// at the typist's intended times; it sleeps on `ContinuousClock` (through `env.clock`, which
+/// records its sleeps as waits) and searches the live backend (the engine in this process, or
+/// HTTP). What it does is recorded through the same `FieldLedger` as in virtual time, so the
+/// numbers mean the same on both clocks.
+///
+/// Runs on Swift's own executors: the field's `@MainActor` jobs on the main thread, its other
+/// jobs on the cooperative pool, as in an app.
+enum LiveFieldRun {
+    static func run<Session: TypistSession & Sendable>(
+        _ definition: FieldDefinition, name: String, typists: [LiveTypist<Session>], globalIndices: [Int],
+        backend: any LiveSearchBackend, parameters: FieldParameters, options: LiveRunOptions, monitor: LiveRunMonitor
+    ) async throws -> LiveRunResult {
+        let state = LiveFieldState(typists: typists.count, backend: backend, monitor: monitor, settleInterval: options.settleIntervalNanos,
+                                   expected: QueryNormalizer(trims: true, minimumLength: definition.minimumLength))
+        monitor.attach { [weak state] in state?.metricsSoFar() }
+        defer { monitor.attach(nil) }
+        let fields = try await Fields(definition, name: name, count: typists.count, globalIndices: globalIndices,
+                                      parameters: parameters, state: state)
+        await withTaskGroup(of: Bool.self) { group in
+            for (slot, typist) in typists.enumerated() {
+                group.addTask {
+                    await fields.type(typist, slot: slot, state: state)
+                    return true
+                }
+            }
+            group.addTask {
+                await monitor.waitForStop()
+                return false
+            }
+            var typing = typists.count
+            while typing > 0, let isTyping = await group.next() {
+                if isTyping { typing -= 1 } else { group.cancelAll() }
+            }
+            group.cancelAll()
+        }
+        // The drain: until no search is open and no sleep on the field's clock is pending, or the
+        // scenario's drain time has passed.
+        let drainEnd = state.now() + options.drainTimeoutNanos
+        var drained = false
+        while !drained, state.now() < drainEnd {
+            if !state.isQuiet {
+                try? await Task.sleep(for: .milliseconds(5))
+                continue
+            }
+            // Quiet as far as searches and sleeps go: let the jobs already resumed (an answer's
+            // task, a screen read again after it) finish before the screens are final.
+            try? await Task.sleep(for: .milliseconds(20))
+            for _ in 0..<4 { await MainActor.run {} }
+            drained = state.isQuiet
+        }
+        let (metrics, end, ledgers) = state.close()
+        _ = fields
+        if drained, let problem = fieldProblems(ledgers, indices: globalIndices, name: name) {
+            throw FieldRunError(description: problem)
+        }
+        return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: ledgers.filter { !$0.open.isEmpty }.count,
+                             stoppedEarly: monitor.isStopRequested)
+    }
+
+    /// The typists' fields, made and used on the main actor.
+    @MainActor
+    final class Fields {
+        let all: [any MeasuredField]
+
+        init(_ definition: FieldDefinition, name: String, count: Int, globalIndices: [Int], parameters: FieldParameters,
+             state: LiveFieldState) throws {
+            all = try (0..<count).map { slot in
+            let environment = FieldEnvironment(
+                typist: globalIndices[slot], clock: LiveFieldClock(state: state, typist: slot), parameters: parameters,
+                search: { query in try await state.search(query, typist: slot) },
+                show: { screen in state.show(screen, typist: slot) })
+            do {
+                return try definition.make(environment)
+            } catch {
+                throw FieldRunError(description: "field '\(name)' threw while being made for typist \(globalIndices[slot]): \(error)")
+            }
+            }
+        }
+    }
+
+}
+
+extension LiveFieldRun.Fields {
+    /// Types `typist`'s session into its field at the intended times.
+    func type<Session: TypistSession & Sendable>(_ typist: LiveTypist<Session>, slot: Int, state: LiveFieldState) async {
+        let field = all[slot]
+        var session = typist.session
+        let monitor = state.monitor
+        monitor.typistsActive.add(1, ordering: .relaxed)
+        defer { monitor.typistsActive.subtract(1, ordering: .relaxed) }
+        while !monitor.isStopRequested, let event = session.next() {
+            let intended = typist.arrivalNanos + event.at
+            let wait = intended - state.now()
+            if wait > 0 {
+                do { try await Task.sleep(for: .nanoseconds(wait)) } catch { break }
+            }
+            state.typed(event.action, intendedAt: intended, typist: slot)
+            switch event.action {
+            case let .edit(_, text):
+                monitor.keystrokes.add(1, ordering: .relaxed)
+                field.textChanged(text)
+            case let .scope(scope): field.scopeChanged(scope)
+            case let .tokens(tokens): field.tokensChanged(tokens)
+            case .submit: field.submitted()
+            case .end: return
+            }
+        }
+        state.typed(.end, intendedAt: state.now(), typist: slot)
+    }
+}
+
+/// What the fields of a live run share: the recorder and the typists' ledgers under one lock,
+/// the backend and the monitor.
+final class LiveFieldState: @unchecked Sendable {
+    let startNanos: UInt64
+    let backend: any LiveSearchBackend
+    let monitor: LiveRunMonitor
+    let expected: QueryNormalizer
+    private struct Books {
+        var recorder: Recorder?
+        var ledgers: [FieldLedger]
+        /// Sleeps on the fields' clocks not yet over.
+        var sleeping = 0
+    }
+    private let books: Locked<Books>
+
+    init(typists: Int, backend: any LiveSearchBackend, monitor: LiveRunMonitor, settleInterval: Int64, expected: QueryNormalizer) {
+        self.backend = backend
+        self.monitor = monitor
+        self.expected = expected
+        books = Locked(Books(
+            recorder: Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval),
+            ledgers: Array(repeating: FieldLedger(), count: typists)))
+        startNanos = MonotonicClock.now()
+    }
+
+    /// Nanoseconds since the run started, on the monotonic clock.
+    func now() -> Int64 { Int64(bitPattern: MonotonicClock.now() &- startNanos) }
+
+    /// Runs `body` on the books unless the run is closed; returns its result, or nil when closed.
+    private func withBooks<T>(_ body: (inout Recorder, inout FieldLedger, inout Int) -> T, typist: Int) -> T? {
+        books.withLock { books in
+            guard books.recorder != nil else { return nil }
+            return body(&books.recorder!, &books.ledgers[typist], &books.sleeping)
+        }
+    }
+
+    func typed(_ action: TypingEvent.Action, intendedAt intended: Int64, typist: Int) {
+        let time = now()
+        _ = withBooks({ recorder, ledger, _ in
+            recorder.record(.inputLag(max(0, time - intended)), typist: typist, at: time)
+            ledger.typed(action, expected: expected, typist: typist, at: time, recorder: &recorder)
+        }, typist: typist)
+    }
+
+    func show(_ screen: FieldScreen, typist: Int) {
+        let time = now()
+        _ = withBooks({ recorder, ledger, _ in ledger.show(screen, typist: typist, at: time, recorder: &recorder) }, typist: typist)
+    }
+
+    func waitStarted(delay: Int64, typist: Int) -> UInt64? {
+        let time = now()
+        return withBooks({ recorder, ledger, sleeping in
+            sleeping += 1
+            return ledger.waitStarted(delay: delay, expected: expected, typist: typist, at: time, recorder: &recorder)
+        }, typist: typist) ?? nil
+    }
+
+    func waitEnded(_ id: UInt64?, lateness: Int64?, typist: Int) {
+        let time = now()
+        _ = withBooks({ recorder, ledger, sleeping in
+            sleeping -= 1
+            guard let id else { return }
+            ledger.waitEnded(id, lateness: lateness, typist: typist, at: time, recorder: &recorder)
+        }, typist: typist)
+    }
+
+    /// The field's search: recorded, sent to the backend, cancelled with the task that awaits it.
+    func search(_ query: QueryIdentity, typist: Int) async throws -> SearchAnswer {
+        let time = now()
+        guard let id = withBooks({ recorder, ledger, _ in ledger.searchStarted(query, typist: typist, at: time, recorder: &recorder) },
+                                 typist: typist) else {
+            throw FieldRunError(description: "a field searched after its live run ended (typist \(typist))")
+        }
+        monitor.requestsStarted.add(1, ordering: .relaxed)
+        let flight = Flight()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchAnswer, any Error>) in
+                flight.set(continuation)
+                let request = LiveSearchRequest(typist: typist, id: id, query: query, local: false,
+                                                intendedNanos: startNanos &+ UInt64(max(0, time)))
+                let ticket = backend.start(request) { [self] outcome in
+                    completed(id, query: query, intended: time, outcome, typist: typist, flight: flight)
+                }
+                flight.set(ticket)
+            }
+        } onCancel: { [self] in
+            let cancelled = now()
+            _ = withBooks({ recorder, ledger, _ in ledger.cancelRequested(id, typist: typist, at: cancelled, recorder: &recorder) },
+                          typist: typist)
+            flight.cancel()
+        }
+    }
+
+    private func completed(_ id: RequestID, query: QueryIdentity, intended: Int64, _ outcome: LiveSearchOutcome, typist: Int,
+                           flight: Flight) {
+        let time = now()
+        monitor.requestsFinished.add(1, ordering: .relaxed)
+        if case let .failed(reason) = outcome.result, reason != .cancelled { monitor.errors.add(1, ordering: .relaxed) }
+        // The request left when the client library got round to it: the lag after the instant
+        // the field asked, which latency counts from (no coordinated omission).
+        let lag = outcome.startedNanos == 0 ? 0 : max(0, Int64(bitPattern: outcome.startedNanos &- startNanos) - intended)
+        _ = withBooks({ recorder, ledger, _ in
+            if backend.reportsBackendWork {
+                recorder.record(.backendStopped(id: id, work: outcome.backendWork ?? BackendWork(queueNs: 0, serviceNs: 0)),
+                                typist: typist, at: time)
+            }
+            guard ledger.finished(id, outcome.result, scheduleLag: lag, typist: typist, at: time, recorder: &recorder) else { return }
+            if let cause = outcome.errorCause { recorder.recordError(cause, typist: typist, at: time) }
+        }, typist: typist)
+        switch outcome.result {
+        case let .results(count): flight.resume(.success(SearchAnswer(query: query, count: count)))
+        case .failed(.cancelled): flight.resume(.failure(CancellationError()))
+        case let .failed(reason): flight.resume(.failure(SearchFailure(reason: reason, query: query)))
+        }
+    }
+
+    /// No search open and no sleep pending.
+    var isQuiet: Bool {
+        books.withLock { books in books.sleeping == 0 && books.ledgers.allSatisfy { $0.open.isEmpty } }
+    }
+
+    func metricsSoFar() -> MetricSet? { books.withLock { $0.recorder?.metrics() } }
+
+    /// Finishes the recorder; later records are dropped.
+    func close() -> (MetricSet, Int64, [FieldLedger]) {
+        books.withLock { books in
+            let end = now()
+            guard var recorder = books.recorder else { return (MetricSet(), end, books.ledgers) }
+            books.recorder = nil
+            recorder.finish(at: end)
+            return (recorder.metrics(), end, books.ledgers)
+        }
+    }
+}
+
+/// One search in flight: its continuation and its backend ticket, whichever comes first, and a
+/// cancellation that may come before the ticket does.
+final class Flight: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<SearchAnswer, any Error>?
+        var ticket: (any LiveSearchTicket)?
+        var cancelled = false
+        var result: Result<SearchAnswer, any Error>?
+    }
+    private let state = Locked(State())
+
+    func set(_ continuation: CheckedContinuation<SearchAnswer, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func set(_ ticket: any LiveSearchTicket) {
+        let cancelNow = state.withLock { state -> Bool in
+            state.ticket = ticket
+            return state.cancelled
+        }
+        if cancelNow { ticket.cancel() }
+    }
+
+    func cancel() {
+        let ticket = state.withLock { state -> (any LiveSearchTicket)? in
+            state.cancelled = true
+            return state.ticket
+        }
+        ticket?.cancel()
+    }
+
+    func resume(_ result: Result<SearchAnswer, any Error>) {
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+}
+
+/// `ContinuousClock` for a field's `env.clock` in a live run: its sleeps are recorded as the
+/// field's waits (started, fired with their lateness, or cancelled), as in virtual time.
+struct LiveFieldClock: Clock {
+    typealias Instant = ContinuousClock.Instant
+    let state: LiveFieldState
+    let typist: Int
+
+    var now: Instant { ContinuousClock.now }
+    var minimumResolution: Duration { ContinuousClock().minimumResolution }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let delay = ContinuousClock.now.duration(to: deadline).components
+        let id = state.waitStarted(delay: max(0, delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000), typist: typist)
+        do {
+            try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
+        } catch {
+            state.waitEnded(id, lateness: nil, typist: typist)
+            throw error
+        }
+        let late = deadline.duration(to: ContinuousClock.now).components
+        state.waitEnded(id, lateness: max(0, late.seconds * 1_000_000_000 + late.attoseconds / 1_000_000_000), typist: typist)
+    }
+}
