@@ -33,11 +33,17 @@ public enum Distribution: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `description` with σ to three significant digits, for people (a fitted σ has sixteen);
+    /// `description` stays exact, as scenario hashes are made from it.
+    package var readableDescription: String {
+        guard case let .logNormal(median, sigma) = self else { return description }
+        return "lognormal(median \(Double(median) / 1e6)ms, σ \(String(format: "%.3g", sigma)))"
+    }
+
     public var description: String {
         switch self {
         case let .constant(value): "\(Double(value) / 1e6)ms"
-        // σ to three significant digits: a fitted σ (from a median and a p99) has sixteen.
-        case let .logNormal(median, sigma): "lognormal(median \(Double(median) / 1e6)ms, σ \(String(format: "%.3g", sigma)))"
+        case let .logNormal(median, sigma): "lognormal(median \(Double(median) / 1e6)ms, σ \(sigma))"
         case let .uniform(low, high): "uniform(\(Double(low) / 1e6)–\(Double(high) / 1e6)ms)"
         }
     }

@@ -60,8 +60,10 @@ struct RequestBook: Hashable, Sendable {
 /// What the screen's result area holds: the seed's `results` and `committedQuery` rolled into one.
 enum ShownContent: Hashable, Sendable {
     case nothing
-    /// `count` is `nil` when the answer did not say how many (shown as results).
-    case results(QueryIdentity, request: RequestID, count: Int?)
+    /// `count` is ``unknownCount`` when the answer did not say how many (shown as results). A
+    /// plain `Int`, not an optional: the screen's state is copied on every event, and an
+    /// optional payload makes each copy a call through the enum's value witnesses.
+    case results(QueryIdentity, request: RequestID, count: Int)
     case error(QueryIdentity)
 
     var display: DisplayState {
@@ -72,8 +74,11 @@ enum ShownContent: Hashable, Sendable {
         }
     }
 
+    /// The count of an answer that did not say how many.
+    static let unknownCount = -1
+
     static func answer(_ query: QueryIdentity, _ request: RequestID, _ summary: ResultSummary) -> ShownContent {
-        .results(query, request: request, count: summary.count)
+        .results(query, request: request, count: summary.count ?? unknownCount)
     }
 }
 

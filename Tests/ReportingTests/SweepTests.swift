@@ -134,6 +134,9 @@ struct SweepTests {
         #expect(estimate.mean == 3)
         #expect(abs(estimate.halfWidth! - 2.776 * (2.5 / 5).squareRoot()) < 0.01)
         #expect(SweepEstimate([7]).halfWidth == nil)
+        // One more run: t · s · √(1 + 1/n), the interval a single live run should land in.
+        #expect(abs(estimate.predictionHalfWidth! - 2.776 * 2.5.squareRoot() * (1 + 1.0 / 5).squareRoot()) < 0.01)
+        #expect(SweepEstimate([7]).predictionHalfWidth == nil)
     }
 
     @Test func goodRangesAreWrittenAsRunsOfTheGrid() {

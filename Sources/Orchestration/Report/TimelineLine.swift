@@ -43,7 +43,8 @@ package struct TimelineLine: Codable, Sendable {
             case .textChanged, .scopeChanged, .tokensChanged, .submitted:
                 return nil
             case let .timerFired(id): text = "timer #\(id) fired"
-            case let .responseArrived(id, summary): text = "response #\(id): \(summary.count) result\(summary.count == 1 ? "" : "s")"
+            case let .responseArrived(id, summary):
+                text = summary.count.map { "response #\(id): \($0) result\($0 == 1 ? "" : "s")" } ?? "response #\(id): results, count unknown"
             case let .requestFailed(id, reason): text = "request #\(id) failed: \(reason.rawValue)"
             case let .fieldTextSet(text): self.text = "field now reports \"\(text)\""
             }

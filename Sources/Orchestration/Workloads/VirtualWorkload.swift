@@ -74,9 +74,11 @@ public struct VirtualWorkload: PhaseWorkload {
                 } else {
                     continue
                 }
-                // The recorder numbers the chunk's typists from 0; examples name them in the population.
+                // A field of yours is recorded by slot (from 0 in the chunk); examples name the
+                // population's typists. Simulation's recorder knows them already (VirtualRunner
+                // gives it the global indices), so its examples are left as they are.
                 var metrics = recorder.metrics()
-                metrics.renumberExampleTypists { chunk.lowerBound + $0 }
+                if field != nil { metrics.renumberExampleTypists { chunk.lowerBound + $0 } }
                 try group.metrics.merge(metrics)
                 context.progress.publish(groups: groups + [group], typistsActive: 0)
             }

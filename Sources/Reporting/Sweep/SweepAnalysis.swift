@@ -256,8 +256,9 @@ package struct SweepAnalysis: Sendable {
         }
         var confidence = replicates >= 2 ? "95 % confidence over \(replicates) replicates" : "one replicate, so no confidence interval: give --replicates 5"
         if let objectiveEstimate = chosen.objective, let prediction = objectiveEstimate.predictionHalfWidth {
-            let low = objectiveEstimate.mean - prediction
-            confidence += "; a single run lands within \(objective.format(max(0, low)))–\(objective.format(objectiveEstimate.mean + prediction)) (95 % prediction interval)"
+            let low = objectiveEstimate.mean - prediction, high = objective.format(objectiveEstimate.mean + prediction)
+            confidence += low > 0 ? "; a single run lands within \(objective.format(low))–\(high) (95 % prediction interval)"
+                : "; a single run lands at or below \(high) (95 % prediction interval)"
         }
         var sentence = "\(who): \(chosen.setting.description)."
         if differs { sentence += " This differs from the overall recommendation: their good ranges do not overlap." }

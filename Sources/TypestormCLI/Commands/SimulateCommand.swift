@@ -280,10 +280,10 @@ enum SimulateCommand {
             return "scripted (\(all.joined(separator: ", "))), cancellation \(backend.cancellation)"
         }
         let service: String = switch backend.service {
-        case let .distribution(distribution): "\(distribution)"
+        case let .distribution(distribution): distribution.readableDescription
         case let .cost(model): "\(model.catalogItems) items at \(model.nanosPerItem) ns/item"
         }
-        return "rtt \(backend.roundTrip), \(backend.workers) worker\(backend.workers == 1 ? "" : "s") per \(backend.typistsPerServer) typists, service \(service), "
+        return "rtt \(backend.roundTrip.readableDescription), \(backend.workers) worker\(backend.workers == 1 ? "" : "s") per \(backend.typistsPerServer) typists, service \(service), "
             + "slow tail \(backend.slowTailProbability * 100)% ×\(Int(backend.slowTailFactor)), errors \(backend.errorRate * 100)%, "
             + "cancellation \(backend.cancellation)"
             + (backend.clientNetworks.map { ", typists' networks " + $0.profiles.map(\.description).joined(separator: ", ") } ?? "")
