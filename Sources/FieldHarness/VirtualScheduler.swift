@@ -44,21 +44,30 @@ final class VirtualScheduler: @unchecked Sendable {
 
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
-    /// Guarded by `mutex`: jobs enqueued, with whether each runs on the main actor.
-    private var queue: [(job: UnownedJob, main: Bool)] = []
-    private var head = 0
+    /// Jobs enqueued on the scheduler's thread, in order, with whether each runs on the main
+    /// actor. Only that thread touches them, so they take no lock (and, being this class's own
+    /// state that no callback reaches while it is accessed, no dynamic exclusivity check).
+    @exclusivity(unchecked) private var queue: [(job: UnownedJob, main: Bool)] = []
+    @exclusivity(unchecked) private var head = 0
+    /// Guarded by `mutex`: jobs enqueued from other threads, moved to the end of `queue` when
+    /// the scheduler's thread next looks for work; `foreignCount` says whether there are any
+    /// without taking the lock.
+    private var foreign: [(job: UnownedJob, main: Bool)] = []
+    private let foreignCount = Atomic<Int>(0)
     private var offThreadEnqueues = 0
 
     private(set) var thread = pthread_self()
     /// Timer payloads by token (the token is the slot's index); reused through `freeSlots`.
-    private var slots: [TimerPayload?] = []
-    private var freeSlots: [Int] = []
+    @exclusivity(unchecked) private var slots: [TimerPayload?] = []
+    @exclusivity(unchecked) private var freeSlots: [Int] = []
     /// Host mode: real-clock sleeps (monotonic deadline, token), earliest last.
     private var realTimers: [(deadline: UInt64, token: Int)] = []
 
-    private(set) var session: (any VirtualSession)?
+    @exclusivity(unchecked) private(set) var session: (any VirtualSession)?
     private var pendingSessions: [any VirtualSession] = []
-    private var posted: [() -> Void] = []
+    @exclusivity(unchecked) private var posted: [() -> Void] = []
+    /// The actions being run by `runPosted`, swapped with `posted` so neither is copied.
+    @exclusivity(unchecked) private var running: [() -> Void] = []
 
     /// Jobs run so far, and whether one is running now (the watchdog reads both).
     let jobsRun = Atomic<Int>(0)
@@ -85,17 +94,32 @@ final class VirtualScheduler: @unchecked Sendable {
     // MARK: Jobs
 
     func enqueue(_ job: UnownedJob, main: Bool) {
-        let foreign = !onSchedulerThread
+        if onSchedulerThread {
+            queue.append((job, main))
+            return
+        }
         pthread_mutex_lock(&mutex)
-        queue.append((job, main))
-        if foreign, session != nil { offThreadEnqueues += 1 }
+        foreign.append((job, main))
+        foreignCount.add(1, ordering: .releasing)
+        if session != nil { offThreadEnqueues += 1 }
         pthread_cond_signal(&condition)
         pthread_mutex_unlock(&mutex)
     }
 
-    private func popJob() -> (job: UnownedJob, main: Bool)? {
+    /// Moves the jobs other threads enqueued to the end of the scheduler thread's queue.
+    private func takeForeign() {
         pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        queue.append(contentsOf: foreign)
+        foreign.removeAll(keepingCapacity: true)
+        foreignCount.store(0, ordering: .relaxed)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    /// Whether a job is waiting (the scheduler's thread only).
+    private var hasJob: Bool { head < queue.count || foreignCount.load(ordering: .acquiring) > 0 }
+
+    private func popJob() -> (job: UnownedJob, main: Bool)? {
+        if foreignCount.load(ordering: .acquiring) > 0 { takeForeign() }
         guard head < queue.count else {
             if head > 0 { queue.removeAll(keepingCapacity: true); head = 0 }
             return nil
@@ -120,9 +144,9 @@ final class VirtualScheduler: @unchecked Sendable {
 
     private func runPosted() {
         while !posted.isEmpty {
-            let actions = posted
-            posted.removeAll(keepingCapacity: true)
-            for action in actions { action() }
+            swap(&posted, &running)
+            for index in running.indices { running[index]() }
+            running.removeAll(keepingCapacity: true)
         }
     }
 
@@ -245,8 +269,9 @@ final class VirtualScheduler: @unchecked Sendable {
                 continue
             }
             if done() { return }
+            if hasJob { continue }
             pthread_mutex_lock(&mutex)
-            if head == queue.count {
+            if foreign.isEmpty {
                 if let first = realTimers.last {
                     let now = DispatchTime.now().uptimeNanoseconds
                     if first.deadline > now {
