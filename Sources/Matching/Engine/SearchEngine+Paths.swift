@@ -51,7 +51,7 @@ extension SearchEngine {
     static let scanBytesPerNanosecond = (one: 4.0, all: 7.0)
     /// Cost the planner assumes per candidate verified (index, refine), in nanoseconds.
     static let verifyNanoseconds = 25.0
-    /// Cost per posting decoded (varint, sequential), in nanoseconds.
+    /// Cost per posting decoded (Elias–Fano, sequential), in nanoseconds.
     static let decodeNanoseconds = 1.5
 
     func choosePath(_ plan: Plan, forcing: ForcedPath?) -> Choice {

@@ -55,17 +55,55 @@ public final class SearchEngine: Sendable {
 
     /// Builds the engine's structures (folded names, gram indices) over `catalog`; `tuning` sets the scan
     /// paths' thresholds and parallel split (``Tuning``).
-    public init(catalog: Catalog, tuning: Tuning = Tuning()) {
+    ///
+    /// A catalog whose folded names or indexes pass what the engine's 32-bit offsets address
+    /// (4 GiB each) stops the process with ``CapacityError``'s message; ``build(catalog:tuning:)``
+    /// returns that error instead.
+    public convenience init(catalog: Catalog, tuning: Tuning = Tuning()) {
+        let parts: Parts
+        do {
+            parts = try Self.parts(of: catalog, byteLimit: FoldedStore.byteLimit)
+        } catch {
+            fatalError(error.description)
+        }
+        self.init(catalog: catalog, tuning: tuning, parts: parts)
+    }
+
+    /// Builds the engine over `catalog`, or says why the catalog is too large for it.
+    ///
+    /// - Throws: ``CapacityError`` when the folded names or an index would pass the 4 GiB that
+    ///   the engine's 32-bit offsets address.
+    public static func build(catalog: Catalog, tuning: Tuning = Tuning()) throws(CapacityError) -> SearchEngine {
+        try build(catalog: catalog, tuning: tuning, byteLimit: FoldedStore.byteLimit)
+    }
+
+    /// ``build(catalog:tuning:)`` with a lower limit on each structure's bytes (tests reach the
+    /// limit without allocating 4 GiB).
+    package static func build(catalog: Catalog, tuning: Tuning = Tuning(), byteLimit: Int) throws(CapacityError) -> SearchEngine {
+        SearchEngine(catalog: catalog, tuning: tuning, parts: try parts(of: catalog, byteLimit: byteLimit))
+    }
+
+    /// The folded store and the two gram indexes, each built on all cores.
+    struct Parts {
+        var store: FoldedStore
+        var trigrams: GramIndex
+        var bigrams: GramIndex
+    }
+
+    static func parts(of catalog: Catalog, byteLimit: Int) throws(CapacityError) -> Parts {
+        let store = try FoldedStore(catalog: catalog, byteLimit: byteLimit)
+        let trigrams = try GramIndex(store: store, kind: .trigrams, byteLimit: min(byteLimit, GramIndex.byteLimit))
+        let bigrams = try GramIndex(store: store, kind: .bigrams, byteLimit: min(byteLimit, GramIndex.byteLimit))
+        return Parts(store: store, trigrams: trigrams, bigrams: bigrams)
+    }
+
+    private init(catalog: Catalog, tuning: Tuning, parts: Parts) {
         self.catalog = catalog
         self.tuning = tuning
-        let store = FoldedStore(catalog: catalog)
+        let store = parts.store
         self.store = store
-        let indexes = PartResults<GramIndex>(count: 2)
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-            indexes.set(part, GramIndex(store: store, kind: part == 0 ? .trigrams : .bigrams))
-        }
-        trigrams = indexes.take(0)
-        bigrams = indexes.take(1)
+        trigrams = parts.trigrams
+        bigrams = parts.bigrams
         let n = store.count
         var scopeRanks = [[UInt32]](repeating: [], count: catalog.scopes.count)
         var tokenRanks = [[UInt32]](repeating: [], count: catalog.tokens.count)

@@ -1,6 +1,9 @@
+import Dispatch
+import TypestormSystem
+
 /// An n-gram index over the folded store: for each gram bucket, the ranks whose names contain
-/// it, as delta-encoded LEB128 varints (Russ Cox's "Regular Expression Matching with a Trigram
-/// Index", on bytes; FTS5 trigram and pg_trgm work the same way).
+/// it, as an Elias–Fano coded ascending list (Russ Cox's "Regular Expression Matching with a
+/// Trigram Index", on bytes; FTS5 trigram and pg_trgm keep the same lists).
 ///
 /// Two of them serve the engine:
 /// - `trigrams`: every byte trigram, hashed into at most 2^20 buckets (a collision only adds
@@ -11,20 +14,31 @@
 ///   which have no trigram: one bucket per byte pair, indexed only where the pair is two ASCII
 ///   bytes or one whole two-byte character, so a two-byte query's list is its exact answer.
 ///
-/// Gaps between ranks are small in dense lists (one byte) and large only in short ones, so the
-/// lists take 1–2 bytes per posting instead of 4.
+/// Elias–Fano: a list of `c` ranks below `n` keeps the low `L = ⌊log2(n / c)⌋` bits of each
+/// rank packed side by side, and the high bits as a unary bit vector (rank `k` with high part
+/// `h` sets bit `h + k`), so a list takes about `c · (L + 2)` bits: 3 bits per posting in a list
+/// holding half the catalog, 9 in one holding 1/128 of it. It is read in order with one
+/// trailing-zero count per posting. The two parts of a bucket are each whole bytes, so buckets
+/// never share a byte and are built on several cores at once.
 struct GramIndex: Sendable {
     enum Kind: Sendable { case trigrams, bigrams }
 
     let kind: Kind
     let bucketBits: Int
+    /// The number of ranks (the lists' universe).
+    let universe: Int
     /// Per bucket: how many names hold the gram (kept for dropped buckets too).
     let counts: [UInt32]
     /// `buckets + 1` byte offsets into `data`; a dropped bucket has an empty range.
     let offsets: [UInt32]
+    /// The lists, then `Self.padding` zero bytes so that 8-byte reads near the end stay inside.
     let data: [UInt8]
     /// Buckets with more names than this are dropped.
     let dropThreshold: Int
+
+    static let padding = 8
+    /// The most bytes of lists an index holds: what its 32-bit offsets address.
+    static let byteLimit = Int(UInt32.max) - padding
 
     enum Lookup: Equatable {
         /// No name contains this gram.
@@ -49,9 +63,29 @@ struct GramIndex: Sendable {
         (b0 < 0x80 && b1 < 0x80) || (b0 >= 0xC2 && b0 <= 0xDF && b1 & 0xC0 == 0x80)
     }
 
-    init(store: FoldedStore, kind: Kind) {
+    /// The low-bit width of a list of `count` ranks below `universe`.
+    @inline(__always)
+    static func lowBits(count: Int, universe: Int) -> Int {
+        guard count > 0, universe > count else { return 0 }
+        return Int.bitWidth - 1 - (universe / count).leadingZeroBitCount
+    }
+
+    /// Bytes of a list's low part and of its high part.
+    @inline(__always)
+    static func partSizes(count: Int, universe: Int) -> (low: Int, high: Int) {
+        guard count > 0 else { return (0, 0) }
+        let l = lowBits(count: count, universe: universe)
+        return ((count * l + 7) / 8, (count + (universe >> l) + 1 + 7) / 8)
+    }
+
+    /// Builds the index of `kind` over `store`, on `parts` threads (each owns a share of the
+    /// buckets and reads every name; default: one per core, one for a store under 1 MiB).
+    ///
+    /// - Throws: `SearchEngine.CapacityError` when the lists would not fit the 32-bit offsets.
+    init(store: FoldedStore, kind: Kind, parts requestedParts: Int? = nil, byteLimit: Int = GramIndex.byteLimit) throws(SearchEngine.CapacityError) {
         self.kind = kind
         let n = store.count
+        universe = n
         let bits: Int
         let threshold: Int
         switch kind {
@@ -67,56 +101,70 @@ struct GramIndex: Sendable {
         bucketBits = bits
         dropThreshold = threshold
         let buckets = 1 << bits
-        var counts = [UInt32](repeating: 0, count: buckets)
-        var sizes = [UInt32](repeating: 0, count: buckets)
-        var last = [UInt32](repeating: 0, count: buckets)
-        // Pass 1: per bucket, the number of names and the bytes their gaps take.
-        Self.forEachGram(store, kind: kind, bits: bits) { bucket, rank in
-            let tag = UInt32(rank + 1)
-            if last[bucket] == tag { return }
-            let gap = tag - last[bucket] - 1
-            last[bucket] = tag
-            counts[bucket] &+= 1
-            sizes[bucket] &+= UInt32(Self.varintSize(gap))
+        let parts = max(1, requestedParts ?? (store.scannedByteCount < 1 << 20 ? 1 : Processors.active))
+        let counts = BucketTable(count: buckets)
+        let last = BucketTable(count: buckets)
+        defer { counts.free(); last.free() }
+        // Pass 1: per bucket, the number of names holding the gram.
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            Self.forEachGram(store, kind: kind, bits: bits) { bucket, rank in
+                guard Self.owner(of: bucket, kind: kind, bits: bits, parts: parts) == part else { return }
+                let tag = UInt32(rank + 1)
+                if last[bucket] == tag { return }
+                last[bucket] = tag
+                counts[bucket] &+= 1
+            }
         }
         var offsets = [UInt32](repeating: 0, count: buckets + 1)
         var total = 0
         for b in 0..<buckets {
-            offsets[b] = UInt32(total)
-            if Int(counts[b]) <= threshold { total += Int(sizes[b]) }
-        }
-        offsets[buckets] = UInt32(total)
-        precondition(total < Int(UInt32.max), "gram index exceeds 4 GiB")
-        sizes = []
-        // Pass 2: write the varints.
-        var data = [UInt8](repeating: 0, count: total)
-        var cursor = offsets
-        for b in 0..<buckets { last[b] = 0 }
-        data.withUnsafeMutableBufferPointer { data in
-            Self.forEachGram(store, kind: kind, bits: bits) { bucket, rank in
-                let tag = UInt32(rank + 1)
-                if last[bucket] == tag { return }
-                var gap = tag - last[bucket] - 1
-                last[bucket] = tag
-                guard Int(counts[bucket]) <= threshold else { return }
-                var c = Int(cursor[bucket])
-                while gap >= 0x80 {
-                    data[c] = UInt8(truncatingIfNeeded: gap) | 0x80
-                    gap >>= 7
-                    c += 1
-                }
-                data[c] = UInt8(gap)
-                cursor[bucket] = UInt32(c + 1)
+            offsets[b] = UInt32(truncatingIfNeeded: total)
+            let c = Int(counts[b])
+            if c <= threshold {
+                let (low, high) = Self.partSizes(count: c, universe: n)
+                total += low + high
             }
         }
-        self.counts = counts
+        guard total <= byteLimit else {
+            throw SearchEngine.CapacityError(part: kind == .trigrams ? "trigram index" : "bigram index", bytes: total, limit: byteLimit, items: n)
+        }
+        offsets[buckets] = UInt32(total)
+        // Pass 2: write the lists (`last` again for repeats, `counts` reused as the cursor
+        // after each bucket's total is copied out).
+        var data = [UInt8](repeating: 0, count: total + Self.padding)
+        let finalCounts = counts.array()
+        for b in 0..<buckets { last[b] = 0; counts[b] = 0 }
+        offsets.withUnsafeBufferPointer { offsets in
+            finalCounts.withUnsafeBufferPointer { finalCounts in
+                data.withUnsafeMutableBufferPointer { data in
+                    let shared = SharedLists(data: data.baseAddress!, offsets: offsets, counts: finalCounts)
+                    DispatchQueue.concurrentPerform(iterations: parts) { part in
+                        Self.forEachGram(store, kind: kind, bits: bits) { bucket, rank in
+                            guard Self.owner(of: bucket, kind: kind, bits: bits, parts: parts) == part else { return }
+                            let tag = UInt32(rank + 1)
+                            if last[bucket] == tag { return }
+                            last[bucket] = tag
+                            let c = Int(shared.counts[bucket])
+                            guard c <= threshold else { return }
+                            let k = Int(counts[bucket])
+                            counts[bucket] = UInt32(k + 1)
+                            shared.write(rank: rank, index: k, count: c, universe: n, at: Int(shared.offsets[bucket]))
+                        }
+                    }
+                }
+            }
+        }
+        self.counts = finalCounts
         self.offsets = offsets
         self.data = data
     }
 
+    /// The build thread owning `bucket`: contiguous ranges of hashed trigram buckets (each thread
+    /// touches its own part of the tables), alternating bigram buckets (their lead bytes are
+    /// mostly lowercase letters, so ranges would be uneven).
     @inline(__always)
-    static func varintSize(_ value: UInt32) -> Int {
-        value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5
+    static func owner(of bucket: Int, kind: Kind, bits: Int, parts: Int) -> Int {
+        parts == 1 ? 0 : kind == .trigrams ? bucket &* parts >> bits : bucket % parts
     }
 
     /// Calls `body(bucket, rank)` for every gram of every name, rank by rank.
@@ -172,22 +220,32 @@ struct GramIndex: Sendable {
     /// Calls `body` with the bucket's ranks in order until it returns false.
     @inline(__always)
     func forEachWhile(_ bucket: Int, _ body: (UInt32) -> Bool) {
-        data.withUnsafeBufferPointer { data in
-            var p = Int(offsets[bucket])
-            let end = Int(offsets[bucket + 1])
-            var previous: UInt32 = 0
-            while p < end {
-                var value: UInt32 = 0
-                var shift: UInt32 = 0
-                var byte: UInt8
-                repeat {
-                    byte = data[p]
-                    p += 1
-                    value |= UInt32(byte & 0x7F) << shift
-                    shift += 7
-                } while byte & 0x80 != 0
-                previous &+= value &+ 1
-                if !body(previous &- 1) { return }
+        let count = Int(counts[bucket])
+        let start = Int(offsets[bucket])
+        guard count > 0, count <= dropThreshold, Int(offsets[bucket + 1]) > start else { return }
+        let l = Self.lowBits(count: count, universe: universe)
+        let lowBytes = (count * l + 7) / 8
+        let mask: UInt64 = (1 << UInt64(l)) &- 1
+        data.withUnsafeBytes { raw in
+            let low = raw.baseAddress! + start
+            let high = low + lowBytes
+            var k = 0
+            var wordStart = 0
+            while true {
+                // Reads past the list's last set bit see only later buckets' bytes, which are
+                // never reached: the loop ends at the list's `count`-th bit.
+                var word = (high + wordStart >> 3).loadUnaligned(as: UInt64.self)
+                while word != 0 {
+                    let position = wordStart + word.trailingZeroBitCount
+                    let bitOffset = k * l
+                    let lowPart = ((low + bitOffset >> 3).loadUnaligned(as: UInt64.self) >> UInt64(bitOffset & 7)) & mask
+                    let rank = UInt64(position - k) << UInt64(l) | lowPart
+                    if !body(UInt32(truncatingIfNeeded: rank)) { return }
+                    k += 1
+                    if k == count { return }
+                    word &= word &- 1
+                }
+                wordStart += 64
             }
         }
     }
@@ -211,4 +269,58 @@ struct GramIndex: Sendable {
 
     /// Bytes held, for memory accounting.
     var byteCount: Int { counts.capacity * 4 + offsets.capacity * 4 + data.capacity }
+}
+
+/// A per-bucket table of counters shared by the build threads: each bucket is read and written
+/// by the one thread owning it.
+///
+/// `@unchecked Sendable`: threads touch disjoint entries, and the table outlives the
+/// `concurrentPerform` calls that use it.
+private final class BucketTable: @unchecked Sendable {
+    let slots: UnsafeMutableBufferPointer<UInt32>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: 0)
+    }
+
+    subscript(_ i: Int) -> UInt32 {
+        @inline(__always) get { slots[i] }
+        @inline(__always) set { slots[i] = newValue }
+    }
+
+    func array() -> [UInt32] { Array(slots) }
+
+    func free() { slots.deallocate() }
+}
+
+/// The lists' bytes while the build threads write them: each bucket's bytes are written only
+/// by the thread owning the bucket, and buckets never share a byte.
+///
+/// `@unchecked Sendable`: disjoint writes, and the buffers outlive the `concurrentPerform` call.
+private struct SharedLists: @unchecked Sendable {
+    let data: UnsafeMutablePointer<UInt8>
+    let offsets: UnsafeBufferPointer<UInt32>
+    let counts: UnsafeBufferPointer<UInt32>
+
+    /// Writes `rank`, the `index`-th member of a list of `count` starting at byte `start`,
+    /// touching only bytes that hold its bits.
+    @inline(__always)
+    func write(rank: Int, index: Int, count: Int, universe: Int, at start: Int) {
+        let l = GramIndex.lowBits(count: count, universe: universe)
+        if l > 0 {
+            let bitOffset = index * l
+            var value = UInt64(rank & (1 << l - 1)) << UInt64(bitOffset & 7)
+            var byte = start + bitOffset >> 3
+            let end = start + (bitOffset + l + 7) >> 3
+            while byte < end {
+                data[byte] |= UInt8(truncatingIfNeeded: value)
+                value >>= 8
+                byte += 1
+            }
+        }
+        let position = (rank >> l) + index
+        let high = start + (count * l + 7) / 8
+        data[high + position >> 3] |= UInt8(1) << UInt8(position & 7)
+    }
 }

@@ -24,11 +24,16 @@ package struct FoldedStore: Sendable {
     package var scannedByteCount: Int { Int(starts[count]) }
 
     static let padding = 64
+    /// The most bytes of folded names and separators a store holds: what 32-bit offsets address.
+    package static let byteLimit = Int(UInt32.max)
 
     /// Folds every name of `catalog`, on all cores.
     ///
+    /// - Parameter byteLimit: the most folded bytes (names and separators) the store accepts;
+    ///   the 32-bit offsets address 4 GiB, tests pass less.
+    /// - Throws: `SearchEngine.CapacityError` when the folded names take more than `byteLimit`.
     /// - Complexity: O(name bytes) plus O(n log n) to order by popularity.
-    package init(catalog: Catalog) {
+    package init(catalog: Catalog, byteLimit: Int = FoldedStore.byteLimit) throws(SearchEngine.CapacityError) {
         let n = catalog.count
         // Sort keys: popularity descending in the high half, catalog index ascending below.
         var keys = [UInt64](repeating: 0, count: n)
@@ -40,7 +45,7 @@ package struct FoldedStore: Sendable {
         keys = []
 
         let parts = n < 50_000 ? 1 : max(1, min(16, Processors.active * 4))
-        let results = PartResults<([UInt8], [UInt32])>(count: parts)
+        let results = PartResults<([UInt8], [UInt32], [Int])>(count: parts)
         catalog.withNameStorage { nameBytes, nameOffsets in
             let names = SendableNames(bytes: nameBytes, offsets: nameOffsets)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -56,7 +61,11 @@ package struct FoldedStore: Sendable {
                     folded.append(0)
                     lengths.append(UInt32(folded.count - before))
                 }
-                results.set(part, (folded, lengths))
+                var frequency = [Int](repeating: 0, count: 256)
+                folded.withUnsafeBufferPointer { all in
+                    for byte in all { frequency[Int(byte)] &+= 1 }
+                }
+                results.set(part, (folded, lengths, frequency))
             }
         }
         var bytes: [UInt8] = []
@@ -64,10 +73,14 @@ package struct FoldedStore: Sendable {
         starts.reserveCapacity(n + 1)
         var total = 0
         for part in 0..<parts { total += results.get(part).0.count }
-        precondition(total < Int(UInt32.max), "folded names exceed 4 GiB; the store uses 32-bit offsets")
+        guard total <= min(byteLimit, Self.byteLimit) else {
+            throw SearchEngine.CapacityError(part: "folded names", bytes: total, limit: min(byteLimit, Self.byteLimit), items: n)
+        }
         bytes.reserveCapacity(total + Self.padding)
+        var frequency = [Int](repeating: 0, count: 256)
         for part in 0..<parts {
-            let (folded, lengths) = results.take(part)
+            let (folded, lengths, partFrequency) = results.take(part)
+            for byte in 0..<256 { frequency[byte] &+= partFrequency[byte] }
             var position = UInt32(bytes.count)
             for length in lengths {
                 starts.append(position)
@@ -76,10 +89,6 @@ package struct FoldedStore: Sendable {
             bytes.append(contentsOf: folded)
         }
         starts.append(UInt32(bytes.count))
-        var frequency = [Int](repeating: 0, count: 256)
-        bytes.withUnsafeBufferPointer { all in
-            for byte in all { frequency[Int(byte)] &+= 1 }
-        }
         bytes.append(contentsOf: repeatElement(0, count: Self.padding))
         self.bytes = bytes
         self.starts = starts
