@@ -8,10 +8,10 @@ import Typists
 
 /// One typist's search field in a live run, owned by one field thread (`LiveFieldThread`): the
 /// app's UI thread, so the field's host sees keystrokes, fired timers and answers one at a time.
-final class LiveField<Strategy: SearchFieldStrategy, Session: TypistSession & Sendable> {
+final class LiveField<Strategy: SearchFieldStrategy> {
     let slot: Int
     let arrivalNanos: Int64
-    var session: Session
+    var session: any TypistSession
     var host: FieldHost<Strategy, any LiveSearchTicket>
     var actions: LiveFieldActions
     /// The typist's next action, due at `arrivalNanos + pending.at` (run time).
@@ -22,7 +22,7 @@ final class LiveField<Strategy: SearchFieldStrategy, Session: TypistSession & Se
     var typing = true
     var reportedQuiet = false
 
-    init(slot: Int, arrivalNanos: Int64, session: Session, strategy: Strategy, actions: LiveFieldActions) {
+    init(slot: Int, arrivalNanos: Int64, session: any TypistSession, strategy: Strategy, actions: LiveFieldActions) {
         self.slot = slot
         self.arrivalNanos = arrivalNanos
         self.session = session

@@ -4,6 +4,29 @@ import TypestormMetrics
 import SearchField
 import Typists
 
+/// A field thread as the run's async part sees it, whatever its strategy type.
+protocol LiveFieldThreadHandle: Sendable {
+    var queue: LiveFieldQueue { get }
+    func start()
+    func join()
+}
+
+/// Makes the field threads of a preset's strategy at its concrete type, so their loops run
+/// specialised for it (``Preset/visit(_:_:)``).
+struct LiveFieldThreadMaker<Session: TypistSession & Sendable>: PresetVisitor {
+    let typists: [LiveTypist<Session>]
+    let count: Int
+    let shared: LiveRunShared
+    let typingDone: @Sendable () -> Void
+
+    func visit<Strategy: SearchFieldStrategy>(_ prototype: Strategy) -> [any LiveFieldThreadHandle] {
+        (0..<count).map { thread in
+            LiveFieldThread(name: "typestorm-ui-\(thread)", typists: typists, first: thread, stride: count,
+                            prototype: prototype, shared: shared, typingDone: typingDone)
+        }
+    }
+}
+
 /// One thread that runs a share of a live run's fields, as an app's UI thread runs its own:
 /// keystrokes and the strategies' timers wait on the thread's deadline heap (no task or timer
 /// per wait), answers arrive through its inbox, and each field's events are handled one at a
@@ -11,10 +34,10 @@ import Typists
 /// wake-up, under one lock.
 ///
 /// Keystrokes handled late because the thread was busy are input lag; timers, timer lateness.
-final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSession & Sendable>: @unchecked Sendable {
+final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandle, @unchecked Sendable {
     let queue: LiveFieldQueue
     private let shared: LiveRunShared
-    private var fields: [LiveField<Strategy, Session>] = []
+    private var fields: [LiveField<Strategy>] = []
     /// The thread holds slots `first, first + stride, …`: slot `s` is `fields[s / stride]`.
     private let stride: Int
     private var context: FieldHostContext
@@ -25,7 +48,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
     private let exited = DispatchSemaphore(value: 0)
 
     /// The thread for slots `first, first + stride, …` of `typists`.
-    init(name: String, typists: [LiveTypist<Session>], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
+    init<Session: TypistSession & Sendable>(name: String, typists: [LiveTypist<Session>], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
          typingDone: @escaping @Sendable () -> Void) {
         let slots = Swift.stride(from: first, to: typists.count, by: stride)
         queue = LiveFieldQueue(capacity: typists.count / stride * 2 + 2)
@@ -39,6 +62,15 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
                                     actions: LiveFieldActions(slot: slot, shared: shared, queue: queue)))
         }
         typing = fields.count
+        self.name = name
+        // Every typist's first action is drawn before the run's clock starts.
+        for field in fields { advance(field, at: 0) }
+    }
+
+    private let name: String
+
+    /// Starts the thread (once the run's clock has started).
+    func start() {
         let thread = Thread { [self] in self.loop() }
         thread.name = name
         thread.stackSize = 1 << 20
@@ -49,7 +81,6 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
     func join() { exited.wait() }
 
     private func loop() {
-        for field in fields { advance(field, at: 0) }
         var messages: [LiveFieldMessage] = []
         var running = true
         while running {
@@ -97,7 +128,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
     }
 
     /// Fetches the typist's next action and puts it on the heap; a session that ran out ends.
-    private func advance(_ field: LiveField<Strategy, Session>, at now: Int64) {
+    private func advance(_ field: LiveField<Strategy>, at now: Int64) {
         guard field.typing else { return }
         guard let event = field.session.next() else {
             finishTyping(field, at: now)
@@ -107,13 +138,13 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
         queue.push(deadline: field.arrivalNanos + event.at, slot: field.slot, kind: .keystroke)
     }
 
-    private func keystroke(_ field: LiveField<Strategy, Session>) {
-        guard field.typing, let event = field.pending else { return }
+    private func keystroke(_ field: LiveField<Strategy>) {
+        guard field.typing, field.pending != nil else { return }
         if !field.active {
             field.active = true
             shared.monitor.typistsActive.add(1, ordering: .relaxed)
         }
-        if case .end = event.action {
+        if case .end = field.pending!.action {
             finishTyping(field, at: shared.now())
             return
         }
@@ -122,20 +153,19 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
             field.held = true
             return
         }
-        type(field, event)
+        type(field, field.pending.take()!)
     }
 
-    private func type(_ field: LiveField<Strategy, Session>, _ event: TypingEvent) {
+    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent) {
         if case .edit = event.action { shared.monitor.keystrokes.add(1, ordering: .relaxed) }
         let now = shared.now()
         field.host.type(event.action, intendedAt: field.arrivalNanos + event.at, typist: field.slot, at: now,
                         context: &context, recorder: &records, runner: &field.actions)
-        field.pending = nil
         advance(field, at: now)
         checkQuiet(field)
     }
 
-    private func finishTyping(_ field: LiveField<Strategy, Session>, at now: Int64) {
+    private func finishTyping(_ field: LiveField<Strategy>, at now: Int64) {
         guard field.typing else { return }
         field.typing = false
         field.pending = nil
@@ -150,7 +180,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
         checkQuiet(field)
     }
 
-    private func completed(_ field: LiveField<Strategy, Session>, _ id: RequestID, local: Bool, _ outcome: LiveSearchOutcome) {
+    private func completed(_ field: LiveField<Strategy>, _ id: RequestID, local: Bool, _ outcome: LiveSearchOutcome) {
         let now = shared.now()
         shared.monitor.requestsFinished.add(1, ordering: .relaxed)
         if case let .failed(reason) = outcome.result, reason != .cancelled { shared.monitor.errors.add(1, ordering: .relaxed) }
@@ -171,7 +201,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
         }
         if local {
             field.actions.uiBusy = false
-            if field.held, let event = field.pending {
+            if field.held, let event = field.pending.take() {
                 field.held = false
                 type(field, event)
             }
@@ -179,8 +209,10 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
         checkQuiet(field)
     }
 
-    private func checkQuiet(_ field: LiveField<Strategy, Session>) {
-        guard field.host.isQuiet, !field.reportedQuiet else { return }
+    private func checkQuiet(_ field: LiveField<Strategy>) {
+        // Only a field whose typist has left can be quiet; asked first, so the host (a struct
+        // behind a class reference) is not read on every keystroke.
+        guard !field.typing, !field.reportedQuiet, field.host.isQuiet else { return }
         field.reportedQuiet = true
         newlyQuiet += 1
     }
@@ -190,7 +222,9 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy, Session: TypistSessio
     private func flush() {
         if !records.isEmpty {
             shared.record { records.flush(into: &$0) }
-            if !records.isEmpty { records = RecordBuffer() }
+            // A fresh buffer each time: emptying one keeps its capacity, which after a large
+            // batch cost a fresh, page-faulting allocation on every later wake-up.
+            records = RecordBuffer()
         }
         if newlyQuiet > 0 {
             shared.quiet.arrive(newlyQuiet)

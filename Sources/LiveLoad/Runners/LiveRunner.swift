@@ -147,8 +147,9 @@ public enum LiveRunner {
         options: LiveRunOptions = LiveRunOptions(),
         monitor: LiveRunMonitor = LiveRunMonitor()
     ) async -> LiveRunResult {
-        await run(typists: typists, prototype: strategy.make(configuration ?? strategy.defaultConfiguration), backend: backend,
-                  options: options, monitor: monitor)
+        await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
+            strategy.visit(configuration, LiveFieldThreadMaker(typists: typists, count: count, shared: shared, typingDone: typingDone))
+        }
     }
 
     /// Runs any strategy value (each typist's field starts as a copy of `prototype`).
@@ -158,6 +159,15 @@ public enum LiveRunner {
         backend: any LiveSearchBackend,
         options: LiveRunOptions = LiveRunOptions(),
         monitor: LiveRunMonitor = LiveRunMonitor()
+    ) async -> LiveRunResult {
+        await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
+            LiveFieldThreadMaker(typists: typists, count: count, shared: shared, typingDone: typingDone).visit(prototype)
+        }
+    }
+
+    private static func run<Session: TypistSession & Sendable>(
+        typists: [LiveTypist<Session>], backend: any LiveSearchBackend, options: LiveRunOptions, monitor: LiveRunMonitor,
+        makeThreads: (LiveRunShared, Int, @escaping @Sendable () -> Void) -> [any LiveFieldThreadHandle]
     ) async -> LiveRunResult {
         let shared = LiveRunShared(
             typists: typists.count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
@@ -171,11 +181,9 @@ public enum LiveRunner {
         // One field thread per core, each the UI thread of every n-th typist.
         let count = min(typists.count, max(1, options.fieldThreads ?? Processors.active))
         let typingLatch = QuietLatch(count: count)
-        let threads = (0..<count).map { thread in
-            LiveFieldThread(name: "typestorm-ui-\(thread)",
-                            typists: typists, first: thread, stride: count,
-                            prototype: prototype, shared: shared, typingDone: { typingLatch.arrive() })
-        }
+        let threads = makeThreads(shared, count) { typingLatch.arrive() }
+        shared.startClock()
+        threads.forEach { $0.start() }
         // A stop request ends every session at once (a typist between keys stops then, not at its
         // next key).
         let stopper = Task {
@@ -206,7 +214,8 @@ public enum LiveRunner {
 
 /// What every field of one run shares: the clock's origin, the recorder, the backend.
 final class LiveRunShared: Sendable {
-    let startNanos: UInt64
+    /// Set once by `startClock()`, before any field thread runs.
+    nonisolated(unsafe) private(set) var startNanos: UInt64
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
@@ -217,6 +226,11 @@ final class LiveRunShared: Sendable {
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
         recorder = Locked(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
+        startNanos = MonotonicClock.now()
+    }
+
+    /// Starts the run's clock: time 0 is now (the fields are made and their first actions drawn).
+    func startClock() {
         startNanos = MonotonicClock.now()
     }
 
