@@ -140,6 +140,11 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
 
     private func keystroke(_ field: LiveField<Strategy>) {
         guard field.typing, field.pending != nil else { return }
+        // A stop request ends the session before the next key, even before its message arrives.
+        if shared.monitor.isStopRequested {
+            finishTyping(field, at: shared.now())
+            return
+        }
         if !field.active {
             field.active = true
             shared.monitor.typistsActive.add(1, ordering: .relaxed)
