@@ -165,7 +165,8 @@ let package = Package(
 
         .executableTarget(
             name: "LiveBenchmark",
-            dependencies: ["LiveLoad", "ProductCatalog", "Matching", "TypestormMetrics", "TypestormSystem", "SearchField", "Typists"],
+            dependencies: ["LiveLoad", "ProductCatalog", "Matching", "TypestormMetrics", "TypestormSystem", "SearchField", "Typists",
+                           "FieldHarness", "Orchestration", "SearchServer"],
             path: "Benchmarks/LiveBenchmark",
             swiftSettings: swiftSettings
         ),

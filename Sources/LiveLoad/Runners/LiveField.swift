@@ -1,152 +1,184 @@
+import Dispatch
 import FieldRuntime
+import Foundation
+import Locking
 import TypestormMetrics
 import SearchField
 import Typists
 
-/// One typist's search field in a live run: the app's UI thread.
-///
-/// The actor serializes the field's events as a main thread would: keystrokes, fired timers and
-/// answers are handled one at a time by the field's `FieldHost` (the same host the virtual
-/// runner uses), and what it records is handed to the run's recorder in order after each step.
-/// The actor itself only owns the real clock's timers, the backend's tickets and the UI thread's
-/// busy state.
-actor LiveField<Strategy: SearchFieldStrategy> {
+/// One typist's search field in a live run, owned by one field thread (`LiveFieldThread`): the
+/// app's UI thread, so the field's host sees keystrokes, fired timers and answers one at a time.
+final class LiveField<Strategy: SearchFieldStrategy> {
     let slot: Int
-    private let shared: LiveRunShared
-    private var host: FieldHost<Strategy, any LiveSearchTicket>
-    private var context: FieldHostContext
-    private var actions: LiveFieldActions<Strategy>
-    private var records = RecordBuffer()
-    /// `local-filter` runs on the UI thread: while it runs, keystrokes wait.
-    private var heldKeystrokes: [CheckedContinuation<Void, Never>] = []
-    private var reportedQuiet = false
+    let arrivalNanos: Int64
+    var session: any TypistSession
+    var host: FieldHost<Strategy, any LiveSearchTicket>
+    var actions: LiveFieldActions
+    /// The typist's next action, due at `arrivalNanos + pending.at` (run time).
+    var pending: TypingEvent?
+    /// The pending keystroke is due but waits for the UI thread (`local-filter` running).
+    var held = false
+    var active = false
+    var typing = true
+    var reportedQuiet = false
 
-    init(slot: Int, strategy: Strategy, shared: LiveRunShared) {
+    init(slot: Int, arrivalNanos: Int64, session: any TypistSession, strategy: Strategy, actions: LiveFieldActions) {
         self.slot = slot
-        self.shared = shared
+        self.arrivalNanos = arrivalNanos
+        self.session = session
         host = FieldHost(strategy: strategy)
-        context = FieldHostContext(configuration: strategy.configuration)
-        actions = LiveFieldActions(slot: slot, shared: shared)
-    }
-
-    // MARK: Input
-
-    func type(_ action: TypingEvent.Action, intendedAt intended: Int64) async {
-        if actions.field == nil { actions.field = self }
-        while actions.uiBusy {
-            await withCheckedContinuation { heldKeystrokes.append($0) }
-        }
-        if case .edit = action { shared.monitor.keystrokes.add(1, ordering: .relaxed) }
-        host.type(action, intendedAt: intended, typist: slot, at: shared.now(), context: &context, recorder: &records, runner: &actions)
-        flush()
-        checkQuiet()
-    }
-
-    func endSession() {
-        host.endSession(typist: slot, at: shared.now(), recorder: &records)
-        flush()
-        checkQuiet()
-    }
-
-    // MARK: Runner reports
-
-    fileprivate func timerFired(_ id: TimerID, deadline: Int64) {
-        guard actions.timers.removeValue(forKey: id) != nil else { return }
-        host.timerFired(id, deadline: deadline, typist: slot, at: shared.now(), context: &context, recorder: &records, runner: &actions)
-        flush()
-        checkQuiet()
-    }
-
-    fileprivate func completed(_ id: RequestID, local: Bool, _ outcome: LiveSearchOutcome) {
-        let now = shared.now()
-        shared.monitor.requestsFinished.add(1, ordering: .relaxed)
-        if case let .failed(reason) = outcome.result, reason != .cancelled { shared.monitor.errors.add(1, ordering: .relaxed) }
-        if shared.backend.reportsBackendWork {
-            let work = outcome.backendWork ?? BackendWork(queueNs: 0, serviceNs: 0)
-            host.backendStopped(id, work: work, typist: slot, at: now, recorder: &records)
-        }
-        // The request left when the client library got round to it: the lag after the instant
-        // the strategy asked, which latency counts from (no coordinated omission).
-        let lag = outcome.startedNanos == 0 ? nil : shared.runTime(ofNanos: outcome.startedNanos) - actions.intended(id)
-        actions.forget(id)
-        host.requestFinished(id, outcome.result, scheduleLag: lag, typist: slot, at: now, context: &context, recorder: &records, runner: &actions)
-        flush()
-        if case .failed = outcome.result, let cause = outcome.errorCause {
-            // The failure's cause refines the class `workStopped` recorded.
-            shared.record { $0.recordError(cause, typist: slot, at: now) }
-        }
-        if local {
-            actions.uiBusy = false
-            let held = heldKeystrokes
-            heldKeystrokes.removeAll()
-            held.forEach { $0.resume() }
-        }
-        checkQuiet()
-    }
-
-    /// Hands this step's records to the run's recorder (dropped once the run is closed: the
-    /// recorder already counted that work as unfinished).
-    private func flush() {
-        guard !records.isEmpty else { return }
-        shared.record { records.flush(into: &$0) }
-        if !records.isEmpty { records = RecordBuffer() }
-    }
-
-    private func checkQuiet() {
-        guard host.isQuiet, !reportedQuiet else { return }
-        reportedQuiet = true
-        shared.quiet.arrive()
-    }
-
-    /// After a drain timeout: cancels what is still open. Returns whether anything was.
-    func abandonOutstandingWork() -> Bool {
-        host.abandonOpenWork(typist: slot, at: shared.now(), runner: &actions)
+        self.actions = actions
     }
 }
 
-/// What a live field's host asks of the real world: timers on the real clock, requests to the
-/// run's backend.
-struct LiveFieldActions<Strategy: SearchFieldStrategy>: FieldRunner {
+/// What a field thread's loop is woken for besides its own deadlines.
+enum LiveFieldMessage: @unchecked Sendable {
+    /// Request `id` of the field in `slot` ended.
+    case completed(slot: Int, id: RequestID, local: Bool, LiveSearchOutcome)
+    /// The run stops typing: every session still open ends now.
+    case stopTyping
+    /// The drain timed out: cancel what is open; `reply` gets how many fields had work open.
+    case abandon(reply: @Sendable (Int) -> Void)
+    /// The run is over: the thread exits.
+    case exit
+}
+
+/// A field thread's queue: its deadlines (a min-heap of keystrokes and timers, touched only by
+/// the thread) and its inbox (answers from the backend's threads, the run's commands), with the
+/// one wake-up both share.
+final class LiveFieldQueue: @unchecked Sendable {
+    enum Kind: UInt8 { case keystroke, timer }
+
+    struct Entry {
+        var deadline: Int64
+        var sequence: UInt64
+        var slot: Int32
+        var kind: Kind
+        var timer: TimerID
+
+        @inline(__always) func precedes(_ other: Entry) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+        }
+    }
+
+    private struct Inbox {
+        var messages: [LiveFieldMessage] = []
+        var waiting = false
+    }
+
+    /// Touched only by the owning thread.
+    private(set) var heap: [Entry] = []
+    private var sequence: UInt64 = 0
+    private let inbox = Locked(Inbox())
+    private let wake = DispatchSemaphore(value: 0)
+
+    init(capacity: Int) {
+        heap.reserveCapacity(capacity)
+    }
+
+    // MARK: The owning thread
+
+    func push(deadline: Int64, slot: Int, kind: Kind, timer: TimerID = 0) {
+        sequence &+= 1
+        heap.append(Entry(deadline: deadline, sequence: sequence, slot: Int32(slot), kind: kind, timer: timer))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// The earliest entry if it is due at `now` (run time), removed from the heap.
+    func popDue(_ now: Int64) -> Entry? {
+        guard let top = heap.first, top.deadline <= now else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var parent = 0
+            let count = heap.count
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var first = parent
+                if left < count, heap[left].precedes(heap[first]) { first = left }
+                if right < count, heap[right].precedes(heap[first]) { first = right }
+                if first == parent { break }
+                heap.swapAt(parent, first)
+                parent = first
+            }
+        }
+        return top
+    }
+
+    var nextDeadline: Int64? { heap.first?.deadline }
+
+    /// Takes every message posted so far.
+    func takeMessages(into messages: inout [LiveFieldMessage]) {
+        inbox.withLock { swap(&$0.messages, &messages) }
+    }
+
+    /// Sleeps until a message arrives or `nanos` (relative) passed; at once if one is waiting.
+    func sleep(nanos: Int64?) {
+        let idle = inbox.withLock { inbox -> Bool in
+            guard inbox.messages.isEmpty else { return false }
+            inbox.waiting = true
+            return true
+        }
+        guard idle else { return }
+        if let nanos {
+            _ = wake.wait(timeout: .now() + .nanoseconds(Int(max(0, nanos))))
+        } else {
+            wake.wait()
+        }
+        inbox.withLock { $0.waiting = false }
+    }
+
+    // MARK: Any thread
+
+    func post(_ message: LiveFieldMessage) {
+        let signal = inbox.withLock { inbox -> Bool in
+            inbox.messages.append(message)
+            defer { inbox.waiting = false }
+            return inbox.waiting
+        }
+        if signal { wake.signal() }
+    }
+}
+
+/// What a live field's host asks of the real world: timers on its field thread's deadline heap,
+/// requests to the run's backend (answers come back through the thread's inbox).
+struct LiveFieldActions: FieldRunner {
     typealias Handle = any LiveSearchTicket
 
     let slot: Int
     let shared: LiveRunShared
-    /// Set by the field before its first step; the field owns these actions, so the reference
-    /// is weak to avoid a cycle.
-    weak var field: LiveField<Strategy>?
-    var timers: [TimerID: Task<Void, Never>] = [:]
+    unowned let queue: LiveFieldQueue
     /// When the strategy asked for each open request (run time), for schedule lag.
-    private var intendedTimes: [RequestID: Int64] = [:]
+    private var intendedTimes: [(id: RequestID, time: Int64)] = []
     var uiBusy = false
 
-    init(slot: Int, shared: LiveRunShared) {
+    init(slot: Int, shared: LiveRunShared, queue: LiveFieldQueue) {
         self.slot = slot
         self.shared = shared
+        self.queue = queue
     }
 
     mutating func scheduleTimer(_ id: TimerID, at deadline: Int64, typist: Int) {
-        let field = field
-        timers[id] = Task { [shared] in
-            let wait = deadline - shared.now()
-            if wait > 0 {
-                do { try await Task.sleep(for: .nanoseconds(wait)) } catch { return }
-            }
-            await field?.timerFired(id, deadline: deadline)
-        }
+        queue.push(deadline: deadline, slot: slot, kind: .timer, timer: id)
     }
 
-    mutating func cancelTimer(_ id: TimerID, typist: Int) {
-        timers.removeValue(forKey: id)?.cancel()
-    }
+    /// The entry stays on the heap: the host ignores a timer it no longer holds.
+    mutating func cancelTimer(_ id: TimerID, typist: Int) {}
 
     mutating func startRequest(_ id: RequestID, query: QueryIdentity, local: Bool, typist: Int, at time: Int64) -> any LiveSearchTicket {
         if local { uiBusy = true }
         shared.monitor.requestsStarted.add(1, ordering: .relaxed)
-        intendedTimes[id] = time
-        let field = field
+        intendedTimes.append((id, time))
+        let (queue, slot) = (self.queue, self.slot)
         let request = LiveSearchRequest(typist: slot, id: id, query: query, local: local, intendedNanos: shared.nanos(atRunTime: time))
         return shared.backend.start(request) { outcome in
-            Task { await field?.completed(id, local: local, outcome) }
+            queue.post(.completed(slot: slot, id: id, local: local, outcome))
         }
     }
 
@@ -154,11 +186,9 @@ struct LiveFieldActions<Strategy: SearchFieldStrategy>: FieldRunner {
         handle.cancel()
     }
 
-    func intended(_ id: RequestID) -> Int64 {
-        intendedTimes[id] ?? 0
-    }
-
-    mutating func forget(_ id: RequestID) {
-        intendedTimes.removeValue(forKey: id)
+    /// When the strategy asked for request `id`, forgotten once asked.
+    mutating func takeIntended(_ id: RequestID) -> Int64 {
+        guard let index = intendedTimes.firstIndex(where: { $0.id == id }) else { return 0 }
+        return intendedTimes.remove(at: index).time
     }
 }

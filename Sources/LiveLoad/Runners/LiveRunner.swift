@@ -26,11 +26,15 @@ public struct LiveRunOptions: Sendable {
     public var drainTimeoutNanos: Int64
     /// S in docs/metrics.md: a burst ends once the input stays unchanged this long.
     public var settleIntervalNanos: Int64
+    /// Threads that run the fields, each the UI thread of its share of the typists; `nil`: one
+    /// per core.
+    public var fieldThreads: Int?
 
     /// Options, in nanoseconds: by default a 10 s drain and a 1 s settle interval.
-    public init(drainTimeoutNanos: Int64 = 10_000_000_000, settleIntervalNanos: Int64 = 1_000_000_000) {
+    public init(drainTimeoutNanos: Int64 = 10_000_000_000, settleIntervalNanos: Int64 = 1_000_000_000, fieldThreads: Int? = nil) {
         self.drainTimeoutNanos = drainTimeoutNanos
         self.settleIntervalNanos = settleIntervalNanos
+        self.fieldThreads = fieldThreads
     }
 }
 
@@ -122,8 +126,9 @@ public struct LiveRunResult: Sendable {
 /// strategy's timers are real timers, and its requests go to a live backend (the filter engine
 /// in this process, or an HTTP server).
 ///
-/// Each typist's field is an actor: the app's UI thread, so the strategy sees its events one at
-/// a time, as in an app. Every event and effect goes to the one `Recorder` through the same
+/// Each typist's field belongs to one field thread, the app's UI thread, so the strategy sees its
+/// events one at a time, as in an app; a few such threads (one per core) run every field, each
+/// waiting on one heap of deadlines (keystrokes and timers) rather than a task per wait. Every event and effect goes to the one `Recorder` through the same
 /// mapping the virtual-time runner uses, so the metrics mean the same in both.
 ///
 /// Keystrokes that run late because the process is saturated are recorded as input lag, timers
@@ -142,8 +147,9 @@ public enum LiveRunner {
         options: LiveRunOptions = LiveRunOptions(),
         monitor: LiveRunMonitor = LiveRunMonitor()
     ) async -> LiveRunResult {
-        await run(typists: typists, prototype: strategy.make(configuration ?? strategy.defaultConfiguration), backend: backend,
-                  options: options, monitor: monitor)
+        await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
+            strategy.visit(configuration, LiveFieldThreadMaker(typists: typists, count: count, shared: shared, typingDone: typingDone))
+        }
     }
 
     /// Runs any strategy value (each typist's field starts as a copy of `prototype`).
@@ -154,79 +160,62 @@ public enum LiveRunner {
         options: LiveRunOptions = LiveRunOptions(),
         monitor: LiveRunMonitor = LiveRunMonitor()
     ) async -> LiveRunResult {
+        await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
+            LiveFieldThreadMaker(typists: typists, count: count, shared: shared, typingDone: typingDone).visit(prototype)
+        }
+    }
+
+    private static func run<Session: TypistSession & Sendable>(
+        typists: [LiveTypist<Session>], backend: any LiveSearchBackend, options: LiveRunOptions, monitor: LiveRunMonitor,
+        makeThreads: (LiveRunShared, Int, @escaping @Sendable () -> Void) -> [any LiveFieldThreadHandle]
+    ) async -> LiveRunResult {
         let shared = LiveRunShared(
             typists: typists.count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
-        let fields = typists.indices.map { LiveField(slot: $0, strategy: prototype, shared: shared) }
         monitor.attach { [weak shared] in shared?.metricsSoFar() }
         defer { monitor.attach(nil) }
-
-        // Typing tasks, plus one that waits for a stop request and then cancels them all, so a
-        // typist asleep before its next key stops at once instead of at that key.
-        await withTaskGroup(of: Bool.self) { group in
-            for (slot, typist) in typists.enumerated() {
-                let field = fields[slot]
-                group.addTask {
-                    await Self.type(typist, into: field, shared: shared)
-                    return true
-                }
-            }
-            group.addTask {
-                await monitor.waitForStop()
-                return false
-            }
-            var typing = typists.count
-            while typing > 0, let isTyping = await group.next() {
-                if isTyping {
-                    typing -= 1
-                } else {
-                    group.cancelAll()
-                }
-            }
-            group.cancelAll()
+        guard !typists.isEmpty else {
+            let (metrics, end) = shared.close()
+            return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: 0, stoppedEarly: monitor.isStopRequested)
         }
+
+        // One field thread per core, each the UI thread of every n-th typist.
+        let count = min(typists.count, max(1, options.fieldThreads ?? Processors.active))
+        let typingLatch = QuietLatch(count: count)
+        let threads = makeThreads(shared, count) { typingLatch.arrive() }
+        shared.startClock()
+        threads.forEach { $0.start() }
+        // A stop request ends every session at once (a typist between keys stops then, not at its
+        // next key).
+        let stopper = Task {
+            await monitor.waitForStop()
+            if monitor.isStopRequested { threads.forEach { $0.queue.post(.stopTyping) } }
+        }
+        _ = await typingLatch.waitForAll()
+        stopper.cancel()
 
         let drained = await shared.quiet.wait(timeoutNanos: options.drainTimeoutNanos)
         var undrained = 0
         if !drained {
-            for field in fields where await field.abandonOutstandingWork() { undrained += 1 }
-        }
-        let (metrics, end) = shared.close()
-        return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: undrained,
-                             stoppedEarly: monitor.isStopRequested)
-    }
-
-    private static func type<Strategy: SearchFieldStrategy, Session: TypistSession & Sendable>(
-        _ typist: LiveTypist<Session>, into field: LiveField<Strategy>, shared: LiveRunShared
-    ) async {
-        var session = typist.session
-        let monitor = shared.monitor
-        var active = false
-        while !monitor.isStopRequested, let event = session.next() {
-            let intended = typist.arrivalNanos + event.at
-            let wait = intended - shared.now()
-            if wait > 0 {
-                do {
-                    try await Task.sleep(for: .nanoseconds(wait))
-                } catch {
-                    break
+            for thread in threads {
+                undrained += await withCheckedContinuation { continuation in
+                    thread.queue.post(.abandon { continuation.resume(returning: $0) })
                 }
             }
-            if monitor.isStopRequested { break }
-            if !active {
-                active = true
-                monitor.typistsActive.add(1, ordering: .relaxed)
-            }
-            if case .end = event.action { break }
-            await field.type(event.action, intendedAt: intended)
         }
-        await field.endSession()
-        if active { monitor.typistsActive.subtract(1, ordering: .relaxed) }
+        let (metrics, end) = shared.close()
+        for thread in threads {
+            thread.queue.post(.exit)
+            thread.join()
+        }
+        return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: undrained,
+                             stoppedEarly: monitor.isStopRequested)
     }
 }
 
 /// What every field of one run shares: the clock's origin, the recorder, the backend.
 final class LiveRunShared: Sendable {
-    let startNanos: UInt64
+    /// Set once by `startClock()`, before any field thread runs.
+    nonisolated(unsafe) private(set) var startNanos: UInt64
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
@@ -237,6 +226,11 @@ final class LiveRunShared: Sendable {
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
         recorder = Locked(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
+        startNanos = MonotonicClock.now()
+    }
+
+    /// Starts the run's clock: time 0 is now (the fields are made and their first actions drawn).
+    func startClock() {
         startNanos = MonotonicClock.now()
     }
 
@@ -293,9 +287,9 @@ final class QuietLatch: Sendable {
         state = Locked(State(remaining: count))
     }
 
-    func arrive() {
+    func arrive(_ count: Int = 1) {
         let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            state.remaining -= 1
+            state.remaining -= count
             guard state.remaining == 0 else { return nil }
             defer { state.waiter = nil }
             return state.waiter
@@ -318,7 +312,8 @@ final class QuietLatch: Sendable {
         }
     }
 
-    private func waitForAll() async -> Bool {
+    /// Waits until every count has arrived (false if the calling task was cancelled first).
+    func waitForAll() async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let done = state.withLock { state -> Bool in

@@ -16,8 +16,9 @@ import Typists
 ///
 /// Runs on Swift's own executors: the field's `@MainActor` jobs on the main thread, its other
 /// jobs on the cooperative pool, as in an app.
-enum LiveFieldRun {
-    static func run<Session: TypistSession & Sendable>(
+package enum LiveFieldRun {
+    /// Runs `definition`'s field for `typists` in real time against `backend` (see above).
+    package static func run<Session: TypistSession & Sendable>(
         _ definition: FieldDefinition, name: String, typists: [LiveTypist<Session>], globalIndices: [Int],
         backend: any LiveSearchBackend, parameters: FieldParameters, options: LiveRunOptions, monitor: LiveRunMonitor
     ) async throws -> LiveRunResult {

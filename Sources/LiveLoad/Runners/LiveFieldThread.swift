@@ -1,0 +1,239 @@
+import Foundation
+import FieldRuntime
+import TypestormMetrics
+import SearchField
+import Typists
+
+/// A field thread as the run's async part sees it, whatever its strategy type.
+protocol LiveFieldThreadHandle: Sendable {
+    var queue: LiveFieldQueue { get }
+    func start()
+    func join()
+}
+
+/// Makes the field threads of a preset's strategy at its concrete type, so their loops run
+/// specialised for it (``Preset/visit(_:_:)``).
+struct LiveFieldThreadMaker<Session: TypistSession & Sendable>: PresetVisitor {
+    let typists: [LiveTypist<Session>]
+    let count: Int
+    let shared: LiveRunShared
+    let typingDone: @Sendable () -> Void
+
+    func visit<Strategy: SearchFieldStrategy>(_ prototype: Strategy) -> [any LiveFieldThreadHandle] {
+        (0..<count).map { thread in
+            LiveFieldThread(name: "typestorm-ui-\(thread)", typists: typists, first: thread, stride: count,
+                            prototype: prototype, shared: shared, typingDone: typingDone)
+        }
+    }
+}
+
+/// One thread that runs a share of a live run's fields, as an app's UI thread runs its own:
+/// keystrokes and the strategies' timers wait on the thread's deadline heap (no task or timer
+/// per wait), answers arrive through its inbox, and each field's events are handled one at a
+/// time in the order they happen. What the fields record goes to the run's recorder once per
+/// wake-up, under one lock.
+///
+/// Keystrokes handled late because the thread was busy are input lag; timers, timer lateness.
+final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandle, @unchecked Sendable {
+    let queue: LiveFieldQueue
+    private let shared: LiveRunShared
+    private var fields: [LiveField<Strategy>] = []
+    /// The thread holds slots `first, first + stride, …`: slot `s` is `fields[s / stride]`.
+    private let stride: Int
+    private var context: FieldHostContext
+    private var records = RecordBuffer()
+    private var typing = 0
+    private var newlyQuiet = 0
+    private let typingDone: @Sendable () -> Void
+    private let exited = DispatchSemaphore(value: 0)
+
+    /// The thread for slots `first, first + stride, …` of `typists`.
+    init<Session: TypistSession & Sendable>(name: String, typists: [LiveTypist<Session>], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
+         typingDone: @escaping @Sendable () -> Void) {
+        let slots = Swift.stride(from: first, to: typists.count, by: stride)
+        queue = LiveFieldQueue(capacity: typists.count / stride * 2 + 2)
+        self.stride = stride
+        self.shared = shared
+        self.typingDone = typingDone
+        context = FieldHostContext(configuration: prototype.configuration)
+        for slot in slots {
+            let typist = typists[slot]
+            fields.append(LiveField(slot: slot, arrivalNanos: typist.arrivalNanos, session: typist.session, strategy: prototype,
+                                    actions: LiveFieldActions(slot: slot, shared: shared, queue: queue)))
+        }
+        typing = fields.count
+        self.name = name
+        // Every typist's first action is drawn before the run's clock starts.
+        for field in fields { advance(field, at: 0) }
+    }
+
+    private let name: String
+
+    /// Starts the thread (once the run's clock has started).
+    func start() {
+        let thread = Thread { [self] in self.loop() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Waits until the thread has left its loop (after `.exit`).
+    func join() { exited.wait() }
+
+    private func loop() {
+        var messages: [LiveFieldMessage] = []
+        var running = true
+        while running {
+            queue.takeMessages(into: &messages)
+            for message in messages {
+                switch message {
+                case let .completed(slot, id, local, outcome):
+                    completed(fields[slot / stride], id, local: local, outcome)
+                case .stopTyping:
+                    for field in fields where field.typing { finishTyping(field, at: shared.now()) }
+                case let .abandon(reply):
+                    let now = shared.now()
+                    var open = 0
+                    for field in fields where field.host.abandonOpenWork(typist: field.slot, at: now, runner: &field.actions) {
+                        open += 1
+                    }
+                    flush()
+                    reply(open)
+                case .exit:
+                    running = false
+                }
+            }
+            messages.removeAll(keepingCapacity: true)
+            guard running else { break }
+            var now = shared.now()
+            var handled = 0
+            while let entry = queue.popDue(now) {
+                let field = fields[Int(entry.slot) / stride]
+                switch entry.kind {
+                case .keystroke: keystroke(field)
+                case .timer:
+                    field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.slot, at: shared.now(),
+                                          context: &context, recorder: &records, runner: &field.actions)
+                    checkQuiet(field)
+                }
+                handled += 1
+                if handled & 63 == 0 { now = shared.now() }
+            }
+            flush()
+            let wait = queue.nextDeadline.map { $0 - shared.now() }
+            if let wait, wait <= 0 { continue }
+            queue.sleep(nanos: wait)
+        }
+        exited.signal()
+    }
+
+    /// Fetches the typist's next action and puts it on the heap; a session that ran out ends.
+    private func advance(_ field: LiveField<Strategy>, at now: Int64) {
+        guard field.typing else { return }
+        guard let event = field.session.next() else {
+            finishTyping(field, at: now)
+            return
+        }
+        field.pending = event
+        queue.push(deadline: field.arrivalNanos + event.at, slot: field.slot, kind: .keystroke)
+    }
+
+    private func keystroke(_ field: LiveField<Strategy>) {
+        guard field.typing, field.pending != nil else { return }
+        // A stop request ends the session before the next key, even before its message arrives.
+        if shared.monitor.isStopRequested {
+            finishTyping(field, at: shared.now())
+            return
+        }
+        if !field.active {
+            field.active = true
+            shared.monitor.typistsActive.add(1, ordering: .relaxed)
+        }
+        if case .end = field.pending!.action {
+            finishTyping(field, at: shared.now())
+            return
+        }
+        // `local-filter` runs on the UI thread: the key waits until it returns.
+        if field.actions.uiBusy {
+            field.held = true
+            return
+        }
+        type(field, field.pending.take()!)
+    }
+
+    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent) {
+        if case .edit = event.action { shared.monitor.keystrokes.add(1, ordering: .relaxed) }
+        let now = shared.now()
+        field.host.type(event.action, intendedAt: field.arrivalNanos + event.at, typist: field.slot, at: now,
+                        context: &context, recorder: &records, runner: &field.actions)
+        advance(field, at: now)
+        checkQuiet(field)
+    }
+
+    private func finishTyping(_ field: LiveField<Strategy>, at now: Int64) {
+        guard field.typing else { return }
+        field.typing = false
+        field.pending = nil
+        field.held = false
+        field.host.endSession(typist: field.slot, at: now, recorder: &records)
+        if field.active { shared.monitor.typistsActive.subtract(1, ordering: .relaxed) }
+        typing -= 1
+        if typing == 0 {
+            flush()
+            typingDone()
+        }
+        checkQuiet(field)
+    }
+
+    private func completed(_ field: LiveField<Strategy>, _ id: RequestID, local: Bool, _ outcome: LiveSearchOutcome) {
+        let now = shared.now()
+        shared.monitor.requestsFinished.add(1, ordering: .relaxed)
+        if case let .failed(reason) = outcome.result, reason != .cancelled { shared.monitor.errors.add(1, ordering: .relaxed) }
+        if shared.backend.reportsBackendWork {
+            let work = outcome.backendWork ?? BackendWork(queueNs: 0, serviceNs: 0)
+            field.host.backendStopped(id, work: work, typist: field.slot, at: now, recorder: &records)
+        }
+        // The request left when the client library got round to it: the lag after the instant
+        // the strategy asked, which latency counts from (no coordinated omission).
+        let intended = field.actions.takeIntended(id)
+        let lag = outcome.startedNanos == 0 ? nil : shared.runTime(ofNanos: outcome.startedNanos) - intended
+        field.host.requestFinished(id, outcome.result, scheduleLag: lag, typist: field.slot, at: now,
+                                   context: &context, recorder: &records, runner: &field.actions)
+        if case .failed = outcome.result, let cause = outcome.errorCause {
+            // The failure's cause refines the class `workStopped` recorded.
+            flush()
+            shared.record { $0.recordError(cause, typist: field.slot, at: now) }
+        }
+        if local {
+            field.actions.uiBusy = false
+            if field.held, let event = field.pending.take() {
+                field.held = false
+                type(field, event)
+            }
+        }
+        checkQuiet(field)
+    }
+
+    private func checkQuiet(_ field: LiveField<Strategy>) {
+        // Only a field whose typist has left can be quiet; asked first, so the host (a struct
+        // behind a class reference) is not read on every keystroke.
+        guard !field.typing, !field.reportedQuiet, field.host.isQuiet else { return }
+        field.reportedQuiet = true
+        newlyQuiet += 1
+    }
+
+    /// Hands this wake-up's records to the run's recorder, then reports the fields that went
+    /// quiet (after their last records, so the run never closes the recorder before them).
+    private func flush() {
+        if !records.isEmpty {
+            shared.record { records.flush(into: &$0) }
+            // A fresh buffer each time: emptying one keeps its capacity, which after a large
+            // batch cost a fresh, page-faulting allocation on every later wake-up.
+            records = RecordBuffer()
+        }
+        if newlyQuiet > 0 {
+            shared.quiet.arrive(newlyQuiet)
+            newlyQuiet = 0
+        }
+    }
+}
