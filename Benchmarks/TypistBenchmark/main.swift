@@ -3,8 +3,8 @@ import Dispatch
 import Foundation
 import Typists
 
-/// Keystrokes generated per second per core, through `next()` (a TypingEvent with Strings, what
-/// runners consume) and through `nextRaw()` (bytes, no allocation), per language; then the same
+/// Keystrokes generated per second per core, through `next()` (a TypingEvent whose text is a
+/// `FieldText` view of the session's bytes, what runners consume) and through `nextRaw()` (bytes, no allocation), per language; then the same
 /// on every core at once to show that generation scales (typists share no mutable state).
 ///
 /// Usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--long-sessions] [--json]
@@ -47,10 +47,10 @@ func blackHole(_ value: Int) {
 struct Tally {
     var keystrokes = 0
     var events = 0
-    /// Edit events whose text is longer than 15 UTF-8 bytes: Swift stores those Strings on the
-    /// heap, so each costs one allocation in `next()`. Shorter texts and all key names are
-    /// stored inline.
-    var heapTexts = 0
+    /// Edit events whose text is longer than 15 UTF-8 bytes: Swift would store those Strings on
+    /// the heap, so each costs one allocation where a consumer asks for `text.string` (not in
+    /// `next()`, whose `FieldText` shares the session's buffer).
+    var longTexts = 0
     var checksum = 0
 }
 
@@ -63,8 +63,8 @@ func generateStrings(_ population: TypistPopulation, _ typists: Range<Int>) -> T
             tally.checksum &+= Int(truncatingIfNeeded: event.at)
             if case let .edit(key, text) = event.action {
                 tally.keystrokes += 1
-                let bytes = text.utf8.count
-                if bytes > 15 { tally.heapTexts += 1 }
+                let bytes = text.utf8Count
+                if bytes > 15 { tally.longTexts += 1 }
                 tally.checksum &+= bytes &+ key.utf8.count
             }
         }
@@ -134,7 +134,7 @@ struct Row {
     var keystrokesPerSecond: Double
     var bestKeystrokesPerSecond: Double
     var keystrokes: Int
-    var heapTextShare: Double
+    var longTextShare: Double
 }
 
 var rows: [Row] = []
@@ -153,10 +153,10 @@ for language in options.only.map({ [$0] }) ?? (TypingLanguage.allCases + [nil]) 
     let strings = measure(runs: options.runs) { generateStrings(population, typists) }
     rows.append(Row(name: "\(label) next()", wallKeystrokesPerSecond: Double(strings.tally.keystrokes) / strings.wall, keystrokesPerSecond: Double(strings.tally.keystrokes) / strings.median,
                     bestKeystrokesPerSecond: Double(strings.tally.keystrokes) / strings.best, keystrokes: strings.tally.keystrokes,
-                    heapTextShare: Double(strings.tally.heapTexts) / Double(max(strings.tally.keystrokes, 1))))
+                    longTextShare: Double(strings.tally.longTexts) / Double(max(strings.tally.keystrokes, 1))))
     let raw = measure(runs: options.runs) { generateRaw(population, typists) }
     rows.append(Row(name: "\(label) nextRaw()", wallKeystrokesPerSecond: Double(raw.tally.keystrokes) / raw.wall, keystrokesPerSecond: Double(raw.tally.keystrokes) / raw.median,
-                    bestKeystrokesPerSecond: Double(raw.tally.keystrokes) / raw.best, keystrokes: raw.tally.keystrokes, heapTextShare: 0))
+                    bestKeystrokesPerSecond: Double(raw.tally.keystrokes) / raw.best, keystrokes: raw.tally.keystrokes, longTextShare: 0))
 }
 
 // Every core at once: each thread takes its own shard of typists.
@@ -183,19 +183,19 @@ let goal = 20_000_000.0
 let load: Double? = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).flatMap { $0.split(separator: " ").first.flatMap { Double($0) } }
 if options.json {
     var parts = rows.map { row in
-        String(format: "{\"name\":\"%@\",\"keystrokes_per_cpu_second\":%.0f,\"best_keystrokes_per_cpu_second\":%.0f,\"keystrokes_per_wall_second\":%.0f,\"keystrokes\":%d,\"heap_text_share\":%.4f}",
-               row.name, row.keystrokesPerSecond, row.bestKeystrokesPerSecond, row.wallKeystrokesPerSecond, row.keystrokes, row.heapTextShare)
+        String(format: "{\"name\":\"%@\",\"keystrokes_per_cpu_second\":%.0f,\"best_keystrokes_per_cpu_second\":%.0f,\"keystrokes_per_wall_second\":%.0f,\"keystrokes\":%d,\"long_text_share\":%.4f}",
+               row.name, row.keystrokesPerSecond, row.bestKeystrokesPerSecond, row.wallKeystrokesPerSecond, row.keystrokes, row.longTextShare)
     }
     parts.append(String(format: "{\"name\":\"mixed next() on %d threads, per core\",\"keystrokes_per_cpu_second\":%.0f,\"keystrokes_per_wall_second\":%.0f}", cores, parallelPerCore, parallelWallPerCore))
     let pass = rows.filter { $0.name.hasSuffix("next()") }.allSatisfy { $0.keystrokesPerSecond >= floor }
     print("{\"benchmark\":\"typists\",\"floor_keystrokes_per_second\":\(Int(floor)),\"goal_keystrokes_per_second\":\(Int(goal)),\"pass\":\(pass),\"load_average\":\(load.map { String($0) } ?? "null"),\"results\":[" + parts.joined(separator: ",") + "]}")
 } else {
     print("Typist generation, \(options.typists) typists per run, median of \(options.runs) runs (floor \(Int(floor / 1e6))M keystrokes per CPU second through next())")
-    print("case                 keys/CPU-s     best          keys/wall-s   keystrokes  texts on heap")
+    print("case                 keys/CPU-s     best          keys/wall-s   keystrokes  texts > 15 B")
     for row in rows {
         let name = row.name.padding(toLength: 20, withPad: " ", startingAt: 0)
         print(String(format: "%@ %12.0f  %12.0f  %12.0f  %10d  %@", name, row.keystrokesPerSecond, row.bestKeystrokesPerSecond, row.wallKeystrokesPerSecond, row.keystrokes,
-                     row.name.hasSuffix("next()") ? String(format: "%.1f %%", row.heapTextShare * 100) : "none"))
+                     row.name.hasSuffix("next()") ? String(format: "%.1f %%", row.longTextShare * 100) : "none"))
     }
     print(String(format: "mixed next() on %d threads: %.0f keystrokes per CPU second, %.0f per wall second per core", cores, parallelPerCore, parallelWallPerCore))
     for row in rows where row.name.hasSuffix("next()") {

@@ -42,7 +42,7 @@ package struct FieldLedger: Sendable {
                                 recorder: inout Recorder) {
         note(.typing(action), at: time)
         switch action {
-        case let .edit(_, text): input.text = text
+        case let .edit(_, text): input.text = text.string
         case let .scope(scope): input.scope = scope
         case let .tokens(tokens): input.tokens = tokens
         case .submit:

@@ -216,10 +216,10 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let time = world.now
         recorder.record(.inputLag(max(0, time - typed.at)), typist: typist, at: time)
         guard let field = fields[typist] else { return }
-        if case let .edit(key, text) = typed.action { userEdited(typist, text: text, key: key) }
+        if case let .edit(key, text) = typed.action { userEdited(typist, text: text.string, key: key) }
         typists[typist].ledger.typed(typed.action, expected: expected, typist: typist, at: time, recorder: &recorder)
         switch typed.action {
-        case let .edit(_, text): MainActor.assumeIsolated { field.textChanged(text) }
+        case let .edit(_, text): MainActor.assumeIsolated { field.textChanged(text.string) }
         case let .scope(scope): MainActor.assumeIsolated { field.scopeChanged(scope) }
         case let .tokens(tokens): MainActor.assumeIsolated { field.tokensChanged(tokens) }
         case .submit: MainActor.assumeIsolated { field.submitted() }

@@ -144,7 +144,8 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         runner.observe(.typing(action), typist: typist, at: time)
         recorder.record(.inputLag(max(0, time - intended)), typist: typist, at: time)
         switch action {
-        case let .edit(key, text):
+        case let .edit(key, fieldText):
+            let text = fieldText.string
             let composing = Composition.isComposing(key: key)
             field.userEdit(text, composing: composing)
             _input.text = text

@@ -23,7 +23,7 @@ struct ScenarioTypistsTests {
         var session = session
         var texts: [String] = []
         while let event = session.next() {
-            if case let .edit(_, text) = event.action { texts.append(text) }
+            if case let .edit(_, text) = event.action { texts.append(text.string) }
         }
         return texts
     }

@@ -62,7 +62,7 @@ struct DeterminismTests {
                 case let .edit(key, text):
                     #expect(r.kind == .edit)
                     #expect(TypingKey.name(r.key) == key)
-                    #expect(raw.withFieldUTF8 { String(decoding: $0, as: UTF8.self) } == text)
+                    #expect(raw.withFieldUTF8 { String(decoding: $0, as: UTF8.self) } == text.string)
                 case .scope, .tokens:
                     #expect(raw.sideAction(of: r) == event.action)
                 case .submit:

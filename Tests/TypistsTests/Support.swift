@@ -56,6 +56,6 @@ enum Support {
     }
 
     static func texts(_ events: [TypingEvent]) -> [String] {
-        events.compactMap { if case let .edit(_, text) = $0.action { return text } else { return nil } }
+        events.compactMap { if case let .edit(_, text) = $0.action { return text.string } else { return nil } }
     }
 }

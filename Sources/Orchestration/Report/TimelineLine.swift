@@ -31,7 +31,7 @@ package struct TimelineLine: Codable, Sendable {
         case let .typing(action):
             kind = "key"
             switch action {
-            case let .edit(key, text): self.text = "'\(key)'  field \"\(text)\""
+            case let .edit(key, text): self.text = "'\(key)'  field \"\(text.string)\""
             case let .scope(scope): self.text = "scope \(scope ?? "all")"
             case let .tokens(tokens): self.text = "tokens [\(tokens.joined(separator: ", "))]"
             case .submit: self.text = "Return"

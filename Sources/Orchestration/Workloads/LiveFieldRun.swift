@@ -110,7 +110,7 @@ extension LiveFieldRun.Fields {
             switch event.action {
             case let .edit(_, text):
                 monitor.keystrokes.add(1, ordering: .relaxed)
-                field.textChanged(text)
+                field.textChanged(text.string)
             case let .scope(scope): field.scopeChanged(scope)
             case let .tokens(tokens): field.tokensChanged(tokens)
             case .submit: field.submitted()

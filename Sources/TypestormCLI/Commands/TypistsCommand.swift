@@ -138,7 +138,7 @@ enum TypistsCommand {
         let time = String(format: "%9.1f", Double(event.at) / 1e6)
         switch event.action {
         case let .edit(key, text):
-            return time + "  " + pad(key == " " ? "space" : key, 5) + "  " + text + "|\n"
+            return time + "  " + pad(key == " " ? "space" : key, 5) + "  " + text.string + "|\n"
         case let .scope(scope):
             return time + "  " + pad("scope", 5) + "  → " + (scope ?? "(all)") + "\n"
         case let .tokens(tokens):

@@ -68,7 +68,7 @@ public struct PopulationStatistics: Sendable, Hashable, Codable {
                 }
                 guard query.typedOnly else { return }
                 let typed = Array(query.intendedTyped)
-                let field = Array(query.lastText)
+                let field = Array(query.lastText.string)
                 let baseCount = Array(query.intendedText).count - typed.count
                 let actual = field.count >= baseCount ? Array(field[baseCount...]) : []
                 var wrong = abs(actual.count - typed.count)
@@ -152,7 +152,7 @@ public struct PopulationStatistics: Sendable, Hashable, Codable {
         var intendedTyped = ""
         var words = 0
         var isRefinement = false
-        var lastText = ""
+        var lastText: FieldText = ""
         var presses = 0
         var typedOnly = true
     }

@@ -66,6 +66,8 @@ final class PopulationSettings: Sendable {
     let samplers: (desktop: IntervalShape.Sampler, mobile: IntervalShape.Sampler)
     /// Log-normal pauses by σ: a unit-mean sampler and the factor that makes its median 1.
     let pauses: [(sampler: IntervalShape.Sampler, unitMedian: Double)]
+    /// `TypingKey`'s names of the keys below U+3200, for `GeneratedSession.next()`.
+    let keyNames = TypingKey.names
 
     /// The σ of the log of each kind of pause (docs/typing.md: focus 0.5, hesitation 0.6, …).
     enum PauseShape: Int {

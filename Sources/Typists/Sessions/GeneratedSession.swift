@@ -101,6 +101,7 @@ public struct GeneratedSession: TypistSession, Sendable {
     mutating func reserveBuffers() {
         keys.reserveCapacity(96)
         target.reserveCapacity(128)
+        words.reserveCapacity(16)
         marks.reserveCapacity(32)
         out.reserveCapacity(40)
         arena.reserveCapacity(1000)
@@ -118,16 +119,13 @@ public struct GeneratedSession: TypistSession, Sendable {
         sideActions = []
     }
 
-    /// The next event with its Strings made.
+    /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
     public mutating func next() -> TypingEvent? {
         guard let raw = nextRaw() else { return nil }
         let action: TypingEvent.Action
         switch raw.kind {
         case .edit:
-            let text = arena.withUnsafeBufferPointer {
-                String(decoding: UnsafeBufferPointer(rebasing: $0[Int(raw.textStart)..<Int(raw.textStart + raw.textCount)]), as: UTF8.self)
-            }
-            action = .edit(key: TypingKey.name(raw.key), text: text)
+            action = .edit(key: TypingKey.name(raw.key, names: settings.keyNames), text: FieldText(storage: arena, start: raw.textStart, count: raw.textCount))
         case .scope, .tokens:
             action = sideActions[Int(raw.key)]
         case .submit:

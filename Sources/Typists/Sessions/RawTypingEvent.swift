@@ -40,6 +40,13 @@ public enum TypingKey {
     /// The key as `TypingEvent.Action.edit(key:)` names it: the character, or `⌫`, `⎋`, `⌘V`,
     /// `⇥`, `␣`, `한/영`. Every name is a small string, so no allocation.
     public static func name(_ code: UInt32) -> String {
+        name(code, names: names)
+    }
+
+    /// ``name(_:)`` with the table of names passed in: a session reads it from its population's
+    /// settings, which spares the check that the global table is made on every key.
+    @inline(__always)
+    static func name(_ code: UInt32, names: [String]) -> String {
         switch code {
         case backspace: return "⌫"
         case clear: return "⎋"
@@ -56,7 +63,7 @@ public enum TypingKey {
 
     /// Names of the scalars below U+3200 (ASCII and the compatibility jamo are what typists
     /// press), made once: every one is a small string, so copying them costs nothing.
-    private static let names: [String] = (0..<0x3200).map { code in
+    static let names: [String] = (0..<0x3200).map { code in
         Unicode.Scalar(UInt32(code)).map { String(Character($0)) } ?? "?"
     }
 }

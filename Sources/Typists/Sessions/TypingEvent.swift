@@ -23,8 +23,8 @@ public struct TypingEvent: Sendable, Hashable, Codable {
         /// suggestion or word prediction, a pinyin candidate pick `"␣"`, `"1"` or `"2"`, the
         /// Korean `"한/영"` toggle; see `TypingKey`), and
         /// `text` is the field's whole text after it, IME composition included: exactly what a
-        /// search field's text binding sees.
-        case edit(key: String, text: String)
+        /// search field's text binding sees (`text.string` as a String).
+        case edit(key: String, text: FieldText)
         /// The search scope changed (`nil`: all scopes).
         case scope(String?)
         /// The active search tokens changed to this set.
@@ -33,6 +33,12 @@ public struct TypingEvent: Sendable, Hashable, Codable {
         case submit
         /// The typist left the field; the session ends here.
         case end
+
+        /// An edit whose field text is given as a String (copied once into a ``FieldText``):
+        /// for writing traces and tests by hand.
+        public static func edit(key: String, text: String) -> Action {
+            .edit(key: key, text: FieldText(text))
+        }
     }
 }
 

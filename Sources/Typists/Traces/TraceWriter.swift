@@ -32,7 +32,7 @@ public struct TraceWriter: Sendable {
         let time = "{\"t_ms\":" + millis(event.at)
         switch event.action {
         case let .edit(key, text):
-            return time + ",\"key\":" + quoted(key) + ",\"text\":" + quoted(text) + "}"
+            return time + ",\"key\":" + quoted(key) + ",\"text\":" + quoted(text.string) + "}"
         case let .scope(scope):
             return time + ",\"scope\":" + (scope.map(quoted) ?? "null") + "}"
         case let .tokens(tokens):
