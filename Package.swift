@@ -130,7 +130,7 @@ let package = Package(
 
         .executableTarget(
             name: "DriverBenchmark",
-            dependencies: ["Orchestration", "TypestormMetrics", "TypestormSystem"],
+            dependencies: ["Orchestration", "Simulation", "TypestormMetrics", "TypestormSystem"],
             path: "Benchmarks/DriverBenchmark",
             swiftSettings: swiftSettings
         ),

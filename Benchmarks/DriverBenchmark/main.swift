@@ -1,6 +1,7 @@
 import Foundation
 import TypestormMetrics
 import Orchestration
+import Simulation
 import TypestormSystem
 import Synchronization
 
@@ -12,6 +13,9 @@ import Synchronization
 // 1. Scale-out: the same fast (simulated-time) workload over 1 and 4 workers, side by side in
 //    one run; aggregate keystrokes per second of phase wall time, and the 4:1 ratio (floor 1.6×
 //    on a 2-core machine). Uses the virtual runner when this build has it, else the probe.
+//    The same workload also runs in this process on one thread, as SimulatorBenchmark runs the
+//    simulator (keystrokes per CPU second of the thread): the 1-worker phase must reach it
+//    within 1.3× (floor), so the driver and its worker process cost little beside the simulator.
 // 2. Driver overhead: driver CPU time per worker snapshot received (snapshots every 20 ms).
 // 3. HTTP: 4 workers against the embedded server (when this build has it): requests/s and the
 //    server's CPU share.
@@ -122,6 +126,8 @@ if !overheadOnly {
     _ = try await measure(try scenario(typists: typists / 10, runner: fastRunner, snapshot: "500ms"), workers: 2) // warm-up
 }
 var one: [Double] = [], four: [Double] = [], ratios: [Double] = [], efficiencies: [Double] = []
+/// The 1-worker phase's keystrokes per second of the worker's phase CPU time.
+var oneCPU: [Double] = []
 // Cores the workers got during the phase: other sessions' load takes its share (Linux
 // autogroup schedules per session, so 4 workers do not get more of a busy machine than 1).
 var coresOne: [Double] = [], coresFour: [Double] = [], phaseEfficiencies: [Double] = []
@@ -134,6 +140,7 @@ for _ in 0..<(overheadOnly ? 0 : runs) {
     }
     let rateOne = Double(a.keystrokes) / a.phaseSeconds, rateFour = Double(b.keystrokes) / b.phaseSeconds
     one.append(rateOne)
+    oneCPU.append(Double(a.keystrokes) / (Double(max(1, a.phaseWorkersCPUNanos)) / 1e9))
     four.append(rateFour)
     ratios.append(rateFour / rateOne)
     // CPU the workers spent for the same keys: independent of what else the machine runs.
@@ -142,6 +149,37 @@ for _ in 0..<(overheadOnly ? 0 : runs) {
     coresFour.append(Double(b.phaseWorkersCPUNanos) / 1e9 / b.phaseSeconds)
     phaseEfficiencies.append(Double(a.phaseWorkersCPUNanos) / Double(max(1, b.phaseWorkersCPUNanos)))
 }
+
+/// CPU time of the calling thread, in nanoseconds.
+func threadCPUNanos() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+}
+
+/// The scale-out workload in this process on one thread, as SimulatorBenchmark runs the
+/// simulator: every strategy over every typist, sessions from the scenario's population.
+/// Returns keystrokes and the thread's CPU seconds (typist set-up excluded, as the phase excludes it).
+func simulateInProcess(_ scenario: Scenario) throws -> (keystrokes: Int64, cpuSeconds: Double) {
+    let typists = try ScenarioTypists(scenario: scenario, baseDirectory: directory.path)
+    let simulation = VirtualWorkload.simulationScenario(scenario)
+    let start = threadCPUNanos()
+    var keystrokes: Int64 = 0
+    for spec in simulation.strategies {
+        let recorder = Simulation.runStrategyCounting(spec, scenario: simulation, typists: 0..<simulation.typists) { range in
+            range.map(typists.session(forTypist:))
+        }.recorder
+        keystrokes += recorder.metrics().counter(MetricName.keystrokes)
+    }
+    return (keystrokes, Double(threadCPUNanos() - start) / 1e9)
+}
+let referenceFloor = 1.3
+let reference = overheadOnly ? nil : try simulateInProcess(scaleScenario)
+let referenceRate = reference.map { Double($0.keystrokes) / $0.cpuSeconds }
+/// How many times faster the in-process simulator is than the 1-worker phase (≤ 1.3: met).
+let referenceRatio = referenceRate.map { $0 / median(one) }
+/// The same with the worker's phase CPU instead of the phase's wall time (load-independent).
+let referenceCPURatio = referenceRate.map { $0 / median(oneCPU) }
 
 // Overhead: real-time probe, 4 workers, a snapshot every 20 ms each.
 let overheadScenario = try scenario(typists: 2000, runner: #"{"kind": "probe", "pace": "realtime"}"#, snapshot: "20ms")
@@ -217,6 +255,9 @@ if json {
         "cpuEfficiency4": efficiency, "projectedRatioOnIdleCores": projected, "ratioPass": overheadOnly ? NSNull() : (ratio >= 1.6) as Any,
         "coresUsedInPhase1": median(coresOne), "coresUsedInPhase4": median(coresFour), "phaseCPUEfficiency4": phaseEfficiency,
         "schedulerAutogroup": autogroup,
+        "inProcessKeystrokesPerCPUSecond": referenceRate ?? NSNull(), "inProcessTo1WorkerRatio": referenceRatio ?? NSNull(),
+        "inProcessTo1WorkerCPURatio": referenceCPURatio ?? NSNull(), "inProcessRatioFloor": referenceFloor,
+        "inProcessRatioPass": referenceRatio.map { ($0 <= referenceFloor) as Any } ?? NSNull(),
         "driverCPUMicrosPerSnapshot": perSnapshotMicros ?? NSNull(), "snapshots": overhead?.snapshots ?? NSNull(),
         "http": httpNote
     ]
@@ -228,6 +269,11 @@ if json {
         print(String(format: "  1 worker : %12.0f keystrokes/s", median(one)))
         print(String(format: "  4 workers: %12.0f keystrokes/s", median(four)))
         print(String(format: "  ratio 4:1: %.2f× (floor 1.6×) %@", ratio, ratio >= 1.6 ? "ok" : "BELOW FLOOR"))
+        if let referenceRate, let referenceRatio, let referenceCPURatio {
+            print(String(format: "  in this process, one thread (as SimulatorBenchmark): %.0f keystrokes per CPU second", referenceRate))
+            print(String(format: "  [%@] 1 worker within %.1f× of the in-process simulator: %.2f× (per second of the worker's phase CPU: %.2f×)",
+                         referenceRatio <= referenceFloor ? "met" : "NOT MET", referenceFloor, referenceRatio, referenceCPURatio))
+        }
         print(String(format: "  worker CPU for the same keys, 1 vs 4 workers: %.2f (1.00 = no sharding overhead); on %d idle cores 4 workers would reach %.2f×",
                      efficiency, cores, projected))
         print(String(format: "  in the phase only (start-up excluded): worker CPU 1 vs 4 workers %.2f; cores the workers got: 1 worker %.2f, 4 workers %.2f of %d%@",

@@ -125,6 +125,16 @@ public struct QueryNormalizer: Hashable, Sendable {
             return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80
         }
         if clean == true { return text }
+        // ASCII: White_Space there is exactly tab through carriage return and the space, so the
+        // bytes are trimmed in place (a trailing space after a word is the common case).
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            for byte in bytes where byte >= 0x80 { return nil }
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+            guard let start = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
+            let end = bytes.lastIndex(where: { !isSpace($0) })!
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start...end]), as: UTF8.self)
+        }
+        if let ascii, let ascii { return ascii }
         let scalars = text.unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!

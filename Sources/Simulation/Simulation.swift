@@ -78,9 +78,9 @@ public enum Simulation {
         return min(typists, firstCell * perCell)..<min(typists, endCell * perCell)
     }
 
-    /// Runs every strategy of the scenario over typists made by `sessions` (given the global
-    /// indices of the segment; each session must derive only from the scenario seed and its
-    /// index): the Typists module's population, or traces.
+    /// Runs every strategy of the scenario over typists made by `sessions` (given global indices
+    /// of the segment, one server cell at a time as the run reaches it; each session must derive
+    /// only from the scenario seed and its index): the Typists module's population, or traces.
     public static func run<Session: TypistSession>(
         _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
         sessions: (Range<Int>) -> [Session], progress: ((String) -> Void)? = nil
@@ -114,8 +114,9 @@ public enum Simulation {
         return record
     }
 
-    /// Runs one strategy over the typists `typists` (global indices) that `sessions` makes; also
-    /// returns how many events the runner processed (for benchmarks).
+    /// Runs one strategy over the typists `typists` (global indices) that `sessions` makes (called
+    /// once per server cell, with that cell's global indices); also returns how many events the
+    /// runner processed (for benchmarks).
     ///
     /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
     /// specialized for each one instead of going through witness tables per event.
@@ -138,13 +139,15 @@ public enum Simulation {
     static func strategyCounting<Session: TypistSession>(
         _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
-        spec.preset.visit(spec.configuration, Counting(scenario: scenario, sessions: sessions(typists), typists: typists))
+        withoutActuallyEscaping(sessions) { sessions in
+            spec.preset.visit(spec.configuration, Counting(scenario: scenario, sessions: sessions, typists: typists))
+        }
     }
 
     /// Runs the preset's strategy at its concrete type (the hot loop specialised for it).
     struct Counting<Session: TypistSession>: PresetVisitor {
         let scenario: SimulationScenario
-        let sessions: [Session]
+        let sessions: (Range<Int>) -> [Session]
         let typists: Range<Int>
 
         func visit<Strategy: SearchFieldStrategy>(_ strategy: Strategy) -> (recorder: Recorder, events: Int) {
@@ -158,14 +161,21 @@ public enum Simulation {
     public static func runStrategy<Strategy: SearchFieldStrategy, Session: TypistSession>(
         _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> Recorder {
-        runCounting(prototype, scenario: scenario, sessions: sessions(typists), typists: typists).recorder
+        withoutActuallyEscaping(sessions) { sessions in
+            runCounting(prototype, scenario: scenario, sessions: sessions, typists: typists).recorder
+        }
     }
 
+    /// Makes the sessions cell by cell as the runner reaches each server cell (`sessions` gets
+    /// global indices), so a run holds one cell's sessions at a time, not every typist's.
     static func runCounting<Strategy: SearchFieldStrategy, Session: TypistSession>(
-        _ prototype: Strategy, scenario: SimulationScenario, sessions: [Session], typists: Range<Int>
+        _ prototype: Strategy, scenario: SimulationScenario, sessions: @escaping (Range<Int>) -> [Session], typists: Range<Int>
     ) -> (recorder: Recorder, events: Int) {
-        var runner = VirtualRunner(strategy: prototype, sessions: sessions, globalIndices: Array(typists),
-                                   backend: scenario.backend, seed: scenario.seed, settleInterval: scenario.settleInterval)
+        let first = typists.lowerBound
+        var runner = VirtualRunner(strategy: prototype, globalIndices: Array(typists), backend: scenario.backend, seed: scenario.seed,
+                                   settleInterval: scenario.settleInterval) { local in
+            sessions((first + local.lowerBound)..<(first + local.upperBound))
+        }
         let recorder = runner.run()
         return (recorder, runner.eventsProcessed)
     }

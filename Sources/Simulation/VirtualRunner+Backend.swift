@@ -114,7 +114,7 @@ struct VirtualWorld: FieldRunner {
         request.id = id
         request.local = local
         let text = query.text
-        request.characters = Int32(truncatingIfNeeded: text.count)
+        request.characters = Int32(truncatingIfNeeded: Self.characterCount(text))
         request.utf8Length = Int32(truncatingIfNeeded: text.utf8.count)
         request.textHash = stableHash(text)
         request.cell = cell
@@ -366,6 +366,13 @@ struct VirtualWorld: FieldRunner {
                                                                catalogItems: backend.localCatalogItems))
         releaseIfDone(handle)
         return step
+    }
+
+    /// `text.count` without grapheme breaking when it cannot matter: in ASCII without a carriage
+    /// return (CR LF is one character) every byte is one character.
+    static func characterCount(_ text: String) -> Int {
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
+        return plain == true ? text.utf8.count : text.count
     }
 
     static func millis(_ ns: Int64) -> String {

@@ -22,10 +22,17 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     public var seed: UInt64 { world.seed }
     /// The recorder the run's events went to; its `metrics()` are the run's.
     public internal(set) var recorder: Recorder
-    /// Per typist, in parallel arrays so that the hot path mutates each in place and never
-    /// copies a typist's whole state.
-    var hosts: [FieldHost<Strategy, Int32>]
-    var sessions: [Session]
+    /// Per typist of the server cell being run (slot `typist - cellStart`), in parallel arrays
+    /// so that the hot path mutates each in place and never copies a typist's whole state. Cells
+    /// run one after another and share nothing, so only one cell's sessions and fields are held
+    /// at a time: memory per typist is what the recorder and the world keep, not a whole session.
+    var hosts: [FieldHost<Strategy, Int32>] = []
+    var sessions: [Session] = []
+    /// The runner-local index of the first typist of the cell being run.
+    var cellStart = 0
+    let prototype: Strategy
+    /// The sessions of runner-local typists `range`, made when their cell runs.
+    let makeSessions: (Range<Int>) -> [Session]
     var context: FieldHostContext
     var world: VirtualWorld
     /// Events taken off the queue so far (typing, timers, network and server steps).
@@ -41,10 +48,22 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     ) {
         let indices = globalIndices ?? Array(sessions.indices)
         precondition(indices.count == sessions.count, "one global index per session")
-        recorder = Recorder(typists: sessions.count, expectsBackend: true, settleInterval: settleInterval)
+        self.init(strategy: prototype, globalIndices: indices, backend: backend, seed: seed, settleInterval: settleInterval) { range in
+            Array(sessions[range])
+        }
+    }
+
+    /// A runner whose sessions are made cell by cell: `sessions` gets runner-local typist
+    /// indices (into `globalIndices`) and is called once per server cell, when the cell runs.
+    /// Each session must derive only from its typist, never from when it is made.
+    init(
+        strategy prototype: Strategy, globalIndices indices: [Int], backend: BackendModel,
+        seed: UInt64, settleInterval: Int64, sessions: @escaping (Range<Int>) -> [Session]
+    ) {
+        recorder = Recorder(typists: indices.count, expectsBackend: true, settleInterval: settleInterval)
         recorder.globalTypists = indices
-        self.sessions = sessions
-        hosts = Array(repeating: FieldHost(strategy: prototype), count: sessions.count)
+        self.prototype = prototype
+        makeSessions = sessions
         context = FieldHostContext(configuration: prototype.configuration)
         world = VirtualWorld(backend: backend, seed: seed, globalIndices: indices)
     }
@@ -56,14 +75,16 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     public mutating func run(observer: ((Int64, Int, TimelineEntry) -> Void)? = nil) -> Recorder {
         world.observer = observer
         var end: Int64 = 0
+        // The cells' bounds first: holding `world.slots` while the cells run would copy it.
+        var cells: [Range<Int>] = []
         var first = 0
-        let slots = world.slots
-        while first < slots.count {
+        while first < world.slots.count {
             var last = first + 1
-            while last < slots.count, slots[last].cell == slots[first].cell { last += 1 }
-            end = max(end, runCell(first..<last))
+            while last < world.slots.count, world.slots[last].cell == world.slots[first].cell { last += 1 }
+            cells.append(first..<last)
             first = last
         }
+        for cell in cells { end = max(end, runCell(cell)) }
         world.now = end
         recorder.finish(at: end)
         world.observer = nil
@@ -76,6 +97,12 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// interleaved would; it keeps the working set (a hundred typists, a small heap) in cache.
     private mutating func runCell(_ typists: Range<Int>) -> Int64 {
         world.now = 0
+        cellStart = typists.lowerBound
+        sessions = makeSessions(typists)
+        precondition(sessions.count == typists.count, "one session per typist of the cell")
+        hosts.removeAll(keepingCapacity: true)
+        hosts.append(contentsOf: repeatElement(FieldHost(strategy: prototype), count: typists.count))
+        defer { sessions = [] }
         for typist in typists { scheduleNextTyping(typist) }
         while let event = world.queue.pop() {
             world.now = event.time
@@ -85,16 +112,16 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             case .typing:
                 typing(typist)
             case .timer:
-                hosts[typist].timerFired(TimerID(event.payload), deadline: event.time, typist: typist, at: world.now,
+                hosts[typist - cellStart].timerFired(TimerID(event.payload), deadline: event.time, typist: typist, at: world.now,
                                          context: &context, recorder: &recorder, runner: &world)
             default:
                 if let step = world.requestEvent(event) {
                     if let work = step.backendWork {
-                        hosts[step.typist].backendStopped(step.id, work: work, typist: step.typist, at: world.now, recorder: &recorder)
+                        hosts[step.typist - cellStart].backendStopped(step.id, work: work, typist: step.typist, at: world.now, recorder: &recorder)
                     }
                     if let result = step.result {
                         // Virtual requests leave exactly when the strategy asks: no schedule lag.
-                        hosts[step.typist].requestFinished(step.id, result, scheduleLag: 0, typist: step.typist,
+                        hosts[step.typist - cellStart].requestFinished(step.id, result, scheduleLag: 0, typist: step.typist,
                                                            at: world.now, context: &context, recorder: &recorder, runner: &world)
                     }
                 }
@@ -109,7 +136,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     // MARK: Typing
 
     private mutating func scheduleNextTyping(_ typist: Int) {
-        let next = sessions[typist].next()
+        let next = sessions[typist - cellStart].next()
         if let at = next?.at {
             world.queue.push(max(at, world.now), .typing, typist: Int32(typist))
             // `typing` took the slot's event, so the slot is empty: initialize it in place with
@@ -120,7 +147,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 slot.initialize(to: consume next)
             }
         } else {
-            hosts[typist].endSession(typist: typist, at: world.now, recorder: &recorder)
+            hosts[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorder)
         }
     }
 
@@ -132,7 +159,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         }
         // Moved out, not copied: the event's strings are neither retained nor released here.
         guard let typed = world.slots[typist].pending.take() else { return }
-        hosts[typist].type(typed.action, intendedAt: typed.at, typist: typist, at: now,
+        hosts[typist - cellStart].type(typed.action, intendedAt: typed.at, typist: typist, at: now,
                            context: &context, recorder: &recorder, runner: &world)
         if case .end = typed.action { return }
         scheduleNextTyping(typist)

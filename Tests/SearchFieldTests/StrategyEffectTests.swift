@@ -137,6 +137,12 @@ struct StrategyEffectTests {
         #expect(normalizer.normalize("  ab\n") == "ab")
         #expect(normalizer.normalize("\u{3000}한글\u{3000}") == "한글")
         #expect(normalizer.normalize(" \t ") == "")
+        // ASCII ends: every ASCII White_Space character (tab through carriage return, space) and
+        // nothing else is trimmed; inner spaces and other control characters stay.
+        #expect(QueryNormalizer.trimmed("red shoes ") == "red shoes")
+        #expect(QueryNormalizer.trimmed("\u{09}\u{0B}\u{0C}\r\na b\r\n") == "a b")
+        #expect(QueryNormalizer.trimmed("\u{01}ab\u{1F}") == "\u{01}ab\u{1F}")
+        #expect(QueryNormalizer.trimmed("ab\u{A0}") == "ab")
         #expect(normalizer.identity(text: " 한 ", scope: nil, tokens: []) == nil)
         #expect(normalizer.identity(text: "한글", scope: "k", tokens: []) == QueryIdentity(text: "한글", scope: "k"))
         #expect(Composition.isComposing(key: "ㅎ"))
