@@ -119,7 +119,7 @@ package enum Crosscheck {
         let typists = try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory)
         let count = scenario.population.typists
         let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory)
-        let engine = SearchEngine(catalog: catalog)
+        let engine = try SearchEngine.build(catalog: catalog)
         let reference = ReferenceFilter(catalog: catalog)
         let model = simulation.backend
         var results: [StrategyResult] = []

@@ -150,7 +150,7 @@ struct LiveWorkload: PhaseWorkload {
         var engine: (SearchEngine, ReferenceFilter)?
         if case .inProcess = target {
             let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: context.baseDirectory)
-            engine = (SearchEngine(catalog: catalog), ReferenceFilter(catalog: catalog))
+            engine = (try SearchEngine.build(catalog: catalog), ReferenceFilter(catalog: catalog))
         }
         let backends: [any LiveSearchBackend]
         if shared {

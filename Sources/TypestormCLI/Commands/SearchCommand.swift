@@ -46,7 +46,7 @@ enum SearchCommand {
                 response = ReferenceFilter(catalog: catalog).search(request)
             } else {
                 let buildStart = clock.now
-                let engine = SearchEngine(catalog: catalog)
+                let engine = try SearchEngine.build(catalog: catalog)
                 buildTime = clock.now - buildStart
                 response = engine.search(request, forcing: forced.flatMap(ForcedPath.init(rawValue:)))
             }
