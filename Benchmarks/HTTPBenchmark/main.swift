@@ -10,7 +10,8 @@ import TestBackends
 // HTTP benchmarks, driven by scripts/bench-http (which runs wrk and nginx next to these):
 //   HTTPBenchmark serve  --backend canned|substring --items N [--dispatch pool|inline] [--port P]
 //                                                              in-process server, prints {"port":P,...}
-//   HTTPBenchmark client --url URL --connections C --seconds S  closed-loop max req/s of the curl client
+//   HTTPBenchmark client --url URL --connections C --threads T --seconds S
+//                                                              closed-loop max req/s of the curl client on T threads
 //   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
 //   HTTPBenchmark count --iterations K                          ns per count read (JSONCountPath) of an engine-shaped page
 // Backends here are test doubles (TestBackends): `substring` scans every item; `canned` answers
@@ -91,20 +92,28 @@ func client() async throws {
     let url = option("url", "")
     guard url.hasPrefix("http") else { fail("--url http://... is required") }
     let connections = Int(option("connections", "64")) ?? 64
+    let threads = Int(option("threads", "1")) ?? 1
+    guard threads >= 1, threads <= connections else { fail("--threads \(option("threads", "1")): use 1...\(connections) (at most one per connection)") }
     let seconds = Double(option("seconds", "5")) ?? 5
     let countPath = option("count-path", "").isEmpty ? nil : try JSONCountPath(option("count-path", ""))
     struct State {
         var latencies: [UInt64] = []
         var lags: [UInt64] = []
         var errors = 0
-        var nextID: UInt64 = 0
         var counted = 0
     }
-    let state = Mutex(State())
+    // One record per client thread (request id % threads), so the threads never share a lock;
+    // a request's successor keeps its remainder and stays on its thread.
+    final class Shard: Sendable { let state = Mutex(State()) }
+    let states = (0..<threads).map { _ in Shard() }
+    // Ids 0..<connections, then id + step: unique among live requests, same remainder.
+    let step = UInt64((connections + threads - 1) / threads * threads)
     let stopAt = Atomic<UInt64>(UInt64.max)
     let clientBox = Mutex<HTTPLoadClient?>(nil)
-    let client = try HTTPLoadClient(configuration: .init(maxConnections: connections, countPath: countPath)) { completion in
-        let resubmit = state.withLock { s -> UInt64? in
+    var configuration = HTTPLoadClient.Configuration(maxConnections: connections, countPath: countPath)
+    configuration.threads = threads
+    let client = try HTTPLoadClient(configuration: configuration) { completion in
+        let more = states[Int(completion.id % UInt64(threads))].state.withLock { s -> Bool in
             if case .response(let status, _, let count, _) = completion.outcome, status == 200 {
                 s.latencies.append(completion.latencyNanos)
                 s.lags.append(completion.scheduleLagNanos)
@@ -112,28 +121,34 @@ func client() async throws {
             } else {
                 s.errors += 1
             }
-            guard MonotonicClock.now() < stopAt.load(ordering: .relaxed) else { return nil }
-            s.nextID += 1
-            return s.nextID
+            return MonotonicClock.now() < stopAt.load(ordering: .relaxed)
         }
-        if let id = resubmit { clientBox.withLock { $0 }?.submit(id: id, url: url) }
+        if more { clientBox.withLock { $0 }?.submit(id: completion.id + step, url: url) }
     }
     clientBox.withLock { $0 = client }
     // Warm-up: open the connections.
     let start = MonotonicClock.now()
     stopAt.store(start + UInt64(seconds * 1e9), ordering: .relaxed)
     let cpuBefore = try ResourceUsage.current().cpuSeconds
-    for i in 0..<connections { client.submit(id: UInt64(1_000_000_000 + i), url: url) }
+    for i in 0..<connections { client.submit(id: UInt64(i), url: url) }
     while client.outstanding > 0 { try await Task.sleep(for: .milliseconds(5)) }
     let elapsed = Double(MonotonicClock.now() - start) / 1e9
     let cpu = try ResourceUsage.current().cpuSeconds - cpuBefore
     client.shutdown()
     clientBox.withLock { $0 = nil }
-    let s = state.withLock { $0 }
+    var s = State()
+    for state in states {
+        state.state.withLock { part in
+            s.latencies += part.latencies
+            s.lags += part.lags
+            s.errors += part.errors
+            s.counted += part.counted
+        }
+    }
     let sorted = s.latencies.sorted()
     let lags = s.lags.sorted()
     print("""
-    {"tool":"typestorm-curl","connections":\(connections),"seconds":\(String(format: "%.3f", elapsed)),"requests":\(s.latencies.count),\
+    {"tool":"typestorm-curl","connections":\(connections),"threads":\(client.threadCount),"seconds":\(String(format: "%.3f", elapsed)),"requests":\(s.latencies.count),\
     "errors":\(s.errors),"requestsPerSecond":\(String(format: "%.1f", Double(s.latencies.count) / elapsed)),\
     "latencyMs":{"p50":\(millis(percentile(sorted, 50))),"p99":\(millis(percentile(sorted, 99))),"max":\(millis(Double(sorted.last ?? 0)))},\
     "scheduleLagMsP99":\(millis(percentile(lags, 99))),"countsParsed":\(s.counted),"clientCPUSeconds":\(String(format: "%.3f", cpu))}

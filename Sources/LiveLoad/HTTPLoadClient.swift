@@ -2,8 +2,10 @@ import CCurl
 import Foundation
 import TypestormSystem
 import Locking
+import Synchronization
 
-/// An HTTP load client on libcurl's multi interface, driven by one thread of its own.
+/// An HTTP load client on libcurl's multi interface, driven by threads of its own (one by
+/// default; `Configuration.threads` runs several, each with its own multi handle).
 ///
 /// Thousands of transfers run concurrently on one event loop (libcurl's socket API on epoll,
 /// `CurlLoop`) with connection reuse
@@ -13,13 +15,20 @@ import Locking
 /// completion carries intended, start and finish times so latency excludes client-side queueing
 /// only when the client was on time (no coordinated omission).
 ///
-/// Completions are delivered to `onCompletion` on the client's thread: keep it short (record and
-/// return, or submit the next request, which is cheap from there).
+/// Completions are delivered to `onCompletion` on the client's thread that carried the request:
+/// keep it short (record and return, or submit the next request, which is cheap from there).
+/// With several threads, request `id` goes to thread `id % threads`, so completions of different
+/// ids may arrive at once on different threads; a request submitted from a completion callback
+/// with an id of the same remainder stays on that thread (no hand-over).
 package final class HTTPLoadClient: Sendable {
     /// How the client connects and what it keeps of responses.
     package struct Configuration: Sendable {
-        /// Upper bound on open connections (curl queues transfers beyond it).
+        /// Upper bound on open connections (curl queues transfers beyond it), shared out evenly
+        /// among the threads.
         package var maxConnections = 1024
+        /// Event-loop threads, each with its own multi handle, connections and epoll set.
+        /// One is enough for live runs; a closed-loop maximum-rate run on several cores needs more.
+        package var threads = 1
         /// Timeout of a request without its own, from when it is handed to curl.
         package var defaultTimeoutNanos: UInt64 = 10_000_000_000
         /// Where to read the result count in response bodies; nil to skip parsing.
@@ -54,7 +63,7 @@ package final class HTTPLoadClient: Sendable {
         package var description: String
     }
 
-    private let loop: CurlLoop
+    private let loops: [CurlLoop]
     private let stopped = Locked(false)
 
     package init(configuration: Configuration = Configuration(), onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
@@ -65,19 +74,42 @@ package final class HTTPLoadClient: Sendable {
                 throw StartError(description: "header '\(header)' must look like 'Name: value' on one line")
             }
         }
-        let loop = try CurlLoop(configuration: configuration, onCompletion: onCompletion)
-        self.loop = loop
-        let thread = Thread { loop.run() }
-        thread.name = "typestorm-curl"
-        thread.stackSize = 1 << 20
-        thread.start()
+        guard configuration.threads >= 1 else {
+            throw StartError(description: "threads is \(configuration.threads); a client needs at least one thread")
+        }
+        let threads = min(configuration.threads, max(1, configuration.maxConnections))
+        var loops: [CurlLoop] = []
+        for index in 0..<threads {
+            var share = configuration
+            // Connections split evenly; the first threads take the remainder.
+            share.maxConnections = configuration.maxConnections / threads + (index < configuration.maxConnections % threads ? 1 : 0)
+            loops.append(try CurlLoop(configuration: share, onCompletion: onCompletion))
+        }
+        self.loops = loops
+        for (index, loop) in loops.enumerated() {
+            let thread = Thread { loop.run() }
+            thread.name = threads == 1 ? "typestorm-curl" : "typestorm-curl-\(index)"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
     }
+
+    /// The loop that carries request `id`.
+    private func loop(for id: UInt64) -> CurlLoop {
+        loops.count == 1 ? loops[0] : loops[Int(id % UInt64(loops.count))]
+    }
+
+    /// Event-loop threads running (`Configuration.threads`, at most one per connection).
+    package var threadCount: Int { loops.count }
 
     /// A client whose completions arrive on an `AsyncStream` instead of a callback.
     package static func makeStreaming(configuration: Configuration = Configuration()) throws -> (HTTPLoadClient, AsyncStream<HTTPCompletion>) {
         let (stream, continuation) = AsyncStream.makeStream(of: HTTPCompletion.self, bufferingPolicy: .unbounded)
         let client = try HTTPLoadClient(configuration: configuration) { continuation.yield($0) }
-        client.loop.setOnFinish { continuation.finish() }
+        let running = Atomic<Int>(client.loops.count)
+        for loop in client.loops {
+            loop.setOnFinish { if running.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.finish() } }
+        }
         return (client, stream)
     }
 
@@ -85,17 +117,17 @@ package final class HTTPLoadClient: Sendable {
     /// request in its completion and in `abort(id:)`; ids must be unique among live requests.
     /// With a `body`, the request is a `POST` of it.
     package func submit(id: UInt64, url: String, body: [UInt8]? = nil, intendedNanos: UInt64 = MonotonicClock.now(), timeoutNanos: UInt64? = nil) {
-        loop.post(.submit(CurlLoop.Submission(id: id, url: url, body: body, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
+        loop(for: id).post(.submit(CurlLoop.Submission(id: id, url: url, body: body, intendedNanos: intendedNanos, timeoutNanos: timeoutNanos)))
     }
 
     /// Aborts request `id`: its completion is `.cancelled` with the stop latency. A request that
     /// already completed is left alone.
     package func abort(id: UInt64) {
-        loop.post(.abort(id: id, requestedNanos: MonotonicClock.now()))
+        loop(for: id).post(.abort(id: id, requestedNanos: MonotonicClock.now()))
     }
 
     /// Requests submitted and not yet completed.
-    package var outstanding: Int { loop.outstanding.load(ordering: .relaxed) }
+    package var outstanding: Int { loops.reduce(0) { $0 + $1.outstanding.load(ordering: .relaxed) } }
 
     /// Aborts everything outstanding (each reported `.cancelled`) and joins the thread. Idempotent.
     package func shutdown() {
@@ -104,10 +136,11 @@ package final class HTTPLoadClient: Sendable {
             return !s
         }
         guard first else { return }
-        loop.post(.stop)
-        // From a completion callback (the loop thread itself) the loop stops after the callback
+        for loop in loops { loop.post(.stop) }
+        // From a completion callback (a loop thread itself) the loops stop after the callback
         // returns; waiting here would deadlock.
-        if !loop.isLoopThread { loop.finished.wait() }
+        guard !loops.contains(where: \.isLoopThread) else { return }
+        for loop in loops { loop.finished.wait() }
     }
 
     /// Runs `body` with a started client and shuts it down afterwards, also when `body` throws.

@@ -83,11 +83,9 @@ enum JSONText {
         return out.bytes
     }
 
-    /// The body of a successful `GET /search`.
-    static func searchResponse(
-        _ request: SearchRequest, result: BackendResult, queueNanos: UInt64, serviceNanos: UInt64, injectedDelayNanos: UInt64
-    ) -> [UInt8] {
-        var out = JSONWriter(capacity: 256 + result.items.count * 64)
+    /// The parts of a `/search` body that a repeated request shares (see `FirstPageCache`).
+    static func searchPage(_ request: SearchRequest, result: BackendResult) -> FirstPageCache.Page {
+        var out = JSONWriter(capacity: 256)
         out.raw("{\"query\":")
         out.string(request.text)
         out.raw(",\"scope\":")
@@ -103,19 +101,31 @@ enum JSONText {
         out.integer(request.limit)
         out.raw(",\"total\":")
         out.integer(result.total)
-        out.raw(",\"path\":")
-        out.string(result.path)
-        out.raw(",\"itemsScanned\":")
-        out.integer(result.itemsScanned)
-        out.raw(",\"items\":[")
+        var items = JSONWriter(capacity: 16 + result.items.count * 64)
+        items.raw(",\"items\":[")
         for (i, hit) in result.items.enumerated() {
-            out.raw(i > 0 ? ",{\"id\":" : "{\"id\":")
-            out.string(hit.id)
-            out.raw(",\"name\":")
-            out.string(hit.name)
-            out.raw("}")
+            items.raw(i > 0 ? ",{\"id\":" : "{\"id\":")
+            items.string(hit.id)
+            items.raw(",\"name\":")
+            items.string(hit.name)
+            items.raw("}")
         }
-        out.raw("],\"timing\":{\"queueMicros\":")
+        items.raw("]")
+        return FirstPageCache.Page(head: out.bytes, items: items.bytes)
+    }
+
+    /// The body of a successful `GET /search`: its shared parts (`searchPage`), how it was found this time and its timing.
+    static func searchResponse(
+        _ page: FirstPageCache.Page, path: String, itemsScanned: Int, queueNanos: UInt64, serviceNanos: UInt64, injectedDelayNanos: UInt64
+    ) -> [UInt8] {
+        var out = JSONWriter(capacity: page.head.count + page.items.count + 128)
+        out.bytes.append(contentsOf: page.head)
+        out.raw(",\"path\":")
+        out.string(path)
+        out.raw(",\"itemsScanned\":")
+        out.integer(itemsScanned)
+        out.bytes.append(contentsOf: page.items)
+        out.raw(",\"timing\":{\"queueMicros\":")
         out.integer(queueNanos / 1000)
         out.raw(",\"serviceMicros\":")
         out.integer(serviceNanos / 1000)

@@ -24,6 +24,10 @@ package struct SearchServerConfiguration: Sendable {
     /// e.g. an index lookup), but a long search then stalls every connection on that I/O thread,
     /// and `workers`/`queueCapacity` no longer bound anything.
     package var searchOnIOThreads = false
+    /// First pages (`offset` 0) kept as answered, so a repeated search is answered on the I/O
+    /// thread without searching (the catalog does not change while the server runs); 0 turns
+    /// the cache off. Off, too, while fault injection is on: every search then goes to a worker.
+    package var firstPageCacheEntries = 4096
     /// Value of `Retry-After` on 503s, seconds.
     package var retryAfterSeconds = 1
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.

@@ -80,6 +80,7 @@ final class ServerCore: @unchecked Sendable {
     let watcher: DisconnectWatcher
     private(set) var acceptor: Acceptor?
     let connections: ConnectionTable
+    let pages: FirstPageCache
     let draining = Atomic<Bool>(false)
     /// Set when the drain deadline passed: in-flight searches see themselves cancelled.
     let abandon = CancellationFlag()
@@ -93,6 +94,7 @@ final class ServerCore: @unchecked Sendable {
         pool = WorkerPool(threads: max(1, configuration.workers), capacity: max(1, configuration.queueCapacity), name: "search-worker") { $0() }
         faults = FaultSampler(configuration.faults)
         connections = ConnectionTable(limit: configuration.maxConnections)
+        pages = FirstPageCache(capacity: configuration.faults.isActive ? 0 : configuration.firstPageCacheEntries)
         do { watcher = try DisconnectWatcher() } catch {
             pool.shutdown()
             throw SearchServerError(description: "cannot start the disconnect watcher: \(error)")
@@ -260,6 +262,12 @@ final class ServerCore: @unchecked Sendable {
         if connections.liveCount > configuration.maxConnections {
             return overloaded("too many open connections (limit \(configuration.maxConnections))", context, connection)
         }
+        if pages.isEnabled, parsed.1 == RequestFaults(), FirstPageCache.caches(parsed.0) {
+            let lookup = MonotonicClock.now()
+            if let page = pages.page(for: parsed.0) {
+                return answerFromCache(page, serviceNanos: MonotonicClock.now() &- lookup, context, connection)
+            }
+        }
         let fd = CMicroHTTPDShims_connection_fd(connection)
         if configuration.searchOnIOThreads {
             context.stage = .suspended
@@ -283,6 +291,15 @@ final class ServerCore: @unchecked Sendable {
         return .YES
     }
 
+    /// A cached first page, answered on the I/O thread; its service time is the lookup's.
+    private func answerFromCache(_ page: FirstPageCache.Page, serviceNanos: UInt64, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
+        let body = JSONText.searchResponse(page, path: "cache", itemsScanned: 0, queueNanos: 0, serviceNanos: serviceNanos, injectedDelayNanos: 0)
+        let response = PreparedResponse(status: 200, body: body, headers: [("Server-Timing", JSONText.serverTiming(queueNanos: 0, serviceNanos: serviceNanos))])
+        let result = queue(response, on: connection, context: context, recorded: false)
+        metrics.recordCacheHit(serviceNanos: serviceNanos, latencyNanos: MonotonicClock.since(context.acceptedNanos))
+        return result
+    }
+
     private func overloaded(_ why: String, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
         metrics.recordOverload()
         return reject(RequestRejection(status: 503, message: "overloaded: \(why); retry later"), context, connection,
@@ -295,7 +312,8 @@ final class ServerCore: @unchecked Sendable {
               on: connection, context: context)
     }
 
-    private func queue(_ response: PreparedResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+    /// `recorded`: the caller records the response in the metrics itself.
+    private func queue(_ response: PreparedResponse, on connection: OpaquePointer, context: RequestContext, recorded: Bool = true) -> MHD_Result {
         guard let mhdResponse = response.body.withUnsafeBufferPointer({ buffer in
             MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }) else { return .NO }
@@ -304,6 +322,7 @@ final class ServerCore: @unchecked Sendable {
         if draining.load(ordering: .relaxed) { MHD_add_response_header(mhdResponse, "Connection", "close") }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
+        guard recorded else { return result }
         let latency = context.endpoint == "search" ? MonotonicClock.since(context.acceptedNanos) : nil
         metrics.recordResponse(endpoint: context.endpoint, status: response.status, latencyNanos: latency)
         return result
@@ -355,8 +374,10 @@ final class ServerCore: @unchecked Sendable {
             if flag.isCancelled || (fd >= 0 && CPosixShims_socket_peer_closed(fd) != 0) {
                 metrics.recordCompletedAfterDisconnect(serviceNanos: serviceNanos, itemsScanned: result.itemsScanned)
             }
-            let body = JSONText.searchResponse(
-                request, result: result, queueNanos: queueNanos, serviceNanos: serviceNanos, injectedDelayNanos: decision.delayNanos)
+            let page = JSONText.searchPage(request, result: result)
+            if requestFaults == RequestFaults() { pages.store(page, for: request) }
+            let body = JSONText.searchResponse(page, path: result.path, itemsScanned: result.itemsScanned,
+                                               queueNanos: queueNanos, serviceNanos: serviceNanos, injectedDelayNanos: decision.delayNanos)
             let timing = JSONText.serverTiming(queueNanos: queueNanos, serviceNanos: serviceNanos)
             context.response = PreparedResponse(status: 200, body: body, headers: [("Server-Timing", timing)])
         } catch let stop as SearchCancelled {

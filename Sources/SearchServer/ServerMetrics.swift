@@ -57,6 +57,8 @@ package struct ServerMetricsSnapshot: Sendable, Equatable, Codable {
     /// Idle or slow connections closed to make room for new ones at the connection limit.
     package var connectionsShed: UInt64 = 0
     package var injectedErrors: UInt64 = 0
+    /// Searches answered from the first-page cache (no search run).
+    package var cacheHits: UInt64 = 0
     /// The latest cancelled searches (up to 4,096): when each was noticed and stopped.
     package var recentCancellations: [CancellationRecord] = []
 
@@ -90,6 +92,7 @@ final class ServerMetrics: Sendable {
         var itemsScanned: UInt64 = 0
         var overload: UInt64 = 0
         var injectedErrors: UInt64 = 0
+        var cacheHits: UInt64 = 0
         var recent: [CancellationRecord] = []
     }
 
@@ -136,6 +139,17 @@ final class ServerMetrics: Sendable {
         }
     }
 
+    /// A search answered from the first-page cache: its service time (the lookup) and its response.
+    func recordCacheHit(serviceNanos: UInt64, latencyNanos: UInt64) {
+        state.withLock { s in
+            s.cacheHits += 1
+            s.queue.record(seconds: 0)
+            s.service.record(seconds: Double(serviceNanos) / 1e9)
+            s.responses["search", default: [:]][200, default: 0] += 1
+            s.latency.record(seconds: Double(latencyNanos) / 1e9)
+        }
+    }
+
     func recordOverload() { state.withLock { $0.overload += 1 } }
     func recordInjectedError() { state.withLock { $0.injectedErrors += 1 } }
 
@@ -155,6 +169,7 @@ final class ServerMetrics: Sendable {
                 overloadRejections: s.overload,
                 connectionsShed: connectionsShed.load(ordering: .relaxed),
                 injectedErrors: s.injectedErrors,
+                cacheHits: s.cacheHits,
                 recentCancellations: s.recent
             )
         }
@@ -185,6 +200,7 @@ final class ServerMetrics: Sendable {
             counter("typestorm_search_items_scanned_total", "Items examined by all searches.", "\(s.itemsScanned)")
             counter("typestorm_overload_rejections_total", "Requests refused with 503 for too many connections or a full queue.", "\(s.overload)")
             counter("typestorm_injected_errors_total", "Searches answered with an injected 500.", "\(s.injectedErrors)")
+            counter("typestorm_search_cache_hits_total", "Searches answered from the first-page cache without searching.", "\(s.cacheHits)")
         }
         func gauge(_ name: String, _ help: String, _ value: Int) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"

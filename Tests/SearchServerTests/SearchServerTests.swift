@@ -40,6 +40,29 @@ struct SearchServerTests {
         }
     }
 
+    @Test func aRepeatedFirstPageIsAnsweredFromTheCacheWithTheSameHits() async throws {
+        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+            let first = try fetch(server.port, "/search?q=lamp&limit=2").json
+            let second = try fetch(server.port, "/search?q=lamp&limit=2").json
+            let later = try fetch(server.port, "/search?q=lamp&limit=2&offset=1").json
+            #expect(first["path"] as? String == "scan")
+            #expect(second["path"] as? String == "cache")
+            #expect(second["itemsScanned"] as? Int == 0)
+            #expect(second["total"] as? Int == first["total"] as? Int)
+            let ids = { (json: [String: Any]) in (json["items"] as? [[String: Any]])?.map { $0["id"] as? String } }
+            #expect(ids(second) == ids(first))
+            #expect(later["path"] as? String == "scan", "only first pages are cached")
+            let metrics = try fetch(server.port, "/metrics").body
+            #expect(metrics.contains("typestorm_search_cache_hits_total 1\n"))
+        }
+        var off = configuration()
+        off.firstPageCacheEntries = 0
+        try await SearchServer.withServer(configuration: off, backend: catalog) { server in
+            _ = try fetch(server.port, "/search?q=lamp")
+            #expect(try fetch(server.port, "/search?q=lamp").json["path"] as? String == "scan")
+        }
+    }
+
     @Test func scopeTokensAndEscapedUnicodeReachTheBackend() async throws {
         try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
             let scoped = try fetch(server.port, "/search?q=lamp&scope=odd")

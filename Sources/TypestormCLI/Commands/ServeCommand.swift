@@ -39,6 +39,7 @@ enum ServeCommand {
             .flag("search-on-io-threads", help: "Run searches on the I/O threads, not the worker pool (for microsecond searches)."),
             .value("queue", "N", help: "Searches that may wait for a worker before 503.", default: "1024"),
             .value("max-connections", "N", help: "Open connections kept; beyond, the oldest idle or slow one is closed for a new one (503 with Retry-After when all are busy).", default: "1024"),
+            .value("page-cache", "N", help: "First pages kept to answer repeated searches without searching (0: off; off with fault injection).", default: "4096"),
             .value("timeout", "SECONDS", help: "Disconnect idle or slow clients after this long.", default: "10"),
             .value("fault-latency", "DIST", help: "Added latency per search: none, fixed:D, uniform:D-D, exp:MEAN.", default: "none"),
             .value("fault-tail", "P:D", help: "Share P of searches get D more latency, e.g. 0.01:500ms."),
@@ -65,6 +66,7 @@ enum ServeCommand {
         configuration.queueCapacity = try arguments.int("queue", default: 1024, in: 1...1_000_000)
         configuration.maxConnections = try arguments.int("max-connections", default: 1024, in: 1...100_000)
         configuration.connectionTimeoutSeconds = try arguments.int("timeout", default: 10, in: 1...3600)
+        configuration.firstPageCacheEntries = try arguments.int("page-cache", default: 4096, in: 0...10_000_000)
         configuration.faults = try faults(arguments)
         if let model = configuration.faults.model, arguments.value("workers") == nil {
             configuration.workers = model.workers
