@@ -25,9 +25,11 @@ package struct SearchServerConfiguration: Sendable {
     /// and `workers`/`queueCapacity` no longer bound anything.
     package var searchOnIOThreads = false
     /// First pages (`offset` 0) kept as answered, so a repeated search is answered on the I/O
-    /// thread without searching (the catalog does not change while the server runs); 0 turns
-    /// the cache off. Off, too, while fault injection is on: every search then goes to a worker.
-    package var firstPageCacheEntries = 4096
+    /// thread without searching (the catalog does not change while the server runs); 0, the
+    /// default, turns the cache off: a run's embedded server searches every request, as the
+    /// in-process runner does. `typestorm serve` keeps 4,096 unless `--page-cache` says otherwise.
+    /// Off, too, while fault injection is on: every search then goes to a worker.
+    package var firstPageCacheEntries = 0
     /// Value of `Retry-After` on 503s, seconds.
     package var retryAfterSeconds = 1
     /// How long a graceful shutdown waits for in-flight requests before cancelling them.

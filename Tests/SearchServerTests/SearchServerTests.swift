@@ -41,7 +41,9 @@ struct SearchServerTests {
     }
 
     @Test func aRepeatedFirstPageIsAnsweredFromTheCacheWithTheSameHits() async throws {
-        try await SearchServer.withServer(configuration: configuration(), backend: catalog) { server in
+        var cached = configuration()
+        cached.firstPageCacheEntries = 4096
+        try await SearchServer.withServer(configuration: cached, backend: catalog) { server in
             let first = try fetch(server.port, "/search?q=lamp&limit=2").json
             let second = try fetch(server.port, "/search?q=lamp&limit=2").json
             let later = try fetch(server.port, "/search?q=lamp&limit=2&offset=1").json
@@ -55,8 +57,7 @@ struct SearchServerTests {
             let metrics = try fetch(server.port, "/metrics").body
             #expect(metrics.contains("typestorm_search_cache_hits_total 1\n"))
         }
-        var off = configuration()
-        off.firstPageCacheEntries = 0
+        let off = configuration()  // the default: no cache
         try await SearchServer.withServer(configuration: off, backend: catalog) { server in
             _ = try fetch(server.port, "/search?q=lamp")
             #expect(try fetch(server.port, "/search?q=lamp").json["path"] as? String == "scan")

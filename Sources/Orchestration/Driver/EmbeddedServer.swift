@@ -1,3 +1,4 @@
+import Matching
 import TypestormMetrics
 import SearchServer
 
@@ -14,7 +15,8 @@ package protocol EmbeddedServer: Sendable {
 package enum EmbeddedServerFactory {
     /// The backend that serves the scenario's catalog: the filter engine over it.
     static func makeBackend(for scenario: Scenario, baseDirectory: String) throws -> any SearchBackend {
-        EngineBackend(catalog: try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory))
+        let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory)
+        return EngineBackend(catalog: catalog, engine: try SearchEngine.build(catalog: catalog))
     }
 
     package static func withServer<Result: Sendable>(

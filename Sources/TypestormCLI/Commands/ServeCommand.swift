@@ -4,6 +4,7 @@ import Diagnostics
 import Foundation
 import Orchestration
 import TypestormSystem
+import Matching
 import SearchServer
 
 /// `typestorm serve`: the HTTP search server, for the HTTP runner or for a user's own client.
@@ -81,7 +82,7 @@ enum ServeCommand {
         case (let path, nil):
             catalog = try CatalogFiles.load(try path ?? CatalogFiles.shipped(CatalogFiles.shippedPath), invocation).catalog
         }
-        let backend = EngineBackend(catalog: catalog)
+        let backend = EngineBackend(catalog: catalog, engine: try SearchEngine.build(catalog: catalog))
 
         let server = SearchServer(configuration: configuration, backend: backend)
         let signals = try TerminationSignals { _ in server.shutdownGracefully() }
