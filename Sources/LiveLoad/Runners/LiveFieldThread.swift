@@ -93,12 +93,12 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
                     for field in fields where field.typing { finishTyping(field, at: shared.now()) }
                 case let .abandon(reply):
                     let now = shared.now()
-                    var open = 0
+                    var unfinished = 0
                     for field in fields where field.host.abandonOpenWork(typist: field.slot, at: now, runner: &field.actions) {
-                        open += 1
+                        unfinished += 1
                     }
                     flush()
-                    reply(open)
+                    reply(unfinished)
                 case .exit:
                     running = false
                 }
