@@ -98,7 +98,9 @@ private func serverConfiguration() -> SearchServerConfiguration {
 
 @Suite("HTTPLoadClient against the search server", .timeLimit(.minutes(5)))
 struct HTTPLoadClientTests {
-    @Test func manyConcurrentRequestsCompleteWithParsedCounts() async throws {
+    /// With 3 threads each carries a third of the connections and of the requests (id % 3).
+    @Test(arguments: [1, 3])
+    func manyConcurrentRequestsCompleteWithParsedCounts(threads: Int) async throws {
         let backend = SubstringBackend.synthetic(count: 2_000)
         let queries = ["red", "lamp", "blue chair", "wireless", "zzz", "1", "mini tent", "steel"]
         let expected = try queries.map { try backend.search(SearchRequest(text: $0, limit: 20, needsTotal: true), isCancelled: { false }).total }
@@ -108,8 +110,10 @@ struct HTTPLoadClientTests {
             // 1,000 requests queue behind 100 connections: the last waits for all before it, so
             // the timeouts stretch by the sanitizers' slowdown (scripts/sanitize sets the scale).
             let scale = testTimeScale
-            let configuration = target.clientConfiguration(maxConnections: 100, defaultTimeoutNanos: UInt64(10_000_000_000 * scale))
+            var configuration = target.clientConfiguration(maxConnections: 100, defaultTimeoutNanos: UInt64(10_000_000_000 * scale))
+            configuration.threads = threads
             try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
+                #expect(client.threadCount == threads)
                 let count = 1000
                 for i in 0..<count {
                     client.submit(id: UInt64(i), url: target.url(query: queries[i % queries.count]))
