@@ -243,7 +243,7 @@ scanBackend.shutdown()
 
 let latenessP99 = lateness.percentile(99)
 let stopP99 = stopLatency.percentile(99)
-let report: [String: Any] = [
+var report: [String: Any] = [
     "timer_lateness": [
         "typists": options.typists,
         "seconds": liveWall,
@@ -297,6 +297,31 @@ let report: [String: Any] = [
     ],
 ]
 
+// Not run (`--field-typists 0`): absent, not a row of empty figures.
+if field.typists == 0 { report["own_field"] = nil }
+
+let ownFieldText = field.typists == 0 ? "  own field under the live runner: not run (--field-typists 0)" : """
+      own field (seed 000 as async Swift) under the live runner, \(field.typists) typists\(field.error.map { ": failed: \($0)" } ?? ""), \
+    \(String(format: "%.1f", field.wall)) s: \(field.keystrokes) keystrokes, \(field.requests) requests, \
+    CPU \(String(format: "%.1f", field.cpu)) s (searches \(String(format: "%.1f", field.searchCPU)) s)
+        timer lateness (its sleeps) p50 \(millis(field.lateness.percentile(50))) ms  p99 \(millis(field.lateness.percentile(99))) ms  \
+    (floor p99 ≤ 2 ms: \((field.lateness.percentile(99) ?? .max) <= 2_000_000 ? "met" : "NOT met"))
+        keystroke input lag: p50 \(millis(field.inputLag.percentile(50))) ms  p99 \(millis(field.inputLag.percentile(99))) ms  \
+    (floor p99 ≤ 2 ms: \((field.inputLag.percentile(99) ?? .max) <= 2_000_000 ? "met" : "NOT met"))
+        CPU per keystroke outside the searches: \(String(format: "%.1f", field.otherCPUPerKeystrokeMicros)) µs  \
+    (floor ≤ 10 µs: \(field.otherCPUPerKeystrokeMicros <= 10 ? "met" : "NOT met"))
+    """
+
+let stopText = stopLatency.isEmpty
+    ? "  stop latency after cancel, \(options.items) items: not measured (every search finished before its cancel; give more --items)"
+    : """
+      stop latency after cancel, \(options.items) items: \(stopLatency.totalCount) cancelled \
+    (\(completedBeforeCancel) finished first)
+        p50 \(millis(stopLatency.percentile(50))) ms  p99 \(millis(stopP99)) ms  \
+    max \(millis(stopLatency.isEmpty ? nil : stopLatency.max)) ms  \
+    (floor p99 ≤ 1 ms: \((stopP99 ?? .max) <= 1_000_000 ? "met" : "NOT met"))
+    """
+
 if options.json {
     let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
     print(String(decoding: data, as: UTF8.self))
@@ -313,19 +338,7 @@ if options.json {
     max \(millis(inputLag.isEmpty ? nil : inputLag.max)) ms  (floor p99 ≤ 2 ms: \((inputLagP99 ?? .max) <= 2_000_000 ? "met" : "NOT met"))
         CPU per keystroke outside the searches: \(String(format: "%.1f", otherCPUPerKeystrokeMicros)) µs  \
     (floor ≤ 10 µs: \(otherCPUPerKeystrokeMicros <= 10 ? "met" : "NOT met"))
-      own field (seed 000 as async Swift) under the live runner, \(field.typists) typists\(field.error.map { ": failed: \($0)" } ?? ""), \
-    \(String(format: "%.1f", field.wall)) s: \(field.keystrokes) keystrokes, \(field.requests) requests, \
-    CPU \(String(format: "%.1f", field.cpu)) s (searches \(String(format: "%.1f", field.searchCPU)) s)
-        timer lateness (its sleeps) p50 \(millis(field.lateness.percentile(50))) ms  p99 \(millis(field.lateness.percentile(99))) ms  \
-    (floor p99 ≤ 2 ms: \((field.lateness.percentile(99) ?? .max) <= 2_000_000 ? "met" : "NOT met"))
-        keystroke input lag: p50 \(millis(field.inputLag.percentile(50))) ms  p99 \(millis(field.inputLag.percentile(99))) ms  \
-    (floor p99 ≤ 2 ms: \((field.inputLag.percentile(99) ?? .max) <= 2_000_000 ? "met" : "NOT met"))
-        CPU per keystroke outside the searches: \(String(format: "%.1f", field.otherCPUPerKeystrokeMicros)) µs  \
-    (floor ≤ 10 µs: \(field.otherCPUPerKeystrokeMicros <= 10 ? "met" : "NOT met"))
-      stop latency after cancel, \(options.items) items: \(stopLatency.totalCount) cancelled \
-    (\(completedBeforeCancel) finished first)
-        p50 \(millis(stopLatency.percentile(50))) ms  p99 \(millis(stopP99)) ms  \
-    max \(millis(stopLatency.isEmpty ? nil : stopLatency.max)) ms  \
-    (floor p99 ≤ 1 ms: \((stopP99 ?? .max) <= 1_000_000 ? "met" : "NOT met"))
+    \(ownFieldText)
+    \(stopText)
     """)
 }

@@ -15,7 +15,7 @@ import Locking
 /// Actions run on the timer's thread in deadline order (ties in scheduling order) and must be
 /// short: they change state and hand work elsewhere.
 final class DeadlineTimer: Sendable {
-    private struct Entry {
+    private struct Entry: DeadlineOrdered {
         var deadline: UInt64
         var sequence: UInt64
         var action: @Sendable () -> Void
@@ -26,40 +26,10 @@ final class DeadlineTimer: Sendable {
     }
 
     private struct State {
-        var heap: [Entry] = []
+        var heap = DeadlineHeap<Entry>()
         var sequence: UInt64 = 0
         var stopping = false
         var lateness = Histogram(.latency)
-
-        mutating func push(_ entry: Entry) {
-            heap.append(entry)
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard heap[child].precedes(heap[parent]) else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        mutating func pop() -> Entry {
-            let top = heap[0]
-            let last = heap.removeLast()
-            if !heap.isEmpty {
-                heap[0] = last
-                var parent = 0
-                while true {
-                    let left = 2 * parent + 1, right = left + 1
-                    var first = parent
-                    if left < heap.count, heap[left].precedes(heap[first]) { first = left }
-                    if right < heap.count, heap[right].precedes(heap[first]) { first = right }
-                    if first == parent { break }
-                    heap.swapAt(parent, first)
-                    parent = first
-                }
-            }
-            return top
-        }
     }
 
     private let state = Locked(State())
@@ -77,8 +47,8 @@ final class DeadlineTimer: Sendable {
         let earliest = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.sequence += 1
-            state.push(Entry(deadline: deadline, sequence: state.sequence, action: action))
-            return state.heap[0].sequence == state.sequence
+            state.heap.push(Entry(deadline: deadline, sequence: state.sequence, action: action))
+            return state.heap.first?.sequence == state.sequence
         }
         if earliest { wake.signal() }
     }
@@ -109,7 +79,7 @@ final class DeadlineTimer: Sendable {
                     return (nil, true)
                 }
                 while let top = state.heap.first, top.deadline <= now {
-                    due.append((state.pop(), now))
+                    due.append((state.heap.popFirst(), now))
                 }
                 return (state.heap.first?.deadline, false)
             }

@@ -49,7 +49,7 @@ enum LiveFieldMessage: @unchecked Sendable {
 final class LiveFieldQueue: @unchecked Sendable {
     enum Kind: UInt8 { case keystroke, timer }
 
-    struct Entry {
+    struct Entry: DeadlineOrdered {
         var deadline: Int64
         var sequence: UInt64
         var slot: Int32
@@ -67,48 +67,26 @@ final class LiveFieldQueue: @unchecked Sendable {
     }
 
     /// Touched only by the owning thread.
-    private(set) var heap: [Entry] = []
+    private(set) var heap = DeadlineHeap<Entry>()
     private var sequence: UInt64 = 0
     private let inbox = Locked(Inbox())
     private let wake = DispatchSemaphore(value: 0)
 
     init(capacity: Int) {
-        heap.reserveCapacity(capacity)
+        heap = DeadlineHeap(capacity: capacity)
     }
 
     // MARK: The owning thread
 
     func push(deadline: Int64, slot: Int, kind: Kind, timer: TimerID = 0) {
         sequence &+= 1
-        heap.append(Entry(deadline: deadline, sequence: sequence, slot: Int32(slot), kind: kind, timer: timer))
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].precedes(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
+        heap.push(Entry(deadline: deadline, sequence: sequence, slot: Int32(slot), kind: kind, timer: timer))
     }
 
     /// The earliest entry if it is due at `now` (run time), removed from the heap.
     func popDue(_ now: Int64) -> Entry? {
         guard let top = heap.first, top.deadline <= now else { return nil }
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            var parent = 0
-            let count = heap.count
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var first = parent
-                if left < count, heap[left].precedes(heap[first]) { first = left }
-                if right < count, heap[right].precedes(heap[first]) { first = right }
-                if first == parent { break }
-                heap.swapAt(parent, first)
-                parent = first
-            }
-        }
-        return top
+        return heap.popFirst()
     }
 
     var nextDeadline: Int64? { heap.first?.deadline }
