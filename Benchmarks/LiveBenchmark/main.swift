@@ -100,7 +100,8 @@ do {
 
 log("timer lateness: \(options.typists) typists for \(options.seconds) s, split-state, engine on \(shipped.count) products, \(options.workers) search worker(s)")
 // One part per search: the backend's capacity is its worker threads, not a split of each scan.
-let engine = SearchEngine(catalog: shipped, tuning: SearchEngine.Tuning(parts: 1))
+let engine: SearchEngine
+do { engine = try SearchEngine.build(catalog: shipped, tuning: SearchEngine.Tuning(parts: 1)) } catch { fail(error.description) }
 let backend = EngineSearchBackend(engine: engine, reference: ReferenceFilter(catalog: shipped), workers: options.workers)
 let typists = (0..<options.typists).map { index in
     // Arrivals spread over the first two seconds, so every typist is typing concurrently.
@@ -204,7 +205,8 @@ if field.typists > 0 {
 
 log("stop latency: \(options.cancels) cancelled zero-hit scans on \(options.items) generated products")
 let big = CatalogGenerator(seed: 7).makeCatalog(count: options.items)
-let bigEngine = SearchEngine(catalog: big)
+let bigEngine: SearchEngine
+do { bigEngine = try SearchEngine.build(catalog: big) } catch { fail(error.description) }
 let scanBackend = EngineSearchBackend(engine: bigEngine, reference: ReferenceFilter(catalog: big), workers: 1, countsTotal: true, forcedPath: .scan)
 
 /// What one cancelled search's completion reports back to the measuring loop.

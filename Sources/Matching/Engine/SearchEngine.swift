@@ -57,9 +57,10 @@ public final class SearchEngine: Sendable {
     /// paths' thresholds and parallel split (``Tuning``).
     ///
     /// A catalog whose folded names or indexes pass what the engine's 32-bit offsets address
-    /// (4 GiB each) stops the process with ``CapacityError``'s message; ``build(catalog:tuning:)``
-    /// returns that error instead.
-    public convenience init(catalog: Catalog, tuning: Tuning = Tuning()) {
+    /// (4 GiB each) stops the process with ``CapacityError``'s message; the library's callers use
+    /// ``build(catalog:tuning:)``, which returns that error instead. Tests and benchmarks, whose
+    /// catalogs are known to fit, use this one.
+    package convenience init(catalog: Catalog, tuning: Tuning = Tuning()) {
         let parts: Parts
         do {
             parts = try Self.parts(of: catalog, byteLimit: FoldedStore.byteLimit)
