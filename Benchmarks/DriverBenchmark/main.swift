@@ -162,7 +162,7 @@ func threadCPUNanos() -> Int64 {
 /// Returns keystrokes and the thread's CPU seconds (typist set-up excluded, as the phase excludes it).
 func simulateInProcess(_ scenario: Scenario) throws -> (keystrokes: Int64, cpuSeconds: Double) {
     let typists = try ScenarioTypists(scenario: scenario, baseDirectory: directory.path)
-    let simulation = VirtualWorkload.simulationScenario(scenario)
+    let simulation = VirtualWorkload.simulationPlan(scenario)
     let start = threadCPUNanos()
     var keystrokes: Int64 = 0
     for spec in simulation.strategies {

@@ -118,7 +118,7 @@ do {
 }
 
 func measure(_ preset: Preset) -> Result {
-    let scenario = SimulationScenario(typists: options.typists, seed: 42, strategies: [StrategySpec(preset: preset)],
+    let scenario = SimulationPlan(typists: options.typists, seed: 42, strategies: [StrategySpec(preset: preset)],
                                       typing: VirtualWorkload.typing(population))
     func once(_ typists: Int) -> (seconds: Double, cpu: Double, recorder: Recorder, events: Int, rss: Int64) {
         let before = residentBytes()

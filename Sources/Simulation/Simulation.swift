@@ -4,8 +4,10 @@ import TypestormMetrics
 import SearchField
 import Typists
 
-/// Everything a virtual-time run depends on. Same scenario, same seed: same bytes out.
-public struct SimulationScenario: Sendable {
+/// Everything one virtual-time run depends on: what the tool makes of a ``Scenario``'s
+/// population, strategies and backend for the simulator (or what you give it to run sessions of
+/// your own, such as recorded traces). Same plan, same seed: same bytes out.
+public struct SimulationPlan: Sendable {
     /// The run's name in the record.
     public var name: String
     /// Typists simulated (global indices `0..<typists`).
@@ -20,14 +22,15 @@ public struct SimulationScenario: Sendable {
     /// queries per session, query lists). The sessions themselves are given to `run`; this text
     /// puts their inputs into the hash.
     public var typing: String
-    /// S in docs/metrics.md: a burst ends once the input stays unchanged this long, in nanoseconds.
-    public var settleInterval: Int64
+    /// S in docs/metrics.md: a burst ends once the input stays unchanged this long (1 s).
+    public var settleInterval: Duration { .nanoseconds(settleIntervalNanos) }
+    /// ``settleInterval`` in nanoseconds, as the runner keeps time.
+    package var settleIntervalNanos: Int64 = 1_000_000_000
 
-    /// A scenario; by default every preset with its default knobs, the default ``BackendModel`` and a
-    /// 1 s settle interval.
+    /// A plan; by default every preset with its default knobs and the default ``BackendModel``.
     public init(
         name: String = "simulate", typists: Int, seed: UInt64, strategies: [StrategySpec] = Preset.allCases.map { StrategySpec(preset: $0) },
-        backend: BackendModel = BackendModel(), typing: String = "", settleInterval: Int64 = 1_000_000_000
+        backend: BackendModel = BackendModel(), typing: String = ""
     ) {
         self.name = name
         self.typists = typists
@@ -35,7 +38,6 @@ public struct SimulationScenario: Sendable {
         self.strategies = strategies
         self.backend = backend
         self.typing = typing
-        self.settleInterval = settleInterval
     }
 
     /// Every input as canonical JSON (members sorted, no whitespace), hashed into the run record
@@ -55,7 +57,7 @@ public struct SimulationScenario: Sendable {
         ])
         return JSONValue.object([
             ("name", .string(name)), ("typists", .number("\(typists)")), ("seed", .number("\(seed)")), ("strategies", .array(strategies)),
-            ("backend", backendJSON), ("typing", .string(typing)), ("settle", .number("\(settleInterval)")),
+            ("backend", backendJSON), ("typing", .string(typing)), ("settle", .number("\(settleIntervalNanos)")),
         ]).canonical
     }
 
@@ -82,7 +84,7 @@ public enum Simulation {
     /// of the segment, one server cell at a time as the run reaches it; each session must derive
     /// only from the scenario seed and its index): the Typists module's population, or traces.
     public static func run<Session: TypistSession>(
-        _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
+        _ scenario: SimulationPlan, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
         sessions: (Range<Int>) -> [Session], progress: ((String) -> Void)? = nil
     ) -> RunRecord {
         record(scenario, segment: segment, toolVersion: toolVersion, sessions: sessions, progress: progress)
@@ -92,14 +94,14 @@ public enum Simulation {
     /// for `DeadlineSession<GeneratedSession>` (a generic call from another module runs
     /// unspecialised, looking up generic metadata per event).
     public static func run(
-        _ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
+        _ scenario: SimulationPlan, segment: Segment = Segment(index: 0, count: 1), toolVersion: String,
         sessions: (Range<Int>) -> [DeadlineSession<GeneratedSession>], progress: ((String) -> Void)? = nil
     ) -> RunRecord {
         record(scenario, segment: segment, toolVersion: toolVersion, sessions: sessions, progress: progress)
     }
 
     static func record<Session: TypistSession>(
-        _ scenario: SimulationScenario, segment: Segment, toolVersion: String,
+        _ scenario: SimulationPlan, segment: Segment, toolVersion: String,
         sessions: (Range<Int>) -> [Session], progress: ((String) -> Void)?
     ) -> RunRecord {
         let range = typistRange(of: segment, typists: scenario.typists, typistsPerServer: scenario.backend.typistsPerServer)
@@ -121,7 +123,7 @@ public enum Simulation {
     /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
     /// specialized for each one instead of going through witness tables per event.
     public static func runStrategyCounting<Session: TypistSession>(
-        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
+        _ spec: StrategySpec, scenario: SimulationPlan, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
         strategyCounting(spec, scenario: scenario, typists: typists, sessions: sessions)
     }
@@ -130,14 +132,14 @@ public enum Simulation {
     /// virtual runner, the benchmark): the same run, its hot loop specialised here for
     /// `DeadlineSession<GeneratedSession>`.
     public static func runStrategyCounting(
-        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>,
+        _ spec: StrategySpec, scenario: SimulationPlan, typists: Range<Int>,
         sessions: (Range<Int>) -> [DeadlineSession<GeneratedSession>]
     ) -> (recorder: Recorder, events: Int) {
         strategyCounting(spec, scenario: scenario, typists: typists, sessions: sessions)
     }
 
     static func strategyCounting<Session: TypistSession>(
-        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
+        _ spec: StrategySpec, scenario: SimulationPlan, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
         withoutActuallyEscaping(sessions) { sessions in
             spec.preset.visit(spec.configuration, Counting(scenario: scenario, sessions: sessions, typists: typists))
@@ -146,7 +148,7 @@ public enum Simulation {
 
     /// Runs the preset's strategy at its concrete type (the hot loop specialised for it).
     struct Counting<Session: TypistSession>: PresetVisitor {
-        let scenario: SimulationScenario
+        let scenario: SimulationPlan
         let sessions: (Range<Int>) -> [Session]
         let typists: Range<Int>
 
@@ -159,7 +161,7 @@ public enum Simulation {
     /// An `any SearchFieldStrategy` is opened here and runs unspecialised; the presets' own path
     /// is `runStrategy(_: StrategySpec, …)`, which switches on the preset once.
     public static func runStrategy<Strategy: SearchFieldStrategy, Session: TypistSession>(
-        _ prototype: Strategy, scenario: SimulationScenario, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
+        _ prototype: Strategy, scenario: SimulationPlan, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> Recorder {
         withoutActuallyEscaping(sessions) { sessions in
             runCounting(prototype, scenario: scenario, sessions: sessions, typists: typists).recorder
@@ -169,11 +171,11 @@ public enum Simulation {
     /// Makes the sessions cell by cell as the runner reaches each server cell (`sessions` gets
     /// global indices), so a run holds one cell's sessions at a time, not every typist's.
     static func runCounting<Strategy: SearchFieldStrategy, Session: TypistSession>(
-        _ prototype: Strategy, scenario: SimulationScenario, sessions: @escaping (Range<Int>) -> [Session], typists: Range<Int>
+        _ prototype: Strategy, scenario: SimulationPlan, sessions: @escaping (Range<Int>) -> [Session], typists: Range<Int>
     ) -> (recorder: Recorder, events: Int) {
         let first = typists.lowerBound
         var runner = VirtualRunner(strategy: prototype, globalIndices: Array(typists), backend: scenario.backend, seed: scenario.seed,
-                                   settleInterval: scenario.settleInterval) { local in
+                                   settleInterval: scenario.settleIntervalNanos) { local in
             sessions((first + local.lowerBound)..<(first + local.upperBound))
         }
         let recorder = runner.run()

@@ -24,7 +24,7 @@ extension Simulation {
     ) throws -> RunRecord {
         try validate(population, strategies)
         let typists = try ScenarioTypists(population: population, seed: seed, baseDirectory: ".")
-        let scenario = SimulationScenario(
+        let scenario = SimulationPlan(
             typists: population.typists, seed: seed, strategies: strategies.map(VirtualWorkload.simulationStrategy),
             backend: backend.model(for: population), typing: VirtualWorkload.typing(population))
         return run(scenario, toolVersion: ToolVersion.current, sessions: { $0.map(typists.session(forTypist:)) })

@@ -14,7 +14,7 @@ public enum SHA256 {
 
     /// A scenario's identity: the first 16 hex digits of the SHA-256 of its canonical JSON. The
     /// one hash a scenario is named by, whether it was read from a file (`Scenario.hash`) or put
-    /// together for `simulate` (``SimulationScenario/hash``); records merge only when it matches.
+    /// together for `simulate` (``SimulationPlan/hash``); records merge only when it matches.
     package static func scenarioHash(canonicalJSON: String) -> String {
         String(hex(canonicalJSON).prefix(16))
     }

@@ -102,7 +102,7 @@ struct FlawTimelineTests {
             .replacingOccurrences(of: #""preset": "naive" }"#, with: #""preset": "naive" }, { "preset": "split-state" }"#)
         let scenario = try ScenarioReader.read(json: json)
         let typists = try ScenarioTypists(scenario: scenario, baseDirectory: repositoryRoot)
-        let record = Simulation.run(VirtualWorkload.simulationScenario(scenario), toolVersion: "test", sessions: { $0.map(typists.session(forTypist:)) })
+        let record = Simulation.run(VirtualWorkload.simulationPlan(scenario), toolVersion: "test", sessions: { $0.map(typists.session(forTypist:)) })
         let naive = try #require(record.group(named: "naive", labels: ["runner": "virtual"]))
         let example = try #require(naive.metrics.examples?[FlawKind.outOfOrder.rawValue])
         let timelines = FlawTimelines.make(record: record, scenario: scenario, baseDirectory: repositoryRoot)

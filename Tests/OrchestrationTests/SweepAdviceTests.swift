@@ -77,7 +77,7 @@ struct SweepAdviceTests {
                 configuration.debounce = Int64(debounce) * 1_000_000
                 configuration.normalizer.minimumLength = 1
                 let spec = StrategySpec(name: "split-state", preset: .splitState, configuration: configuration)
-                let scenario = SimulationScenario(typists: 20, seed: seed, strategies: [spec], backend: backend)
+                let scenario = SimulationPlan(typists: 20, seed: seed, strategies: [spec], backend: backend)
                 let metrics = Simulation.runStrategyCounting(spec, scenario: scenario, typists: 0..<20) { range in
                     range.map { Self.constantGapSession(typist: $0, seed: seed, gapMs: gapMs) }
                 }.recorder.metrics()

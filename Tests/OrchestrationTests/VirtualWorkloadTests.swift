@@ -14,7 +14,7 @@ struct VirtualWorkloadTests {
         // Chunks of one cell (10 typists): ten chunks per strategy, merged.
         let groups = try await VirtualWorkload(minimumChunkTypists: 1).run(context)
         let typists = try ScenarioTypists(scenario: scenario, baseDirectory: "/")
-        let reference = Simulation.run(VirtualWorkload.simulationScenario(scenario), toolVersion: "test") { range in
+        let reference = Simulation.run(VirtualWorkload.simulationPlan(scenario), toolVersion: "test") { range in
             range.map(typists.session(forTypist:))
         }
         #expect(groups.map(\.name) == ["naive", "split-state"])
@@ -62,7 +62,7 @@ struct VirtualWorkloadTests {
 
     @Test func scenarioKnobsReachTheSimulation() throws {
         let json = virtualScenarioJSON().replacingOccurrences(of: #"{ "preset": "naive" }"#, with: #"{ "preset": "naive", "name": "naive-cached", "cacheSize": 8, "minLength": 3, "writeBack": true }"#)
-        let simulation = VirtualWorkload.simulationScenario(try ScenarioReader.read(json: json))
+        let simulation = VirtualWorkload.simulationPlan(try ScenarioReader.read(json: json))
         let naive = try #require(simulation.strategies.first)
         #expect(naive.name == "naive-cached")
         #expect(naive.configuration.cacheCapacity == 8)

@@ -18,7 +18,7 @@ private func edits(_ word: String, from start: Int64 = 0, every: Int64 = 100, pr
 
 @Suite("Virtual-time simulator", .timeLimit(.minutes(5)))
 struct SimulationTests {
-    static let scenario = SimulationScenario(
+    static let scenario = SimulationPlan(
         typists: 20, seed: 7,
         strategies: Preset.allCases.map { StrategySpec(preset: $0) } + [StrategySpec.parse("split-state-seed+write-back")!],
         backend: BackendModel(typistsPerServer: 5)
@@ -35,7 +35,7 @@ struct SimulationTests {
     }
 
     /// `Simulation.run` over `typists(seed:)`.
-    static func run(_ scenario: SimulationScenario, segment: Segment = Segment(index: 0, count: 1)) throws -> RunRecord {
+    static func run(_ scenario: SimulationPlan, segment: Segment = Segment(index: 0, count: 1)) throws -> RunRecord {
         let population = try typists(seed: scenario.seed)
         return Simulation.run(scenario, segment: segment, toolVersion: "test", sessions: { $0.map(population.session(forTypist:)) })
     }

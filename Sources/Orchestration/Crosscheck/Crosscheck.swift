@@ -115,7 +115,7 @@ package enum Crosscheck {
         _ scenario: Scenario, runners: [String], skipped: [String], serverURL: String?, baseDirectory: String,
         progress: (@Sendable (String) -> Void)?
     ) async throws -> Result {
-        let simulation = VirtualWorkload.simulationScenario(scenario)
+        let simulation = VirtualWorkload.simulationPlan(scenario)
         let typists = try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory)
         let count = scenario.population.typists
         let catalog = try ScenarioCatalog.load(scenario.catalog, baseDirectory: baseDirectory)
@@ -141,7 +141,7 @@ package enum Crosscheck {
                 backends.append(ModelledSearchBackend(model: model, seed: scenario.seed, globalTypists: Array(0..<count), engine: searcher))
             }
             let options = LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeout ?? 0),
-                                         settleIntervalNanos: simulation.settleInterval)
+                                         settleIntervalNanos: simulation.settleIntervalNanos)
             let lives = await withTaskGroup(of: (Int, LiveRunResult).self) { group in
                 for (index, backend) in backends.enumerated() {
                     group.addTask {

@@ -22,7 +22,7 @@ package enum FlawTimelines {
     package static func make(record: RunRecord, scenario: Scenario, baseDirectory: String) -> [FlawTimeline] {
         let groups = record.groups.filter { $0.labels[Decision.runnerLabel] == "virtual" && !($0.metrics.examples ?? [:]).isEmpty }
         guard !groups.isEmpty, let typists = try? ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory) else { return [] }
-        let simulation = VirtualWorkload.simulationScenario(scenario)
+        let simulation = VirtualWorkload.simulationPlan(scenario)
         let schedule = VirtualWorkload.schedule(scenario)
         var timelines: [FlawTimeline] = []
         for group in groups {
@@ -59,14 +59,14 @@ package enum FlawTimelines {
 
     /// The typist's lines from `before` before `time` to `after` after it.
     static func timeline<Session: TypistSession>(
-        _ spec: StrategySpec, _ scenario: SimulationScenario, cell: Range<Int>, typist: Int, around time: Int64, sessions: [Session]
+        _ spec: StrategySpec, _ scenario: SimulationPlan, cell: Range<Int>, typist: Int, around time: Int64, sessions: [Session]
     ) -> [TimelineLine] {
         let collected = CollectedLines()
         let slot = typist - cell.lowerBound
         let window = (time - before)...(time + after)
         func open<Strategy: SearchFieldStrategy>(_ strategy: Strategy) {
             var runner = VirtualRunner(strategy: strategy, sessions: sessions, globalIndices: Array(cell), backend: scenario.backend,
-                                       seed: scenario.seed, settleInterval: scenario.settleInterval)
+                                       seed: scenario.seed, settleInterval: scenario.settleIntervalNanos)
             _ = runner.run { at, index, entry in
                 guard index == slot, window.contains(at), let line = TimelineLine(time: at, entry: entry) else { return }
                 collected.lines.append(line)

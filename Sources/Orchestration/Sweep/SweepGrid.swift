@@ -83,13 +83,13 @@ package enum SweepGrid {
         struct Job: Sendable {
             var population: Int, replicate: Int, setting: Int
         }
-        var prepared: [[(scenario: SimulationScenario, seed: UInt64, typists: ScenarioTypists)]] = []
+        var prepared: [[(scenario: SimulationPlan, seed: UInt64, typists: ScenarioTypists)]] = []
         for population in populations {
-            var replicates: [(SimulationScenario, UInt64, ScenarioTypists)] = []
+            var replicates: [(SimulationPlan, UInt64, ScenarioTypists)] = []
             for index in 0..<plan.replicates {
                 let seed = SweepPlan.replicateSeed(base: plan.baseSeed, replicate: index)
                 let (scenario, typists) = try replicate(population, seed: seed, baseDirectory: plan.baseDirectory)
-                replicates.append((VirtualWorkload.simulationScenario(scenario), seed, typists))
+                replicates.append((VirtualWorkload.simulationPlan(scenario), seed, typists))
             }
             prepared.append(replicates)
         }
@@ -119,7 +119,7 @@ package enum SweepGrid {
                         let recorder = try await VirtualFieldRunner.run(
                             field, name: setting.name, typists: range, sessions: range.map(typists.session(forTypist:)),
                             backend: scenario.backend, seed: scenario.seed, parameters: setting.fieldParameters,
-                            settleInterval: scenario.settleInterval)
+                            settleInterval: scenario.settleIntervalNanos)
                         return (index, kept(recorder.metrics()))
                     }
                 }

@@ -121,7 +121,7 @@ struct LiveWorkload: PhaseWorkload {
 
     func run(_ context: PhaseContext) async throws -> [MetricGroup] {
         let scenario = context.scenario
-        let simulation = VirtualWorkload.simulationScenario(scenario)
+        let simulation = VirtualWorkload.simulationPlan(scenario)
         let arrivals = ArrivalSchedule(population: scenario.population, seed: scenario.seed)
         // Typists who would arrive after the phase ends never come (they would only hold it open).
         let population = try typists ?? ScenarioTypists(scenario: scenario, baseDirectory: context.baseDirectory)
@@ -132,7 +132,7 @@ struct LiveWorkload: PhaseWorkload {
                 base: population.typing(forTypist: index),
                 limit: min(scenario.durationNanos, arrivals.departures[index]) - arrival))
         }
-        let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleInterval)
+        let options = LiveRunOptions(drainTimeoutNanos: scenario.driver.drainNanos, settleIntervalNanos: simulation.settleIntervalNanos)
         // The presets, and fields of yours (on Swift's own executors, the main actor for theirs).
         let strategies = scenario.strategies
         let fields = try strategies.map { $0.isPreset ? nil : try $0.field() }

@@ -30,7 +30,7 @@ public struct VirtualWorkload: PhaseWorkload {
     }
 
     package func run(_ context: PhaseContext) async throws -> [MetricGroup] {
-        let simulation = Self.simulationScenario(context.scenario)
+        let simulation = Self.simulationPlan(context.scenario)
         let range = Simulation.typistRange(of: context.segment, typists: simulation.typists,
                                            typistsPerServer: simulation.backend.typistsPerServer)
         let chunks = Self.chunks(of: range, typistsPerServer: simulation.backend.typistsPerServer, minimumTypists: minimumChunkTypists)
@@ -52,12 +52,12 @@ public struct VirtualWorkload: PhaseWorkload {
                             field, name: strategy.name, typists: chunk,
                             sessions: chunk.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) },
                             backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
-                            settleInterval: simulation.settleInterval)
+                            settleInterval: simulation.settleIntervalNanos)
                     } else {
                         try await VirtualFieldRunner.run(
                             field, name: strategy.name, typists: chunk, sessions: chunk.map(typists.session(forTypist:)),
                             backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
-                            settleInterval: simulation.settleInterval)
+                            settleInterval: simulation.settleIntervalNanos)
                     }
                 } else if let spec {
                     // Without a schedule every typist types its one session from 0, uncut by the
@@ -113,15 +113,15 @@ public struct VirtualWorkload: PhaseWorkload {
 
     /// The scenario in Simulation's terms: the one mapping of a scenario's backend and
     /// strategies to the simulator's, shared by the driver and `typestorm sweep`.
-    public static func simulationScenario(_ scenario: Scenario) -> SimulationScenario {
+    public static func simulationPlan(_ scenario: Scenario) -> SimulationPlan {
         let backend = scenario.backend.model(for: scenario.population)
-        return SimulationScenario(
+        return SimulationPlan(
             name: scenario.name, typists: scenario.population.typists, seed: scenario.seed,
             strategies: scenario.strategies.filter(\.isPreset).map(simulationStrategy), backend: backend,
             typing: typing(scenario.population))
     }
 
-    /// The population as `SimulationScenario.typing` describes it: its canonical JSON.
+    /// The population as `SimulationPlan.typing` describes it: its canonical JSON.
     public static func typing(_ population: Population) -> String {
         population.json.canonical
     }

@@ -104,7 +104,7 @@ enum SimulateCommand {
         } catch {
             throw ToolError("cannot load the typists' query lists: \(error); give --query-lists DIR", exitCode: ExitCode.noInput)
         }
-        let scenario = SimulationScenario(typists: typists, seed: seed, strategies: strategies, backend: backend,
+        let scenario = SimulationPlan(typists: typists, seed: seed, strategies: strategies, backend: backend,
                                           typing: VirtualWorkload.typing(population))
 
         let console = invocation.console
@@ -126,7 +126,7 @@ enum SimulateCommand {
             do {
                 let run = try await VirtualFieldRunner.run(
                     definition, name: name, typists: range, sessions: range.map(typing.session(forTypist:)), backend: backend,
-                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleInterval, timelineOf: timelineTypist)
+                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleIntervalNanos, timelineOf: timelineTypist)
                 recorder = run.recorder
                 if let timeline = run.timeline {
                     let window = timelineAround.map { ($0 - 5_000_000_000)...($0 + 2_000_000_000) } ?? Int64.min...Int64.max
