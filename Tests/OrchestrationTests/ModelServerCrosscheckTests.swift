@@ -40,7 +40,7 @@ struct ModelServerCrosscheckTests {
                                         modelServer: true)
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: [(200, 2), (600, 6)])
+    @Test(.timeLimit(.minutes(2)), .enabled(if: PythonTestServer.python != nil), arguments: [(200, 2), (600, 6)])
     func virtualTimeAgreesWithTheModelServer(typists: Int, workers: Int) async throws {
         let result = try await Self.crosscheck(typists: typists, workers: workers)
         #expect(result.runners == ["http-url"])
