@@ -75,7 +75,7 @@ final class PythonTestServer: @unchecked Sendable {
     /// Starts the server; it stops when this object is stopped (its standard input closes).
     /// `splitWrites`: leave Nagle's algorithm on, so the two writes of each answer (headers, then
     /// body) stall on the client's delayed ACK on reused connections, as many small servers do.
-    init(shape: String, sleepMilliseconds: Int = 0, splitWrites: Bool = false) throws {
+    convenience init(shape: String, sleepMilliseconds: Int = 0, splitWrites: Bool = false) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("typestorm-pyserver-\(UUID().uuidString).py")
         try Self.script.write(to: file, atomically: true, encoding: .utf8)
         try self.init(script: file.path, arguments: [shape, "\(sleepMilliseconds)", splitWrites ? "split" : "nodelay"])

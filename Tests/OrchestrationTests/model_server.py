@@ -36,7 +36,8 @@ when that sleep returns, so every late wake-up also delays everything queued beh
 
 `--log FILE` writes one JSON line per request: times (seconds on the monotonic clock) it was
 read, joined the queue, started and ended service (as scheduled and, for `clock`, as they
-happened), was meant to be answered and was written, and the queue length it found.
+happened), was meant to be answered and was written, the queue length it found, when its
+connection was accepted and how many requests that connection had carried before.
 """
 
 import argparse
@@ -166,15 +167,17 @@ class Server:
         self.cell = TimelineCell(model.workers) if schedule == "timeline" else ClockCell(model.workers)
         self.log = log
 
-    async def answer(self, query, limit):
-        """Waits as the model says and returns (status, body), or None for a lost request."""
+    async def answer(self, query, limit, connection):
+        """Waits as the model says and returns (status, body), or None for a lost request.
+        `connection`: when the connection was accepted and how many requests it carried before."""
         loop = asyncio.get_running_loop()
         read = loop.time()
         rtt, lost, failed, service = self.model.draw(self.rng)
         one_way = rtt / 2
         arrival = read + one_way
         await asyncio.sleep(max(0.0, arrival - loop.time()))
-        record = {"read": read, "arrival": arrival, "late": loop.time() - arrival}
+        record = {"read": read, "arrival": arrival, "late": loop.time() - arrival,
+                  "accepted": connection[0], "before": connection[1]}
         if lost:
             await asyncio.sleep(max(0.0, read + rtt - loop.time()))
             self.write_log(record)
@@ -198,6 +201,8 @@ class Server:
             self.log.write(json.dumps(record) + "\n")
 
     async def connection(self, reader, writer):
+        accepted = asyncio.get_running_loop().time()
+        served = 0
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -219,7 +224,8 @@ class Server:
                 params = parse_qs(url.query)
                 query = params.get("q", [""])[0]
                 limit = int(params.get("limit", ["10"])[0] or 10)
-                answer = await self.answer(query, limit)
+                answer = await self.answer(query, limit, (accepted, served))
+                served += 1
                 if answer is None:
                     break  # lost: close without an answer
                 self.respond(writer, *answer)
