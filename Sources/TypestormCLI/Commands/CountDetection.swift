@@ -23,11 +23,15 @@ enum CountDetection {
     /// the one its first answers show, and one line per such runner saying which it is (or why
     /// there is none: the count's metrics are then absent). The run directory's scenario, and
     /// so its hash, holds the path used, as an override would.
-    static func detectingCounts(in scenario: Scenario, baseDirectory: String) async throws -> (Scenario, [String]) {
+    /// A header whose variable is unset fails here as the run's own check would fail it (66);
+    /// a runner whose CA file is missing is left to that check.
+    static func detectingCounts(in scenario: Scenario, file: String, baseDirectory: String) async throws -> (Scenario, [String]) {
         var scenario = scenario
         var lines: [String] = []
         for (index, runner) in scenario.runners.enumerated() {
             guard case .httpURL(let template, var request) = runner, request.effectiveCountPath == nil else { continue }
+            let caFile = request.caFile.map { ScenarioCatalog.path($0, baseDirectory: baseDirectory) }
+            if let caFile, !FileManager.default.fileExists(atPath: caFile) { continue }
             let target: HTTPSearchTarget
             let headers: [String]
             do {
@@ -35,12 +39,12 @@ enum CountDetection {
                                           body: try request.body.map { text in try BodyTemplate(text) })
                 headers = try request.headerLines(environment: ProcessInfo.processInfo.environment)
             } catch let error as HTTPRequestSpec.MissingEnvironment {
-                throw ToolError("$.runners[\(index)]: \(error)", exitCode: ExitCode.noInput)
+                throw ToolError("\(file): $.runners[\(index)].headers.\(error.header): \(error.description)", exitCode: ExitCode.noInput)
             } catch {
-                throw ToolError("$.runners[\(index)]: \(error)", exitCode: ExitCode.dataError)
+                throw ToolError("\(file): $.runners[\(index)]: \(error)", exitCode: ExitCode.dataError)
             }
             let probe = try await probe(target: target, headers: headers,
-                                        caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: baseDirectory) },
+                                        caFile: caFile,
                                         compressed: request.compressed, seed: scenario.seed, timeoutNanos: scenario.backend.timeoutNanos,
                                         tool: "run")
             lines.append("runners[\(index)] (http-url): " + probe.summary(setting: "the runner's \"count\""))

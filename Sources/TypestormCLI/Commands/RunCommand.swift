@@ -49,7 +49,7 @@ enum RunCommand {
             // An http-url runner without a count path: its first answers show where the count is.
             let lines: [String]
             (scenario, lines) = try await CountDetection.detectingCounts(
-                in: scenario, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+                in: scenario, file: path, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
             if !invocation.arguments.flag("quiet") { for line in lines { invocation.console.err("run: \(line)\n") } }
             let json = invocation.arguments.flag("json")
             let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
