@@ -32,15 +32,18 @@ package enum CountShape {
         package var failures: [ErrorCause: Int]
 
         /// One line for the user: which shape is used, or why no count will be read.
-        package var summary: String {
+        package var summary: String { summary(setting: "--count PATH") }
+
+        /// `summary`, naming `setting` as where the user sets the count path instead.
+        package func summary(setting: String) -> String {
             if let path {
-                return "count: read at '\(path.description)' (detected in the first \(answers) answers; --count PATH chooses another)"
+                return "count: read at '\(path.description)' (detected in the first \(answers) answers; \(setting) chooses another)"
             }
             if answers == 0 {
                 let causes = failures.sorted { $0.key < $1.key }.map { "\($0.key.label) × \($0.value)" }.joined(separator: ", ")
-                return "count: unknown, no answer to detect it from (\(causes)); false empties will not be measured (--count PATH sets it)"
+                return "count: unknown, no answer to detect it from (\(causes)); false empties will not be measured (\(setting) sets it)"
             }
-            return "count: unknown, none of \(candidates.joined(separator: ", ")) holds a count in the first \(answers) answers; false empties will not be measured (--count PATH sets it)"
+            return "count: unknown, none of \(candidates.joined(separator: ", ")) holds a count in the first \(answers) answers; false empties will not be measured (\(setting) sets it)"
         }
     }
 

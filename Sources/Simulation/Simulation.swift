@@ -146,6 +146,36 @@ public enum Simulation {
         }
     }
 
+    /// `runStrategyCounting` with the typists in groups that share the server cells but are
+    /// recorded apart: `groups[i]` is the group of typist `typists.lowerBound + i`; returns one
+    /// recorder per group (0 up to the largest group given). A mixed population on one API,
+    /// each part measured on its own (`typestorm sweep` of a scenario whose populations share).
+    package static func runStrategyGrouped(
+        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, groups: [Int32],
+        sessions: (Range<Int>) -> [DeadlineSession<GeneratedSession>]
+    ) -> [Recorder] {
+        withoutActuallyEscaping(sessions) { sessions in
+            spec.preset.visit(spec.configuration, Grouped(scenario: scenario, sessions: sessions, typists: typists, groups: groups))
+        }
+    }
+
+    struct Grouped<Session: TypistSession>: PresetVisitor {
+        let scenario: SimulationScenario
+        let sessions: (Range<Int>) -> [Session]
+        let typists: Range<Int>
+        let groups: [Int32]
+
+        func visit<Strategy: SearchFieldStrategy>(_ prototype: Strategy) -> [Recorder] {
+            let first = typists.lowerBound
+            var runner = VirtualRunner(strategy: prototype, globalIndices: Array(typists), backend: scenario.backend, seed: scenario.seed,
+                                       settleInterval: scenario.settleInterval, groups: groups) { local in
+                sessions((first + local.lowerBound)..<(first + local.upperBound))
+            }
+            _ = runner.run()
+            return runner.recorders
+        }
+    }
+
     /// Runs the preset's strategy at its concrete type (the hot loop specialised for it).
     struct Counting<Session: TypistSession>: PresetVisitor {
         let scenario: SimulationPlan

@@ -20,8 +20,13 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     public var backend: BackendModel { world.backend }
     /// The seed every random draw derives from.
     public var seed: UInt64 { world.seed }
-    /// The recorder the run's events went to; its `metrics()` are the run's.
-    public internal(set) var recorder: Recorder
+    /// The recorder the run's events went to; its `metrics()` are the run's (with typist
+    /// groups, the first group's).
+    public var recorder: Recorder { recorders[0] }
+    /// One recorder per typist group (one, unless the run was given groups).
+    package internal(set) var recorders: [Recorder]
+    /// Per runner-local typist, its group's index into `recorders`; empty: every typist in group 0.
+    let groupOf: [Int32]
     /// Per typist of the server cell being run (slot `typist - cellStart`), in parallel arrays
     /// so that the hot path mutates each in place and never copies a typist's whole state. Cells
     /// run one after another and share nothing, so only one cell's sessions and fields are held
@@ -56,12 +61,18 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// A runner whose sessions are made cell by cell: `sessions` gets runner-local typist
     /// indices (into `globalIndices`) and is called once per server cell, when the cell runs.
     /// Each session must derive only from its typist, never from when it is made.
+    ///
+    /// `groups`: per runner-local typist, the index of the group whose recorder gets its records
+    /// (`recorders`); the typists still share their server cells whatever their group.
     init(
         strategy prototype: Strategy, globalIndices indices: [Int], backend: BackendModel,
-        seed: UInt64, settleInterval: Int64, sessions: @escaping (Range<Int>) -> [Session]
+        seed: UInt64, settleInterval: Int64, groups: [Int32] = [], sessions: @escaping (Range<Int>) -> [Session]
     ) {
-        recorder = Recorder(typists: indices.count, expectsBackend: true, settleInterval: settleInterval)
+        precondition(groups.isEmpty || groups.count == indices.count, "one group per typist")
+        var recorder = Recorder(typists: indices.count, expectsBackend: true, settleInterval: settleInterval)
         recorder.globalTypists = indices
+        recorders = Array(repeating: recorder, count: Int(groups.max() ?? 0) + 1)
+        groupOf = groups
         self.prototype = prototype
         makeSessions = sessions
         context = FieldHostContext(configuration: prototype.configuration)
@@ -86,7 +97,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         }
         for cell in cells { end = max(end, runCell(cell)) }
         world.now = end
-        recorder.finish(at: end)
+        for index in recorders.indices { recorders[index].finish(at: end) }
         world.observer = nil
         return recorder
     }
@@ -113,21 +124,26 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 typing(typist)
             case .timer:
                 hosts[typist - cellStart].timerFired(TimerID(event.payload), deadline: event.time, typist: typist, at: world.now,
-                                         context: &context, recorder: &recorder, runner: &world)
+                                         context: &context, recorder: &recorders[group(typist)], runner: &world)
             default:
                 if let step = world.requestEvent(event) {
                     if let work = step.backendWork {
-                        hosts[step.typist - cellStart].backendStopped(step.id, work: work, typist: step.typist, at: world.now, recorder: &recorder)
+                        hosts[step.typist - cellStart].backendStopped(step.id, work: work, typist: step.typist, at: world.now, recorder: &recorders[group(step.typist)])
                     }
                     if let result = step.result {
                         // Virtual requests leave exactly when the strategy asks: no schedule lag.
                         hosts[step.typist - cellStart].requestFinished(step.id, result, scheduleLag: 0, typist: step.typist,
-                                                           at: world.now, context: &context, recorder: &recorder, runner: &world)
+                                                           at: world.now, context: &context, recorder: &recorders[group(step.typist)], runner: &world)
                     }
                 }
             }
         }
         return world.now
+    }
+
+    /// The group of runner-local typist `typist` (its recorder's index).
+    @inline(__always) private func group(_ typist: Int) -> Int {
+        groupOf.isEmpty ? 0 : Int(groupOf[typist])
     }
 
     /// Keystrokes processed so far (for throughput figures).
@@ -147,7 +163,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 slot.initialize(to: consume next)
             }
         } else {
-            hosts[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorder)
+            hosts[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorders[group(typist)])
         }
     }
 
@@ -160,7 +176,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         // Moved out, not copied: the event's strings are neither retained nor released here.
         guard let typed = world.slots[typist].pending.take() else { return }
         hosts[typist - cellStart].type(typed.action, intendedAt: typed.at, typist: typist, at: now,
-                           context: &context, recorder: &recorder, runner: &world)
+                           context: &context, recorder: &recorders[group(typist)], runner: &world)
         if case .end = typed.action { return }
         scheduleNextTyping(typist)
     }

@@ -215,3 +215,52 @@ enum LoadCommandScenario {
     }
 }
 
+
+extension CommandLineTests {
+    static func httpURLScenario(url: String) -> String {
+        """
+        {
+          "name": "run-count-detection", "seed": 5, "duration": "2s",
+          "catalog": { "generate": { "items": 100 } },
+          "population": { "typists": 6, "session": { "queries": 1, "maxLength": "2s" } },
+          "strategies": [ { "preset": "naive" } ],
+          "runners": [ { "kind": "http-url", "url": "\(url)" } ]
+        }
+        """
+    }
+
+    /// `run` of a scenario whose http-url runner names no count path finds it as `load` does,
+    /// says which, and runs with it; answers without one leave false empties absent, with why.
+    @Test(.timeLimit(.minutes(5)), .enabled(if: PythonTestServer.python != nil))
+    func runDetectsTheCountOfAnHTTPURLRunnerWithoutACountPath() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await PythonTestServer.with(shape: "pretty-total") { server in
+            try Self.httpURLScenario(url: "\(server.baseURL)/search?q={query}").write(toFile: directory.file("pretty.json"), atomically: true, encoding: .utf8)
+            let (status, output) = try typestorm(["run", directory.file("pretty.json"), "--out", directory.file("pretty")], in: directory)
+            #expect(status == .exited(0), "\(output)")
+            let stderr = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
+            #expect(stderr.contains("run: runners[0] (http-url): count: read at 'total'"), "\(stderr)")
+            let record = try RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: directory.file("pretty/record.json"))))
+            let metrics = try #require(record.groups.first).metrics
+            #expect(metrics.counter("requests_completed") > 0)
+            #expect(metrics.counters[MetricName.falseEmpties] != nil)
+            #expect(metrics.counter(MetricName.answersWithoutCount) == 0)
+            let scenario = try ScenarioReader.read(bytes: Array(Data(contentsOf: URL(fileURLWithPath: directory.file("pretty/scenario.json")))))
+            guard case let .httpURL(_, request)? = scenario.runners.first else { Issue.record("\(scenario.runners)"); return }
+            #expect(request.countPath == "total")
+            #expect(record.metadata.scenarioHash == scenario.hash)
+        }
+        try await PythonTestServer.with(shape: "no-count") { server in
+            try Self.httpURLScenario(url: "\(server.baseURL)/search?q={query}").write(toFile: directory.file("none.json"), atomically: true, encoding: .utf8)
+            let (status, output) = try typestorm(["run", directory.file("none.json"), "--out", directory.file("none")], in: directory)
+            #expect(status == .exited(0), "\(output)")
+            let stderr = try String(contentsOfFile: directory.file("stderr.log"), encoding: .utf8)
+            #expect(stderr.contains("run: runners[0] (http-url): count: unknown, none of total, count"), "\(stderr)")
+            #expect(stderr.contains("the runner's \"count\" sets it"), "\(stderr)")
+            let metrics = try #require(RunRecord.decode(Data(contentsOf: URL(fileURLWithPath: directory.file("none/record.json")))).groups.first).metrics
+            #expect(metrics.counter("requests_completed") > 0)
+            #expect(metrics.counters[MetricName.falseEmpties] == nil)
+        }
+    }
+}

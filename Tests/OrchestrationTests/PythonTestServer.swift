@@ -75,13 +75,19 @@ final class PythonTestServer: @unchecked Sendable {
     /// Starts the server; it stops when this object is stopped (its standard input closes).
     /// `splitWrites`: leave Nagle's algorithm on, so the two writes of each answer (headers, then
     /// body) stall on the client's delayed ACK on reused connections, as many small servers do.
-    init(shape: String, sleepMilliseconds: Int = 0, splitWrites: Bool = false) throws {
-        let python = try #require(Self.python, "python3 is needed for the foreign test server")
+    convenience init(shape: String, sleepMilliseconds: Int = 0, splitWrites: Bool = false) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("typestorm-pyserver-\(UUID().uuidString).py")
         try Self.script.write(to: file, atomically: true, encoding: .utf8)
+        try self.init(script: file.path, arguments: [shape, "\(sleepMilliseconds)", splitWrites ? "split" : "nodelay"])
+    }
+
+    /// Starts the Python program `script` with `arguments`; it prints `PORT n` on its first line
+    /// and serves on 127.0.0.1 until its standard input closes.
+    init(script: String, arguments: [String]) throws {
+        let python = try #require(Self.python, "python3 is needed for the foreign test server")
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [file.path, shape, "\(sleepMilliseconds)", splitWrites ? "split" : "nodelay"]
+        process.arguments = [script] + arguments
         process.standardInput = input
         process.standardOutput = output
         try process.run()

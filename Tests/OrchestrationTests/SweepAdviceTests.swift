@@ -134,3 +134,44 @@ struct SweepAdviceTests {
         #expect(throws: SweepFailure.self) { try SweepPlan.strategies(named: ["split-stat"], in: scenario) }
     }
 }
+
+extension SweepAdviceTests {
+    /// Three populations near one API's capacity: typed apart, each has the whole API to itself
+    /// and hardly queues; typed together (`sharedAcrossStrategies`), they share its workers and
+    /// the queue shows in time to fresh results. What each typist types is the same both ways.
+    @Test func populationsThatShareTheBackendQueueOnTheSameServers() async throws {
+        func plan(shared: Bool) throws -> SweepPlan {
+            let json = """
+            {
+              "name": "shared-mix", "seed": 3, "duration": "60s", "catalog": { "generate": { "items": 200 } },
+              "population": { "typists": 180, "session": { "queries": 1, "maxLength": "4s" },
+                              "mix": [ { "device": "desktop", "language": "en", "share": 0.5 },
+                                       { "device": "mobile", "language": "en", "share": 0.3 },
+                                       { "device": "desktop", "language": "ko", "share": 0.2 } ] },
+              "strategies": [ { "preset": "debounce-switch" } ], "runners": [ { "kind": "virtual" } ],
+              "backend": { "workers": 2, "typistsPerServer": 1000, "serviceTime": { "median": "11ms", "p99": "50ms" },
+                           "networkRTT": "30ms", "cancellation": "client-only", "sharedAcrossStrategies": \(shared) }
+            }
+            """
+            let scenario = try ScenarioReader.read(json: json)
+            return SweepPlan(scenario: scenario, strategies: try SweepPlan.strategies(named: ["debounce-switch"], in: scenario),
+                             debounceMs: [0, 200], minLengths: nil, replicates: 1, baseSeed: 3, typistsPerPopulation: nil,
+                             queriesDirectory: Self.root + "/Datasets/queries", baseDirectory: Self.root)
+        }
+        let apart = try await SweepGrid.run(try plan(shared: false), workers: 1, executable: "", toolVersion: "test") { _ in }
+        let together = try await SweepGrid.run(try plan(shared: true), workers: 1, executable: "", toolVersion: "test") { _ in }
+        #expect(apart.groups.count == 6 && together.groups.count == 6)
+        for (a, b) in zip(apart.groups, together.groups) {
+            #expect(a.labels == b.labels)
+            // The same keystrokes and requests; only the servers' load differs.
+            #expect(a.metrics.counter(MetricName.keystrokes) == b.metrics.counter(MetricName.keystrokes))
+            #expect(a.metrics.counter(MetricName.requestsStarted) == b.metrics.counter(MetricName.requestsStarted))
+            let p95 = { (group: MetricGroup) in group.metrics.histograms[MetricName.timeToFresh]?.percentile(95) ?? 0 }
+            #expect(p95(b) > 2 * p95(a), "\(a.labels): TTFR p95 \(p95(a)) apart, \(p95(b)) together")
+        }
+        // The interleaving puts the mix's proportions in every stretch of the mixed run.
+        let order = SweepPlan.interleaved([90, 54, 36])
+        #expect(order.count == 180 && Set(order.map { "\($0.population)/\($0.typist)" }).count == 180)
+        #expect(order.prefix(10).filter { $0.population == 0 }.count == 5)
+    }
+}

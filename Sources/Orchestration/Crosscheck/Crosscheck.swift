@@ -46,8 +46,9 @@ package enum Crosscheck {
         package var modelTimerLatenessMaxNs: Int64?
         /// How late keystrokes were handled in the live run (p99, ns).
         package var inputLagP99Ns: Int64?
-        /// Requests whose engine search outlasted the drawn service time.
-        package var engineOverruns: Int
+        /// Requests whose engine search outlasted the drawn service time; absent for an
+        /// `http-url` server that follows the model itself (nothing of ours draws its times).
+        package var engineOverruns: Int?
         /// Why live may differ here, when a check failed.
         package var explanation: String?
         package var liveSeconds: Double
@@ -67,22 +68,34 @@ package enum Crosscheck {
     }
 
     /// The live runners a scenario's runners map to, or why there are none.
-    package static func liveRunners(_ scenario: Scenario) throws(Unsuitable) -> (compared: [String], skipped: [String]) {
+    ///
+    /// `modelServer`: the servers of the scenario's `http-url` runners follow its backend model
+    /// themselves (a test server built to the model's definitions), so they are compared too;
+    /// Typestorm puts no model of its own around them. A scenario may have one such runner.
+    package static func liveRunners(_ scenario: Scenario, modelServer: Bool = false) throws(Unsuitable) -> (compared: [String], skipped: [String]) {
         var compared: [String] = []
         var skipped: [String] = []
         for runner in scenario.runners {
             switch runner {
             case .inProcess: if !compared.contains("in-process") { compared.append("in-process") }
             case .httpEmbedded: if !compared.contains("http-embedded") { compared.append("http-embedded") }
-            case .httpURL:
-                skipped.append("http-url: an external API cannot follow the scenario's model, so it is not compared")
+            case let .httpURL(template, _):
+                if !modelServer {
+                    skipped.append("http-url: an external API does not follow the scenario's model, so it is not compared "
+                        + "(--model-server: its server follows the model itself)")
+                } else if compared.contains("http-url") {
+                    throw Unsuitable(description: "crosscheck --model-server compares one http-url runner; the scenario has more (\(template))")
+                } else {
+                    compared.append("http-url")
+                }
             case .virtual, .probe: break
             }
         }
         guard !compared.isEmpty else {
             let kinds = scenario.runners.map(\.kind).joined(separator: ", ")
             throw Unsuitable(description: "crosscheck needs a live runner that can serve through the scenario's backend model: add "
-                + "{\"kind\": \"in-process\"} or {\"kind\": \"http-embedded\"} to \"runners\" (the scenario has \(kinds.isEmpty ? "none" : kinds); http-url cannot follow the model)")
+                + "{\"kind\": \"in-process\"} or {\"kind\": \"http-embedded\"} to \"runners\", or an http-url runner whose server follows "
+                + "the model with --model-server (the scenario has \(kinds.isEmpty ? "none" : kinds))")
         }
         return (compared, skipped)
     }
@@ -92,14 +105,18 @@ package enum Crosscheck {
     /// With `http-embedded`, the embedded search server serves the run (as the driver starts it)
     /// and the model-driven backend's service includes a real HTTP request to it. The live
     /// runners of one strategy run at the same time, each with its own modelled cells.
-    package static func run(_ scenario: Scenario, baseDirectory: String, progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
+    ///
+    /// With `modelServer`, the scenario's `http-url` runner is compared too: its requests go
+    /// straight to the URL, whose server is to follow the model itself.
+    package static func run(_ scenario: Scenario, baseDirectory: String, modelServer: Bool = false,
+                            progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
         if let field = scenario.strategies.first(where: { !$0.isPreset }) {
             throw Unsuitable(description: """
             crosscheck runs presets: "\(field.preset)" is a field of yours, which runs in virtual time and live in separate \
             processes; run a virtual scenario and a live one of it and compare them (typestorm run, then typestorm compare)
             """)
         }
-        let (runners, skipped) = try liveRunners(scenario)
+        let (runners, skipped) = try liveRunners(scenario, modelServer: modelServer)
         let threads = scenario.runners.compactMap { runner -> Int? in
             if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }
         }.max()
@@ -129,8 +146,14 @@ package enum Crosscheck {
                 range.map(typists.session(forTypist:))
             }.recorder.metrics()
             progress?("\(spec.name): live \(runners.joined(separator: " and "))")
-            var backends: [ModelledSearchBackend] = []
+            var backends: [any LiveSearchBackend] = []
             for runner in runners {
+                if runner == "http-url", let (template, request) = scenario.runners.lazy.compactMap(\.urlTarget).first {
+                    // Somebody else's server, following the model itself: nothing of ours around it.
+                    backends.append(try LiveWorkload.urlBackend(template: template, request: request, scenario: scenario,
+                                                                baseDirectory: baseDirectory))
+                    continue
+                }
                 let searcher: any LiveSearchBackend
                 if runner == "http-embedded", let serverURL {
                     searcher = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: serverURL),
@@ -157,8 +180,9 @@ package enum Crosscheck {
             }
             for (index, runner) in runners.enumerated() {
                 let backend = backends[index]
-                let lateness = backend.timerLateness
-                let overruns = backend.engineOverruns
+                let modelled = backend as? ModelledSearchBackend
+                let lateness = modelled?.timerLateness ?? Histogram()
+                let overruns = modelled?.engineOverruns
                 backend.shutdown()
                 guard let live = lives[index] else { continue }
                 results.append(compare(spec.name, runner: runner, virtual: virtual, live: live.metrics, model: model,
@@ -177,7 +201,7 @@ package enum Crosscheck {
     /// The side-by-side checks of one strategy. Public for the tests of the rules.
     package static func compare(
         _ name: String, runner: String, virtual: MetricSet, live: MetricSet, model: BackendModel, typists: Int,
-        lateness: Histogram, overruns: Int, liveNanos: Int64
+        lateness: Histogram, overruns: Int?, liveNanos: Int64
     ) -> StrategyResult {
         typealias N = MetricName
         var checks: [Check] = []
@@ -228,12 +252,17 @@ package enum Crosscheck {
         let utilization = end > 0 ? Double(virtual.counter(N.serviceNs)) / (end * Double(model.workers) * cells) : nil
         let inputLag = live.histograms[N.inputLag]?.percentile(99)
         var explanation: String?
-        if !agrees {
+        if !agrees, lateness.isEmpty {
+            explanation = "live timing added delays virtual time has none of: keystrokes ran up to "
+                + "\(Tolerance.millis(inputLag ?? 0)) late (p99), and the server kept the model's time itself (its lateness, the "
+                + "HTTP client's queue and the connections' delays are not measured from here); a delay near a debounce interval or "
+                + "an answer's arrival changes which of two events comes first"
+        } else if !agrees {
             let p99 = lateness.percentile(99) ?? 0
             explanation = "live timing added delays virtual time has none of: the model's steps ran up to "
                 + "\(Tolerance.millis(lateness.isEmpty ? 0 : lateness.max)) late (p99 \(Tolerance.millis(p99))), keystrokes up to "
                 + "\(Tolerance.millis(inputLag ?? 0)) late (p99)"
-                + (overruns > 0 ? ", and \(overruns) engine searches outlasted their drawn service time" : "")
+                + ((overruns ?? 0) > 0 ? ", and \(overruns ?? 0) engine searches outlasted their drawn service time" : "")
                 + "; a delay near a debounce interval or an answer's arrival changes which of two events comes first"
         }
         return StrategyResult(
@@ -281,5 +310,12 @@ package enum Crosscheck {
         static func millis(_ ns: Int64) -> String {
             String(format: "%.1f ms", Double(ns) / 1e6)
         }
+    }
+}
+
+extension RunnerSpec {
+    /// An `http-url` runner's URL template and request settings.
+    var urlTarget: (String, HTTPRequestSpec)? {
+        if case let .httpURL(template, request) = self { return (template, request) } else { return nil }
     }
 }

@@ -27,7 +27,9 @@ package enum SweepGrid {
         let runs = settings.count * populations.count * plan.replicates
         progress("sweeping \(settings.count) settings × \(populations.count) populations × \(plan.replicates) replicates (\(runs) virtual-time runs)\(workers > 1 ? " on \(workers) worker processes" : "")…\n")
         do {
-            let groups = workers > 1
+            let groups = plan.sharesCapacity
+                ? try await inProcessShared(plan, populations: populations, settings: settings, workers: workers, progress: progress)
+                : workers > 1
                 ? try await overWorkers(plan, populations: populations, settings: settings, workers: workers, executable: executable,
                                         toolVersion: toolVersion, progress: progress)
                 : try await inProcess(plan, populations: populations, settings: settings, progress: progress)
@@ -140,6 +142,81 @@ package enum SweepGrid {
             let setting = settings[job.setting]
             return MetricGroup(name: setting.strategy.name, labels: labels(populations[job.population], replicate: job.replicate, seed: seed, setting: setting),
                                metrics: results[index]!)
+        }
+    }
+
+    /// The populations of a scenario that shares its backend (`backend.sharedAcrossStrategies`),
+    /// typed together on the same modelled server cells: per replicate and setting one run of
+    /// every population's typists, interleaved so each cell holds the mix's proportions, each
+    /// population recorded on its own. Typist `j` of a population types what it types in the
+    /// separate grid; the backend's draws follow the typist's place in the mixed run. In this
+    /// process on every core, whatever `workers` says (the record is the same either way).
+    static func inProcessShared(
+        _ plan: SweepPlan, populations: [SweepPlan.PopulationPlan], settings: [SweepPlan.Setting], workers: Int,
+        progress: @escaping @Sendable (String) -> Void
+    ) async throws -> [MetricGroup] {
+        if let field = settings.first(where: { !$0.strategy.isPreset }) {
+            throw SweepFailure("strategy '\(field.strategy.name)': a sweep whose populations share the backend (backend.sharedAcrossStrategies) "
+                + "runs presets only; sweep the field with sharedAcrossStrategies false", kind: .usage)
+        }
+        if workers > 1 { progress("the populations share the backend: the sweep runs in this process (--workers is not used)\n") }
+        let order = SweepPlan.interleaved(populations.map { $0.scenario.population.typists })
+        let groups = order.map { Int32($0.population) }
+        var replicates: [(scenario: SimulationScenario, seed: UInt64, typists: [ScenarioTypists])] = []
+        for index in 0..<plan.replicates {
+            let seed = SweepPlan.replicateSeed(base: plan.baseSeed, replicate: index)
+            var typists: [ScenarioTypists] = []
+            var simulation: SimulationScenario?
+            for population in populations {
+                let (scenario, made) = try replicate(population, seed: seed, baseDirectory: plan.baseDirectory)
+                typists.append(made)
+                if simulation == nil { simulation = VirtualWorkload.simulationScenario(scenario) }
+            }
+            guard var mixed = simulation else { return [] }
+            mixed.typists = order.count
+            replicates.append((mixed, seed, typists))
+        }
+        let jobs = (0..<plan.replicates).flatMap { r in settings.indices.map { (replicate: r, setting: $0) } }
+        var results = [[MetricSet]?](repeating: nil, count: jobs.count)
+        var finished = 0
+        await withTaskGroup(of: (Int, [MetricSet]).self) { group in
+            var next = 0
+            func launch() {
+                let index = next, job = jobs[index]
+                let (scenario, _, typists) = replicates[job.replicate]
+                let spec = VirtualWorkload.simulationStrategy(strategy(settings[job.setting]))
+                let count = populations.count
+                group.addTask {
+                    let recorders = Simulation.runStrategyGrouped(spec, scenario: scenario, typists: 0..<scenario.typists, groups: groups) { range in
+                        range.map { typists[order[$0].population].session(forTypist: order[$0].typist) }
+                    }
+                    return (index, (0..<count).map { $0 < recorders.count ? kept(recorders[$0].metrics()) : MetricSet() })
+                }
+                next += 1
+            }
+            while next < min(Processors.active, jobs.count) { launch() }
+            while let (index, metrics) = await group.next() {
+                results[index] = metrics
+                finished += 1
+                if finished % max(1, jobs.count / 10) == 0 || finished == jobs.count {
+                    progress("  \(finished)/\(jobs.count) grid runs done (every population at once, on shared servers)\n")
+                }
+                if next < jobs.count { launch() }
+            }
+        }
+        var byJob: [String: MetricSet] = [:]
+        for (index, job) in jobs.enumerated() {
+            for p in populations.indices { byJob["\(p)/\(job.replicate)/\(job.setting)"] = results[index]![p] }
+        }
+        // The separate grid's order: population, replicate, setting.
+        return populations.indices.flatMap { p in
+            (0..<plan.replicates).flatMap { r in
+                settings.indices.map { s in
+                    MetricGroup(name: settings[s].strategy.name,
+                                labels: labels(populations[p], replicate: r, seed: replicates[r].seed, setting: settings[s]),
+                                metrics: byJob["\(p)/\(r)/\(s)"]!)
+                }
+            }
         }
     }
 

@@ -96,6 +96,22 @@ package struct SweepPlan: Sendable {
         }
     }
 
+    /// The scenario's populations share the backend's servers (`backend.sharedAcrossStrategies`:
+    /// a mixed population sharing capacity), so the sweep types them together on shared cells.
+    package var sharesCapacity: Bool { scenario.backend.sharedAcrossStrategies }
+
+    /// The typists of populations of `counts` typists in one mixed run: each population's typists
+    /// spread evenly through it (typist `j` of a population of `n` at `(j + ½) / n` of the way),
+    /// so every server cell holds the mix's proportions. Ties go to the earlier population.
+    package static func interleaved(_ counts: [Int]) -> [(population: Int, typist: Int)] {
+        counts.enumerated().flatMap { population, count in (0..<count).map { (population: population, typist: $0) } }
+            .sorted { a, b in
+                // (j + ½)/n compared exactly: (2j + 1)·m against (2k + 1)·n.
+                let left = (2 * a.typist + 1) * counts[b.population], right = (2 * b.typist + 1) * counts[a.population]
+                return left != right ? left < right : a.population < b.population
+            }
+    }
+
     /// The seed of replicate `replicate`: replicate 0 runs on the base seed itself, the others on
     /// SplitMix64 steps from it, so replicates are independent and any one can be rerun alone.
     package static func replicateSeed(base: UInt64, replicate: Int) -> UInt64 {

@@ -106,17 +106,30 @@ struct LiveWorkload: PhaseWorkload {
             guard kind == .model else { return http }
             return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: http)
         case let .url(template, request):
-            let countPath = try request.effectiveCountPath.map { path in try JSONCountPath(path) }
-            let headers: [String]
-            do { headers = try request.headerLines(environment: ProcessInfo.processInfo.environment) } catch {
-                throw Failure(description: error.description)
-            }
-            return try HTTPSearchBackend(
-                target: HTTPSearchTarget(template: try URLTemplate(template, requiresQuery: request.body == nil), countPath: countPath,
-                                         body: try request.body.map { text in try BodyTemplate(text) }),
-                timeoutNanos: UInt64(scenario.backend.timeoutNanos), headers: headers,
-                caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: context.baseDirectory) }, compressed: request.compressed)
+            return try Self.urlBackend(template: template, request: request, scenario: scenario, baseDirectory: context.baseDirectory)
         }
+    }
+
+    /// Connections an `http-url` runner's client may hold open: every file the process may open
+    /// (its soft limit raised to the hard one) but 256 for everything else, at least 1,024. A
+    /// smaller cap queues requests in the client in front of the server (libcurl's transfers
+    /// waiting for a connection), a queue the modelled backend does not have (docs/crosscheck.md).
+    static let connectionCap = max(1_024, (OpenFileLimit.raised() ?? 0) - 256)
+
+    /// The HTTP backend of an `http-url` runner: its URL or body template, count path, headers
+    /// (environment values read now), CA file and compression, with the scenario's timeout.
+    static func urlBackend(template: String, request: HTTPRequestSpec, scenario: Scenario, baseDirectory: String) throws -> HTTPSearchBackend {
+        let countPath = try request.effectiveCountPath.map { path in try JSONCountPath(path) }
+        let headers: [String]
+        do { headers = try request.headerLines(environment: ProcessInfo.processInfo.environment) } catch {
+            throw Failure(description: error.description)
+        }
+        return try HTTPSearchBackend(
+            target: HTTPSearchTarget(template: try URLTemplate(template, requiresQuery: request.body == nil), countPath: countPath,
+                                     body: try request.body.map { text in try BodyTemplate(text) }),
+            maxConnections: connectionCap,
+            timeoutNanos: UInt64(scenario.backend.timeoutNanos), headers: headers,
+            caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: baseDirectory) }, compressed: request.compressed)
     }
 
     func run(_ context: PhaseContext) async throws -> [MetricGroup] {

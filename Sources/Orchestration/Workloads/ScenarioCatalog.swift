@@ -2,13 +2,13 @@ import ProductCatalog
 import Foundation
 
 /// The catalog a scenario names, loaded or generated, for the live runners and the server.
-enum ScenarioCatalog {
+package enum ScenarioCatalog {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
     /// The absolute path of a `file` catalog.
-    static func path(_ path: String, baseDirectory: String) -> String {
+    package static func path(_ path: String, baseDirectory: String) -> String {
         path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardizedFileURL.path
     }
 

@@ -115,13 +115,11 @@ enum LoadCommand {
             }
             return "\(header.name): \(value)"
         }
-        let queries = CalibrationQueries.prefixes(of: try CalibrateCommand.loadPhrases(nil), count: 3, seed: seed)
-        do {
-            return try await CountShape.probe(target: HTTPSearchTarget(template: try URLTemplate(url), countPath: nil), headers: lines,
-                                              queries: queries, timeoutNanos: UInt64(max(timeoutNanos, 1_000_000)))
-        } catch {
-            throw ToolError("load: cannot start the HTTP client to look for the answers' count: \(error)", exitCode: ExitCode.software)
+        let target: HTTPSearchTarget
+        do { target = HTTPSearchTarget(template: try URLTemplate(url), countPath: nil) } catch {
+            throw ToolError("load: \(error)", exitCode: ExitCode.usage)
         }
+        return try await CountDetection.probe(target: target, headers: lines, seed: seed, timeoutNanos: timeoutNanos, tool: "load")
     }
 
     /// The scenario `load` runs, as JSON text (every value already checked or quoted).

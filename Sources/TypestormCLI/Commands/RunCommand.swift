@@ -45,7 +45,12 @@ enum RunCommand {
             let path = try invocation.arguments.requiredPositional(0, name: "scenario")
             let workers = try invocation.arguments.int("workers", default: nil, in: 1...256)
             let repeats = try invocation.arguments.int("repeat", default: 1, in: 1...1_000)
-            let scenario = try ScenarioLoading.load(path, overrides: try RunOverrides.parse(invocation.arguments))
+            var scenario = try ScenarioLoading.load(path, overrides: try RunOverrides.parse(invocation.arguments))
+            // An http-url runner without a count path: its first answers show where the count is.
+            let lines: [String]
+            (scenario, lines) = try await CountDetection.detectingCounts(
+                in: scenario, file: path, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            if !invocation.arguments.flag("quiet") { for line in lines { invocation.console.err("run: \(line)\n") } }
             let json = invocation.arguments.flag("json")
             let mode: ProgressRenderer.Mode = invocation.arguments.flag("quiet") ? .quiet : (invocation.console.isInteractive ? .terminal : .lines)
             // Opened before the run, so a wrong URL or an unreachable database costs no load.
