@@ -151,7 +151,7 @@ public enum Simulation {
     /// recorder per group (0 up to the largest group given). A mixed population on one API,
     /// each part measured on its own (`typestorm sweep` of a scenario whose populations share).
     package static func runStrategyGrouped(
-        _ spec: StrategySpec, scenario: SimulationScenario, typists: Range<Int>, groups: [Int32],
+        _ spec: StrategySpec, scenario: SimulationPlan, typists: Range<Int>, groups: [Int32],
         sessions: (Range<Int>) -> [DeadlineSession<GeneratedSession>]
     ) -> [Recorder] {
         withoutActuallyEscaping(sessions) { sessions in
@@ -160,7 +160,7 @@ public enum Simulation {
     }
 
     struct Grouped<Session: TypistSession>: PresetVisitor {
-        let scenario: SimulationScenario
+        let scenario: SimulationPlan
         let sessions: (Range<Int>) -> [Session]
         let typists: Range<Int>
         let groups: [Int32]
@@ -168,7 +168,7 @@ public enum Simulation {
         func visit<Strategy: SearchFieldStrategy>(_ prototype: Strategy) -> [Recorder] {
             let first = typists.lowerBound
             var runner = VirtualRunner(strategy: prototype, globalIndices: Array(typists), backend: scenario.backend, seed: scenario.seed,
-                                       settleInterval: scenario.settleInterval, groups: groups) { local in
+                                       settleInterval: scenario.settleIntervalNanos, groups: groups) { local in
                 sessions((first + local.lowerBound)..<(first + local.upperBound))
             }
             _ = runner.run()

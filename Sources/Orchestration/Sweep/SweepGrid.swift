@@ -162,15 +162,15 @@ package enum SweepGrid {
         if workers > 1 { progress("the populations share the backend: the sweep runs in this process (--workers is not used)\n") }
         let order = SweepPlan.interleaved(populations.map { $0.scenario.population.typists })
         let groups = order.map { Int32($0.population) }
-        var replicates: [(scenario: SimulationScenario, seed: UInt64, typists: [ScenarioTypists])] = []
+        var replicates: [(scenario: SimulationPlan, seed: UInt64, typists: [ScenarioTypists])] = []
         for index in 0..<plan.replicates {
             let seed = SweepPlan.replicateSeed(base: plan.baseSeed, replicate: index)
             var typists: [ScenarioTypists] = []
-            var simulation: SimulationScenario?
+            var simulation: SimulationPlan?
             for population in populations {
                 let (scenario, made) = try replicate(population, seed: seed, baseDirectory: plan.baseDirectory)
                 typists.append(made)
-                if simulation == nil { simulation = VirtualWorkload.simulationScenario(scenario) }
+                if simulation == nil { simulation = VirtualWorkload.simulationPlan(scenario) }
             }
             guard var mixed = simulation else { return [] }
             mixed.typists = order.count
