@@ -21,10 +21,20 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// The seed every random draw derives from.
     public var seed: UInt64 { world.seed }
     /// The recorder the run's events went to; its `metrics()` are the run's (with typist
-    /// groups, the first group's).
-    public var recorder: Recorder { recorders[0] }
+    /// groups, the first group's once the run is over).
+    public internal(set) var recorder: Recorder
     /// One recorder per typist group (one, unless the run was given groups).
-    package internal(set) var recorders: [Recorder]
+    package var recorders: [Recorder] {
+        var all = parked
+        all[activeGroup] = recorder
+        return all
+    }
+    /// The recorders of the groups not being recorded into (the active group's slot holds an
+    /// empty placeholder): events go to `recorder` in place, and a change of group swaps two
+    /// recorders, so the hot path never indexes an array of recorders.
+    private var parked: [Recorder]
+    /// The group whose recorder is `recorder`.
+    private var activeGroup = 0
     /// Per runner-local typist, its group's index into `recorders`; empty: every typist in group 0.
     let groupOf: [Int32]
     /// Per typist of the server cell being run (slot `typist - cellStart`), in parallel arrays
@@ -69,9 +79,11 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         seed: UInt64, settleInterval: Int64, groups: [Int32] = [], sessions: @escaping (Range<Int>) -> [Session]
     ) {
         precondition(groups.isEmpty || groups.count == indices.count, "one group per typist")
-        var recorder = Recorder(typists: indices.count, expectsBackend: true, settleInterval: settleInterval)
+        recorder = Recorder(typists: indices.count, expectsBackend: true, settleInterval: settleInterval)
         recorder.globalTypists = indices
-        recorders = Array(repeating: recorder, count: Int(groups.max() ?? 0) + 1)
+        // Group 0 is recorded into first; its slot holds an empty recorder until it is parked.
+        let placeholder = Recorder(typists: 0, expectsBackend: true, settleInterval: settleInterval)
+        parked = [placeholder] + Array(repeating: recorder, count: Int(groups.max() ?? 0))
         groupOf = groups
         self.prototype = prototype
         makeSessions = sessions
@@ -97,7 +109,11 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         }
         for cell in cells { end = max(end, runCell(cell)) }
         world.now = end
-        for index in recorders.indices { recorders[index].finish(at: end) }
+        for group in parked.indices {
+            record(into: group)
+            recorder.finish(at: end)
+        }
+        record(into: 0)
         world.observer = nil
         return recorder
     }
@@ -114,26 +130,31 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         hosts.removeAll(keepingCapacity: true)
         hosts.append(contentsOf: repeatElement(FieldHost(strategy: prototype), count: typists.count))
         defer { sessions = [] }
-        for typist in typists { scheduleNextTyping(typist) }
+        for typist in typists {
+            recordFor(typist)
+            scheduleNextTyping(typist)
+        }
         while let event = world.queue.pop() {
             world.now = event.time
             eventsProcessed += 1
             let typist = Int(event.typist)
+            recordFor(typist)
             switch event.kind {
             case .typing:
                 typing(typist)
             case .timer:
                 hosts[typist - cellStart].timerFired(TimerID(event.payload), deadline: event.time, typist: typist, at: world.now,
-                                         context: &context, recorder: &recorders[group(typist)], runner: &world)
+                                         context: &context, recorder: &recorder, runner: &world)
             default:
                 if let step = world.requestEvent(event) {
+                    recordFor(step.typist)
                     if let work = step.backendWork {
-                        hosts[step.typist - cellStart].backendStopped(step.id, work: work, typist: step.typist, at: world.now, recorder: &recorders[group(step.typist)])
+                        hosts[step.typist - cellStart].backendStopped(step.id, work: work, typist: step.typist, at: world.now, recorder: &recorder)
                     }
                     if let result = step.result {
                         // Virtual requests leave exactly when the strategy asks: no schedule lag.
                         hosts[step.typist - cellStart].requestFinished(step.id, result, scheduleLag: 0, typist: step.typist,
-                                                           at: world.now, context: &context, recorder: &recorders[group(step.typist)], runner: &world)
+                                                           at: world.now, context: &context, recorder: &recorder, runner: &world)
                     }
                 }
             }
@@ -141,9 +162,19 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         return world.now
     }
 
-    /// The group of runner-local typist `typist` (its recorder's index).
-    @inline(__always) private func group(_ typist: Int) -> Int {
-        groupOf.isEmpty ? 0 : Int(groupOf[typist])
+    /// Makes `recorder` the recorder of runner-local typist `typist`'s group.
+    @inline(__always) private mutating func recordFor(_ typist: Int) {
+        guard !groupOf.isEmpty else { return }
+        let group = Int(groupOf[typist])
+        if group != activeGroup { record(into: group) }
+    }
+
+    /// Parks the active group's recorder and makes group `group`'s the one recorded into.
+    private mutating func record(into group: Int) {
+        guard group != activeGroup else { return }
+        swap(&recorder, &parked[activeGroup])
+        swap(&recorder, &parked[group])
+        activeGroup = group
     }
 
     /// Keystrokes processed so far (for throughput figures).
@@ -163,7 +194,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 slot.initialize(to: consume next)
             }
         } else {
-            hosts[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorders[group(typist)])
+            hosts[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorder)
         }
     }
 
@@ -176,7 +207,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         // Moved out, not copied: the event's strings are neither retained nor released here.
         guard let typed = world.slots[typist].pending.take() else { return }
         hosts[typist - cellStart].type(typed.action, intendedAt: typed.at, typist: typist, at: now,
-                           context: &context, recorder: &recorders[group(typist)], runner: &world)
+                           context: &context, recorder: &recorder, runner: &world)
         if case .end = typed.action { return }
         scheduleNextTyping(typist)
     }
