@@ -25,6 +25,7 @@ struct IDSource: Hashable, Sendable {
     }
 
     /// A new request for `query`: its uncached commit, then its send.
+    @inline(__always)
     mutating func send(_ query: QueryIdentity, into effects: inout [SearchEffect]) -> RequestID {
         let id = request()
         effects.append(.commit(query, cached: false))
@@ -33,6 +34,7 @@ struct IDSource: Hashable, Sendable {
     }
 
     /// A new timer, scheduled to fire after `delay` nanoseconds for `purpose`.
+    @inline(__always)
     mutating func schedule(after delay: Int64, for purpose: TimerPurpose, into effects: inout [SearchEffect]) -> TimerID {
         let id = timer()
         effects.append(.scheduleTimer(id, delay: delay, purpose: purpose))
@@ -97,6 +99,7 @@ enum ShownContent: Hashable, Sendable {
     }
 
     /// The answer `summary` to request `id` for `query`, applied: what the screen then holds.
+    @inline(__always)
     static func applied(
         _ id: RequestID, _ query: QueryIdentity, _ summary: ResultSummary, into effects: inout [SearchEffect]
     ) -> ShownContent {
@@ -105,6 +108,7 @@ enum ShownContent: Hashable, Sendable {
     }
 
     /// The failure of request `id` for `query`, applied as an error on screen.
+    @inline(__always)
     static func failed(_ id: RequestID, _ query: QueryIdentity, into effects: inout [SearchEffect]) -> ShownContent {
         effects.append(.apply(id, query, .error))
         return .error(query)
@@ -115,6 +119,7 @@ extension FieldInput {
     /// ``absorb(_:)`` for a field keyed on the text only: `true` when the text changed; a new
     /// scope or tokens are held for the next search but start nothing (`false`), as are events
     /// that are not input.
+    @inline(__always)
     mutating func absorbText(_ event: SearchEvent) -> Bool {
         guard absorb(event) == true else { return false }
         switch event {
@@ -126,6 +131,7 @@ extension FieldInput {
 
 extension SearchFieldConfiguration {
     /// The identity `input` searches for, or `nil` when its text is too short.
+    @inline(__always)
     func identity(of input: FieldInput) -> QueryIdentity? {
         normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens)
     }
@@ -152,6 +158,7 @@ struct SwitchToLatest {
     }
 
     /// `switchMap`: `query` replaces the search in flight, from the cache when it holds it.
+    @inline(__always)
     mutating func emit(_ query: QueryIdentity, ids: inout IDSource, into effects: inout [SearchEffect]) {
         if let inFlight { effects.append(.cancelRequest(inFlight.id)) }
         inFlight = nil
@@ -164,6 +171,7 @@ struct SwitchToLatest {
 
     /// Handles `.responseArrived` or `.requestFailed`. Returns `false` when the event belonged to
     /// no current request (the caller changes nothing else), `true` when it was applied.
+    @inline(__always)
     mutating func settle(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
         switch event {
         case let .responseArrived(id, summary):
@@ -221,6 +229,7 @@ struct ClientCache: Hashable, Sendable {
 
     /// On a hit for `query`: its cached commit, and the cached answer as the screen shows it.
     /// `nil` on a miss.
+    @inline(__always)
     mutating func hit(_ query: QueryIdentity, into effects: inout [SearchEffect]) -> ShownContent? {
         guard let entry = lookup(query) else { return nil }
         effects.append(.commit(query, cached: true))
@@ -229,6 +238,7 @@ struct ClientCache: Hashable, Sendable {
 
     /// The answer `summary` to request `id` for `query`, applied and cached: what the screen then
     /// holds.
+    @inline(__always)
     mutating func applied(
         _ id: RequestID, _ query: QueryIdentity, _ summary: ResultSummary, into effects: inout [SearchEffect]
     ) -> ShownContent {
