@@ -9,14 +9,18 @@ package final class LoopbackHTTPServer: Sendable {
     /// What a request gets back.
     package struct Response: Sendable {
         /// The status line's code and phrase, `200 OK`.
-        package var status: String
-        package var contentType: String
-        package var body: String
+        var status: String
+        var contentType: String
+        var body: String
 
-        package init(status: String = "200 OK", contentType: String, body: String) {
-            self.status = status
-            self.contentType = contentType
-            self.body = body
+        /// `200 OK` with `body`, of `contentType`.
+        package static func ok(contentType: String, body: String) -> Response {
+            Response(status: "200 OK", contentType: contentType, body: body)
+        }
+
+        /// `404 Not Found` with the plain-text `body`.
+        package static func notFound(_ body: String) -> Response {
+            Response(status: "404 Not Found", contentType: "text/plain", body: body)
         }
     }
 

@@ -20,9 +20,9 @@ package final class MetricsEndpoint: Sendable {
         self.body = body
         server = try LoopbackHTTPServer(port: port, threadName: "typestorm-metrics") { method, target in
             guard method == "GET", target == "/metrics" || target.hasPrefix("/metrics?") else {
-                return .init(status: "404 Not Found", contentType: "text/plain", body: "only GET /metrics is served here\n")
+                return .notFound("only GET /metrics is served here\n")
             }
-            return .init(contentType: "text/plain; version=0.0.4; charset=utf-8", body: body.withLock { $0 })
+            return .ok(contentType: "text/plain; version=0.0.4; charset=utf-8", body: body.withLock { $0 })
         }
     }
 

@@ -13,7 +13,7 @@ final class CannedJSONServer: Sendable {
 
     init(answer: @escaping @Sendable (_ path: String) -> String) throws {
         server = try LoopbackHTTPServer(port: 0, threadName: "canned-json") { _, target in
-            .init(contentType: "application/json", body: answer(target.isEmpty ? "/" : String(target)))
+            .ok(contentType: "application/json", body: answer(target.isEmpty ? "/" : String(target)))
         }
     }
 
