@@ -192,6 +192,11 @@ public struct BackendModel: Hashable, Sendable {
 
     /// How many results the catalog has for a query: deterministic in the text, fewer for longer
     /// queries, and none for about one long query in twenty (a genuine "no results").
+    /// How long a `local-filter` request's in-memory filter takes on the typist's UI thread.
+    package var localServiceNs: Int64 {
+        Int64(Double(localCatalogItems) * localNanosPerItem)
+    }
+
     package static func resultCount(text: String, catalogItems: Int64) -> Int {
         resultCount(utf8Length: text.utf8.count, hash: stableHash(text), catalogItems: catalogItems)
     }

@@ -15,21 +15,36 @@ package struct ServerCell<Handle> {
 
     @inlinable package init() {}
 
-    /// Whether one of `workers` workers is free for a request arriving now.
-    @inlinable package func hasFreeWorker(of workers: Int) -> Bool { busy < workers }
-
     /// A worker starts serving a request.
     @inlinable package mutating func startServing() { busy += 1 }
 
     /// A worker is done with its request (served, or stopped by a cancellation).
     @inlinable package mutating func stopServing() { busy -= 1 }
 
-    /// The request waits for a worker.
-    @inlinable package mutating func enqueue(_ handle: Handle) { waiting.append(handle) }
+
+    /// A request arrives: `true` when one of `workers` workers is free for it now (the runner
+    /// starts serving it), else it joins the queue (`false`).
+    @inlinable package mutating func admit(_ handle: Handle, workers: Int) -> Bool {
+        if busy < workers { return true }
+        waiting.append(handle)
+        return false
+    }
 
     /// The next waiting request, when one of `workers` workers is free for it; it leaves the
     /// queue (the runner starts it, or skips it if it was dropped while it waited).
     @inlinable package mutating func nextWaiting(workers: Int) -> Handle? {
         busy < workers ? waiting.popFirst() : nil
     }
+}
+
+/// Where a request is on the server side of the model, on either clock.
+package enum ServerPhase: UInt8, Sendable {
+    /// On its way to the server (or lost there).
+    case travelling
+    /// In its cell's queue, waiting for a worker.
+    case queued
+    /// A worker is serving it.
+    case inService
+    /// The server is done with it: served, dropped or stopped.
+    case done
 }

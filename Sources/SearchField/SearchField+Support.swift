@@ -23,6 +23,23 @@ struct IDSource: Hashable, Sendable {
         lastTimer += 1
         return lastTimer
     }
+
+    /// A new request for `query`: its uncached commit, then its send.
+    @inline(__always)
+    mutating func send(_ query: QueryIdentity, into effects: inout [SearchEffect]) -> RequestID {
+        let id = request()
+        effects.append(.commit(query, cached: false))
+        effects.append(.sendRequest(id, query))
+        return id
+    }
+
+    /// A new timer, scheduled to fire after `delay` nanoseconds for `purpose`.
+    @inline(__always)
+    mutating func schedule(after delay: Int64, for purpose: TimerPurpose, into effects: inout [SearchEffect]) -> TimerID {
+        let id = timer()
+        effects.append(.scheduleTimer(id, delay: delay, purpose: purpose))
+        return id
+    }
 }
 
 /// Requests whose results will still be written when they come back, with their queries.
@@ -80,23 +97,82 @@ enum ShownContent: Hashable, Sendable {
     static func answer(_ query: QueryIdentity, _ request: RequestID, _ summary: ResultSummary) -> ShownContent {
         .results(query, request: request, count: summary.count ?? unknownCount)
     }
+
+    /// The answer `summary` to request `id` for `query`, applied: what the screen then holds.
+    @inline(__always)
+    static func applied(
+        _ id: RequestID, _ query: QueryIdentity, _ summary: ResultSummary, into effects: inout [SearchEffect]
+    ) -> ShownContent {
+        effects.append(.apply(id, query, summary.applyKind))
+        return .answer(query, id, summary)
+    }
+
+    /// The failure of request `id` for `query`, applied as an error on screen.
+    @inline(__always)
+    static func failed(_ id: RequestID, _ query: QueryIdentity, into effects: inout [SearchEffect]) -> ShownContent {
+        effects.append(.apply(id, query, .error))
+        return .error(query)
+    }
+}
+
+extension FieldInput {
+    /// ``absorb(_:)`` for a field keyed on the text only: `true` when the text changed; a new
+    /// scope or tokens are held for the next search but start nothing (`false`), as are events
+    /// that are not input.
+    @inline(__always)
+    mutating func absorbText(_ event: SearchEvent) -> Bool {
+        guard absorb(event) == true else { return false }
+        switch event {
+        case .textChanged, .fieldTextSet: return true
+        default: return false
+        }
+    }
+}
+
+extension SearchFieldConfiguration {
+    /// The identity `input` searches for, or `nil` when its text is too short.
+    @inline(__always)
+    func identity(of input: FieldInput) -> QueryIdentity? {
+        normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens)
+    }
 }
 
 extension ResultSummary {
     var applyKind: ApplyKind { count == 0 ? .empty : .results }
 }
 
-/// The answer handling of a switch-to-latest pipeline (RxJS `switchMap`, Combine
-/// `switchToLatest`), shared by `debounce-switch`, `throttle` and `submit-only`: only the request
-/// in flight may answer; its results (or emptiness) go on screen and into the cache, a failure
-/// shows an error, a cancellation shows nothing. Any other request's answer is discarded.
-enum SwitchToLatest {
+/// A switch-to-latest pipeline (RxJS `switchMap`, Combine `switchToLatest`), shared by
+/// `debounce-switch`, `throttle` and `submit-only`: each emitted query replaces the request in
+/// flight (a cached one shows at once); only the request in flight may answer; its results (or
+/// emptiness) go on screen and into the cache, a failure shows an error, a cancellation shows
+/// nothing. Any other request's answer is discarded.
+struct SwitchToLatest {
+    /// The one request whose answer may still be applied.
+    private(set) var inFlight: (id: RequestID, query: QueryIdentity)?
+    /// What the pipeline's answers put on screen.
+    private(set) var shown = ShownContent.nothing
+    private var cache: ClientCache
+
+    init(cacheCapacity: Int) {
+        cache = ClientCache(capacity: cacheCapacity)
+    }
+
+    /// `switchMap`: `query` replaces the search in flight, from the cache when it holds it.
+    @inline(__always)
+    mutating func emit(_ query: QueryIdentity, ids: inout IDSource, into effects: inout [SearchEffect]) {
+        if let inFlight { effects.append(.cancelRequest(inFlight.id)) }
+        inFlight = nil
+        if let hit = cache.hit(query, into: &effects) {
+            shown = hit
+        } else {
+            inFlight = (ids.send(query, into: &effects), query)
+        }
+    }
+
     /// Handles `.responseArrived` or `.requestFailed`. Returns `false` when the event belonged to
     /// no current request (the caller changes nothing else), `true` when it was applied.
-    static func settle(
-        _ event: SearchEvent, inFlight: inout (id: RequestID, query: QueryIdentity)?, shown: inout ShownContent,
-        cache: inout ClientCache, into effects: inout [SearchEffect]
-    ) -> Bool {
+    @inline(__always)
+    mutating func settle(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
         switch event {
         case let .responseArrived(id, summary):
             guard let current = inFlight, current.id == id else {
@@ -104,17 +180,12 @@ enum SwitchToLatest {
                 return false
             }
             inFlight = nil
-            shown = .answer(current.query, id, summary)
-            cache.insert(current.query, request: id, summary: summary)
-            effects.append(.apply(id, current.query, summary.applyKind))
+            shown = cache.applied(id, current.query, summary, into: &effects)
             return true
         case let .requestFailed(id, reason):
             guard let current = inFlight, current.id == id else { return false }
             inFlight = nil
-            if reason != .cancelled {
-                shown = .error(current.query)
-                effects.append(.apply(id, current.query, .error))
-            }
+            if reason != .cancelled { shown = .failed(id, current.query, into: &effects) }
             return true
         default:
             preconditionFailure("SwitchToLatest.settle handles answers only, not \(event)")
@@ -154,6 +225,25 @@ struct ClientCache: Hashable, Sendable {
         if let index = entries.firstIndex(where: { $0.query == query }) { entries.remove(at: index) }
         if entries.count >= capacity { entries.removeFirst() }
         entries.append(Entry(query: query, request: request, summary: summary))
+    }
+
+    /// On a hit for `query`: its cached commit, and the cached answer as the screen shows it.
+    /// `nil` on a miss.
+    @inline(__always)
+    mutating func hit(_ query: QueryIdentity, into effects: inout [SearchEffect]) -> ShownContent? {
+        guard let entry = lookup(query) else { return nil }
+        effects.append(.commit(query, cached: true))
+        return .answer(query, entry.request, entry.summary)
+    }
+
+    /// The answer `summary` to request `id` for `query`, applied and cached: what the screen then
+    /// holds.
+    @inline(__always)
+    mutating func applied(
+        _ id: RequestID, _ query: QueryIdentity, _ summary: ResultSummary, into effects: inout [SearchEffect]
+    ) -> ShownContent {
+        insert(query, request: id, summary: summary)
+        return .applied(id, query, summary, into: &effects)
     }
 }
 

@@ -3,11 +3,6 @@ import TypestormMetrics
 import SearchField
 import Typists
 
-/// Where a request is on the server side.
-enum ServerState: UInt8 {
-    case travelling, queued, inService, done
-}
-
 /// A request in flight in the model, addressed by a reusable handle.
 struct SimRequest {
     var typist: Int32 = 0
@@ -28,7 +23,7 @@ struct SimRequest {
     var items: Int64 = 0
     var fails: FailureReason?
     var clientDone = false
-    var server = ServerState.travelling
+    var server = ServerPhase.travelling
     var serverCancel = false
     var scripted = false
     var sentAt: Int64 = 0
@@ -132,7 +127,7 @@ struct VirtualWorld: FieldRunner {
         } else if local {
             request.oneWay = 0
             request.items = backend.localCatalogItems
-            request.serviceNs = Int64(Double(backend.localCatalogItems) * backend.localNanosPerItem)
+            request.serviceNs = backend.localServiceNs
         } else {
             let draw = backend.draw(seed: seed, typist: globalIndex, request: id, queryLength: Int(request.characters))
             request.oneWay = draw.oneWayNs
@@ -249,10 +244,9 @@ struct VirtualWorld: FieldRunner {
         request.server = .queued
         requests[Int(handle)] = request
         let cell = Int(request.cell)
-        if request.scripted || cells[cell].hasFreeWorker(of: backend.workers) {
+        if request.scripted || cells[cell].admit(handle, workers: backend.workers) {
             startService(handle)
         } else {
-            cells[cell].enqueue(handle)
             scheduleTimeout(handle)
             let waiting = cells[cell].waiting.count
             note(request.typist, "server queues #\(request.id) (\(waiting) waiting)")

@@ -20,18 +20,6 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         var completion: @Sendable (LiveSearchOutcome) -> Void
     }
 
-    private final class Ticket: LiveSearchTicket {
-        let id: UInt64
-        let client: HTTPLoadClient
-
-        init(id: UInt64, client: HTTPLoadClient) {
-            self.id = id
-            self.client = client
-        }
-
-        func cancel() { client.abort(id: id) }
-    }
-
     private let target: HTTPSearchTarget
     private let timeoutNanos: UInt64?
     /// Completions waiting for their transfer, by the client's request id.
@@ -78,7 +66,7 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         let url = target.url(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
         let body = target.body(query: request.query.text, scope: request.query.scope, tokens: request.query.tokens)
         client.submit(id: id, url: url, body: body, intendedNanos: request.intendedNanos, timeoutNanos: timeoutNanos)
-        return Ticket(id: id, client: client)
+        return CancelTicket { [client] in client.abort(id: id) }
     }
 
     /// Stops the HTTP client and closes its connections.

@@ -69,6 +69,17 @@ public protocol LiveSearchTicket: Sendable {
     func cancel()
 }
 
+/// A ticket whose cancel is a call: the backend's cancel of the request it names.
+final class CancelTicket: LiveSearchTicket {
+    private let onCancel: @Sendable () -> Void
+
+    init(_ onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = onCancel
+    }
+
+    func cancel() { onCancel() }
+}
+
 /// What a live runner sends searches to: the filter engine in this process, or an HTTP server.
 public protocol LiveSearchBackend: Sendable {
     /// The backend reports queue and service time for every request (in-process), so the

@@ -25,17 +25,13 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     /// True: the model reports queue and service time for every request.
     public let reportsBackendWork = true
 
-    private enum Phase {
-        case travelling, queued, inService, done
-    }
-
     private struct Job {
         var request: LiveSearchRequest
         var completion: @Sendable (LiveSearchOutcome) -> Void
         var draw: RequestDraw
         var cell: Int
         var sentAt: UInt64
-        var phase = Phase.travelling
+        var phase = ServerPhase.travelling
         var clientDone = false
         var serverCancelled = false
         var arrivedAt: UInt64 = 0
@@ -53,18 +49,6 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         var nextKey: UInt64 = 1
         var stopping = false
         var engineOverruns = 0
-    }
-
-    private final class Ticket: LiveSearchTicket {
-        let key: UInt64
-        let owner: ModelledSearchBackend
-
-        init(key: UInt64, owner: ModelledSearchBackend) {
-            self.key = key
-            self.owner = owner
-        }
-
-        func cancel() { owner.cancel(key) }
     }
 
     /// The network and server model requests are served through.
@@ -112,12 +96,11 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         }
         guard let key else {
             completion(LiveSearchOutcome(result: .failed(.transport), startedNanos: now))
-            return Ticket(key: 0, owner: self)
+            return CancelTicket { [self] in cancel(0) }
         }
         if request.local {
             // `local-filter`: the typist's own UI thread filters in memory; no network, no queue.
-            let ns = Int64(Double(model.localCatalogItems) * model.localNanosPerItem)
-            timer.schedule(at: now &+ UInt64(max(0, ns))) { [self] in localDone(key) }
+            timer.schedule(at: now &+ UInt64(max(0, model.localServiceNs))) { [self] in localDone(key) }
         } else {
             let arrival = now &+ UInt64(max(0, draw.oneWayNs))
             timer.schedule(at: arrival) { [self] in arrive(key, at: arrival) }
@@ -125,7 +108,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
                 timer.schedule(at: now &+ UInt64(max(0, timeout))) { [self] in timedOut(key) }
             }
         }
-        return Ticket(key: key, owner: self)
+        return CancelTicket { [self] in cancel(key) }
     }
 
     /// Stops the model's timer, completes every open request as cancelled, and shuts down the engine
@@ -181,10 +164,8 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             }
             job.phase = .queued
             state.jobs[key] = job
-            if state.cells[job.cell, default: ServerCell()].hasFreeWorker(of: model.workers) {
+            if state.cells[job.cell, default: ServerCell()].admit(key, workers: model.workers) {
                 startEngine = startService(key, at: now, &state)
-            } else {
-                state.cells[job.cell, default: ServerCell()].enqueue(key)
             }
         }
         if let (key, request) = startEngine { runEngine(key, request) }

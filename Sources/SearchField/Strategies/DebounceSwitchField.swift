@@ -27,16 +27,14 @@ public struct DebounceSwitchField: SearchFieldStrategy {
     private var input = FieldInput()
     private var wait: (timer: TimerID, query: QueryIdentity)?
     private var lastEmitted: QueryIdentity?
-    private var inFlight: (id: RequestID, query: QueryIdentity)?
-    private var shown = ShownContent.nothing
-    private var cache: ClientCache
+    private var pipeline: SwitchToLatest
     private var display = DisplayTracker()
     private var ids = IDSource()
 
     /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.debounceSwitch.defaultConfiguration) {
         self.configuration = configuration
-        cache = ClientCache(capacity: configuration.cacheCapacity)
+        pipeline = SwitchToLatest(cacheCapacity: configuration.cacheCapacity)
     }
 
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
@@ -52,21 +50,11 @@ public struct DebounceSwitchField: SearchFieldStrategy {
             self.wait = nil
             guard wait.query != lastEmitted else { return }
             lastEmitted = wait.query
-            if let inFlight { effects.append(.cancelRequest(inFlight.id)) }
-            inFlight = nil
-            if let hit = cache.lookup(wait.query) {
-                effects.append(.commit(wait.query, cached: true))
-                shown = .answer(wait.query, hit.request, hit.summary)
-            } else {
-                let id = ids.request()
-                effects.append(.commit(wait.query, cached: false))
-                effects.append(.sendRequest(id, wait.query))
-                inFlight = (id, wait.query)
-            }
+            pipeline.emit(wait.query, ids: &ids, into: &effects)
         case .responseArrived, .requestFailed:
-            guard SwitchToLatest.settle(event, inFlight: &inFlight, shown: &shown, cache: &cache, into: &effects) else { return }
+            guard pipeline.settle(event, into: &effects) else { return }
         }
-        display.show(shown.display, into: &effects)
+        display.show(pipeline.shown.display, into: &effects)
     }
 
     /// `debounceTime` then `filter`: every value restarts the wait; a value below the minimum is
@@ -74,9 +62,7 @@ public struct DebounceSwitchField: SearchFieldStrategy {
     private mutating func inputChanged(into effects: inout [SearchEffect]) {
         if let wait { effects.append(.cancelTimer(wait.timer)) }
         wait = nil
-        guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return }
-        let timer = ids.timer()
-        effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .debounce(query)))
-        wait = (timer, query)
+        guard let query = configuration.identity(of: input) else { return }
+        wait = (ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
     }
 }

@@ -38,8 +38,7 @@ public struct LocalFilterField: SearchFieldStrategy {
             return
         case let .responseArrived(id, summary):
             guard let query = running.remove(id) else { return }
-            shown = .answer(query, id, summary)
-            effects.append(.apply(id, query, summary.applyKind))
+            shown = .applied(id, query, summary, into: &effects)
         case let .requestFailed(id, _):
             _ = running.remove(id)
         }
@@ -47,7 +46,7 @@ public struct LocalFilterField: SearchFieldStrategy {
     }
 
     private mutating func filter(into effects: inout [SearchEffect]) {
-        guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens),
+        guard let query = configuration.identity(of: input),
               query != lastQuery else { return }
         lastQuery = query
         let id = ids.request()

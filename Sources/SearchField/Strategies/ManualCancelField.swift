@@ -48,14 +48,9 @@ public struct ManualCancelField: SearchFieldStrategy {
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            guard text != input.text else { return }
-            input.text = text
+        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
+            guard input.absorbText(event) else { return }
             textChanged(into: &effects)
-        case let .scopeChanged(scope):
-            input.scope = scope
-        case let .tokensChanged(tokens):
-            input.tokens = tokens
         case .submitted:
             return
         case let .timerFired(timer):
@@ -63,8 +58,7 @@ public struct ManualCancelField: SearchFieldStrategy {
             task = .searching(search(query, into: &effects))
         case let .responseArrived(id, summary):
             guard let query = searching.remove(id) else { return }
-            results = .answer(query, id, summary)
-            effects.append(.apply(id, query, summary.applyKind))
+            results = .applied(id, query, summary, into: &effects)
             isLoading = false
             if task == .searching(id) { task = nil }
         case let .requestFailed(id, _):
@@ -87,18 +81,14 @@ public struct ManualCancelField: SearchFieldStrategy {
             break
         }
         task = nil
-        guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return }
-        let timer = ids.timer()
-        effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .debounce(query)))
-        task = .sleeping(timer, query)
+        guard let query = configuration.identity(of: input) else { return }
+        task = .sleeping(ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
     }
 
     private mutating func search(_ query: QueryIdentity, into effects: inout [SearchEffect]) -> RequestID {
-        let id = ids.request()
+        let id = ids.send(query, into: &effects)
         searching.insert(id, query)
         isLoading = true
-        effects.append(.commit(query, cached: false))
-        effects.append(.sendRequest(id, query))
         return id
     }
 }

@@ -36,25 +36,15 @@ public struct NaiveField: SearchFieldStrategy {
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            guard text != input.text else { return }
-            input.text = text
-            guard let query = configuration.normalizer.identity(text: text, scope: input.scope, tokens: input.tokens) else { return }
-            let id = ids.request()
-            running.insert(id, query)
-            effects.append(.commit(query, cached: false))
-            effects.append(.sendRequest(id, query))
+        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
+            guard input.absorbText(event), let query = configuration.identity(of: input) else { return }
+            running.insert(ids.send(query, into: &effects), query)
             isLoading = true
-        case let .scopeChanged(scope):
-            input.scope = scope
-        case let .tokensChanged(tokens):
-            input.tokens = tokens
         case .submitted, .timerFired:
             return
         case let .responseArrived(id, summary):
             guard let query = running.remove(id) else { return }
-            results = .answer(query, id, summary)
-            effects.append(.apply(id, query, summary.applyKind))
+            results = .applied(id, query, summary, into: &effects)
             isLoading = false
         case let .requestFailed(id, _):
             _ = running.remove(id)

@@ -50,16 +50,13 @@ public struct SequenceGuardField: SearchFieldStrategy {
                 return
             }
             lastApplied = id
-            shown = .answer(query, id, summary)
-            cache.insert(query, request: id, summary: summary)
-            effects.append(.apply(id, query, summary.applyKind))
+            shown = cache.applied(id, query, summary, into: &effects)
             if id == latestSent { settle(into: &effects) }
         case let .requestFailed(id, reason):
             guard let query = inFlight.remove(id), id > lastApplied else { return }
             if reason != .cancelled, id == latestSent {
                 lastApplied = id
-                shown = .error(query)
-                effects.append(.apply(id, query, .error))
+                shown = .failed(id, query, into: &effects)
                 settle(into: &effects)
             }
         }
@@ -67,7 +64,7 @@ public struct SequenceGuardField: SearchFieldStrategy {
     }
 
     private mutating func inputChanged(into effects: inout [SearchEffect]) {
-        let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens)
+        let query = configuration.identity(of: input)
         guard query != lastQuery else { return }
         lastQuery = query
         guard let query else {
@@ -76,26 +73,21 @@ public struct SequenceGuardField: SearchFieldStrategy {
             settle(into: &effects)
             return
         }
-        if let hit = cache.lookup(query) {
+        if let hit = cache.hit(query, into: &effects) {
             let id = ids.request()
             latestSent = id
             lastApplied = id
-            effects.append(.commit(query, cached: true))
-            shown = .answer(query, hit.request, hit.summary)
+            shown = hit
             settle(into: &effects)
             return
         }
-        let id = ids.request()
+        let id = ids.send(query, into: &effects)
         latestSent = id
         inFlight.insert(id, query)
-        effects.append(.commit(query, cached: false))
-        effects.append(.sendRequest(id, query))
         if let timer = stalledTimer { effects.append(.cancelTimer(timer)) }
         stalledTimer = nil
         if let delay = configuration.stalledDelay {
-            let timer = ids.timer()
-            effects.append(.scheduleTimer(timer, delay: delay, purpose: .stalled))
-            stalledTimer = timer
+            stalledTimer = ids.schedule(after: delay, for: .stalled, into: &effects)
         }
     }
 

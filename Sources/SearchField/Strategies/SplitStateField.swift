@@ -57,18 +57,10 @@ public struct SplitStateField: SearchFieldStrategy {
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            guard text != input.text else { return }
-            input.text = text
+        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
+            let restarts = configuration.restartKey == .identity ? input.absorb(event) == true : input.absorbText(event)
+            guard restarts else { return }
             inputChanged(into: &effects)
-        case let .scopeChanged(scope):
-            guard scope != input.scope else { return }
-            input.scope = scope
-            if configuration.restartKey == .identity { inputChanged(into: &effects) }
-        case let .tokensChanged(tokens):
-            guard tokens != input.tokens else { return }
-            input.tokens = tokens
-            if configuration.restartKey == .identity { inputChanged(into: &effects) }
         case .submitted:
             guard case let .waiting(timer, query) = phase else { return }
             effects.append(.cancelTimer(timer))
@@ -88,17 +80,12 @@ public struct SplitStateField: SearchFieldStrategy {
                 return
             }
             if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
-            shown = .answer(query, id, summary)
-            cache.insert(query, request: id, summary: summary)
-            effects.append(.apply(id, query, summary.applyKind))
+            shown = cache.applied(id, query, summary, into: &effects)
             phase = .idle
         case let .requestFailed(id, reason):
             guard case let .loading(current, query, stalledTimer) = phase, current == id else { return }
             if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
-            if reason != .cancelled {
-                shown = .error(query)
-                effects.append(.apply(id, query, .error))
-            }
+            if reason != .cancelled { shown = .failed(id, query, into: &effects) }
             phase = .idle
         }
         render(into: &effects)
@@ -113,7 +100,7 @@ public struct SplitStateField: SearchFieldStrategy {
     }
 
     private mutating func inputChanged(into effects: inout [SearchEffect]) {
-        var query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens)
+        var query = configuration.identity(of: input)
         if configuration.restartKey == .text, let target, let text = query?.text, text == target.text {
             query = target
         }
@@ -124,14 +111,11 @@ public struct SplitStateField: SearchFieldStrategy {
             return
         }
         if query == shown.answeredQuery { return }
-        if let hit = cache.lookup(query) {
-            effects.append(.commit(query, cached: true))
-            shown = .answer(query, hit.request, hit.summary)
+        if let hit = cache.hit(query, into: &effects) {
+            shown = hit
             return
         }
-        let timer = ids.timer()
-        effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .debounce(query)))
-        phase = .waiting(timer, query)
+        phase = .waiting(ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
     }
 
     private mutating func cancelPhase(into effects: inout [SearchEffect]) {
@@ -149,20 +133,15 @@ public struct SplitStateField: SearchFieldStrategy {
     }
 
     private mutating func search(_ query: QueryIdentity, into effects: inout [SearchEffect]) {
-        if let hit = cache.lookup(query) {
-            effects.append(.commit(query, cached: true))
-            shown = .answer(query, hit.request, hit.summary)
+        if let hit = cache.hit(query, into: &effects) {
+            shown = hit
             phase = .idle
             return
         }
-        let id = ids.request()
-        effects.append(.commit(query, cached: false))
-        effects.append(.sendRequest(id, query))
+        let id = ids.send(query, into: &effects)
         var stalledTimer: TimerID?
         if let delay = configuration.stalledDelay {
-            let timer = ids.timer()
-            effects.append(.scheduleTimer(timer, delay: delay, purpose: .stalled))
-            stalledTimer = timer
+            stalledTimer = ids.schedule(after: delay, for: .stalled, into: &effects)
         }
         phase = .loading(id, query, stalledTimer: stalledTimer)
     }

@@ -35,8 +35,6 @@ public struct SplitStateSeedField: SearchFieldStrategy {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
-    /// The `id:` of the running `.task`; it restarts only when this changes.
-    private var taskID = ""
     private var task: Phase?
     /// Requests of cancelled tasks still awaiting `ProductAPI.search`: their assignments land.
     private var cancelled = RequestBook()
@@ -63,15 +61,10 @@ public struct SplitStateSeedField: SearchFieldStrategy {
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            input.text = text
-            guard text != taskID else { return }
-            taskID = text
+        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
+            // The text is the `id:` of the running `.task`: it restarts only when that changes.
+            guard input.absorbText(event) else { return }
             restart(into: &effects)
-        case let .scopeChanged(scope):
-            input.scope = scope
-        case let .tokensChanged(tokens):
-            input.tokens = tokens
         case .submitted:
             return
         case let .timerFired(timer):
@@ -83,14 +76,10 @@ public struct SplitStateSeedField: SearchFieldStrategy {
             let identity = QueryIdentity(text: query, scope: input.scope, tokens: input.tokens)
             committedQuery = identity
             isLoading = true
-            let id = ids.request()
-            effects.append(.commit(identity, cached: false))
-            effects.append(.sendRequest(id, identity))
-            task = .searching(id, identity)
+            task = .searching(ids.send(identity, into: &effects), identity)
         case let .responseArrived(id, summary):
             guard let query = finish(id) else { return }
-            results = .answer(query, id, summary)
-            effects.append(.apply(id, query, summary.applyKind))
+            results = .applied(id, query, summary, into: &effects)
             isLoading = false
         case let .requestFailed(id, _):
             guard let query = finish(id) else { return }
@@ -113,16 +102,14 @@ public struct SplitStateSeedField: SearchFieldStrategy {
             break
         }
         task = nil
-        let query = configuration.normalizer.normalize(taskID)
+        let query = configuration.normalizer.normalize(input.text)
         guard configuration.normalizer.isSearchable(query) else {
             committedQuery = nil
             results = .nothing
             return
         }
-        let timer = ids.timer()
-        effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .debounce(
-            QueryIdentity(text: query, scope: input.scope, tokens: input.tokens))))
-        task = .sleeping(timer, query)
+        let identity = QueryIdentity(text: query, scope: input.scope, tokens: input.tokens)
+        task = .sleeping(ids.schedule(after: configuration.debounce, for: .debounce(identity), into: &effects), query)
     }
 
     /// The query of `id` if some task (current or cancelled) is awaiting it.

@@ -18,49 +18,31 @@ public struct SubmitOnlyField: SearchFieldStrategy {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
-    private var inFlight: (id: RequestID, query: QueryIdentity)?
-    private var shown = ShownContent.nothing
-    private var cache: ClientCache
+    private var pipeline: SwitchToLatest
     private var display = DisplayTracker()
     private var ids = IDSource()
 
     /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.submitOnly.defaultConfiguration) {
         self.configuration = configuration
-        cache = ClientCache(capacity: configuration.cacheCapacity)
+        pipeline = SwitchToLatest(cacheCapacity: configuration.cacheCapacity)
     }
 
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            input.text = text
-            return
-        case let .scopeChanged(scope):
-            input.scope = scope
-            return
-        case let .tokensChanged(tokens):
-            input.tokens = tokens
+        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
+            _ = input.absorb(event)
             return
         case .timerFired:
             return
         case .submitted:
-            guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return }
-            if let inFlight { effects.append(.cancelRequest(inFlight.id)) }
-            inFlight = nil
-            if let hit = cache.lookup(query) {
-                effects.append(.commit(query, cached: true))
-                shown = .answer(query, hit.request, hit.summary)
-            } else {
-                let id = ids.request()
-                effects.append(.commit(query, cached: false))
-                effects.append(.sendRequest(id, query))
-                inFlight = (id, query)
-            }
+            guard let query = configuration.identity(of: input) else { return }
+            pipeline.emit(query, ids: &ids, into: &effects)
         case .responseArrived, .requestFailed:
-            guard SwitchToLatest.settle(event, inFlight: &inFlight, shown: &shown, cache: &cache, into: &effects) else { return }
+            guard pipeline.settle(event, into: &effects) else { return }
         }
-        display.show(inFlight != nil ? .loading : shown.display, into: &effects)
+        display.show(pipeline.inFlight != nil ? .loading : pipeline.shown.display, into: &effects)
     }
 }

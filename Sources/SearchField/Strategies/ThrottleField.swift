@@ -16,16 +16,14 @@ public struct ThrottleField: SearchFieldStrategy {
     private var window: TimerID?
     /// The latest value seen during the window, emitted when it closes.
     private var trailing: QueryIdentity?
-    private var inFlight: (id: RequestID, query: QueryIdentity)?
-    private var shown = ShownContent.nothing
-    private var cache: ClientCache
+    private var pipeline: SwitchToLatest
     private var display = DisplayTracker()
     private var ids = IDSource()
 
     /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
     public init(configuration: SearchFieldConfiguration = Preset.throttle.defaultConfiguration) {
         self.configuration = configuration
-        cache = ClientCache(capacity: configuration.cacheCapacity)
+        pipeline = SwitchToLatest(cacheCapacity: configuration.cacheCapacity)
     }
 
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
@@ -41,19 +39,19 @@ public struct ThrottleField: SearchFieldStrategy {
             window = nil
             if let query = trailing {
                 trailing = nil
-                emit(query, into: &effects)
+                pipeline.emit(query, ids: &ids, into: &effects)
                 openWindow(into: &effects)
             }
         case .responseArrived, .requestFailed:
-            guard SwitchToLatest.settle(event, inFlight: &inFlight, shown: &shown, cache: &cache, into: &effects) else { return }
+            guard pipeline.settle(event, into: &effects) else { return }
         }
-        display.show(shown.display, into: &effects)
+        display.show(pipeline.shown.display, into: &effects)
     }
 
     private mutating func inputChanged(into effects: inout [SearchEffect]) {
-        guard let query = configuration.normalizer.identity(text: input.text, scope: input.scope, tokens: input.tokens) else { return }
+        guard let query = configuration.identity(of: input) else { return }
         if window == nil {
-            emit(query, into: &effects)
+            pipeline.emit(query, ids: &ids, into: &effects)
             openWindow(into: &effects)
         } else {
             trailing = query
@@ -61,23 +59,6 @@ public struct ThrottleField: SearchFieldStrategy {
     }
 
     private mutating func openWindow(into effects: inout [SearchEffect]) {
-        let timer = ids.timer()
-        effects.append(.scheduleTimer(timer, delay: configuration.debounce, purpose: .throttle))
-        window = timer
-    }
-
-    /// `switchMap`: the new search replaces the one in flight.
-    private mutating func emit(_ query: QueryIdentity, into effects: inout [SearchEffect]) {
-        if let inFlight { effects.append(.cancelRequest(inFlight.id)) }
-        inFlight = nil
-        if let hit = cache.lookup(query) {
-            effects.append(.commit(query, cached: true))
-            shown = .answer(query, hit.request, hit.summary)
-            return
-        }
-        let id = ids.request()
-        effects.append(.commit(query, cached: false))
-        effects.append(.sendRequest(id, query))
-        inFlight = (id, query)
+        window = ids.schedule(after: configuration.debounce, for: .throttle, into: &effects)
     }
 }

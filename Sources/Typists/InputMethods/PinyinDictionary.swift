@@ -19,11 +19,7 @@ public struct PinyinDictionary: Sendable, Hashable {
 
     /// Parse the dictionary format; errors name `file` and the line.
     public init(parsing text: String, file: String) throws {
-        var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = rawLine.trimmingWhitespace()
-            if line.isEmpty || line.hasPrefix("#") { continue }
+        for (lineNumber, line) in entryLines(of: text) {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: true)
             guard fields.count == 2 else {
                 throw QueryPoolError.malformed(file: file, line: lineNumber, reason: "expected characters, a tab, then pinyin syllables")
@@ -81,4 +77,16 @@ extension StringProtocol {
               let end = characters.lastIndex(where: { !$0.isWhitespace }) else { return "" }
         return String(characters[start...end])
     }
+}
+
+/// The lines of a Typists data file (a query list, the pinyin dictionary) that hold an entry,
+/// trimmed, with their line numbers from 1: blank lines and `#` comment lines are passed over.
+func entryLines(of text: String) -> [(number: Int, line: String)] {
+    var lines: [(number: Int, line: String)] = []
+    for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let line = rawLine.trimmingWhitespace()
+        if line.isEmpty || line.hasPrefix("#") { continue }
+        lines.append((index + 1, line))
+    }
+    return lines
 }

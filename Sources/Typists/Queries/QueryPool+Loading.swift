@@ -5,11 +5,7 @@ extension QueryPool {
     /// positive weight; `#` starts a comment line. Errors name `file` and the line.
     public static func parseEntries(_ text: String, file: String) throws -> [Entry] {
         var entries: [Entry] = []
-        var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = rawLine.trimmingWhitespace()
-            if line.isEmpty || line.hasPrefix("#") { continue }
+        for (lineNumber, line) in entryLines(of: text) {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             switch fields.count {
             case 1:
