@@ -227,11 +227,7 @@ package struct JSONParser {
             index += 1
             skipWhitespace()
             members.append((key, try parseValue()))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of document inside an object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-            throw error("expected ',' or '}' in an object")
+            if try closes(UInt8(ascii: "}"), inside: "an object") { return .object(members) }
         }
     }
 
@@ -245,12 +241,18 @@ package struct JSONParser {
         while true {
             skipWhitespace()
             items.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of document inside an array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-            throw error("expected ',' or ']' in an array")
+            if try closes(UInt8(ascii: "]"), inside: "an array") { return .array(items) }
         }
+    }
+
+    /// After a member or an item: `true` past the closing `bracket`, `false` past a comma (another
+    /// follows); anything else is an error naming `container`.
+    private mutating func closes(_ bracket: UInt8, inside container: String) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of document inside \(container)") }
+        if bytes[index] == UInt8(ascii: ",") { index += 1; return false }
+        if bytes[index] == bracket { index += 1; return true }
+        throw error("expected ',' or '\(Character(Unicode.Scalar(bracket)))' in \(container)")
     }
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> String {

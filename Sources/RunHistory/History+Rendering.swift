@@ -1,6 +1,7 @@
 import Diagnostics
 import Foundation
 import Reporting
+import TypestormMetrics
 
 extension History {
     /// "run 3 (abc1234): +25.0 % (120 ms → 150 ms), confidence 99.0 %".
@@ -113,9 +114,7 @@ extension History {
                             direction: series.isRegression(change) ? "worse" : "better")
                     })
             })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+        return try JSONDocument.text(document)
     }
 
     /// GitHub-flavoured markdown for `$GITHUB_STEP_SUMMARY`: the verdict on the newest run,
@@ -178,30 +177,16 @@ struct HistoryJSON: Encodable {
     }
 
     struct Change: Encodable {
-        enum CodingKeys: String, CodingKey { case run, runId, before, after, delta, relative, p, confidence, direction }
         var run: Int
         var runId: String
         var before: Double
         var after: Double
         var delta: Double
-        var relative: Double?
+        /// Always present: `null` when the level before was 0.
+        @ExplicitNull var relative: Double?
         var p: Double
         var confidence: Double
         var direction: String
-
-        /// `relative` is always present (null when the level before was 0).
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(run, forKey: .run)
-            try c.encode(runId, forKey: .runId)
-            try c.encode(before, forKey: .before)
-            try c.encode(after, forKey: .after)
-            try c.encode(delta, forKey: .delta)
-            try c.encode(relative, forKey: .relative)
-            try c.encode(p, forKey: .p)
-            try c.encode(confidence, forKey: .confidence)
-            try c.encode(direction, forKey: .direction)
-        }
     }
 
     struct Series: Encodable {

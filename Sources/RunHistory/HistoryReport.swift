@@ -60,10 +60,7 @@ package struct HistoryReport: Sendable {
     }
 
     package func render() -> String {
-        var html = "<!DOCTYPE html>\n" + Markup.open("html", [("lang", "en"), ("xmlns", "http://www.w3.org/1999/xhtml")]) + "\n<head>\n"
-        html += Markup.empty("meta", [("charset", "utf-8")]) + "\n"
-        html += Markup.empty("meta", [("name", "color-scheme"), ("content", "light dark")]) + "\n"
-        html += Markup.element("title", text: "Typestorm history") + "\n<style>\n" + ReportStylesheet.css + "\n</style>\n</head>\n<body>\n"
+        var html = ReportStylesheet.pageStart(title: "Typestorm history")
         html += Markup.element("h1", text: "Typestorm history") + "\n"
         html += Markup.element("p", [("class", "sub")], text: history.summaryLine) + "\n"
         html += Markup.element("p", text: "Change points: " + history.detector.method + ". Each circled point starts a new level; its label is the change and the confidence.") + "\n"
@@ -91,6 +88,6 @@ package struct HistoryReport: Sendable {
             }
             html += "</tbody>\n</table>\n"
         }
-        return html + "</body>\n</html>\n"
+        return html + ReportStylesheet.pageEnd
     }
 }

@@ -4,52 +4,69 @@
 /// place, so every report divides the same way. `nil` when the denominator is zero.
 public struct DerivedMetrics: Sendable, Equatable, Codable {
     /// Requests started per settle (`requests_started / settles`); `nil` without settles.
+    @ExplicitNull
     public var requestsPerSettle: Double?
     /// Requests started per keystroke; `nil` without keystrokes.
+    @ExplicitNull
     public var requestsPerKeystroke: Double?
     /// Requests started per distinct committed query (`requests_started / distinct_commits`): above 1
     /// means the same query was searched more than once in a burst; `nil` without commits.
+    @ExplicitNull
     public var requestsPerDistinctQuery: Double?
     /// Debounce waits cancelled per settle.
+    @ExplicitNull
     public var taskChurnPerSettle: Double?
     /// Share of commits answered from the client's cache (`commits_cached / commits`), 0 to 1; `nil`
     /// without commits.
+    @ExplicitNull
     public var cacheHitRate: Double?
     /// Applies of an older request after a newer one (``MetricName/outOfOrderApplies``); 0 for a
     /// correct strategy, and 0 (not `nil`) when nothing was applied.
     public var outOfOrderApplies: Int64
     /// Share of settles whose final screen was not fresh (`stale_settles / settles`), 0 to 1; `nil`
     /// without settles.
+    @ExplicitNull
     public var staleSettleShare: Double?
     /// Share of session time the screen showed an answer for a query the field no longer had.
+    @ExplicitNull
     public var mismatchShare: Double?
     /// Share of settles that never showed fresh results (`never_fresh_settles / settles`), 0 to 1;
     /// `nil` without settles.
+    @ExplicitNull
     public var neverFreshShare: Double?
     /// Share of settles whose screen was already right at the last keystroke
     /// (`already_fresh_settles / settles`): searches that needed no answer, left out of time to
     /// fresh results; `nil` without settles.
+    @ExplicitNull
     public var alreadyFreshShare: Double?
     /// Share of the backend's service time spent on wasted requests
     /// (`wasted_service_ns / service_ns_total`), 0 to 1; `nil` when no service time was recorded.
+    @ExplicitNull
     public var wastedServiceShare: Double?
     /// Share of the client's request time spent on wasted requests
     /// (`wasted_client_ns / client_ns_total`), 0 to 1; `nil` when no client time was recorded.
+    @ExplicitNull
     public var wastedClientShare: Double?
     /// Empty or error screens shown for a query the field did not ask for, per settle; `nil` without
     /// settles.
+    @ExplicitNull
     public var falseEmptiesPerSettle: Double?
     /// Screen states replaced in under 200 ms, per settle; `nil` without settles.
+    @ExplicitNull
     public var blinksPerSettle: Double?
     /// Display changes per settle; `nil` without settles.
+    @ExplicitNull
     public var displayChangesPerSettle: Double?
     /// Requests offered and completed per second of run time.
+    @ExplicitNull
     public var offeredPerSecond: Double?
     /// Requests completed per second of run time (`requests_completed / run_end_ns`); `nil` when the
     /// run's end time is absent or 0.
+    @ExplicitNull
     public var completedPerSecond: Double?
     /// Write-back re-entries per write-back change (how often the field's own write re-triggered it);
     /// `nil` without write-back changes.
+    @ExplicitNull
     public var writeBackReentriesPerChange: Double?
 
     /// Derives every ratio from `metrics`' counters and maxima; a ratio whose denominator is zero or
@@ -101,28 +118,6 @@ public struct DerivedMetrics: Sendable, Equatable, Codable {
         case completedPerSecond = "completed_per_second"
         case writeBackReentriesPerChange = "writeback_reentries_per_change"
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(requestsPerSettle, forKey: .requestsPerSettle)
-        try container.encode(requestsPerKeystroke, forKey: .requestsPerKeystroke)
-        try container.encode(requestsPerDistinctQuery, forKey: .requestsPerDistinctQuery)
-        try container.encode(taskChurnPerSettle, forKey: .taskChurnPerSettle)
-        try container.encode(cacheHitRate, forKey: .cacheHitRate)
-        try container.encode(outOfOrderApplies, forKey: .outOfOrderApplies)
-        try container.encode(staleSettleShare, forKey: .staleSettleShare)
-        try container.encode(mismatchShare, forKey: .mismatchShare)
-        try container.encode(neverFreshShare, forKey: .neverFreshShare)
-        try container.encode(alreadyFreshShare, forKey: .alreadyFreshShare)
-        try container.encode(wastedServiceShare, forKey: .wastedServiceShare)
-        try container.encode(wastedClientShare, forKey: .wastedClientShare)
-        try container.encode(falseEmptiesPerSettle, forKey: .falseEmptiesPerSettle)
-        try container.encode(blinksPerSettle, forKey: .blinksPerSettle)
-        try container.encode(displayChangesPerSettle, forKey: .displayChangesPerSettle)
-        try container.encode(offeredPerSecond, forKey: .offeredPerSecond)
-        try container.encode(completedPerSecond, forKey: .completedPerSecond)
-        try container.encode(writeBackReentriesPerChange, forKey: .writeBackReentriesPerChange)
-    }
 }
 
 /// The numbers a report shows for one histogram.
@@ -130,18 +125,25 @@ public struct HistogramSummary: Sendable, Equatable, Codable {
     /// Values recorded (0 for an empty histogram).
     public var count: Int64
     /// Exact mean of the recorded values, in the histogram's unit; `nil` when empty.
+    @ExplicitNull
     public var mean: Double?
     /// Median, within the histogram's precision; `nil` when empty.
+    @ExplicitNull
     public var p50: Int64?
     /// 90th percentile; `nil` when empty.
+    @ExplicitNull
     public var p90: Int64?
     /// 95th percentile; `nil` when empty.
+    @ExplicitNull
     public var p95: Int64?
     /// 99th percentile; `nil` when empty.
+    @ExplicitNull
     public var p99: Int64?
     /// 99.9th percentile; `nil` when empty.
+    @ExplicitNull
     public var p999: Int64?
     /// Largest value recorded, exact; `nil` when empty.
+    @ExplicitNull
     public var max: Int64?
 
     /// Summarises `histogram`: count, mean, p50, p90, p95, p99, p99.9 and max.
@@ -154,22 +156,5 @@ public struct HistogramSummary: Sendable, Equatable, Codable {
         p99 = histogram.percentile(99)
         p999 = histogram.percentile(99.9)
         max = histogram.isEmpty ? nil : histogram.max
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case count, mean, p50, p90, p95, p99, p999, max
-    }
-
-    /// Every key always present; `null` for an empty histogram.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(count, forKey: .count)
-        try container.encode(mean, forKey: .mean)
-        try container.encode(p50, forKey: .p50)
-        try container.encode(p90, forKey: .p90)
-        try container.encode(p95, forKey: .p95)
-        try container.encode(p99, forKey: .p99)
-        try container.encode(p999, forKey: .p999)
-        try container.encode(max, forKey: .max)
     }
 }

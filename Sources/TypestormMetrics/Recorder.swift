@@ -232,12 +232,6 @@ struct Unit: Sendable {
     var serviceNs: Int64 = 0
     var items: Int64 = 0
     var clientNs: Int64 = 0
-
-    init(id: UInt64, query: QueryRef, start: Int64) {
-        self.id = id
-        self.query = query
-        self.start = start
-    }
 }
 
 /// A debounce wait: cheaper than a `Unit`, as one starts and ends on nearly every keystroke.

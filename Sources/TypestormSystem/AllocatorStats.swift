@@ -24,13 +24,6 @@ package struct AllocatorStats: Sendable, Equatable, Codable {
     package var activeBytes: UInt64
     package var residentBytes: UInt64
 
-    package init(allocator: AllocatorKind, allocatedBytes: UInt64, activeBytes: UInt64, residentBytes: UInt64) {
-        self.allocator = allocator
-        self.allocatedBytes = allocatedBytes
-        self.activeBytes = activeBytes
-        self.residentBytes = residentBytes
-    }
-
     /// The current stats, or `nil` when jemalloc does not serve `malloc` (system allocator run):
     /// its counters would then describe only jemalloc's own idle arena, not the program.
     package static func current() -> AllocatorStats? {

@@ -53,11 +53,6 @@ package struct LineChart: Sendable {
         package var series: Int
         package var lower: [Point]
         package var upper: [Point]
-        package init(series: Int, lower: [Point], upper: [Point]) {
-            self.series = series
-            self.lower = lower
-            self.upper = upper
-        }
     }
 
     package var title: String

@@ -1,4 +1,5 @@
 import Foundation
+import TypestormMetrics
 
 extension Comparison.Status {
     /// A word for tables.
@@ -120,53 +121,20 @@ extension Comparison {
                     welch: row.welch.map { ComparisonJSON.Welch(t: $0.t.isFinite ? $0.t : nil, df: $0.degreesOfFreedom, p: $0.p) },
                     status: row.status.rawValue)
             })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+        return try JSONDocument.text(document)
     }
 }
 
 struct ComparisonJSON: Encodable {
     struct Welch: Encodable {
-        var t: Double?
+        /// `null` when infinite (runs without variance that differ).
+        @ExplicitNull var t: Double?
         var df: Double
         var p: Double
-
-        enum CodingKeys: String, CodingKey { case t, df, p }
-
-        /// `t` is null when infinite (runs without variance that differ).
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(t, forKey: .t)
-            try c.encode(df, forKey: .df)
-            try c.encode(p, forKey: .p)
-        }
     }
 
+    /// Every key is always present (null when not applicable), so consumers see a stable shape.
     struct Row: Encodable {
-        enum CodingKeys: String, CodingKey {
-            case group, metric, label, unit, better, baseline, candidate, baselineMean, candidateMean, delta, relative, tolerance, welch, status
-        }
-
-        /// Every key is always present (null when not applicable), so consumers see a stable shape.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(group, forKey: .group)
-            try c.encode(metric, forKey: .metric)
-            try c.encode(label, forKey: .label)
-            try c.encode(unit, forKey: .unit)
-            try c.encode(better, forKey: .better)
-            try c.encode(baseline, forKey: .baseline)
-            try c.encode(candidate, forKey: .candidate)
-            try c.encode(baselineMean, forKey: .baselineMean)
-            try c.encode(candidateMean, forKey: .candidateMean)
-            try c.encode(delta, forKey: .delta)
-            try c.encode(relative, forKey: .relative)
-            try c.encode(tolerance, forKey: .tolerance)
-            try c.encode(welch, forKey: .welch)
-            try c.encode(status, forKey: .status)
-        }
-
         var group: String
         var metric: String
         var label: String
@@ -174,12 +142,12 @@ struct ComparisonJSON: Encodable {
         var better: String
         var baseline: [Double]
         var candidate: [Double]
-        var baselineMean: Double?
-        var candidateMean: Double?
-        var delta: Double?
-        var relative: Double?
+        @ExplicitNull var baselineMean: Double?
+        @ExplicitNull var candidateMean: Double?
+        @ExplicitNull var delta: Double?
+        @ExplicitNull var relative: Double?
         var tolerance: Tolerances.Tolerance
-        var welch: Welch?
+        @ExplicitNull var welch: Welch?
         var status: String
     }
 
@@ -190,22 +158,6 @@ struct ComparisonJSON: Encodable {
     var candidateRuns: Int
     var summary: String
     /// The single-run caveat (`null` with repeated runs on both sides).
-    var note: String?
+    @ExplicitNull var note: String?
     var rows: [Row]
-
-    enum CodingKeys: String, CodingKey {
-        case status, exitCode, alpha, baselineRuns, candidateRuns, summary, note, rows
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(status, forKey: .status)
-        try c.encode(exitCode, forKey: .exitCode)
-        try c.encode(alpha, forKey: .alpha)
-        try c.encode(baselineRuns, forKey: .baselineRuns)
-        try c.encode(candidateRuns, forKey: .candidateRuns)
-        try c.encode(summary, forKey: .summary)
-        try c.encode(note, forKey: .note)
-        try c.encode(rows, forKey: .rows)
-    }
 }

@@ -6,6 +6,17 @@
 package enum Markup {
     /// Text content: escapes `&`, `<`, `>` and drops characters XML does not allow.
     package static func text(_ value: String) -> String {
+        escape(value, inAttribute: false)
+    }
+
+    /// An attribute value (to be put between double quotes).
+    package static func attribute(_ value: String) -> String {
+        escape(value, inAttribute: true)
+    }
+
+    /// Escapes `&`, `<`, `>`, drops characters XML does not allow and, in an attribute value, also
+    /// escapes quotes, apostrophes, newlines and tabs (which attribute normalisation would change).
+    private static func escape(_ value: String, inAttribute: Bool) -> String {
         var out = ""
         out.reserveCapacity(value.utf8.count)
         for scalar in value.unicodeScalars {
@@ -13,25 +24,10 @@ package enum Markup {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
-            default:
-                if isAllowed(scalar) { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
-
-    /// An attribute value (to be put between double quotes).
-    package static func attribute(_ value: String) -> String {
-        var out = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\n": out += "&#10;"
-            case "\t": out += "&#9;"
+            case "\"" where inAttribute: out += "&quot;"
+            case "'" where inAttribute: out += "&#39;"
+            case "\n" where inAttribute: out += "&#10;"
+            case "\t" where inAttribute: out += "&#9;"
             default:
                 if isAllowed(scalar) { out.unicodeScalars.append(scalar) }
             }

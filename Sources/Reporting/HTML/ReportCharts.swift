@@ -66,10 +66,10 @@ struct ReportCharts {
     }
 
     var staleness: Chart {
-        let values = columns.map { [$0.summary.staleShare.map { $0 * 100 }, $0.summary.neverFreshShare.map { $0 * 100 }] }
-        return rows(name: "stale-final", title: "Wrong final screen", axisTitle: "searches (%)", categories: ["wrong final results", "never fresh"],
-                    values: values, valueLabel: { ValueFormat.significant($0) + "%" },
-                    caption: "Searches whose screen, once everything settled, did not show the results of the final query; and searches that never showed fresh results.")
+        let shares = columns.map { [$0.summary.staleShare, $0.summary.neverFreshShare] }
+        return percentRows(name: "stale-final", title: "Wrong final screen", of: "searches", categories: ["wrong final results", "never fresh"],
+                           shares: shares,
+                           caption: "Searches whose screen, once everything settled, did not show the results of the final query; and searches that never showed fresh results.")
     }
 
     var mismatch: Chart {
@@ -107,10 +107,10 @@ struct ReportCharts {
     }
 
     var waste: Chart {
-        let values = columns.map { [$0.summary.clientWastedShare.map { $0 * 100 }, $0.summary.backendWastedShare.map { $0 * 100 }] }
-        return rows(name: "wasted-work", title: "Wasted work", axisTitle: "share of service time (%)", categories: ["client view", "backend view"],
-                    values: values, valueLabel: { ValueFormat.significant($0) + "%" },
-                    caption: "Service time spent on requests whose results were never applied or no longer matched the input. A backend that ignores disconnects wastes the whole request.")
+        let shares = columns.map { [$0.summary.clientWastedShare, $0.summary.backendWastedShare] }
+        return percentRows(name: "wasted-work", title: "Wasted work", of: "share of service time", categories: ["client view", "backend view"],
+                           shares: shares,
+                           caption: "Service time spent on requests whose results were never applied or no longer matched the input. A backend that ignores disconnects wastes the whole request.")
     }
 
     var flicker: Chart {
@@ -166,6 +166,12 @@ struct ReportCharts {
         let chart = RowChart(title: title, axisTitle: axisTitle, categories: categories, sections: sections, valueLabel: valueLabel,
                              width: wide ? 1120 : 550)
         return Chart(name: name, svg: chart.svg(), caption: caption, wide: wide)
+    }
+
+    /// Rows of shares (0 to 1), drawn as percentages; the axis is titled `what` (%).
+    private func percentRows(name: String, title: String, of what: String, categories: [String], shares: [[Double?]], caption: String) -> Chart {
+        rows(name: name, title: title, axisTitle: "\(what) (%)", categories: categories,
+             values: shares.map { row in row.map { $0.map { $0 * 100 } } }, valueLabel: { ValueFormat.significant($0) + "%" }, caption: caption)
     }
 
     /// Rows of durations in nanoseconds, drawn in the unit that suits the largest value.

@@ -73,4 +73,19 @@ package enum ReportStylesheet {
       h2 { break-after: avoid; page-break-after: avoid; }
     }
     """
+
+    /// The start of a report page, up to and including `<body>`: the XHTML-compatible `html`
+    /// element, the character set, both colour schemes, `title` and this stylesheet inline; with
+    /// `viewport`, also the mobile viewport.
+    package static func pageStart(title: String, viewport: Bool = false) -> String {
+        var html = "<!DOCTYPE html>\n" + Markup.open("html", [("lang", "en"), ("xmlns", "http://www.w3.org/1999/xhtml")]) + "\n<head>\n"
+        html += Markup.empty("meta", [("charset", "utf-8")]) + "\n"
+        if viewport { html += Markup.empty("meta", [("name", "viewport"), ("content", "width=device-width, initial-scale=1")]) + "\n" }
+        html += Markup.empty("meta", [("name", "color-scheme"), ("content", "light dark")]) + "\n"
+        html += Markup.element("title", text: title) + "\n<style>\n" + css + "\n</style>\n</head>\n<body>\n"
+        return html
+    }
+
+    /// The end of a report page, after `pageStart`.
+    package static let pageEnd = "</body>\n</html>\n"
 }

@@ -9,14 +9,14 @@ extension Decision {
     package struct JSON: Codable, Equatable, Sendable {
         /// The runner the decision is taken on (`virtual`, `in-process`, …); `null` when the
         /// groups carry no runner label.
-        package var runner: String?
+        @ExplicitNull package var runner: String?
         package var objective: Objective
         /// What to ship; `null` when no strategy meets the constraints.
-        package var recommended: Choice?
+        @ExplicitNull package var recommended: Choice?
         /// The next choice by the objective; `null` when no other strategy meets the constraints.
-        package var runnerUp: Choice?
+        @ExplicitNull package var runnerUp: Choice?
         /// What choosing the recommendation costs against the runner-up; `null` without both.
-        package var cost: Cost?
+        @ExplicitNull package var cost: Cost?
         /// The strategies that break a constraint, each with the constraints it breaks.
         package var ruledOut: [RuledOut]
         /// Per other runner, the strategy the same objective chooses there (`null`: none meets
@@ -33,54 +33,31 @@ extension Decision {
             /// `ns` when the objective is a time, `requests` when it is requests per search.
             package var unit: String
             /// With `request-cost`: nanoseconds of p95 waiting one request per search is worth.
-            package var requestCostNs: Double?
+            @ExplicitNull package var requestCostNs: Double?
             /// The largest share of wrong final screens a strategy may have.
             package var maxStaleShare: Double
             /// The largest share of never-fresh searches a strategy may have.
             package var maxNeverFreshShare: Double
-
-            package func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(kind, forKey: .kind)
-                try container.encode(statement, forKey: .statement)
-                try container.encode(unit, forKey: .unit)
-                try container.encode(requestCostNs, forKey: .requestCostNs)
-                try container.encode(maxStaleShare, forKey: .maxStaleShare)
-                try container.encode(maxNeverFreshShare, forKey: .maxNeverFreshShare)
-            }
         }
 
         package struct Choice: Codable, Equatable, Sendable {
             /// The strategy's title in the table (its name plus the labels that tell it apart).
             package var strategy: String
             /// With grid points: the debounce interval in milliseconds; else `null`.
-            package var debounceMs: Int?
+            @ExplicitNull package var debounceMs: Int?
             /// With grid points: the minimum query length; else `null`.
-            package var minLength: Int?
+            @ExplicitNull package var minLength: Int?
             /// The objective's value (nanoseconds or requests per search, see `objective.unit`).
             package var value: Double
             /// The value as the report prints it.
             package var valueText: String
             /// p95 time to fresh results in nanoseconds; `null` when none came.
-            package var ttfrP95Ns: Double?
+            @ExplicitNull package var ttfrP95Ns: Double?
             package var requestsPerSearch: Double
             /// Share of searches whose final screen was wrong.
             package var staleShare: Double
             /// Share of searches that never showed fresh results.
             package var neverFreshShare: Double
-
-            package func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(strategy, forKey: .strategy)
-                try container.encode(debounceMs, forKey: .debounceMs)
-                try container.encode(minLength, forKey: .minLength)
-                try container.encode(value, forKey: .value)
-                try container.encode(valueText, forKey: .valueText)
-                try container.encode(ttfrP95Ns, forKey: .ttfrP95Ns)
-                try container.encode(requestsPerSearch, forKey: .requestsPerSearch)
-                try container.encode(staleShare, forKey: .staleShare)
-                try container.encode(neverFreshShare, forKey: .neverFreshShare)
-            }
         }
 
         package struct Cost: Codable, Equatable, Sendable {
@@ -88,22 +65,13 @@ extension Decision {
             package var requestsPerSearch: Double
             /// Recommended minus runner-up, p95 time to fresh results in nanoseconds (`null`
             /// when either has none).
-            package var ttfrP95Ns: Double?
+            @ExplicitNull package var ttfrP95Ns: Double?
             /// Recommended minus runner-up, share of wrong final screens.
             package var staleShare: Double
             /// Recommended minus runner-up, the objective.
             package var objective: Double
             /// The cost in words: "costs 0.40 more requests per search and …".
             package var text: String
-
-            package func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(requestsPerSearch, forKey: .requestsPerSearch)
-                try container.encode(ttfrP95Ns, forKey: .ttfrP95Ns)
-                try container.encode(staleShare, forKey: .staleShare)
-                try container.encode(objective, forKey: .objective)
-                try container.encode(text, forKey: .text)
-            }
         }
 
         package struct RuledOut: Codable, Equatable, Sendable {
@@ -114,28 +82,9 @@ extension Decision {
 
         package struct OtherRunner: Codable, Equatable, Sendable {
             package var runner: String
-            package var choice: String?
+            @ExplicitNull package var choice: String?
             /// Whether it chooses the same strategy as the primary runner.
             package var agrees: Bool
-
-            package func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(runner, forKey: .runner)
-                try container.encode(choice, forKey: .choice)
-                try container.encode(agrees, forKey: .agrees)
-            }
-        }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(runner, forKey: .runner)
-            try container.encode(objective, forKey: .objective)
-            try container.encode(recommended, forKey: .recommended)
-            try container.encode(runnerUp, forKey: .runnerUp)
-            try container.encode(cost, forKey: .cost)
-            try container.encode(ruledOut, forKey: .ruledOut)
-            try container.encode(otherRunners, forKey: .otherRunners)
-            try container.encode(lines, forKey: .lines)
         }
     }
 

@@ -224,11 +224,7 @@ package struct Decision: Sendable {
             point.strategy = summary.name
             return point
         }
-        return SweepPoint(strategy: title, debounceMs: 0, minLength: 0, fanOut: summary.fanOutMean ?? 0,
-                          wastedShare: summary.backendWastedShare ?? summary.clientWastedShare,
-                          ttfrP50: summary.ttfr?.percentile(50).map(Double.init), ttfrP95: summary.ttfr?.percentile(95).map(Double.init),
-                          ttfr: summary.ttfr, staleShare: summary.staleShare ?? 0, neverFreshShare: summary.neverFreshShare ?? 0,
-                          outOfOrderPerSettle: summary.settles > 0 ? Double(summary.outOfOrderApplies) / Double(summary.settles) : 0)
+        return SweepPoint(summary, strategy: title, debounceMs: 0, minLength: 0, fanOut: summary.fanOutMean ?? 0)
     }
 
     /// The decision table: one row per strategy of the primary runner; the objective, the

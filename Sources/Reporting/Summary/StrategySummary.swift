@@ -25,9 +25,7 @@ package struct StrategySummary: Sendable {
     package var mismatchNanos: Int64
     package var neverFresh: Int64
     package var clientServiceNanos: Int64
-    package var clientWastedNanos: Int64
     package var backendServiceNanos: Int64
-    package var backendWastedNanos: Int64
     package var displayChanges: Int64
     package var blinks: Int64
     /// `nil` when answers came without a result count (an empty screen cannot be told then).
@@ -51,6 +49,8 @@ package struct StrategySummary: Sendable {
     package var cancelStopClient: Histogram?
     package var cancelStopBackend: Histogram?
     package var timeline: Timeline?
+    /// The ratios of the group's metrics, divided as every other view divides them.
+    package var derived: DerivedMetrics
 
     package init(_ group: MetricGroup) {
         let m = group.metrics
@@ -71,9 +71,7 @@ package struct StrategySummary: Sendable {
         mismatchNanos = m.counter(MetricName.mismatchNs)
         neverFresh = m.counter(MetricName.neverFresh)
         clientServiceNanos = m.counter(MetricName.clientNs)
-        clientWastedNanos = m.counter(MetricName.wastedClientNs)
         backendServiceNanos = m.counter(MetricName.serviceNs)
-        backendWastedNanos = m.counter(MetricName.wastedServiceNs)
         displayChanges = m.counter(MetricName.displayChanges)
         blinks = m.counter(MetricName.blinks)
         falseEmpties = m.counters[MetricName.falseEmpties]
@@ -90,6 +88,7 @@ package struct StrategySummary: Sendable {
         cancelStopClient = m.histograms[MetricName.stopLatencyClient].flatMap(Self.nonEmpty)
         cancelStopBackend = m.histograms[MetricName.stopLatencyBackend].flatMap(Self.nonEmpty)
         timeline = Timeline(m)
+        derived = DerivedMetrics(m)
     }
 
     private static func nonEmpty(_ histogram: Histogram) -> Histogram? {
@@ -112,41 +111,31 @@ package struct StrategySummary: Sendable {
     }
 
     /// Share of settles whose final screen was wrong (terminal staleness).
-    package var staleShare: Double? { perSettle(staleSettles) }
+    package var staleShare: Double? { derived.staleSettleShare }
     /// Share of settles that never showed fresh results.
-    package var neverFreshShare: Double? { perSettle(neverFresh) }
+    package var neverFreshShare: Double? { derived.neverFreshShare }
     /// Share of settles that ended on an older query's answer; `nil` when not counted.
     package var olderAnswerShare: Double? { olderAnswerSettles.flatMap(perSettle) }
     /// Requests per settle: from the fan-out histogram's exact mean, else from the counters.
-    package var fanOutMean: Double? { fanOut?.mean ?? perSettle(requestsStarted) }
-    package var requestsPerKeystroke: Double? {
-        keystrokes > 0 ? Double(requestsStarted) / Double(keystrokes) : nil
-    }
-    package var requestsPerQuery: Double? {
-        committedQueries > 0 ? Double(requestsStarted) / Double(committedQueries) : nil
-    }
-    package var churnPerSettle: Double? { perSettle(debounceChurn) }
+    package var fanOutMean: Double? { fanOut?.mean ?? derived.requestsPerSettle }
+    package var requestsPerKeystroke: Double? { derived.requestsPerKeystroke }
+    package var requestsPerQuery: Double? { derived.requestsPerDistinctQuery }
+    package var churnPerSettle: Double? { derived.taskChurnPerSettle }
     /// Mean mismatch time per settle in nanoseconds.
     package var mismatchPerSettleNanos: Double? { perSettle(mismatchNanos) }
     /// Share of typing-session time the screen showed results for another query.
-    package var mismatchShare: Double? {
-        sessionNanos > 0 ? Double(mismatchNanos) / Double(sessionNanos) : nil
-    }
+    package var mismatchShare: Double? { derived.mismatchShare }
     /// Requests completed per second of run time.
     package var completedPerSecond: Double? {
         guard let end = runEndNanos, end > 0 else { return nil }
         return Double(requestsCompleted) * 1e9 / Double(end)
     }
     /// Wasted share of service time, client view and backend view.
-    package var clientWastedShare: Double? {
-        clientServiceNanos > 0 ? Double(clientWastedNanos) / Double(clientServiceNanos) : nil
-    }
-    package var backendWastedShare: Double? {
-        backendServiceNanos > 0 ? Double(backendWastedNanos) / Double(backendServiceNanos) : nil
-    }
-    package var displayChangesPerSettle: Double? { perSettle(displayChanges) }
-    package var blinksPerSettle: Double? { perSettle(blinks) }
-    package var falseEmptiesPerSettle: Double? { falseEmpties.flatMap(perSettle) }
+    package var clientWastedShare: Double? { derived.wastedClientShare }
+    package var backendWastedShare: Double? { derived.wastedServiceShare }
+    package var displayChangesPerSettle: Double? { derived.displayChangesPerSettle }
+    package var blinksPerSettle: Double? { derived.blinksPerSettle }
+    package var falseEmptiesPerSettle: Double? { derived.falseEmptiesPerSettle }
     package var errorCount: Int64 { errors.reduce(0) { $0 + $1.count } }
 }
 

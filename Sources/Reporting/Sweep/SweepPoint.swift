@@ -4,16 +4,16 @@ import TypestormMetrics
 /// population and one replicate, and the numbers the analysis uses.
 package struct SweepPoint: Sendable, Equatable {
     /// The strategy's name in the scenario (a preset name unless the scenario names it).
-    package var strategy: String
+    package var strategy: String = ""
     package var debounceMs: Int
     package var minLength: Int
     /// Typist population label ("desktop-en", "mobile-ko", ...); empty when the sweep has one.
-    package var population: String
+    package var population: String = ""
     /// The population's share of the scenario's mix, its weight in `all` and in its device
     /// class; `nil` when the record does not say (then populations weigh the same).
     package var share: Double?
     /// Which independent replicate (seed) of the grid this run is.
-    package var replicate: Int
+    package var replicate: Int = 0
     /// Requests per search (settle).
     package var fanOut: Double
     /// Wasted share of service time (backend view where known, else client view).
@@ -24,43 +24,40 @@ package struct SweepPoint: Sendable, Equatable {
     /// The time-to-fresh-results histogram, for percentiles of a mix of populations.
     package var ttfr: Histogram?
     /// Share of searches whose final screen was wrong.
-    package var staleShare: Double
+    package var staleShare: Double = 0
     /// Share of searches that never showed fresh results.
-    package var neverFreshShare: Double
+    package var neverFreshShare: Double = 0
     /// Out-of-order applies per search.
-    package var outOfOrderPerSettle: Double
+    package var outOfOrderPerSettle: Double = 0
 
-    package init(strategy: String = "", debounceMs: Int, minLength: Int, population: String = "", share: Double? = nil, replicate: Int = 0,
-                fanOut: Double, wastedShare: Double?, ttfrP50: Double?, ttfrP95: Double?, ttfr: Histogram? = nil,
-                staleShare: Double = 0, neverFreshShare: Double = 0, outOfOrderPerSettle: Double = 0) {
-        self.strategy = strategy
-        self.debounceMs = debounceMs
-        self.minLength = minLength
-        self.population = population
-        self.share = share
-        self.replicate = replicate
-        self.fanOut = fanOut
-        self.wastedShare = wastedShare
-        self.ttfrP50 = ttfrP50
-        self.ttfrP95 = ttfrP95
-        self.ttfr = ttfr
-        self.staleShare = staleShare
-        self.neverFreshShare = neverFreshShare
-        self.outOfOrderPerSettle = outOfOrderPerSettle
+    package var setting: SweepSetting { SweepSetting(strategy: strategy, minLength: minLength, debounceMs: debounceMs) }
+
+    /// `debounce 150 ms, min length 2`.
+    package var gridDescription: String {
+        "debounce \(debounceMs) ms, min length \(minLength)"
     }
+}
 
+extension SweepPoint {
     /// Reads a grid point from a metric group labelled `debounceMs` (and optionally `minLength`,
     /// `population`, `share`, `replicate`); `nil` for groups that are not grid points.
     package init?(_ summary: StrategySummary) {
         guard let debounceText = summary.labels[SweepLabel.debounce], let debounce = Int(debounceText),
               let fanOut = summary.fanOutMean else { return nil }
         self.init(
-            strategy: summary.name,
-            debounceMs: debounce,
+            summary, strategy: summary.name, debounceMs: debounce,
             minLength: summary.labels[SweepLabel.minLength].flatMap { Int($0) } ?? 1,
             population: summary.labels[SweepLabel.population] ?? "",
             share: summary.labels[SweepLabel.share].flatMap { Double($0) },
             replicate: summary.labels[SweepLabel.replicate].flatMap { Int($0) } ?? 0,
+            fanOut: fanOut)
+    }
+
+    /// The figures `summary` measured, at the setting, population and replicate given.
+    init(_ summary: StrategySummary, strategy: String, debounceMs: Int, minLength: Int, population: String = "", share: Double? = nil,
+         replicate: Int = 0, fanOut: Double) {
+        self.init(
+            strategy: strategy, debounceMs: debounceMs, minLength: minLength, population: population, share: share, replicate: replicate,
             fanOut: fanOut,
             wastedShare: summary.backendWastedShare ?? summary.clientWastedShare,
             ttfrP50: summary.ttfr?.percentile(50).map(Double.init),
@@ -69,13 +66,6 @@ package struct SweepPoint: Sendable, Equatable {
             staleShare: summary.staleShare ?? 0,
             neverFreshShare: summary.neverFreshShare ?? 0,
             outOfOrderPerSettle: summary.settles > 0 ? Double(summary.outOfOrderApplies) / Double(summary.settles) : 0)
-    }
-
-    package var setting: SweepSetting { SweepSetting(strategy: strategy, minLength: minLength, debounceMs: debounceMs) }
-
-    /// `debounce 150 ms, min length 2`.
-    package var gridDescription: String {
-        "debounce \(debounceMs) ms, min length \(minLength)"
     }
 }
 

@@ -156,7 +156,7 @@ package struct SweepReport: Sendable {
     // MARK: JSON
 
     package func json() throws -> String {
-        try encodeJSON(document())
+        try JSONDocument.text(document())
     }
 
     /// Stable keys, every key present (null where not applicable); documented in docs/tuning.md.
@@ -241,21 +241,12 @@ package struct SweepReport: Sendable {
         }
     }
 
-    func encodeJSON(_ document: [String: JSON]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
-    }
-
     // MARK: HTML
 
     /// A self-contained page: the recommendations, then per scope (all, each device class, each
     /// population) its plots.
     package func html() -> String {
-        var html = "<!DOCTYPE html>\n" + Markup.open("html", [("lang", "en"), ("xmlns", "http://www.w3.org/1999/xhtml")]) + "\n<head>\n"
-        html += Markup.empty("meta", [("charset", "utf-8")]) + "\n"
-        html += Markup.empty("meta", [("name", "color-scheme"), ("content", "light dark")]) + "\n"
-        html += Markup.element("title", text: "Typestorm sweep: \(scenarioName)") + "\n<style>\n" + ReportStylesheet.css + "\n</style>\n</head>\n<body>\n"
+        var html = ReportStylesheet.pageStart(title: "Typestorm sweep: \(scenarioName)")
         html += Markup.element("h1", text: "Typestorm sweep: \(scenarioName)") + "\n"
         let seed = baseSeed.map { ", base seed \($0)" } ?? ""
         html += Markup.element("p", [("class", "sub")], text: "Objective: minimise \(analysis.objective.statement), subject to \(analysis.objective.constraints). \(analysis.replicates) replicates\(seed); intervals are 95 % confidence intervals of the mean. The good range holds the settings whose objective is not significantly worse than the best (paired by replicate); the recommendation is its most conservative point.") + "\n"
@@ -277,6 +268,6 @@ package struct SweepReport: Sendable {
             html += "</div>\n"
         }
         html += Markup.element("h2", text: "Grid") + "\n" + Markup.element("pre", text: terminalTable()) + "\n"
-        return html + "</body>\n</html>\n"
+        return html + ReportStylesheet.pageEnd
     }
 }

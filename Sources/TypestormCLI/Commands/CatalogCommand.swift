@@ -92,7 +92,7 @@ enum CatalogCommand {
             let stats = CatalogStatistics(loaded.catalog)
             if invocation.arguments.flag("json") {
                 let report = StatsReport(file: path, format: loaded.format.rawValue, skippedRows: loaded.skippedRows, statistics: stats)
-                invocation.console.out(try CatalogFiles.json(report) + "\n")
+                invocation.console.out(try JSONDocument.text(report))
                 return ExitCode.success
             }
             var out = "\(path) (\(loaded.format.rawValue))\n"
@@ -187,11 +187,5 @@ enum CatalogFiles {
             invocation.console.err("warning: skipped \(result.skippedRows) bad rows (\(kinds)); first: \(result.skippedErrors.first?.description ?? "")\n")
         }
         return result
-    }
-
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

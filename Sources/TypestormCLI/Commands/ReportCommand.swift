@@ -1,6 +1,7 @@
 import Diagnostics
 import Foundation
 import Orchestration
+import TypestormMetrics
 import TypestormSystem
 import Reporting
 
@@ -60,28 +61,17 @@ enum ReportCommand {
                 var svgFiles: [String]
                 var partial: Bool
                 var verdicts: [Verdict]
-                /// `null` when the record has no strategy groups (encoded explicitly: a stable key).
-                var decision: Decision.JSON?
+                /// `null` when the record has no strategy groups (a stable key).
+                @ExplicitNull var decision: Decision.JSON?
                 struct Verdict: Encodable {
                     var group: String
                     var sentences: [String]
-                }
-                enum CodingKeys: String, CodingKey { case report, record, charts, svgFiles, partial, verdicts, decision }
-                func encode(to encoder: any Encoder) throws {
-                    var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(report, forKey: .report)
-                    try container.encode(record, forKey: .record)
-                    try container.encode(charts, forKey: .charts)
-                    try container.encode(svgFiles, forKey: .svgFiles)
-                    try container.encode(partial, forKey: .partial)
-                    try container.encode(verdicts, forKey: .verdicts)
-                    try container.encode(decision, forKey: .decision)
                 }
             }
             let output = Output(report: out, record: loaded.path, charts: charts.count, svgFiles: svgFiles, partial: loaded.record.partial,
                                 verdicts: zip(summaries, titles).map { .init(group: $0.key, sentences: Reporting.Verdict.sentences(for: $0, title: $1)) },
                                 decision: Decision(record: loaded.record)?.json)
-            invocation.console.out(try ReportingCLI.json(output))
+            invocation.console.out(try JSONDocument.text(output))
         } else {
             if let decision = Decision(record: loaded.record) { invocation.console.out(decision.text + "\n") }
             invocation.console.out(SummaryTable.render(loaded.record) + "\n")
@@ -134,11 +124,5 @@ enum ReportingCLI {
         } catch {
             throw ToolError("cannot create directory \(path): \(ErrorText.describe(error))", exitCode: ExitCode.cannotCreate)
         }
-    }
-
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
     }
 }

@@ -58,7 +58,7 @@ enum SearchCommand {
                     loadMs: milliseconds(loadTime), buildMs: milliseconds(buildTime),
                     items: response.items.map { Item(catalog[$0]) }
                 )
-                invocation.console.out(try CatalogFiles.json(report) + "\n")
+                invocation.console.out(try JSONDocument.text(report))
                 return ExitCode.success
             }
             let rows = response.items.enumerated().map { k, index in
