@@ -137,18 +137,13 @@ public struct FieldEnvironment: Sendable {
         search: @escaping @Sendable (QueryIdentity) async throws -> SearchAnswer,
         show: @escaping @Sendable @MainActor (FieldScreen) -> Void
     ) {
-        self.typist = typist
-        self.clock = clock
-        self.parameters = parameters
-        searchFunction = search
-        showFunction = show
-        facts = nil
+        self.init(typist: typist, clock: clock, parameters: parameters, facts: nil, search: search, show: show)
     }
 
     /// The environment a run gives a typist's field: `facts` records its timers, cache answers
     /// and write-backs.
     package init(
-        typist: Int, clock: any Clock<Duration>, parameters: FieldParameters, facts: any FieldFacts,
+        typist: Int, clock: any Clock<Duration>, parameters: FieldParameters, facts: (any FieldFacts)?,
         search: @escaping @Sendable (QueryIdentity) async throws -> SearchAnswer,
         show: @escaping @Sendable @MainActor (FieldScreen) -> Void
     ) {

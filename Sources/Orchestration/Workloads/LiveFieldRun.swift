@@ -9,7 +9,8 @@ import TypestormSystem
 import Typists
 
 /// A field of yours in real time: each typist's field is made on the main actor and typed into
-/// at the typist's intended times; it sleeps on `ContinuousClock` (through `env.clock`, which
+/// at the typist's intended times (`LiveFieldTyping`: one thread waits for every typist's next
+/// key and hands the keys due to the main actor); it sleeps on `ContinuousClock` (through `env.clock`, which
 /// records its sleeps as waits, and `env.timerClock`, which records them as timers) and searches
 /// the live backend (the engine in this process, or HTTP). What it does is recorded through the
 /// same `FieldLedger` as in virtual time (its cache answers and write-backs too), so the numbers
@@ -29,23 +30,7 @@ package enum LiveFieldRun {
         defer { monitor.attach(nil) }
         let fields = try await Fields(definition, name: name, count: typists.count, globalIndices: globalIndices,
                                       parameters: parameters, state: state)
-        await withTaskGroup(of: Bool.self) { group in
-            for (slot, typist) in typists.enumerated() {
-                group.addTask {
-                    await fields.type(typist, slot: slot, state: state)
-                    return true
-                }
-            }
-            group.addTask {
-                await monitor.waitForStop()
-                return false
-            }
-            var typing = typists.count
-            while typing > 0, let isTyping = await group.next() {
-                if isTyping { typing -= 1 } else { group.cancelAll() }
-            }
-            group.cancelAll()
-        }
+        await LiveFieldTyping(typists, fields: fields, state: state).run()
         // The drain: until no search is open and no sleep on the field's clock is pending, or the
         // scenario's drain time has passed.
         let drainEnd = state.now() + options.drainTimeoutNanos
@@ -92,35 +77,6 @@ package enum LiveFieldRun {
         }
     }
 
-}
-
-extension LiveFieldRun.Fields {
-    /// Types `typist`'s session into its field at the intended times.
-    func type<Session: TypistSession & Sendable>(_ typist: LiveTypist<Session>, slot: Int, state: LiveFieldState) async {
-        let field = all[slot]
-        var session = typist.session
-        let monitor = state.monitor
-        monitor.typistsActive.add(1, ordering: .relaxed)
-        defer { monitor.typistsActive.subtract(1, ordering: .relaxed) }
-        while !monitor.isStopRequested, let event = session.next() {
-            let intended = typist.arrivalNanos + event.at
-            let wait = intended - state.now()
-            if wait > 0 {
-                do { try await Task.sleep(for: .nanoseconds(wait)) } catch { break }
-            }
-            state.typed(event.action, intendedAt: intended, typist: slot)
-            switch event.action {
-            case let .edit(_, text):
-                monitor.keystrokes.add(1, ordering: .relaxed)
-                field.textChanged(text.string)
-            case let .scope(scope): field.scopeChanged(scope)
-            case let .tokens(tokens): field.tokensChanged(tokens)
-            case .submit: field.submitted()
-            case .end: return
-            }
-        }
-        state.typed(.end, intendedAt: state.now(), typist: slot)
-    }
 }
 
 /// What the fields of a live run share: the recorder and the typists' ledgers under one lock,
