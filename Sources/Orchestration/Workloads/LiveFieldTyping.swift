@@ -37,6 +37,8 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
     private let state: LiveFieldState
     private let arrivals: [Int64]
     private let inbox = Locked(Inbox())
+    /// The task awaiting `run` was cancelled: stop typing, as on a stop request.
+    private let cancelled = CancellationFlag()
     // The typing thread's own, never touched elsewhere.
     private var sessions: [Session]
     private var pending: [TypingEvent?]
@@ -55,13 +57,17 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
         heap = DeadlineHeap(capacity: typists.count)
     }
 
-    /// Types every session to its end (or until the monitor asks to stop); returns once the
-    /// fields have been given every key.
+    /// Types every session to its end (or until the monitor asks to stop, or the calling task
+    /// is cancelled); returns once the fields have been given every key.
     func run() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let thread = Thread { [self] in loop(continuation) }
-            thread.name = "typestorm-typing"
-            thread.start()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let thread = Thread { [self] in loop(continuation) }
+                thread.name = "typestorm-typing"
+                thread.start()
+            }
+        } onCancel: {
+            _ = cancelled.cancel()
         }
     }
 
@@ -69,11 +75,11 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
         let monitor = state.monitor
         monitor.typistsActive.add(sessions.count, ordering: .relaxed)
         for slot in sessions.indices { scheduleNext(slot) }
-        while !monitor.isStopRequested, let first = heap.first {
+        while !monitor.isStopRequested, !cancelled.isCancelled, let first = heap.first {
             let wait = first.at - state.now()
             if wait > 0 {
                 post()
-                // Awake at least every 10 ms to hear a stop request.
+                // Awake at least every 10 ms to hear a stop request or a cancellation.
                 MonotonicClock.sleep(min(wait, 10_000_000))
                 continue
             }
