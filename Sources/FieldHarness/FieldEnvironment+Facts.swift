@@ -6,31 +6,39 @@ import TypestormMetrics
 // own cache, and text the field writes back into itself. Each is recorded as the preset models
 // record the same fact, so the numbers of real code and of its model mean the same.
 
+/// Where a run records one typist's facts that only the field's own code knows (its
+/// `timerClock` timers, its cache answers, its write-backs): the virtual run and the live one
+/// each give every field's environment theirs, and both record through the typist's
+/// `FieldLedger`.
+package protocol FieldFacts: Sendable {
+    /// The clock for the typist's timers that are not a debounce wait.
+    var timerClock: any Clock<Duration> { get }
+    /// The field answered `query` from its own cache.
+    @MainActor func answeredFromCache(_ query: QueryIdentity)
+    /// The field's code set the text field's text; what the text field holds afterwards, or nil
+    /// once the edit's write-backs have reached their bound.
+    @MainActor func fieldTextSet(_ text: String) -> String?
+}
+
 extension FieldEnvironment {
     /// A clock for the field's timers that are not a debounce before a search: a stalled
     /// indicator's delay, a spinner's grace period. Sleeps on `clock` are recorded as debounce
     /// waits (`debounce_waits`, `task_churn`); sleeps on this one only as timers
-    /// (`timer_lateness_ns` when one fires). Outside a virtual run it is `clock`.
-    public var timerClock: any Clock<Duration> {
-        guard let waits = typistWaits else { return clock }
-        return VirtualClock(waits: TypistTimers(waits))
-    }
+    /// (`timer_lateness_ns` when one fires: 0 in virtual time, how late it woke in a live run).
+    /// Outside a run of Typestorm's it is `clock`.
+    public var timerClock: any Clock<Duration> { facts?.timerClock ?? clock }
 
     /// Tells Typestorm that the field answered `query` from its own cache, with no search: the
     /// results it shows next for `query` are a real answer (`cached_commits`, `cache_hit_rate`).
     /// Call it when the cached results are written, before the screen shows them.
     @MainActor public func answeredFromCache(_ query: QueryIdentity) {
-        guard let waits = typistWaits else { return }
-        waits.run.answeredFromCache(query, typist: waits.typist)
+        facts?.answeredFromCache(query)
     }
-
-    /// The run's bookkeeping for this typist, reached through the clock it made for the field
-    /// (nil outside a virtual run).
-    var typistWaits: TypistWaits? { (clock as? VirtualClock)?.waits as? TypistWaits }
 }
 
-/// A typist's sleeps on `FieldEnvironment.timerClock`: a fired one is recorded as timer
-/// lateness (0 in virtual time), as a preset's stalled timer is; a cancelled one not at all.
+/// A typist's sleeps on `FieldEnvironment.timerClock` in virtual time: a fired one is recorded
+/// as timer lateness (0 in virtual time), as a preset's stalled timer is; a cancelled one not at
+/// all.
 final class TypistTimers: WaitObserver, @unchecked Sendable {
     /// The same typist's debounce waits: its run and its slot.
     let waits: TypistWaits
@@ -39,17 +47,26 @@ final class TypistTimers: WaitObserver, @unchecked Sendable {
 
     func waitStarted(delay: Int64) -> UInt64? { 0 }
 
-    func waitFired(_ id: UInt64) { waits.run.recorder.record(.timerLateness(0), typist: waits.typist, at: waits.run.world.now) }
+    func waitFired(_ id: UInt64) {
+        let run = waits.run, typist = waits.typist
+        run.typists[typist].ledger.timerFired(lateness: 0, typist: typist, at: run.world.now, recorder: &run.recorder)
+    }
 
     func waitCancelled(_ id: UInt64) {}
 }
 
-extension VirtualFieldRun {
+extension TypistWaits: FieldFacts {
+    var timerClock: any Clock<Duration> { VirtualClock(waits: TypistTimers(self)) }
+
     /// The field answered `query` from its own cache: a cached commit, as a preset's cache hit
-    /// records it. An answer for `query` that reached the field earlier and was never shown is
-    /// not applied by the screen that shows the cached results (a preset applies nothing there).
-    func answeredFromCache(_ query: QueryIdentity, typist: Int) {
-        guard VirtualScheduler.shared.session === self else { return }
-        typists[typist].ledger.answeredFromCache(query, typist: typist, at: world.now, recorder: &recorder)
+    /// records it.
+    func answeredFromCache(_ query: QueryIdentity) {
+        guard VirtualScheduler.shared.session === run else { return }
+        run.typists[typist].ledger.answeredFromCache(query, typist: typist, at: run.world.now, recorder: &run.recorder)
+    }
+
+    func fieldTextSet(_ text: String) -> String? {
+        guard VirtualScheduler.shared.session === run else { return text }
+        return run.typists[typist].ledger.fieldTextSet(text)
     }
 }

@@ -25,6 +25,10 @@ package struct FieldLedger: Sendable {
     /// measured; one left on after answers came is a wait that never ends).
     package var screen: FieldScreen = .idle
     package var failedSinceSpinner = false
+    /// The text field as the typist's edits and the field's own writes leave it, and the current
+    /// edit's write-backs (``FieldEnvironment/setFieldText(_:)``).
+    package var textField = TextFieldModel()
+    package var writeBack = WriteBackBook()
     /// What happened, step by step, in the `replay` command's terms; nil when not recorded
     /// (one typist's, on request: it costs an entry per step).
     package var timeline: [(time: Int64, entry: TimelineEntry)]?
@@ -40,6 +44,12 @@ package struct FieldLedger: Sendable {
     /// The typist acted on the field (before the field hears of it).
     package mutating func typed(_ action: TypingEvent.Action, expected: QueryNormalizer, typist: Int, at time: Int64,
                                 recorder: inout Recorder) {
+        if case let .edit(key, text) = action {
+            // A new edit: the text field holds the typist's text, and the last edit's writes
+            // back into it are over.
+            textField.userEdit(text.string, composing: Composition.isComposing(key: key))
+            recordWriteBacks(typist: typist, at: time, recorder: &recorder)
+        }
         note(.typing(action), at: time)
         switch action {
         case let .edit(_, text): input.text = text.string

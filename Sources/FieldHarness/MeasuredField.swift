@@ -128,10 +128,22 @@ public struct FieldEnvironment: Sendable {
     public let parameters: FieldParameters
     let searchFunction: @Sendable (QueryIdentity) async throws -> SearchAnswer
     let showFunction: @Sendable @MainActor (FieldScreen) -> Void
+    /// Where the run records what only the field's code knows (nil outside a run of Typestorm's).
+    let facts: (any FieldFacts)?
 
     /// An environment of your own (a unit test of the adapter, an app's preview).
     public init(
         typist: Int = 0, clock: any Clock<Duration>, parameters: FieldParameters = FieldParameters(),
+        search: @escaping @Sendable (QueryIdentity) async throws -> SearchAnswer,
+        show: @escaping @Sendable @MainActor (FieldScreen) -> Void
+    ) {
+        self.init(typist: typist, clock: clock, parameters: parameters, facts: nil, search: search, show: show)
+    }
+
+    /// The environment a run gives a typist's field: `facts` records its timers, cache answers
+    /// and write-backs.
+    package init(
+        typist: Int, clock: any Clock<Duration>, parameters: FieldParameters, facts: (any FieldFacts)?,
         search: @escaping @Sendable (QueryIdentity) async throws -> SearchAnswer,
         show: @escaping @Sendable @MainActor (FieldScreen) -> Void
     ) {
@@ -140,6 +152,7 @@ public struct FieldEnvironment: Sendable {
         self.parameters = parameters
         searchFunction = search
         showFunction = show
+        self.facts = facts
     }
 
     /// Searches the run's backend. Throws `CancellationError` when the calling task is

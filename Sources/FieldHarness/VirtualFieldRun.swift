@@ -77,9 +77,6 @@ final class PendingSearch: @unchecked Sendable {
 struct TypistState {
     var ledger = FieldLedger()
     var open: [PendingSearch] = []
-    /// The text field as the field's own writes leave it, and the current edit's write-backs.
-    var field = TextFieldModel()
-    var writeBack = WriteBackBook()
 }
 
 final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
@@ -154,7 +151,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
             """.utf8))
         }
         check()
-        for typist in typists.indices { recordWriteBacks(typist) }
+        for typist in typists.indices { typists[typist].ledger.recordWriteBacks(typist: typist, at: world.now, recorder: &recorder) }
         recorder.finish(at: world.now)
         scheduler.leave()
         for index in fields.indices { fields[index] = nil }
@@ -168,8 +165,9 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
 
     private func makeFields() {
         for typist in typists.indices {
+            let waits = TypistWaits(run: self, typist: typist)
             let environment = FieldEnvironment(
-                typist: globalIndices[typist], clock: VirtualClock(waits: TypistWaits(run: self, typist: typist)), parameters: parameters,
+                typist: globalIndices[typist], clock: VirtualClock(waits: waits), parameters: parameters, facts: waits,
                 search: { [unowned self] query in try await self.search(query, typist: typist) },
                 show: { [unowned self] screen in self.show(screen, typist: typist) })
             do {
@@ -216,7 +214,6 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let time = world.now
         recorder.record(.inputLag(max(0, time - typed.at)), typist: typist, at: time)
         guard let field = fields[typist] else { return }
-        if case let .edit(key, text) = typed.action { userEdited(typist, text: text.string, key: key) }
         typists[typist].ledger.typed(typed.action, expected: expected, typist: typist, at: time, recorder: &recorder)
         switch typed.action {
         case let .edit(_, text): MainActor.assumeIsolated { field.textChanged(text.string) }

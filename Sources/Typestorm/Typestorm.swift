@@ -52,11 +52,15 @@ public enum TypestormTool {
 
     /// Whether the command may run user fields in virtual time in this process: `simulate`, a
     /// worker whose scenario names one (the processes `run` and `sweep --workers` start are this
-    /// executable's `worker`), and a `sweep` of one. Every other command runs on Swift's own
-    /// executors.
+    /// executable's `worker`), a `sweep` of one, and the virtual side of a `crosscheck` (the
+    /// process `crosscheck` starts for its fields, `crosscheck … --virtual-out FILE`). Every
+    /// other command runs on Swift's own executors.
     static func needsVirtualExecutors(_ arguments: [String]) -> Bool {
         switch arguments.first {
         case "simulate": return true
+        case "crosscheck":
+            let option = "--" + Crosscheck.virtualOutputOption
+            return arguments.contains { $0 == option || $0.hasPrefix(option + "=") }
         case "worker": return scenarioNamesAField(workerScenario(Array(arguments.dropFirst())))
         case "sweep": return sweepRunsAFieldHere(Array(arguments.dropFirst()))
         default: return false

@@ -85,16 +85,8 @@ struct WholeToolTests {
     /// Live, on Swift's own executors and the real clock against the engine in the worker: the
     /// field keeps its 300 ms debounce and lands where its model does.
     @Test func aLiveRunMeasuresYourFieldOnTheRealClock() throws {
-        var file = try scenario(strategies: [["preset": "seed-000"], ["preset": "split-state-seed"]], runners: [["kind": "in-process"]])
-        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        root["duration"] = "6s"
-        var population = try #require(root["population"] as? [String: Any])
-        population["typists"] = 30
-        population["arrival"] = ["kind": "ramp", "over": "1s"]
-        population["session"] = ["queries": 2, "maxLength": "5s"]
-        root["population"] = population
-        try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]).write(to: file)
-        file = file.standardizedFileURL
+        let file = try smallLive(try scenario(strategies: [["preset": "seed-000"], ["preset": "split-state-seed"]]), typists: 30,
+                                 runners: [["kind": "in-process"]])
         let (status, output, errors) = try harness(["run", file.path, "--json"], in: file.deletingLastPathComponent())
         #expect(status == 0, "\(errors)")
         let parsed = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
@@ -113,6 +105,80 @@ struct WholeToolTests {
         #expect(abs(real.ttfrMedian - model.ttfrMedian) < 20_000_000)
         #expect(real.ttfrMedian >= 300_000_000)
         #expect((real.counters["stale_settles"] ?? 0) * 20 <= (real.counters["settles"] ?? 0))
+    }
+
+    /// The default scenario's population cut small for a live run: `typists` arriving over a
+    /// second, two queries each, sessions of at most 5 s, a 6 s phase.
+    func smallLive(_ file: URL, typists: Int, runners: [[String: Any]]) throws -> URL {
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        root["duration"] = "6s"
+        root["runners"] = runners
+        var population = try #require(root["population"] as? [String: Any])
+        population["typists"] = typists
+        population["arrival"] = ["kind": "ramp", "over": "1s"]
+        population["session"] = ["queries": 2, "maxLength": "5s"]
+        root["population"] = population
+        try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]).write(to: file)
+        return file.standardizedFileURL
+    }
+
+    /// `crosscheck` of a field of yours: its virtual side in a process of its own (the harness
+    /// again, on the virtual executors), its live side in the harness on Swift's own executors
+    /// against the model-driven backend, compared by the rules a preset is compared by. The
+    /// field's virtual side is its model's, check for check.
+    @Test(.timeLimit(.minutes(2))) func crosscheckComparesYourFieldInVirtualTimeAndLive() throws {
+        let file = try smallLive(try scenario(strategies: [["preset": "seed-000"], ["preset": "split-state-seed"]]), typists: 20,
+                                 runners: [["kind": "in-process"]])
+        let (status, output, errors) = try harness(["crosscheck", file.path, "--json"], in: file.deletingLastPathComponent())
+        #expect(status == 0 || status == 1, "\(errors)")
+        #expect(errors.contains("crosscheck: seed-000: virtual time, in a process of its own"))
+        let root = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "\(errors)")
+        let strategies = try #require(root["strategies"] as? [[String: Any]])
+        #expect(strategies.map { $0["strategy"] as? String } == ["seed-000", "split-state-seed"])
+        #expect(strategies.map { $0["runner"] as? String } == ["in-process", "in-process"])
+        func checks(_ index: Int) throws -> [String: [String: Any]] {
+            let list = try #require(strategies[index]["checks"] as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: list.map { ($0["metric"] as? String ?? "", $0) })
+        }
+        let field = try checks(0), model = try checks(1)
+        #expect(field.keys.sorted() == model.keys.sorted())
+        for (metric, check) in field {
+            #expect(check["virtual"] as? Double == model[metric]?["virtual"] as? Double, "\(metric)")
+        }
+        let keystrokes = try #require(field["keystrokes"])
+        #expect(keystrokes["agrees"] as? Bool == true)
+        #expect(try #require(keystrokes["virtual"] as? Double) > 0)
+        let requests = try #require(field["requests"])
+        #expect(requests["agrees"] as? Bool == true, "virtual \(requests["virtual"] ?? "–"), live \(requests["live"] ?? "–")")
+        #expect(try #require(requests["live"] as? Double) > 0)
+    }
+
+    /// Live, a field's own facts are recorded as in virtual time: seed 001's write-backs (which
+    /// follow from the keys alone, so the same count) and seed 003's answers from its cache.
+    @Test(.timeLimit(.minutes(2))) func aLiveRunRecordsYourFieldsWriteBacksAndCacheAnswers() throws {
+        let strategies: [[String: Any]] = [["preset": "seed-001"], ["preset": "seed-003"]]
+        let live = try smallLive(try scenario(strategies: strategies), typists: 120, runners: [["kind": "in-process", "backend": "model"]])
+        let virtual = try smallLive(try scenario(strategies: strategies), typists: 120, runners: [["kind": "virtual"]])
+        func counters(_ file: URL) throws -> [String: [String: Int64]] {
+            let (status, output, errors) = try harness(["run", file.path, "--json"], in: file.deletingLastPathComponent())
+            #expect(status == 0, "\(errors)")
+            let root = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "\(errors)")
+            let groups = try #require(root["groups"] as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: try groups.map { group in
+                (group["name"] as? String ?? "",
+                 try #require(group["counters"] as? [String: Any]).compactMapValues { ($0 as? NSNumber)?.int64Value })
+            })
+        }
+        let onTheClock = try counters(live), inVirtualTime = try counters(virtual)
+        let writeBacks = try #require(onTheClock["seed-001"]?["writeback_changes"])
+        #expect(writeBacks > 0)
+        #expect(writeBacks == inVirtualTime["seed-001"]?["writeback_changes"])
+        #expect(onTheClock["seed-001"]?["writeback_reentries"] == inVirtualTime["seed-001"]?["writeback_reentries"])
+        let cached = try #require(onTheClock["seed-003"]?["commits_cached"])
+        let cachedVirtually = try #require(inVirtualTime["seed-003"]?["commits_cached"])
+        #expect(cached > 0)
+        // Which keys come before a debounce ends can differ on the real clock: a count's tolerance.
+        #expect(Double(abs(cached - cachedVirtually)) <= max(2, 3.29 * Double(cached + cachedVirtually).squareRoot()))
     }
 
     /// One typist's keys, sleeps, searches, answers and screens in the `replay` format, from the

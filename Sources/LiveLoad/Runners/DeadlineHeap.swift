@@ -1,22 +1,22 @@
 /// What a ``DeadlineHeap`` orders: earlier deadlines first, ties in the order they were scheduled.
-protocol DeadlineOrdered {
+package protocol DeadlineOrdered {
     /// Whether this entry comes before `other`.
     func precedes(_ other: Self) -> Bool
 }
 
 /// A binary min-heap of timed entries, for the threads that wait for their earliest deadline
-/// (the live field threads and the modelled backend's timer).
-struct DeadlineHeap<Entry: DeadlineOrdered> {
-    private(set) var entries: [Entry] = []
+/// (the live field threads, the modelled backend's timer, and the typing of a field of yours).
+package struct DeadlineHeap<Entry: DeadlineOrdered> {
+    package private(set) var entries: [Entry] = []
 
-    init(capacity: Int = 0) { entries.reserveCapacity(capacity) }
+    package init(capacity: Int = 0) { entries.reserveCapacity(capacity) }
 
     /// The earliest entry.
-    var first: Entry? { entries.first }
-    var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
+    package var first: Entry? { entries.first }
+    package var isEmpty: Bool { entries.isEmpty }
+    package var count: Int { entries.count }
 
-    mutating func push(_ entry: Entry) {
+    package mutating func push(_ entry: Entry) {
         entries.append(entry)
         var child = entries.count - 1
         while child > 0 {
@@ -28,7 +28,7 @@ struct DeadlineHeap<Entry: DeadlineOrdered> {
     }
 
     /// Removes and returns the earliest entry (the heap must not be empty).
-    mutating func popFirst() -> Entry {
+    package mutating func popFirst() -> Entry {
         let top = entries[0]
         let last = entries.removeLast()
         if !entries.isEmpty {
@@ -48,5 +48,5 @@ struct DeadlineHeap<Entry: DeadlineOrdered> {
         return top
     }
 
-    mutating func removeAll() { entries.removeAll() }
+    package mutating func removeAll() { entries.removeAll() }
 }

@@ -12,6 +12,9 @@ import Typists
 /// request, real timers), one strategy at a time, and every metric that says which strategy is
 /// better is compared side by side with a stated tolerance or test.
 ///
+/// A field of yours is compared the same way: its live side runs here on Swift's own executors,
+/// its virtual side in a process of its own on Typestorm's virtual executors.
+///
 /// Both sides type the same keystrokes (the scenario's typists, all arriving at once, as virtual
 /// time runs them) and meet the same latencies, so what may differ is only what real time adds:
 /// timers and answers that run late, and races that those delays decide differently.
@@ -106,30 +109,32 @@ package enum Crosscheck {
     /// and the model-driven backend's service includes a real HTTP request to it. The live
     /// runners of one strategy run at the same time, each with its own modelled cells.
     ///
+    /// A field of yours runs live here, on Swift's own executors; its virtual side runs in a
+    /// process of its own, `executable` (this one) on the virtual executors (see
+    /// `virtualSideOfFields`).
+    ///
     /// With `modelServer`, the scenario's `http-url` runner is compared too: its requests go
     /// straight to the URL, whose server is to follow the model itself.
-    package static func run(_ scenario: Scenario, baseDirectory: String, modelServer: Bool = false,
-                            progress: (@Sendable (String) -> Void)? = nil) async throws -> Result {
-        if let field = scenario.strategies.first(where: { !$0.isPreset }) {
-            throw Unsuitable(description: """
-            crosscheck runs presets: "\(field.preset)" is a field of yours, which runs in virtual time and live in separate \
-            processes; run a virtual scenario and a live one of it and compare them (typestorm run, then typestorm compare)
-            """)
-        }
+    package static func run(
+        _ scenario: Scenario, baseDirectory: String, modelServer: Bool = false, executable: String = ShippedData.executablePath,
+        progress: (@Sendable (String) -> Void)? = nil
+    ) async throws -> Result {
         let (runners, skipped) = try liveRunners(scenario, modelServer: modelServer)
         let threads = scenario.runners.compactMap { runner -> Int? in
             if case let .httpEmbedded(threads, _) = runner { return threads } else { return nil }
         }.max()
         if let threads {
             return try await EmbeddedServerFactory.withServer(for: scenario, baseDirectory: baseDirectory, threads: threads) { server in
-                try await run(scenario, runners: runners, skipped: skipped, serverURL: server.baseURL, baseDirectory: baseDirectory, progress: progress)
+                try await run(scenario, runners: runners, skipped: skipped, serverURL: server.baseURL, baseDirectory: baseDirectory,
+                              executable: executable, progress: progress)
             }
         }
-        return try await run(scenario, runners: runners, skipped: skipped, serverURL: nil, baseDirectory: baseDirectory, progress: progress)
+        return try await run(scenario, runners: runners, skipped: skipped, serverURL: nil, baseDirectory: baseDirectory,
+                             executable: executable, progress: progress)
     }
 
     private static func run(
-        _ scenario: Scenario, runners: [String], skipped: [String], serverURL: String?, baseDirectory: String,
+        _ scenario: Scenario, runners: [String], skipped: [String], serverURL: String?, baseDirectory: String, executable: String,
         progress: (@Sendable (String) -> Void)?
     ) async throws -> Result {
         let simulation = VirtualWorkload.simulationPlan(scenario)
@@ -139,13 +144,48 @@ package enum Crosscheck {
         let engine = try SearchEngine.build(catalog: catalog)
         let reference = ReferenceFilter(catalog: catalog)
         let model = simulation.backend
+        let fieldNames = scenario.strategies.filter { !$0.isPreset }.map(\.name)
+        var fieldsInVirtualTime: [String: MetricSet] = [:]
+        if !fieldNames.isEmpty {
+            progress?("\(fieldNames.joined(separator: ", ")): virtual time, in a process of its own")
+            fieldsInVirtualTime = try await virtualSideOfFields(scenario, names: fieldNames, baseDirectory: baseDirectory,
+                                                                executable: executable)
+        }
+        let options = LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeout ?? 0),
+                                     settleIntervalNanos: simulation.settleIntervalNanos)
         var results: [StrategyResult] = []
-        for spec in simulation.strategies {
-            progress?("\(spec.name): virtual time")
-            let virtual = Simulation.runStrategyCounting(spec, scenario: simulation, typists: 0..<count) { range in
-                range.map(typists.session(forTypist:))
-            }.recorder.metrics()
-            progress?("\(spec.name): live \(runners.joined(separator: " and "))")
+        for strategy in scenario.strategies {
+            let virtual: MetricSet
+            let live: @Sendable (any LiveSearchBackend) async throws -> LiveRunResult
+            if strategy.isPreset {
+                let spec = VirtualWorkload.simulationStrategy(strategy)
+                progress?("\(strategy.name): virtual time")
+                virtual = Simulation.runStrategyCounting(spec, scenario: simulation, typists: 0..<count) { range in
+                    range.map(typists.session(forTypist:))
+                }.recorder.metrics()
+                live = { backend in
+                    await LiveRunner.run(
+                        typists: (0..<count).map { LiveTypist(arrivalNanos: 0, session: typists.session(forTypist: $0)) },
+                        strategy: spec.preset, configuration: spec.configuration, backend: backend, options: options)
+                }
+            } else {
+                // A field of yours: its virtual side came from the process of its own; live, it
+                // runs here on Swift's own executors, as `run` runs it live.
+                let field = try strategy.field()
+                let parameters = strategy.fieldParameters
+                guard let metrics = fieldsInVirtualTime[strategy.name] else {
+                    throw Unsuitable(description: "the virtual side of field '\(strategy.name)' is missing from its process's output")
+                }
+                virtual = metrics
+                live = { backend in
+                    try await LiveFieldRun.run(
+                        field, name: strategy.name,
+                        typists: (0..<count).map { LiveTypist(arrivalNanos: 0, session: typists.session(forTypist: $0)) },
+                        globalIndices: Array(0..<count), backend: backend, parameters: parameters, options: options,
+                        monitor: LiveRunMonitor())
+                }
+            }
+            progress?("\(strategy.name): live \(runners.joined(separator: " and "))")
             var backends: [any LiveSearchBackend] = []
             for runner in runners {
                 if runner == "http-url", let (template, request) = scenario.runners.lazy.compactMap(\.urlTarget).first {
@@ -163,20 +203,19 @@ package enum Crosscheck {
                 }
                 backends.append(ModelledSearchBackend(model: model, seed: scenario.seed, globalTypists: Array(0..<count), engine: searcher))
             }
-            let options = LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeout ?? 0),
-                                         settleIntervalNanos: simulation.settleIntervalNanos)
-            let lives = await withTaskGroup(of: (Int, LiveRunResult).self) { group in
-                for (index, backend) in backends.enumerated() {
-                    group.addTask {
-                        let result = await LiveRunner.run(
-                            typists: (0..<count).map { LiveTypist(arrivalNanos: 0, session: typists.session(forTypist: $0)) },
-                            strategy: spec.preset, configuration: spec.configuration, backend: backend, options: options)
-                        return (index, result)
+            let lives: [Int: LiveRunResult]
+            do {
+                lives = try await withThrowingTaskGroup(of: (Int, LiveRunResult).self) { group in
+                    for (index, backend) in backends.enumerated() {
+                        group.addTask { (index, try await live(backend)) }
                     }
+                    var lives: [Int: LiveRunResult] = [:]
+                    for try await (index, result) in group { lives[index] = result }
+                    return lives
                 }
-                var lives: [Int: LiveRunResult] = [:]
-                for await (index, result) in group { lives[index] = result }
-                return lives
+            } catch {
+                backends.forEach { $0.shutdown() }
+                throw error
             }
             for (index, runner) in runners.enumerated() {
                 let backend = backends[index]
@@ -185,7 +224,7 @@ package enum Crosscheck {
                 let overruns = modelled?.engineOverruns
                 backend.shutdown()
                 guard let live = lives[index] else { continue }
-                results.append(compare(spec.name, runner: runner, virtual: virtual, live: live.metrics, model: model,
+                results.append(compare(strategy.name, runner: runner, virtual: virtual, live: live.metrics, model: model,
                                        typists: count, lateness: lateness, overruns: overruns, liveNanos: live.elapsedNanos))
             }
         }

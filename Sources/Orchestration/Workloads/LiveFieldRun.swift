@@ -9,10 +9,12 @@ import TypestormSystem
 import Typists
 
 /// A field of yours in real time: each typist's field is made on the main actor and typed into
-/// at the typist's intended times; it sleeps on `ContinuousClock` (through `env.clock`, which
-/// records its sleeps as waits) and searches the live backend (the engine in this process, or
-/// HTTP). What it does is recorded through the same `FieldLedger` as in virtual time, so the
-/// numbers mean the same on both clocks.
+/// at the typist's intended times (`LiveFieldTyping`: one thread waits for every typist's next
+/// key and hands the keys due to the main actor); it sleeps on `ContinuousClock` (through `env.clock`, which
+/// records its sleeps as waits, and `env.timerClock`, which records them as timers) and searches
+/// the live backend (the engine in this process, or HTTP). What it does is recorded through the
+/// same `FieldLedger` as in virtual time (its cache answers and write-backs too), so the numbers
+/// mean the same on both clocks.
 ///
 /// Runs on Swift's own executors: the field's `@MainActor` jobs on the main thread, its other
 /// jobs on the cooperative pool, as in an app.
@@ -28,23 +30,7 @@ package enum LiveFieldRun {
         defer { monitor.attach(nil) }
         let fields = try await Fields(definition, name: name, count: typists.count, globalIndices: globalIndices,
                                       parameters: parameters, state: state)
-        await withTaskGroup(of: Bool.self) { group in
-            for (slot, typist) in typists.enumerated() {
-                group.addTask {
-                    await fields.type(typist, slot: slot, state: state)
-                    return true
-                }
-            }
-            group.addTask {
-                await monitor.waitForStop()
-                return false
-            }
-            var typing = typists.count
-            while typing > 0, let isTyping = await group.next() {
-                if isTyping { typing -= 1 } else { group.cancelAll() }
-            }
-            group.cancelAll()
-        }
+        await LiveFieldTyping(typists, fields: fields, state: state).run()
         // The drain: until no search is open and no sleep on the field's clock is pending, or the
         // scenario's drain time has passed.
         let drainEnd = state.now() + options.drainTimeoutNanos
@@ -78,7 +64,8 @@ package enum LiveFieldRun {
              state: LiveFieldState) throws {
             all = try (0..<count).map { slot in
             let environment = FieldEnvironment(
-                typist: globalIndices[slot], clock: LiveFieldClock(state: state, typist: slot), parameters: parameters,
+                typist: globalIndices[slot], clock: LiveFieldClock(state: state, typist: slot, kind: .debounce),
+                parameters: parameters, facts: LiveFieldFacts(state: state, typist: slot),
                 search: { query in try await state.search(query, typist: slot) },
                 show: { screen in state.show(screen, typist: slot) })
             do {
@@ -90,35 +77,6 @@ package enum LiveFieldRun {
         }
     }
 
-}
-
-extension LiveFieldRun.Fields {
-    /// Types `typist`'s session into its field at the intended times.
-    func type<Session: TypistSession & Sendable>(_ typist: LiveTypist<Session>, slot: Int, state: LiveFieldState) async {
-        let field = all[slot]
-        var session = typist.session
-        let monitor = state.monitor
-        monitor.typistsActive.add(1, ordering: .relaxed)
-        defer { monitor.typistsActive.subtract(1, ordering: .relaxed) }
-        while !monitor.isStopRequested, let event = session.next() {
-            let intended = typist.arrivalNanos + event.at
-            let wait = intended - state.now()
-            if wait > 0 {
-                do { try await Task.sleep(for: .nanoseconds(wait)) } catch { break }
-            }
-            state.typed(event.action, intendedAt: intended, typist: slot)
-            switch event.action {
-            case let .edit(_, text):
-                monitor.keystrokes.add(1, ordering: .relaxed)
-                field.textChanged(text.string)
-            case let .scope(scope): field.scopeChanged(scope)
-            case let .tokens(tokens): field.tokensChanged(tokens)
-            case .submit: field.submitted()
-            case .end: return
-            }
-        }
-        state.typed(.end, intendedAt: state.now(), typist: slot)
-    }
 }
 
 /// What the fields of a live run share: the recorder and the typists' ledgers under one lock,
@@ -170,21 +128,45 @@ final class LiveFieldState: @unchecked Sendable {
         _ = withBooks({ recorder, ledger, _ in ledger.show(screen, typist: typist, at: time, recorder: &recorder) }, typist: typist)
     }
 
-    func waitStarted(delay: Int64, typist: Int) -> UInt64? {
+    /// A sleep on the field's clock starts: a debounce wait (its number, when recorded) or a
+    /// timer (nil).
+    func waitStarted(delay: Int64, kind: LiveFieldClock.Kind, typist: Int) -> UInt64? {
         let time = now()
         return withBooks({ recorder, ledger, sleeping in
             sleeping += 1
+            guard kind == .debounce else { return nil }
             return ledger.waitStarted(delay: delay, expected: expected, typist: typist, at: time, recorder: &recorder)
         }, typist: typist) ?? nil
     }
 
-    func waitEnded(_ id: UInt64?, lateness: Int64?, typist: Int) {
+    /// A sleep ended: fired `lateness` after its deadline, or (nil) cancelled.
+    func waitEnded(_ id: UInt64?, lateness: Int64?, kind: LiveFieldClock.Kind, typist: Int) {
         let time = now()
         _ = withBooks({ recorder, ledger, sleeping in
             sleeping -= 1
-            guard let id else { return }
-            ledger.waitEnded(id, lateness: lateness, typist: typist, at: time, recorder: &recorder)
+            switch kind {
+            case .debounce:
+                guard let id else { return }
+                ledger.waitEnded(id, lateness: lateness, typist: typist, at: time, recorder: &recorder)
+            case .timer:
+                guard let lateness else { return }
+                ledger.timerFired(lateness: lateness, typist: typist, at: time, recorder: &recorder)
+            }
         }, typist: typist)
+    }
+
+    func answeredFromCache(_ query: QueryIdentity, typist: Int) {
+        let time = now()
+        _ = withBooks({ recorder, ledger, _ in ledger.answeredFromCache(query, typist: typist, at: time, recorder: &recorder) },
+                      typist: typist)
+    }
+
+    /// What the text field holds after the field's code set it (`text` once the run is closed).
+    func fieldTextSet(_ text: String, typist: Int) -> String? {
+        switch withBooks({ _, ledger, _ in ledger.fieldTextSet(text) }, typist: typist) {
+        case let .some(shown): shown
+        case .none: text
+        }
     }
 
     /// The field's search: recorded, sent to the backend, cancelled with the task that awaits it.
@@ -250,6 +232,9 @@ final class LiveFieldState: @unchecked Sendable {
             let end = now()
             guard var recorder = books.recorder else { return (MetricSet(), end, books.ledgers) }
             books.recorder = nil
+            for typist in books.ledgers.indices {
+                books.ledgers[typist].recordWriteBacks(typist: typist, at: end, recorder: &recorder)
+            }
             recorder.finish(at: end)
             return (recorder.metrics(), end, books.ledgers)
         }
@@ -297,25 +282,43 @@ final class Flight: Sendable {
 }
 
 /// `ContinuousClock` for a field's `env.clock` in a live run: its sleeps are recorded as the
-/// field's waits (started, fired with their lateness, or cancelled), as in virtual time.
+/// field's waits (started, fired with their lateness, or cancelled), as in virtual time; for
+/// `env.timerClock`, a fired sleep is recorded as a timer's lateness.
 struct LiveFieldClock: Clock {
     typealias Instant = ContinuousClock.Instant
+    enum Kind { case debounce, timer }
     let state: LiveFieldState
     let typist: Int
+    let kind: Kind
 
     var now: Instant { ContinuousClock.now }
     var minimumResolution: Duration { ContinuousClock().minimumResolution }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         let delay = ContinuousClock.now.duration(to: deadline).components
-        let id = state.waitStarted(delay: max(0, delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000), typist: typist)
+        let id = state.waitStarted(delay: max(0, delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000), kind: kind,
+                                   typist: typist)
         do {
             try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
         } catch {
-            state.waitEnded(id, lateness: nil, typist: typist)
+            state.waitEnded(id, lateness: nil, kind: kind, typist: typist)
             throw error
         }
         let late = deadline.duration(to: ContinuousClock.now).components
-        state.waitEnded(id, lateness: max(0, late.seconds * 1_000_000_000 + late.attoseconds / 1_000_000_000), typist: typist)
+        state.waitEnded(id, lateness: max(0, late.seconds * 1_000_000_000 + late.attoseconds / 1_000_000_000), kind: kind,
+                        typist: typist)
     }
+}
+
+/// What a field's own code tells Typestorm in a live run (its `timerClock`, cache answers and
+/// write-backs), recorded through the typist's ledger as in virtual time.
+struct LiveFieldFacts: FieldFacts {
+    let state: LiveFieldState
+    let typist: Int
+
+    var timerClock: any Clock<Duration> { LiveFieldClock(state: state, typist: typist, kind: .timer) }
+
+    func answeredFromCache(_ query: QueryIdentity) { state.answeredFromCache(query, typist: typist) }
+
+    func fieldTextSet(_ text: String) -> String? { state.fieldTextSet(text, typist: typist) }
 }

@@ -18,12 +18,17 @@ enum CrosscheckCommand {
         test (docs/crosscheck.md). The scenario needs an in-process or http-embedded runner, or
         an http-url runner whose server follows the model itself (--model-server). The live side
         takes as long as the typists type, strategy after strategy.
+        A field of yours (an executable of yours that calls TypestormTool.main(fields:)) is
+        compared the same way: live in this process, in virtual time in a process of its own
+        (this executable again, with --virtual-out).
         Exit codes: 0 all agree, 1 some disagree, 64 usage, 65 a scenario that cannot be
         crosschecked, 66 unreadable.
         """,
         options: [
             .json,
             .flag("model-server", help: "The http-url runner's server follows the scenario's backend model itself (a test server built to it): compare it too, with no model of ours around it."),
+            .value("base-dir", "DIR", help: "Resolve the scenario's relative paths here (default: the current directory)."),
+            .value(Crosscheck.virtualOutputOption, "FILE", help: "Only run the scenario's fields of yours in virtual time and write their metrics to FILE (how crosscheck starts its process for them)."),
         ],
         positionals: [Positional("scenario", help: "Scenario file (JSON).")],
         run: run
@@ -33,6 +38,15 @@ enum CrosscheckCommand {
         let arguments = invocation.arguments
         let path = try arguments.requiredPositional(0, name: "scenario")
         let scenario = try ScenarioLoading.load(path)
+        let baseDirectory = arguments.value("base-dir") ?? FileManager.default.currentDirectoryPath
+        if let output = arguments.value(Crosscheck.virtualOutputOption) {
+            do {
+                try await Crosscheck.writeVirtualSideOfFields(scenario, baseDirectory: baseDirectory, output: output)
+            } catch {
+                throw ToolError("\(path): \(error)", exitCode: ExitCode.dataError)
+            }
+            return ExitCode.success
+        }
         do {
             _ = try Crosscheck.liveRunners(scenario, modelServer: arguments.flag("model-server"))
         } catch {
@@ -41,7 +55,7 @@ enum CrosscheckCommand {
         let console = invocation.console
         let result: Crosscheck.Result
         do {
-            result = try await Crosscheck.run(scenario, baseDirectory: FileManager.default.currentDirectoryPath,
+            result = try await Crosscheck.run(scenario, baseDirectory: baseDirectory,
                                               modelServer: arguments.flag("model-server")) { line in
                 console.err("crosscheck: \(line)…\n")
             }
