@@ -57,7 +57,7 @@ extension Crosscheck {
     /// runs a preset (the scenario's typists, all arriving at once, one pass), and writes their
     /// metrics by strategy name to `output`. Needs the virtual executors installed.
     package static func writeVirtualSideOfFields(_ scenario: Scenario, baseDirectory: String, output: String) async throws {
-        let simulation = VirtualWorkload.simulationScenario(scenario)
+        let simulation = VirtualWorkload.simulationPlan(scenario)
         let typists = try ScenarioTypists(scenario: scenario, baseDirectory: baseDirectory)
         let count = scenario.population.typists
         var metrics: [String: MetricSet] = [:]
@@ -65,7 +65,7 @@ extension Crosscheck {
             let recorder = try await VirtualFieldRunner.run(
                 try strategy.field(), name: strategy.name, typists: 0..<count, sessions: (0..<count).map(typists.session(forTypist:)),
                 backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
-                settleInterval: simulation.settleInterval)
+                settleInterval: simulation.settleIntervalNanos)
             metrics[strategy.name] = recorder.metrics()
         }
         let encoder = JSONEncoder()
