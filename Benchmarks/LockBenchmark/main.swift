@@ -167,7 +167,7 @@ let workloads: [Workload] = [
         kind == .mutex ? bareWorkload(MutexBox(0), iterations: n) : bareWorkload(LockedBox(0), iterations: n)
     },
     Workload(name: "recorder") { kind, n in
-        let recorder = Recorder(typists: 256)
+        let recorder = Recorder(typists: 256, expectsBackend: true, settleIntervalNanos: 1_000_000_000)
         return kind == .mutex
             ? recorderWorkload(MutexBox<Recorder?>(recorder), iterations: n, queries: queries)
             : recorderWorkload(LockedBox<Recorder?>(recorder), iterations: n, queries: queries)

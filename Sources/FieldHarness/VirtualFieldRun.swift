@@ -25,17 +25,18 @@ public enum VirtualFieldRunner {
     /// `definition`, against `backend`; returns the finished recorder.
     public static func run<Session: TypistSession>(
         _ definition: FieldDefinition, name: String, typists: Range<Int>, sessions: [Session], backend: BackendModel, seed: UInt64,
-        parameters: FieldParameters = FieldParameters(), settleInterval: Int64 = 1_000_000_000
+        parameters: FieldParameters = FieldParameters(), settleInterval: Duration = .seconds(1)
     ) async throws -> Recorder {
-        try await run(definition, name: name, typists: typists, sessions: sessions, backend: backend, seed: seed,
-                      parameters: parameters, settleInterval: settleInterval, timelineOf: nil).recorder
+        try SetupError.checkNotNegative(settleInterval, "settleInterval")
+        return try await run(definition, name: name, typists: typists, sessions: sessions, backend: backend, seed: seed,
+                             parameters: parameters, settleIntervalNanos: settleInterval.wholeNanoseconds, timelineOf: nil).recorder
     }
 
     /// The same run, with the timeline of typist `timelineOf` (a global index in `typists`):
     /// every key, search, answer, sleep and screen of its field, in the `replay` command's terms.
     package static func run<Session: TypistSession>(
         _ definition: FieldDefinition, name: String, typists: Range<Int>, sessions: [Session], backend: BackendModel, seed: UInt64,
-        parameters: FieldParameters = FieldParameters(), settleInterval: Int64 = 1_000_000_000, timelineOf: Int?
+        parameters: FieldParameters = FieldParameters(), settleIntervalNanos: Int64 = 1_000_000_000, timelineOf: Int?
     ) async throws -> (recorder: Recorder, timeline: [(time: Int64, entry: TimelineEntry)]?) {
         guard ExecutorInstallation.isInstalled else {
             throw FieldRunError(description: """
@@ -43,9 +44,11 @@ public enum VirtualFieldRunner {
             TypestormTool.main(fields:) or installVirtualExecutors() as the first statement of a synchronous main)
             """)
         }
-        precondition(sessions.count == typists.count, "one session per typist")
+        guard sessions.count == typists.count else {
+            throw SetupError(description: "sessions: expected one session per typist (\(typists.count)), found \(sessions.count)")
+        }
         let run = VirtualFieldRun(definition, name: name, globalIndices: Array(typists), sessions: sessions, backend: backend,
-                                  seed: seed, parameters: parameters, settleInterval: settleInterval)
+                                  seed: seed, parameters: parameters, settleInterval: settleIntervalNanos)
         let local = timelineOf.flatMap { typists.contains($0) ? $0 - typists.lowerBound : nil }
         if let local { run.typists[local].ledger = FieldLedger(recordsTimeline: true) }
         let recorder: Recorder = try await withUnsafeThrowingContinuation { continuation in
@@ -105,7 +108,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         self.parameters = parameters
         pendingTyping = Array(repeating: nil, count: sessions.count)
         world = ModelledWorld(backend: backend, seed: seed, globalIndices: globalIndices)
-        recorder = Recorder(typists: sessions.count, expectsBackend: true, settleInterval: settleInterval)
+        recorder = Recorder(typists: sessions.count, expectsBackend: true, settleIntervalNanos: settleInterval)
         typists = Array(repeating: TypistState(), count: sessions.count)
         fields = Array(repeating: nil, count: sessions.count)
         expected = QueryNormalizer(trims: true, minimumLength: definition.minimumLength)

@@ -31,16 +31,16 @@ public struct CostModel: Hashable, Sendable {
     /// Nanoseconds of service time per item scanned.
     public var nanosPerItem: Double
     /// Per-request overhead (parsing, serialization).
-    public var fixedNs: Int64
+    public var fixedNanos: Int64
     /// Spread around the computed cost (σ of a log-normal factor).
     public var jitter: Double
 
-    /// A cost of `fixedNs + catalogItems × nanosPerItem` per request (nanoseconds), spread by a
+    /// A cost of `fixedNanos + catalogItems × nanosPerItem` per request (nanoseconds), spread by a
     /// log-normal factor of σ `jitter`.
-    public init(catalogItems: Int64, nanosPerItem: Double, fixedNs: Int64 = 200_000, jitter: Double = 0.15) {
+    public init(catalogItems: Int64, nanosPerItem: Double, fixedNanos: Int64 = 200_000, jitter: Double = 0.15) {
         self.catalogItems = catalogItems
         self.nanosPerItem = nanosPerItem
-        self.fixedNs = fixedNs
+        self.fixedNanos = fixedNanos
         self.jitter = jitter
     }
 
@@ -90,7 +90,7 @@ public struct BackendModel: Hashable, Sendable {
     /// trip).
     public var transportErrorRate: Double
     /// The client gives up after this long (`nil`: never).
-    public var timeout: Int64?
+    public var timeoutNanos: Int64?
     /// What happens when the client cancels: the server stops, only the client gives up, or nobody
     /// notices.
     public var cancellation: CancellationMode
@@ -100,9 +100,9 @@ public struct BackendModel: Hashable, Sendable {
     public var localNanosPerItem: Double
     /// Fixed response times by query text (`replay --latency "sw=900ms,*=100ms"`): when set for a
     /// text, that request takes exactly this long end to end, with no network or queue.
-    public var scripted: [String: Int64]
-    /// Scripted time for texts not in `scripted` (`*=`), else the model applies.
-    public var scriptedDefault: Int64?
+    public var scriptedNanos: [String: Int64]
+    /// Scripted time for texts not in ``scriptedNanos`` (`*=`), else the model applies.
+    public var scriptedDefaultNanos: Int64?
     /// The typists' access networks (Wi-Fi, LTE, 3G): each adds its round trip and
     /// retransmissions to `roundTrip` for the typists on it; `nil`: `roundTrip` alone.
     public var clientNetworks: ClientNetworks? = nil
@@ -113,10 +113,10 @@ public struct BackendModel: Hashable, Sendable {
         roundTrip: Distribution = .logNormal(median: 40_000_000, sigma: 0.3), workers: Int = 8,
         typistsPerServer: Int = 100, service: ServiceModel = .distribution(.logNormal(median: 20_000_000, sigma: 0.5)),
         slowTailProbability: Double = 0.01, slowTailFactor: Double = 20, errorRate: Double = 0.002,
-        transportErrorRate: Double = 0, timeout: Int64? = 10_000_000_000,
+        transportErrorRate: Double = 0, timeoutNanos: Int64? = 10_000_000_000,
         cancellation: CancellationMode = .honoured(delay: 5_000_000),
         localCatalogItems: Int64 = 10_000, localNanosPerItem: Double = 150,
-        scripted: [String: Int64] = [:], scriptedDefault: Int64? = nil
+        scriptedNanos: [String: Int64] = [:], scriptedDefaultNanos: Int64? = nil
     ) {
         self.roundTrip = roundTrip
         self.workers = workers
@@ -126,26 +126,26 @@ public struct BackendModel: Hashable, Sendable {
         self.slowTailFactor = slowTailFactor
         self.errorRate = errorRate
         self.transportErrorRate = transportErrorRate
-        self.timeout = timeout
+        self.timeoutNanos = timeoutNanos
         self.cancellation = cancellation
         self.localCatalogItems = localCatalogItems
         self.localNanosPerItem = localNanosPerItem
-        self.scripted = scripted
-        self.scriptedDefault = scriptedDefault
+        self.scriptedNanos = scriptedNanos
+        self.scriptedDefaultNanos = scriptedDefaultNanos
     }
 
     /// A backend that answers every request after exactly the scripted time, never fails and
     /// never queues: for replaying a trace against known latencies.
     public static func scripted(_ times: [String: Int64], default defaultTime: Int64, cancellation: CancellationMode = .honoured(delay: 0)) -> BackendModel {
         BackendModel(roundTrip: .constant(0), workers: 1 << 20, service: .distribution(.constant(defaultTime)),
-                     slowTailProbability: 0, errorRate: 0, timeout: nil, cancellation: cancellation,
-                     scripted: times, scriptedDefault: defaultTime)
+                     slowTailProbability: 0, errorRate: 0, timeoutNanos: nil, cancellation: cancellation,
+                     scriptedNanos: times, scriptedDefaultNanos: defaultTime)
     }
 
     /// The scripted end-to-end time for `text`, if any.
     package func scriptedTime(for text: String) -> Int64? {
-        if scripted.isEmpty { return scriptedDefault }
-        return scripted[text] ?? scriptedDefault
+        if scriptedNanos.isEmpty { return scriptedDefaultNanos }
+        return scriptedNanos[text] ?? scriptedDefaultNanos
     }
 
     /// Everything random about one remote request, drawn at once from the request's own stream
@@ -165,11 +165,11 @@ public struct BackendModel: Hashable, Sendable {
         } else if rng.chance(errorRate) {
             failure = .serverError
         }
-        let (serviceNs, items) = serviceTime(queryLength: queryLength, &rng)
+        let (serviceNanos, items) = serviceTime(queryLength: queryLength, &rng)
         if let network = clientNetworks?.profile(forTypist: globalIndex) {
             oneWay += network.sample(&rng) / 2
         }
-        return RequestDraw(oneWayNs: oneWay, failure: failure, serviceNs: serviceNs, items: items)
+        return RequestDraw(oneWayNanos: oneWay, failure: failure, serviceNanos: serviceNanos, items: items)
     }
 
     /// Service time and items scanned for one request.
@@ -181,7 +181,7 @@ public struct BackendModel: Hashable, Sendable {
             ns = distribution.sample(&rng)
         case let .cost(model):
             items = model.itemsScanned(queryLength: queryLength)
-            let base = Double(model.fixedNs) + Double(items) * model.nanosPerItem
+            let base = Double(model.fixedNanos) + Double(items) * model.nanosPerItem
             ns = Int64(base * (model.jitter > 0 ? exp(model.jitter * rng.nextStandardNormalZiggurat()) : 1))
         }
         if rng.chance(slowTailProbability) {
@@ -193,7 +193,7 @@ public struct BackendModel: Hashable, Sendable {
     /// How many results the catalog has for a query: deterministic in the text, fewer for longer
     /// queries, and none for about one long query in twenty (a genuine "no results").
     /// How long a `local-filter` request's in-memory filter takes on the typist's UI thread.
-    package var localServiceNs: Int64 {
+    package var localServiceNanos: Int64 {
         Int64(Double(localCatalogItems) * localNanosPerItem)
     }
 
@@ -220,11 +220,11 @@ public struct RequestDraw: Hashable, Sendable {
     }
 
     /// Each direction of the round trip.
-    public var oneWayNs: Int64
+    public var oneWayNanos: Int64
     /// How the request fails; `nil` when it succeeds.
     public var failure: Failure?
     /// Service time once a worker takes the request, slow tail included.
-    public var serviceNs: Int64
+    public var serviceNanos: Int64
     /// Items scanned (cost model only; 0 otherwise).
     public var items: Int64
 }

@@ -6,7 +6,7 @@ import Typists
 ///
 /// A request's exchange is `segments` data segments (the request and the response, each fitting
 /// one segment); each is lost with probability `lossRate`, and a lost segment arrives
-/// `retransmitNs` later (TCP's retransmission timeout). The delay is split evenly over the two
+/// `retransmitNanos` later (TCP's retransmission timeout). The delay is split evenly over the two
 /// directions, as the backend model's round trip is. Where the figures come from is in
 /// docs/strategies.md ("Network profiles").
 public struct NetworkProfile: Hashable, Sendable, CustomStringConvertible {
@@ -19,30 +19,30 @@ public struct NetworkProfile: Hashable, Sendable, CustomStringConvertible {
     /// Data segments per request and response.
     public var segments: Int
     /// What a lost segment adds: the retransmission timeout, in nanoseconds.
-    public var retransmitNs: Int64
+    public var retransmitNanos: Int64
 
     /// A profile from its parts; times in nanoseconds.
-    public init(name: String, roundTrip: Distribution, lossRate: Double, segments: Int = 2, retransmitNs: Int64) {
+    public init(name: String, roundTrip: Distribution, lossRate: Double, segments: Int = 2, retransmitNanos: Int64) {
         self.name = name
         self.roundTrip = roundTrip
         self.lossRate = lossRate
         self.segments = segments
-        self.retransmitNs = retransmitNs
+        self.retransmitNanos = retransmitNanos
     }
 
     /// A home broadband line behind Wi-Fi: WebPageTest's "Cable" profile (28 ms round trip,
     /// no loss); the spread is the backend model's default σ 0.3 (no source gives one).
     public static let wifi = NetworkProfile(name: "wifi", roundTrip: .logNormal(median: 28_000_000, sigma: 0.3), lossRate: 0,
-                                            retransmitNs: 200_000_000)
+                                            retransmitNanos: 200_000_000)
     /// LTE: WebPageTest's "LTE" profile (70 ms round trip); jitter (5 ms in, 15 ms out) and loss
     /// (0.2 %) of Loadero's "4G" network condition; retransmission after Linux's minimum
     /// timeout, 200 ms.
     public static let lte = NetworkProfile(name: "lte", roundTrip: .logNormal(median: 70_000_000, sigma: spread(median: 70, jitter: [5, 15])),
-                                           lossRate: 0.002, retransmitNs: retransmissionTimeout(median: 70, jitter: [5, 15]))
+                                           lossRate: 0.002, retransmitNanos: retransmissionTimeout(median: 70, jitter: [5, 15]))
     /// 3G: WebPageTest's "3G" profile (300 ms round trip); jitter (50 ms each way) and loss
     /// (0.5 %) of Loadero's "3G" network condition; retransmission after RFC 6298's timeout.
     public static let threeG = NetworkProfile(name: "3g", roundTrip: .logNormal(median: 300_000_000, sigma: spread(median: 300, jitter: [50, 50])),
-                                              lossRate: 0.005, retransmitNs: retransmissionTimeout(median: 300, jitter: [50, 50]))
+                                              lossRate: 0.005, retransmitNanos: retransmissionTimeout(median: 300, jitter: [50, 50]))
 
     /// Every profile, by name: what `"network"` accepts.
     public static let all: [NetworkProfile] = [wifi, lte, threeG]
@@ -74,13 +74,13 @@ public struct NetworkProfile: Hashable, Sendable, CustomStringConvertible {
     /// timeout per lost segment, from the request's own stream.
     package func sample(_ rng: inout SeededGenerator) -> Int64 {
         var total = roundTrip.sample(&rng)
-        for _ in 0..<segments where rng.chance(lossRate) { total += retransmitNs }
+        for _ in 0..<segments where rng.chance(lossRate) { total += retransmitNanos }
         return total
     }
 
     /// "lte (round trip lognormal(median 70.0ms, σ 0.22), loss 0.2 % per segment, retransmit 200 ms)".
     public var description: String {
-        "\(name) (round trip \(roundTrip), loss \(lossRate * 100) % per segment, retransmit \(Double(retransmitNs) / 1e6)ms)"
+        "\(name) (round trip \(roundTrip), loss \(lossRate * 100) % per segment, retransmit \(Double(retransmitNanos) / 1e6)ms)"
     }
 }
 

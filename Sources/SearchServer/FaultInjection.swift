@@ -120,7 +120,7 @@ final class FaultSampler: Sendable {
         if let model = configuration.model {
             let number = modelRequests.add(1, ordering: .relaxed).oldValue
             let draw = model.draw(seed: configuration.seed, typist: 0, request: number, queryLength: queryLength)
-            delay += UInt64(max(draw.serviceNs, 0))
+            delay += UInt64(max(draw.serviceNanos, 0))
             if draw.failure == .serverError { fail = true }
         }
         let draws = state.withLock { s -> (Double, Double, Double) in

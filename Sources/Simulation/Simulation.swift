@@ -44,16 +44,16 @@ public struct SimulationPlan: Sendable {
     /// so that records of different scenarios never merge.
     public var canonicalJSON: String {
         let b = backend
-        let scripted = b.scripted.keys.sorted().map { "\($0)=\(b.scripted[$0]!)" }.joined(separator: ",")
+        let scripted = b.scriptedNanos.keys.sorted().map { "\($0)=\(b.scriptedNanos[$0]!)" }.joined(separator: ",")
         let strategies: [JSONValue] = strategies.map {
             .object([("name", .string($0.name)), ("preset", .string($0.preset.rawValue)), ("configuration", .string("\($0.configuration)"))])
         }
         let backendJSON: JSONValue = .object([
             ("rtt", .string("\(b.roundTrip)")), ("workers", .number("\(b.workers)")), ("cell", .number("\(b.typistsPerServer)")),
             ("service", .string("\(b.service)")), ("tail", .string("\(b.slowTailProbability)x\(b.slowTailFactor)")),
-            ("errors", .string("\(b.errorRate),\(b.transportErrorRate)")), ("timeout", .string(String(describing: b.timeout))),
+            ("errors", .string("\(b.errorRate),\(b.transportErrorRate)")), ("timeout", .string(String(describing: b.timeoutNanos))),
             ("cancel", .string("\(b.cancellation)")), ("local", .string("\(b.localCatalogItems)x\(b.localNanosPerItem)")),
-            ("scripted", .string("\(scripted);\(String(describing: b.scriptedDefault))")),
+            ("scripted", .string("\(scripted);\(String(describing: b.scriptedDefaultNanos))")),
         ])
         return JSONValue.object([
             ("name", .string(name)), ("typists", .number("\(typists)")), ("seed", .number("\(seed)")), ("strategies", .array(strategies)),
@@ -168,7 +168,7 @@ public enum Simulation {
         func visit<Strategy: SearchFieldStrategy>(_ prototype: Strategy) -> [Recorder] {
             let first = typists.lowerBound
             var runner = VirtualRunner(strategy: prototype, globalIndices: Array(typists), backend: scenario.backend, seed: scenario.seed,
-                                       settleInterval: scenario.settleIntervalNanos, groups: groups) { local in
+                                       settleIntervalNanos: scenario.settleIntervalNanos, groups: groups) { local in
                 sessions((first + local.lowerBound)..<(first + local.upperBound))
             }
             _ = runner.run()
@@ -205,7 +205,7 @@ public enum Simulation {
     ) -> (recorder: Recorder, events: Int) {
         let first = typists.lowerBound
         var runner = VirtualRunner(strategy: prototype, globalIndices: Array(typists), backend: scenario.backend, seed: scenario.seed,
-                                   settleInterval: scenario.settleIntervalNanos) { local in
+                                   settleIntervalNanos: scenario.settleIntervalNanos) { local in
             sessions((first + local.lowerBound)..<(first + local.upperBound))
         }
         let recorder = runner.run()
@@ -215,10 +215,11 @@ public enum Simulation {
     /// Replays one trace through one strategy; `observer` sees the timeline.
     public static func replay<Strategy: SearchFieldStrategy>(
         _ events: [TypingEvent], strategy: Strategy, backend: BackendModel, seed: UInt64,
-        settleInterval: Int64 = 1_000_000_000, observer: ((Int64, TimelineEntry) -> Void)? = nil
+        observer: ((Int64, TimelineEntry) -> Void)? = nil
     ) -> Recorder {
-        var runner = VirtualRunner(strategy: strategy, sessions: [TraceSession(events: events)], backend: backend, seed: seed,
-                                   settleInterval: settleInterval)
+        let sessions = [TraceSession(events: events)]
+        var runner = VirtualRunner(strategy: strategy, globalIndices: [0], backend: backend, seed: seed,
+                                   settleIntervalNanos: 1_000_000_000) { _ in sessions }
         return runner.run(observer: observer.map { observe in { time, _, entry in observe(time, entry) } })
     }
 }

@@ -19,7 +19,7 @@ struct SimRequest {
     var oneWay: Int64 = 0
     var arrivedAt: Int64 = 0
     var serviceStart: Int64 = 0
-    var serviceNs: Int64 = 0
+    var serviceNanos: Int64 = 0
     var items: Int64 = 0
     var fails: FailureReason?
     var clientDone = false
@@ -123,15 +123,15 @@ struct VirtualWorld: FieldRunner {
         if let scripted = backend.scriptedTime(for: text) {
             request.scripted = true
             request.oneWay = 0
-            request.serviceNs = scripted
+            request.serviceNanos = scripted
         } else if local {
             request.oneWay = 0
             request.items = backend.localCatalogItems
-            request.serviceNs = backend.localServiceNs
+            request.serviceNanos = backend.localServiceNanos
         } else {
             let draw = backend.draw(seed: seed, typist: globalIndex, request: id, queryLength: Int(request.characters))
-            request.oneWay = draw.oneWayNs
-            request.serviceNs = draw.serviceNs
+            request.oneWay = draw.oneWayNanos
+            request.serviceNanos = draw.serviceNanos
             request.items = draw.items
             switch draw.failure {
             case .transport: request.fails = .transport
@@ -143,16 +143,16 @@ struct VirtualWorld: FieldRunner {
         let tag = payload(handle)
         if local {
             let start = max(now, slots[typist].uiBusyUntil)
-            slots[typist].uiBusyUntil = start + request.serviceNs
+            slots[typist].uiBusyUntil = start + request.serviceNanos
             requests[Int(handle)].server = .inService
             requests[Int(handle)].arrivedAt = now
             requests[Int(handle)].serviceStart = start
-            queue.push(start + request.serviceNs, .localDone, typist: Int32(typist), payload: tag)
+            queue.push(start + request.serviceNanos, .localDone, typist: Int32(typist), payload: tag)
             return handle
         }
         requests[Int(handle)].sentAt = now
         queue.push(now + request.oneWay, .serverArrive, typist: Int32(typist), payload: tag)
-        if backend.timeout != nil, request.oneWay * 2 >= backend.timeout! {
+        if backend.timeoutNanos != nil, request.oneWay * 2 >= backend.timeoutNanos! {
             scheduleTimeout(handle)
         }
         return handle
@@ -162,7 +162,7 @@ struct VirtualWorld: FieldRunner {
     /// known finish is later than the timeout), which keeps the event heap small: a timeout
     /// event per request would outnumber everything else.
     mutating func scheduleTimeout(_ handle: Int32) {
-        guard let timeout = backend.timeout, !requests[Int(handle)].timeoutScheduled else { return }
+        guard let timeout = backend.timeoutNanos, !requests[Int(handle)].timeoutScheduled else { return }
         requests[Int(handle)].timeoutScheduled = true
         let request = requests[Int(handle)]
         queue.push(request.sentAt + timeout, .timeout, typist: request.typist, payload: payload(handle))
@@ -231,13 +231,13 @@ struct VirtualWorld: FieldRunner {
             if !request.clientDone {
                 queue.push(now + request.oneWay, .responseArrive, typist: request.typist, payload: payload(handle))
             }
-            return backendStopped(handle, queueNs: 0, serviceNs: 0, items: 0)
+            return backendStopped(handle, queueNanos: 0, serviceNanos: 0, items: 0)
         }
         if request.serverCancel {
             request.server = .done
             requests[Int(handle)] = request
             note(request.typist, "server drops #\(request.id) (cancelled before it arrived)")
-            let step = backendStopped(handle, queueNs: 0, serviceNs: 0, items: 0)
+            let step = backendStopped(handle, queueNanos: 0, serviceNanos: 0, items: 0)
             releaseIfDone(handle)
             return step
         }
@@ -261,11 +261,11 @@ struct VirtualWorld: FieldRunner {
         request.server = .inService
         request.serviceStart = now
         requests[Int(handle)] = request
-        if let timeout = backend.timeout, now + request.serviceNs + request.oneWay > request.sentAt + timeout {
+        if let timeout = backend.timeoutNanos, now + request.serviceNanos + request.oneWay > request.sentAt + timeout {
             scheduleTimeout(handle)
         }
-        note(request.typist, "server starts #\(request.id) (service \(Self.millis(request.serviceNs)))")
-        queue.push(now + request.serviceNs, .serviceDone, typist: request.typist, payload: payload(handle))
+        note(request.typist, "server starts #\(request.id) (service \(Self.millis(request.serviceNanos)))")
+        queue.push(now + request.serviceNanos, .serviceDone, typist: request.typist, payload: payload(handle))
     }
 
     private mutating func serviceDone(_ handle: Int32) -> RequestStep? {
@@ -273,7 +273,7 @@ struct VirtualWorld: FieldRunner {
         guard request.server == .inService else { return nil }
         requests[Int(handle)].server = .done
         if !request.scripted { cells[Int(request.cell)].stopServing() }
-        let step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
+        let step = backendStopped(handle, queueNanos: request.serviceStart - request.arrivedAt, serviceNanos: request.serviceNanos, items: request.items)
         note(request.typist, "server finishes #\(request.id)" + (request.clientDone ? " (nobody is waiting)" : ""))
         if !request.clientDone {
             queue.push(now + request.oneWay, .responseArrive, typist: request.typist, payload: payload(handle))
@@ -299,14 +299,14 @@ struct VirtualWorld: FieldRunner {
         case .queued:
             requests[Int(handle)].server = .done
             note(request.typist, "server drops queued #\(request.id)")
-            step = backendStopped(handle, queueNs: now - request.arrivedAt, serviceNs: 0, items: 0)
+            step = backendStopped(handle, queueNanos: now - request.arrivedAt, serviceNanos: 0, items: 0)
         case .inService:
             let elapsed = now - request.serviceStart
-            let items = request.serviceNs > 0 ? request.items * elapsed / request.serviceNs : 0
+            let items = request.serviceNanos > 0 ? request.items * elapsed / request.serviceNanos : 0
             requests[Int(handle)].server = .done
             if !request.scripted { cells[Int(request.cell)].stopServing() }
             note(request.typist, "server stops #\(request.id) after \(Self.millis(elapsed))")
-            step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: elapsed, items: items)
+            step = backendStopped(handle, queueNanos: request.serviceStart - request.arrivedAt, serviceNanos: elapsed, items: items)
             startQueued(cell: Int(request.cell))
         }
         releaseIfDone(handle)
@@ -314,10 +314,10 @@ struct VirtualWorld: FieldRunner {
     }
 
     /// The backend's side of the request ended now, having done this work.
-    private func backendStopped(_ handle: Int32, queueNs: Int64, serviceNs: Int64, items: Int64) -> RequestStep {
+    private func backendStopped(_ handle: Int32, queueNanos: Int64, serviceNanos: Int64, items: Int64) -> RequestStep {
         let request = requests[Int(handle)]
         return RequestStep(typist: Int(request.typist), id: request.id,
-                           backendWork: BackendWork(queueNs: queueNs, serviceNs: serviceNs, itemsScanned: items), result: nil)
+                           backendWork: BackendWork(queueNanos: queueNanos, serviceNanos: serviceNanos, itemsScanned: items), result: nil)
     }
 
     private mutating func responseArrive(_ handle: Int32) -> RequestStep? {
@@ -355,7 +355,7 @@ struct VirtualWorld: FieldRunner {
         let request = requests[Int(handle)]
         requests[Int(handle)].clientDone = true
         requests[Int(handle)].server = .done
-        var step = backendStopped(handle, queueNs: request.serviceStart - request.arrivedAt, serviceNs: request.serviceNs, items: request.items)
+        var step = backendStopped(handle, queueNanos: request.serviceStart - request.arrivedAt, serviceNanos: request.serviceNanos, items: request.items)
         step.result = .results(count: BackendModel.resultCount(utf8Length: Int(request.utf8Length), hash: request.textHash,
                                                                catalogItems: backend.localCatalogItems))
         releaseIfDone(handle)

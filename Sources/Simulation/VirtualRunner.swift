@@ -57,13 +57,21 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     ///   - sessions: the typists, in order of `globalIndices`.
     ///   - globalIndices: each typist's index in the whole population (its random streams and
     ///     server cell derive from it); defaults to `0..<sessions.count`.
+    ///   - settleInterval: S in docs/metrics.md: a burst ends once the input stays unchanged
+    ///     this long.
+    /// - Throws: ``SetupError`` when `globalIndices` does not hold one index per session, or
+    ///   `settleInterval` is negative.
     public init(
         strategy prototype: Strategy, sessions: [Session], globalIndices: [Int]? = nil, backend: BackendModel,
-        seed: UInt64, settleInterval: Int64 = 1_000_000_000
-    ) {
+        seed: UInt64, settleInterval: Duration = .seconds(1)
+    ) throws(SetupError) {
         let indices = globalIndices ?? Array(sessions.indices)
-        precondition(indices.count == sessions.count, "one global index per session")
-        self.init(strategy: prototype, globalIndices: indices, backend: backend, seed: seed, settleInterval: settleInterval) { range in
+        guard indices.count == sessions.count else {
+            throw SetupError(description: "globalIndices: expected one index per session (\(sessions.count)), found \(indices.count)")
+        }
+        try SetupError.checkNotNegative(settleInterval, "settleInterval")
+        self.init(strategy: prototype, globalIndices: indices, backend: backend, seed: seed,
+                  settleIntervalNanos: settleInterval.wholeNanoseconds) { range in
             Array(sessions[range])
         }
     }
@@ -74,15 +82,15 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     ///
     /// `groups`: per runner-local typist, the index of the group whose recorder gets its records
     /// (`recorders`); the typists still share their server cells whatever their group.
-    init(
+    package init(
         strategy prototype: Strategy, globalIndices indices: [Int], backend: BackendModel,
-        seed: UInt64, settleInterval: Int64, groups: [Int32] = [], sessions: @escaping (Range<Int>) -> [Session]
+        seed: UInt64, settleIntervalNanos: Int64, groups: [Int32] = [], sessions: @escaping (Range<Int>) -> [Session]
     ) {
         precondition(groups.isEmpty || groups.count == indices.count, "one group per typist")
-        recorder = Recorder(typists: indices.count, expectsBackend: true, settleInterval: settleInterval)
+        recorder = Recorder(typists: indices.count, expectsBackend: true, settleIntervalNanos: settleIntervalNanos)
         recorder.globalTypists = indices
         // Group 0 is recorded into first; its slot holds an empty recorder until it is parked.
-        let placeholder = Recorder(typists: 0, expectsBackend: true, settleInterval: settleInterval)
+        let placeholder = Recorder(typists: 0, expectsBackend: true, settleIntervalNanos: settleIntervalNanos)
         parked = [placeholder] + Array(repeating: recorder, count: Int(groups.max() ?? 0))
         groupOf = groups
         self.prototype = prototype
@@ -177,8 +185,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         activeGroup = group
     }
 
-    /// Keystrokes processed so far (for throughput figures).
-    public var lastEventTime: Int64 { world.now }
+    /// The virtual time of the last event taken off the queue, from the run's start.
+    public var lastEventTime: Duration { .nanoseconds(world.now) }
 
     // MARK: Typing
 

@@ -129,10 +129,9 @@ extension ScenarioBackend {
 extension Int64 {
     /// `duration` in whole nanoseconds; a negative or unrepresentable one is an error naming `field`.
     fileprivate static func nanoseconds(_ duration: Duration, _ field: String) throws(ScenarioError) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0, seconds < 9_000_000_000 else {
+        guard duration >= .zero, duration < .seconds(9_000_000_000) else {
             throw ScenarioError(issues: [.init(path: field, message: "expected a duration of 0 or more (below 285 years), found \(duration)")])
         }
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        return duration.wholeNanoseconds
     }
 }

@@ -66,7 +66,7 @@ public enum MetricName {
     /// Backend-side service time of all requests, and of the wasted ones.
     public static let serviceNs = "service_ns_total"
     /// Counter: nanoseconds of backend service time spent on wasted requests (part of
-    /// ``serviceNs``).
+    /// ``serviceNanos``).
     public static let wastedServiceNs = "wasted_service_ns"
     /// Client-side service time of all requests, and of the wasted ones.
     public static let clientNs = "client_ns_total"

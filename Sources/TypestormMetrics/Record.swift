@@ -19,16 +19,16 @@ public enum StopReason: String, Hashable, Sendable {
 /// What the backend spent on a request, where the runner knows it.
 public struct BackendWork: Hashable, Sendable {
     /// Time spent waiting for a worker.
-    public var queueNs: Int64
+    public var queueNanos: Int64
     /// Time a worker spent on it (until done or until it noticed the cancellation).
-    public var serviceNs: Int64
+    public var serviceNanos: Int64
     /// Catalog items the backend examined for this request (0 when the backend does not count them).
     public var itemsScanned: Int64
 
     /// The backend's report for one request: nanoseconds queued and in service, and items scanned.
-    public init(queueNs: Int64, serviceNs: Int64, itemsScanned: Int64 = 0) {
-        self.queueNs = queueNs
-        self.serviceNs = serviceNs
+    public init(queueNanos: Int64, serviceNanos: Int64, itemsScanned: Int64 = 0) {
+        self.queueNanos = queueNanos
+        self.serviceNanos = serviceNanos
         self.itemsScanned = itemsScanned
     }
 }

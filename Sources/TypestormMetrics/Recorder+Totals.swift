@@ -29,7 +29,7 @@ struct Totals: Sendable {
     var mismatchNs: Int64 = 0
     var sessionStartSum: Int64 = 0
     var sessionEndSum: Int64 = 0
-    var serviceNs: Int64 = 0
+    var serviceNanos: Int64 = 0
     var wastedServiceNs: Int64 = 0
     var clientNs: Int64 = 0
     var wastedClientNs: Int64 = 0
@@ -45,7 +45,7 @@ struct Totals: Sendable {
     var writeBackRunaways: Int64 = 0
     var compositionBreaks: Int64 = 0
     /// The process figures: `nil` until a live runner records them (`recordProcess`).
-    var cpuNs: Int64?
+    var cpuNanos: Int64?
     var allocatedBytes: Int64?
     var runEnd: Int64 = 0
     var maxInFlight: Int64 = 0
@@ -79,14 +79,14 @@ struct Totals: Sendable {
             N.debounceWaits: waits, N.taskChurn: taskChurn, N.cancelsWhileCurrent: cancelsWhileCurrent,
             N.applies: applies, N.outOfOrderApplies: outOfOrderApplies, N.staleSettles: staleSettles,
             N.neverFresh: neverFresh, N.alreadyFreshSettles: alreadyFreshSettles, N.mismatchNs: mismatchNs, N.sessionNs: sessionEndSum - sessionStartSum,
-            N.serviceNs: serviceNs, N.wastedServiceNs: wastedServiceNs, N.clientNs: clientNs,
+            N.serviceNs: serviceNanos, N.wastedServiceNs: wastedServiceNs, N.clientNs: clientNs,
             N.wastedClientNs: wastedClientNs, N.itemsScanned: itemsScanned, N.wastedItems: wastedItems,
             N.wastedRequests: wastedRequests, N.displayChanges: displayChanges, N.blinks: blinks,
             N.falseEmpties: falseEmpties, N.writeBackChanges: writeBackChanges,
             N.writeBackReentries: writeBackReentries, N.writeBackRunaways: writeBackRunaways,
             N.compositionBreaks: compositionBreaks,
         ]
-        if let cpuNs { counters[N.cpuNs] = cpuNs }
+        if let cpuNanos { counters[N.cpuNs] = cpuNanos }
         if let allocatedBytes { counters[N.allocatedBytes] = allocatedBytes }
         for (key, count) in errorCauses { counters[N.errorCausePrefix + key] = count }
         if answersWithoutCount > 0 {

@@ -13,9 +13,13 @@ import SearchField
 ///   (a handful per typist).
 public struct Recorder: RecordSink, Sendable {
     /// A burst ends once the input stays unchanged this long (S in docs/metrics.md, "Settles").
-    public let settleInterval: Int64
+    public var settleInterval: Duration { .nanoseconds(settleIntervalNanos) }
     /// A display state visible for less than this is a blink.
-    public let blinkThreshold: Int64
+    public var blinkThreshold: Duration { .nanoseconds(blinkThresholdNanos) }
+    /// ``settleInterval`` in nanoseconds, as the recorder keeps time.
+    package let settleIntervalNanos: Int64
+    /// ``blinkThreshold`` in nanoseconds.
+    package let blinkThresholdNanos: Int64
     /// The runner reports `backendStopped` for every request, so work is judged only once both
     /// the client and the backend are done with it.
     public let expectsBackend: Bool
@@ -29,22 +33,29 @@ public struct Recorder: RecordSink, Sendable {
 
     /// A recorder for typist slots `0..<typists`. `expectsBackend`: the runner reports
     /// `backendStopped` for every request, so work is judged only once the backend is done too.
-    /// `settleInterval` and `blinkThreshold` are nanoseconds (1 s and 200 ms, as docs/metrics.md
-    /// defines them).
-    public init(typists: Int, expectsBackend: Bool = true, settleInterval: Int64 = 1_000_000_000, blinkThreshold: Int64 = 200_000_000) {
-        self.init(typists: typists, expectsBackend: expectsBackend, settleInterval: settleInterval, blinkThreshold: blinkThreshold,
-                  compactionFloor: 1 << 16)
+    /// `settleInterval` and `blinkThreshold` default to 1 s and 200 ms, as docs/metrics.md
+    /// defines them.
+    ///
+    /// - Throws: ``SetupError`` for fewer than 0 typists or a negative duration.
+    public init(typists: Int, expectsBackend: Bool = true, settleInterval: Duration = .seconds(1),
+                blinkThreshold: Duration = .milliseconds(200)) throws(SetupError) {
+        if typists < 0 { throw SetupError(description: "typists: expected 0 or more, found \(typists)") }
+        try SetupError.checkNotNegative(settleInterval, "settleInterval")
+        try SetupError.checkNotNegative(blinkThreshold, "blinkThreshold")
+        self.init(typists: typists, expectsBackend: expectsBackend, settleIntervalNanos: settleInterval.wholeNanoseconds,
+                  blinkThresholdNanos: blinkThreshold.wholeNanoseconds)
     }
 
+    /// A recorder with its intervals in nanoseconds (1 s and 200 ms by default).
     /// `compactionFloor`: the fewest distinct queries held before dead ones are dropped (tests
     /// set it tiny to exercise compaction).
-    init(typists: Int, expectsBackend: Bool, settleInterval: Int64, blinkThreshold: Int64, compactionFloor: Int) {
-        precondition(typists >= 0)
+    package init(typists: Int, expectsBackend: Bool, settleIntervalNanos: Int64,
+                 blinkThresholdNanos: Int64 = 200_000_000, compactionFloor: Int = 1 << 16) {
         self.expectsBackend = expectsBackend
-        self.settleInterval = settleInterval
-        self.blinkThreshold = blinkThreshold
-        tracks = Array(repeating: Track(expectsBackend: expectsBackend), count: typists)
-        queries = QueryInterner(typists: typists, floor: compactionFloor)
+        self.settleIntervalNanos = settleIntervalNanos
+        self.blinkThresholdNanos = blinkThresholdNanos
+        tracks = Array(repeating: Track(expectsBackend: expectsBackend), count: max(0, typists))
+        queries = QueryInterner(typists: max(0, typists), floor: compactionFloor)
     }
 
     /// The number of typist slots this recorder was created for.
@@ -105,7 +116,7 @@ public struct Recorder: RecordSink, Sendable {
     public mutating func keystroke(_ query: QueryIdentity?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         if queries.needsCompaction { compactQueries() }
-        tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleInterval, totals: &totals)
+        tracks[typist].keystroke(queries.ref(query, typist: typist), at: time, settle: settleIntervalNanos, totals: &totals)
         if totals.examples.hasPending { resolveFlawExamples(typist: typist) }
     }
 
@@ -152,7 +163,7 @@ public struct Recorder: RecordSink, Sendable {
     /// `record(.display(_:query:))`.
     public mutating func display(_ kind: DisplayKind, query: QueryIdentity?, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
-        tracks[typist].display(kind, queries.ref(query, typist: typist), at: time, blink: blinkThreshold, totals: &totals)
+        tracks[typist].display(kind, queries.ref(query, typist: typist), at: time, blink: blinkThresholdNanos, totals: &totals)
     }
 
     /// Renumbers the queries typist state still refers to as `0..<live` and drops the rest, so
@@ -201,8 +212,8 @@ public struct Recorder: RecordSink, Sendable {
     /// Process-level load figures a live runner measures (CPU nanoseconds, peak RSS, the heap's
     /// allocated bytes; `nil` where the allocator cannot tell). A recorder never told has none
     /// of them in its metrics: virtual time has no process to measure.
-    public mutating func recordProcess(cpuNs: Int64, peakRSSBytes: Int64, allocatedBytes: Int64?) {
-        totals.cpuNs = (totals.cpuNs ?? 0) + cpuNs
+    public mutating func recordProcess(cpuNanos: Int64, peakRSSBytes: Int64, allocatedBytes: Int64?) {
+        totals.cpuNanos = (totals.cpuNanos ?? 0) + cpuNanos
         totals.peakRSS = max(totals.peakRSS ?? 0, peakRSSBytes)
         if let allocatedBytes { totals.allocatedBytes = (totals.allocatedBytes ?? 0) + allocatedBytes }
     }
@@ -229,7 +240,7 @@ struct Unit: Sendable {
     var applied = false
     var decided = false
     var backendDone = false
-    var serviceNs: Int64 = 0
+    var serviceNanos: Int64 = 0
     var items: Int64 = 0
     var clientNs: Int64 = 0
 }
@@ -415,12 +426,12 @@ struct Track: Sendable {
     mutating func backendStopped(_ id: UInt64, work: BackendWork, at time: Int64, totals: inout Totals) {
         guard let index = unitIndex(id), !units[index].backendDone else { return }
         units[index].backendDone = true
-        units[index].serviceNs = work.serviceNs
+        units[index].serviceNanos = work.serviceNanos
         units[index].items = work.itemsScanned
-        totals.serviceNs += work.serviceNs
+        totals.serviceNanos += work.serviceNanos
         totals.itemsScanned += work.itemsScanned
-        totals.queueTime.record(work.queueNs)
-        totals.serviceTime.record(work.serviceNs)
+        totals.queueTime.record(work.queueNanos)
+        totals.serviceTime.record(work.serviceNanos)
         if units[index].cancelAt >= 0 {
             totals.stopLatencyBackend.record(time - units[index].cancelAt)
         }
@@ -465,7 +476,7 @@ struct Track: Sendable {
         let unit = units.remove(at: index)
         if !(unit.completed && unit.applied && !unit.staleAtCompletion) {
             totals.wastedRequests += 1
-            totals.wastedServiceNs += unit.serviceNs
+            totals.wastedServiceNs += unit.serviceNanos
             totals.wastedItems += unit.items
             totals.wastedClientNs += unit.clientNs
         }

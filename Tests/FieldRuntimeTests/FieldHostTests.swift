@@ -26,12 +26,12 @@ struct FieldHostTests {
     static let ms: Int64 = 1_000_000
 
     @Test("typing, a debounce, a request and its answer, with input and schedule lag recorded")
-    func oneSearch() {
+    func oneSearch() throws {
         var configuration = Preset.splitState.defaultConfiguration
         configuration.debounce = 300 * Self.ms
         var host = FieldHost<SplitStateField, Int>(strategy: SplitStateField(configuration: configuration))
         var context = FieldHostContext(configuration: configuration)
-        var recorder = Recorder(typists: 1, expectsBackend: false)
+        var recorder = try Recorder(typists: 1, expectsBackend: false)
         var runner = LoggingRunner()
         host.type(.edit(key: "a", text: "a"), intendedAt: 0, typist: 0, at: 0, context: &context, recorder: &recorder, runner: &runner)
         // Handled 5 ms late: input lag.
@@ -62,10 +62,10 @@ struct FieldHostTests {
     }
 
     @Test("abandoning open work cancels it through the runner and forgets it")
-    func abandon() {
+    func abandon() throws {
         var host = FieldHost<NaiveField, Int>(strategy: NaiveField())
         var context = FieldHostContext(configuration: NaiveField().configuration)
-        var recorder = Recorder(typists: 1, expectsBackend: false)
+        var recorder = try Recorder(typists: 1, expectsBackend: false)
         var runner = LoggingRunner()
         host.type(.edit(key: "s", text: "s"), intendedAt: 0, typist: 0, at: 0, context: &context, recorder: &recorder, runner: &runner)
         host.type(.edit(key: "w", text: "sw"), intendedAt: 10, typist: 0, at: 10, context: &context, recorder: &recorder, runner: &runner)
@@ -86,7 +86,7 @@ struct FieldHostTests {
     static func staleAnswer(count: Int?) -> MetricSet {
         var host = FieldHost<NaiveField, Int>(strategy: NaiveField())
         var context = FieldHostContext(configuration: NaiveField().configuration)
-        var recorder = Recorder(typists: 1, expectsBackend: false)
+        var recorder = Recorder(typists: 1, expectsBackend: false, settleIntervalNanos: 1_000_000_000)
         var runner = LoggingRunner()
         host.type(.edit(key: "s", text: "s"), intendedAt: 0, typist: 0, at: 0, context: &context, recorder: &recorder, runner: &runner)
         host.type(.edit(key: "w", text: "sw"), intendedAt: 10 * Self.ms, typist: 0, at: 10 * Self.ms, context: &context, recorder: &recorder, runner: &runner)

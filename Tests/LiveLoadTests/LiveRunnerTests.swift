@@ -83,18 +83,18 @@ struct LiveRunnerTests {
         #expect(result.metrics.histograms[MetricName.inputLag]?.totalCount == 21)
     }
 
-    @Test func typistsSpreadOverSeveralFieldThreadsAreAllTyped() async {
+    @Test func typistsSpreadOverSeveralFieldThreadsAreAllTyped() async throws {
         // Seven typists on three field threads (slots 0, 3, 6 on the first): every key of every
         // typist is typed once, and naive sends one request per key.
         let engine = SearchEngine(catalog: Self.catalog)
         let backend = EngineSearchBackend(engine: engine, reference: ReferenceFilter(catalog: Self.catalog), workers: 2)
         defer { backend.shutdown() }
         let sessions = (0..<7).map { index in
-            LiveTypist(arrivalNanos: Int64(index) * 3_000_000,
+            LiveTypist(arrival: .milliseconds(3 * index),
                        session: ScriptedSession(typing: "sweater", interval: 20_000_000, endAfter: 300_000_000))
         }
         let result = await LiveRunner.run(typists: sessions, strategy: .naive, backend: backend,
-                                          options: LiveRunOptions(fieldThreads: 3))
+                                          options: try LiveRunOptions(fieldThreads: 3))
         #expect(result.undrainedTypists == 0)
         #expect(result.metrics.counter(MetricName.keystrokes) == 49)
         #expect(result.metrics.counter(MetricName.requestsStarted) == 49)
@@ -134,7 +134,7 @@ struct EngineSearchBackendTests {
         var results: [RequestID: LiveSearchOutcome.Result] = [:]
         for await (id, outcome) in outcomes.stream {
             results[id] = outcome.result
-            if id == 2 { #expect(outcome.backendWork?.serviceNs == 0) }
+            if id == 2 { #expect(outcome.backendWork?.serviceNanos == 0) }
             if results.count == 2 { break }
         }
         #expect(results[2] == .failed(.cancelled))

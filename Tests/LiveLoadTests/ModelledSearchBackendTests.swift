@@ -39,7 +39,7 @@ struct ModelledSearchBackendTests {
     static func model(rtt: Int64 = 20_000_000, service: Int64 = 40_000_000, workers: Int = 1,
                       cancellation: CancellationMode = .honoured(delay: 0)) -> BackendModel {
         BackendModel(roundTrip: .constant(rtt), workers: workers, typistsPerServer: 10, service: .distribution(.constant(service)),
-                     slowTailProbability: 0, errorRate: 0, timeout: 10_000_000_000, cancellation: cancellation)
+                     slowTailProbability: 0, errorRate: 0, timeoutNanos: 10_000_000_000, cancellation: cancellation)
     }
 
     @Test func aRequestTakesTheRoundTripPlusItsService() async throws {
@@ -65,7 +65,7 @@ struct ModelledSearchBackendTests {
         let first = try #require(done[1]), second = try #require(done[2])
         // The second waited in the queue for the first's whole service.
         #expect(second.1 >= first.1 + 30_000_000)
-        #expect((second.0.backendWork?.queueNs ?? 0) >= 30_000_000)
+        #expect((second.0.backendWork?.queueNanos ?? 0) >= 30_000_000)
     }
 
     @Test func anHonouredCancelDropsAQueuedRequestAndFreesNothingItDidNotTake() async throws {
@@ -91,7 +91,7 @@ struct ModelledSearchBackendTests {
         let b = model.draw(seed: 9, typist: 3, request: 7, queryLength: 4)
         #expect(a == b)
         let others = (0..<200).map { model.draw(seed: 9, typist: 3, request: UInt64($0), queryLength: 4) }
-        #expect(Set(others.map(\.serviceNs)).count > 150)
+        #expect(Set(others.map(\.serviceNanos)).count > 150)
         #expect(others.contains { $0.failure == .transport } && others.contains { $0.failure == .serverError })
     }
 

@@ -48,7 +48,7 @@ struct CalibrationTests {
         let backend = model.model
         var latencies = (0..<draws).map { index -> Int64 in
             let draw = backend.draw(seed: 1, typist: 0, request: UInt64(index), queryLength: 4)
-            return 2 * draw.oneWayNs + draw.serviceNs + (harness.isEmpty ? 0 : harness[(index * 7_919) % harness.count])
+            return 2 * draw.oneWayNanos + draw.serviceNanos + (harness.isEmpty ? 0 : harness[(index * 7_919) % harness.count])
         }
         latencies.sort()
         func rank(_ q: Double) -> Int64 { latencies[min(latencies.count - 1, Int((q * Double(latencies.count)).rounded(.up)) - 1)] }
@@ -141,7 +141,7 @@ struct CalibrationTests {
         truth.slowTailProbability = 0.02
         truth.slowTailFactor = 8
         let model = truth.model
-        let latencies = (0..<20_000).map { model.draw(seed: 5, typist: 0, request: UInt64($0), queryLength: 3).serviceNs }
+        let latencies = (0..<20_000).map { model.draw(seed: 5, typist: 0, request: UInt64($0), queryLength: 3).serviceNanos }
         let step = CalibrationStep(concurrency: 1, elapsedNanos: 10_000_000_000, latencies: latencies, failures: [:], newConnections: 0, connectNanos: [])
         let fit = try #require(CalibrationFit.fit(steps: [step], maxConcurrency: 1))
         #expect(abs(Double(fit.backend.serviceMedianNanos) / 20_000_000 - 1) < 0.05, "\(fit.backend)")

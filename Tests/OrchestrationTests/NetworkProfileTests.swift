@@ -25,11 +25,11 @@ struct NetworkProfileTests {
     @Test func theProfilesFiguresFollowFromTheirSources() {
         // LTE: 70 ms, jitter 5 ms and 15 ms → sd √250 ≈ 15.8 ms, σ ≈ 0.218; RTO 70 + 4 · 15.8 = 133 ms, floored at 200 ms.
         #expect(NetworkProfile.lte.roundTrip == .logNormal(median: 70_000_000, sigma: 0.218))
-        #expect(NetworkProfile.lte.retransmitNs == 200_000_000)
+        #expect(NetworkProfile.lte.retransmitNanos == 200_000_000)
         #expect(NetworkProfile.lte.lossRate == 0.002)
         // 3G: 300 ms, jitter 50 ms each way → sd 70.7 ms, σ ≈ 0.227; RTO 300 + 4 · 70.7 = 583 ms.
         #expect(NetworkProfile.threeG.roundTrip == .logNormal(median: 300_000_000, sigma: 0.227))
-        #expect(NetworkProfile.threeG.retransmitNs == 583_000_000)
+        #expect(NetworkProfile.threeG.retransmitNanos == 583_000_000)
         #expect(NetworkProfile.all.map(\.name) == ["wifi", "lte", "3g"])
     }
 
@@ -70,12 +70,12 @@ struct NetworkProfileTests {
             for request in UInt64(1)...20 {
                 let before = base.draw(seed: 9, typist: UInt64(typist), request: request, queryLength: 4)
                 let after = model.draw(seed: 9, typist: UInt64(typist), request: request, queryLength: 4)
-                #expect(after.serviceNs == before.serviceNs && after.failure == before.failure)
+                #expect(after.serviceNanos == before.serviceNanos && after.failure == before.failure)
                 if entry.network == nil {
                     #expect(after == before)
                 } else {
                     // Half of at least 70 ms · e^(−4σ) more each way.
-                    #expect(after.oneWayNs - before.oneWayNs > 10_000_000)
+                    #expect(after.oneWayNanos - before.oneWayNanos > 10_000_000)
                 }
             }
             if entry.network != nil { onLTE += 1 }
@@ -84,13 +84,13 @@ struct NetworkProfileTests {
     }
 
     @Test func lossAddsTheRetransmissionTimeoutToTheRoundTrip() {
-        let lossy = NetworkProfile(name: "x", roundTrip: .constant(10_000_000), lossRate: 1, retransmitNs: 200_000_000)
-        let clean = NetworkProfile(name: "y", roundTrip: .constant(10_000_000), lossRate: 0, retransmitNs: 200_000_000)
+        let lossy = NetworkProfile(name: "x", roundTrip: .constant(10_000_000), lossRate: 1, retransmitNanos: 200_000_000)
+        let clean = NetworkProfile(name: "y", roundTrip: .constant(10_000_000), lossRate: 0, retransmitNanos: 200_000_000)
         var model = BackendModel(roundTrip: .constant(0))
         model.clientNetworks = .all(lossy)
-        #expect(model.draw(seed: 1, typist: 3, request: 1, queryLength: 3).oneWayNs == (10_000_000 + 2 * 200_000_000) / 2)
+        #expect(model.draw(seed: 1, typist: 3, request: 1, queryLength: 3).oneWayNanos == (10_000_000 + 2 * 200_000_000) / 2)
         model.clientNetworks = .all(clean)
-        #expect(model.draw(seed: 1, typist: 3, request: 1, queryLength: 3).oneWayNs == 5_000_000)
+        #expect(model.draw(seed: 1, typist: 3, request: 1, queryLength: 3).oneWayNanos == 5_000_000)
     }
 }
 

@@ -19,7 +19,7 @@ struct ScriptedRunner<S: SearchFieldStrategy> {
     private var host: FieldHost<S, RequestID>
     private var context: FieldHostContext
     private var world = World()
-    private var recorder = Recorder(typists: 1, expectsBackend: false)
+    private var recorder = Recorder(typists: 1, expectsBackend: false, settleIntervalNanos: 1_000_000_000)
 
     /// The strategy, in the state the run left it.
     var strategy: S { host.strategy }

@@ -46,7 +46,7 @@ struct QueryNormalizationTests {
     func untrimmedPresets(preset: Preset) {
         #expect(!preset.defaultConfiguration.normalizer.trims)
         var backend = BackendModel.scripted([:], default: ms(100))
-        if preset == .localFilter { backend.scripted = [:]; backend.scriptedDefault = nil }
+        if preset == .localFilter { backend.scriptedNanos = [:]; backend.scriptedDefaultNanos = nil }
         func run<S: SearchFieldStrategy>(_ strategy: S) -> MetricSet {
             Simulation.replay(Self.pauseAfterSpace, strategy: strategy, backend: backend, seed: 1).metrics()
         }

@@ -141,8 +141,8 @@ struct SimulationTests {
     @Test("local-filter blocks the UI thread: keystrokes wait behind the filter")
     func localFilterBlocks() {
         var backend = BackendModel.scripted([:], default: 0)
-        backend.scripted = [:]
-        backend.scriptedDefault = nil
+        backend.scriptedNanos = [:]
+        backend.scriptedDefaultNanos = nil
         backend.localCatalogItems = 1_000_000
         backend.localNanosPerItem = 300
         let trace = edits("ab", every: 50) + [TypingEvent(at: ms(3000), action: .end)]
@@ -170,7 +170,7 @@ struct SimulationTests {
 
     @Test("the cost model turns items scanned at a calibrated rate into service time")
     func costModel() {
-        var model = CostModel(catalogItems: 1_000_000, nanosPerItem: 1, fixedNs: 0, jitter: 0)
+        var model = CostModel(catalogItems: 1_000_000, nanosPerItem: 1, fixedNanos: 0, jitter: 0)
         model.fitThroughput(itemsPerSecond: 2e8)
         #expect(model.nanosPerItem == 5)
         #expect(model.itemsScanned(queryLength: 2) == 1_000_000)

@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Error causes", .timeLimit(.minutes(5)))
 struct ErrorCauseTests {
-    @Test func recorderCountsCausesNextToTheCoarseClasses() {
-        var recorder = Recorder(typists: 1, expectsBackend: false)
+    @Test func recorderCountsCausesNextToTheCoarseClasses() throws {
+        var recorder = try Recorder(typists: 1, expectsBackend: false)
         let query = QueryIdentity(text: "a")
         recorder.record(.keystroke(text: "a", query: query), typist: 0, at: 0)
         for id in 1...3 {

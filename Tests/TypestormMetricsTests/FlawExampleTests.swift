@@ -15,16 +15,16 @@ private func lateAnswer(_ recorder: inout Recorder, slot: Int, offset: Int64) {
     at(100, .keystroke(text: "sw", query: q("sw")))
     at(100, .requestStart(id: 2, query: q("sw"), lag: 0))
     at(100, .workStopped(id: 1, reason: .completed))
-    at(100, .backendStopped(id: 1, work: BackendWork(queueNs: 0, serviceNs: ms(50))))
+    at(100, .backendStopped(id: 1, work: BackendWork(queueNanos: 0, serviceNanos: ms(50))))
     at(100, .apply(id: 1, query: q("s"), kind: .results))
     at(100, .display(.results, query: q("s")))
     at(200, .keystroke(text: "swe", query: q("swe", tokens: ["red"])))
     at(200, .requestStart(id: 3, query: q("swe", tokens: ["red"]), lag: 0))
     at(300, .workStopped(id: 3, reason: .completed))
-    at(300, .backendStopped(id: 3, work: BackendWork(queueNs: 0, serviceNs: ms(50))))
+    at(300, .backendStopped(id: 3, work: BackendWork(queueNanos: 0, serviceNanos: ms(50))))
     at(300, .apply(id: 3, query: q("swe", tokens: ["red"]), kind: .results))
     at(300, .display(.results, query: q("swe", tokens: ["red"])))
-    at(1000, .backendStopped(id: 2, work: BackendWork(queueNs: ms(300), serviceNs: ms(600))))
+    at(1000, .backendStopped(id: 2, work: BackendWork(queueNanos: ms(300), serviceNanos: ms(600))))
     at(1000, .workStopped(id: 2, reason: .completed))
     at(1000, .apply(id: 2, query: q("sw"), kind: .results))
     at(1000, .display(.results, query: q("sw")))
@@ -34,7 +34,7 @@ private func lateAnswer(_ recorder: inout Recorder, slot: Int, offset: Int64) {
 @Suite("Flaw examples", .timeLimit(.minutes(5)))
 struct FlawExampleTests {
     @Test func aSearchEndingOnAnOlderAnswerIsCountedAndKeptAsTheFirstExample() throws {
-        var recorder = Recorder(typists: 2)
+        var recorder = try Recorder(typists: 2)
         recorder.globalTypists = [40, 41]
         lateAnswer(&recorder, slot: 1, offset: 5_000)
         recorder.finish(at: ms(9_000))
@@ -50,7 +50,7 @@ struct FlawExampleTests {
 
     @Test func theEarliestExampleWinsWhateverTheOrderOfRecordingAndMerging() throws {
         // Typist 7 has its flaw later in time but is recorded first.
-        var one = Recorder(typists: 2)
+        var one = try Recorder(typists: 2)
         one.globalTypists = [7, 3]
         lateAnswer(&one, slot: 0, offset: 2_000)
         lateAnswer(&one, slot: 1, offset: 1_000)
@@ -58,11 +58,11 @@ struct FlawExampleTests {
         let whole = one.metrics()
         #expect(whole.examples?[FlawKind.olderAnswer.rawValue]?.typist == 3)
 
-        var first = Recorder(typists: 1)
+        var first = try Recorder(typists: 1)
         first.globalTypists = [7]
         lateAnswer(&first, slot: 0, offset: 2_000)
         first.finish(at: ms(9_000))
-        var second = Recorder(typists: 1)
+        var second = try Recorder(typists: 1)
         second.globalTypists = [3]
         lateAnswer(&second, slot: 0, offset: 1_000)
         second.finish(at: ms(9_000))
@@ -76,11 +76,11 @@ struct FlawExampleTests {
     }
 
     @Test func aRunWithoutFlawsHasNoExamplesAndOldRecordsStillLoad() throws {
-        var recorder = Recorder(typists: 1)
+        var recorder = try Recorder(typists: 1)
         recorder.record(.keystroke(text: "a", query: q("a")), typist: 0, at: 0)
         recorder.record(.requestStart(id: 1, query: q("a"), lag: 0), typist: 0, at: 0)
         recorder.record(.workStopped(id: 1, reason: .completed), typist: 0, at: ms(50))
-        recorder.record(.backendStopped(id: 1, work: BackendWork(queueNs: 0, serviceNs: ms(10))), typist: 0, at: ms(50))
+        recorder.record(.backendStopped(id: 1, work: BackendWork(queueNanos: 0, serviceNanos: ms(10))), typist: 0, at: ms(50))
         recorder.record(.apply(id: 1, query: q("a"), kind: .results), typist: 0, at: ms(50))
         recorder.record(.display(.results, query: q("a")), typist: 0, at: ms(50))
         recorder.finish(at: ms(3_000))

@@ -14,7 +14,7 @@ struct MetricsTimelineTests {
         var recorder: Recorder
 
         init(expectsBackend: Bool) {
-            recorder = Recorder(typists: 1, expectsBackend: expectsBackend)
+            recorder = Recorder(typists: 1, expectsBackend: expectsBackend, settleIntervalNanos: 1_000_000_000)
         }
 
         mutating func at(_ time: Int64, _ records: Record...) {
@@ -42,7 +42,7 @@ struct MetricsTimelineTests {
     }
 
     private static func work(_ serviceMillis: Int64) -> BackendWork {
-        BackendWork(queueNs: 0, serviceNs: ms(serviceMillis))
+        BackendWork(queueNanos: 0, serviceNanos: ms(serviceMillis))
     }
 
     @Test("timeline 1: a request per keystroke, every response applied")

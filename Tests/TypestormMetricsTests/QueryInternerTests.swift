@@ -91,7 +91,7 @@ struct RecorderCompactionTests {
             case 5: recorder.record(.commit(query(&mixer), cached: mixer.next(4) == 0), typist: typist, at: at)
             case 6: recorder.record(.workStopped(id: recent, reason: mixer.next(3) == 0 ? .cancelledObserved : .completed), typist: typist, at: at)
             case 7:
-                recorder.record(.backendStopped(id: recent, work: BackendWork(queueNs: 5, serviceNs: Int64(mixer.next(1000)))),
+                recorder.record(.backendStopped(id: recent, work: BackendWork(queueNanos: 5, serviceNanos: Int64(mixer.next(1000)))),
                                 typist: typist, at: at)
             case 8: recorder.record(.apply(id: recent, query: query(&mixer), kind: mixer.next(3) == 0 ? .empty : .results), typist: typist, at: at)
             default:
@@ -105,9 +105,9 @@ struct RecorderCompactionTests {
     }
 
     @Test func compactingOftenGivesTheSameMetricsAsNever() {
-        var often = Recorder(typists: 20, expectsBackend: true, settleInterval: 1_000_000_000, blinkThreshold: 200_000_000,
+        var often = Recorder(typists: 20, expectsBackend: true, settleIntervalNanos: 1_000_000_000, blinkThresholdNanos: 200_000_000,
                              compactionFloor: 8)
-        var never = Recorder(typists: 20, expectsBackend: true, settleInterval: 1_000_000_000, blinkThreshold: 200_000_000,
+        var never = Recorder(typists: 20, expectsBackend: true, settleIntervalNanos: 1_000_000_000, blinkThresholdNanos: 200_000_000,
                              compactionFloor: 1 << 30)
         Self.play(into: &often, typists: 20)
         Self.play(into: &never, typists: 20)

@@ -6,8 +6,8 @@ import Testing
 struct TimelineTests {
     static let second: Int64 = 1_000_000_000
 
-    @Test func startsCompletionsAndInFlightTimePerBucket() {
-        var recorder = Recorder(typists: 2, expectsBackend: false)
+    @Test func startsCompletionsAndInFlightTimePerBucket() throws {
+        var recorder = try Recorder(typists: 2, expectsBackend: false)
         let query = QueryIdentity(text: "lamp")
         recorder.record(.keystroke(text: "lamp", query: query), typist: 0, at: 0)
         recorder.record(.requestStart(id: 1, query: query, lag: 0), typist: 0, at: Self.second / 2)
@@ -42,11 +42,11 @@ struct TimelineTests {
                 recorder.record(.workStopped(id: 1, reason: .completed), typist: slot, at: Int64(typist) * 700_000_000 + 900_000_000)
             }
         }
-        var whole = Recorder(typists: 6, expectsBackend: false)
+        var whole = try Recorder(typists: 6, expectsBackend: false)
         record(0..<6, into: &whole, slotOffset: 0)
         whole.finish(at: 10 * Self.second)
-        var first = Recorder(typists: 3, expectsBackend: false)
-        var second = Recorder(typists: 3, expectsBackend: false)
+        var first = try Recorder(typists: 3, expectsBackend: false)
+        var second = try Recorder(typists: 3, expectsBackend: false)
         record(0..<3, into: &first, slotOffset: 0)
         record(3..<6, into: &second, slotOffset: 3)
         first.finish(at: 10 * Self.second)

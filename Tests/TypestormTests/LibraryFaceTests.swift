@@ -63,4 +63,24 @@ struct LibraryFaceTests {
         #expect { try ScenarioBackend(serviceMedian: .milliseconds(10), serviceP99: .milliseconds(5), networkRoundTrip: .zero) } throws: { "\($0)".contains("serviceP99") }
         #expect { try ScenarioBackend(workers: 0, serviceMedian: .milliseconds(10), networkRoundTrip: .zero) } throws: { "\($0)".contains("workers") }
     }
+
+    @Test func runnersAndTheRecorderTakeDurationsAndRefuseNegativeOnes() throws {
+        let options = try LiveRunOptions(drainTimeout: .seconds(3), settleInterval: .milliseconds(800))
+        #expect(options.drainTimeout == .seconds(3) && options.settleInterval == .milliseconds(800))
+        #expect { try LiveRunOptions(drainTimeout: .seconds(-1)) } throws: { "\($0)" == "drainTimeout: expected a duration of 0 or more, found -1.0 seconds" }
+        #expect { try LiveRunOptions(fieldThreads: 0) } throws: { "\($0)".contains("fieldThreads: expected at least 1 thread") }
+        let recorder = try Recorder(typists: 3, settleInterval: .milliseconds(500))
+        #expect(recorder.settleInterval == .milliseconds(500) && recorder.blinkThreshold == .milliseconds(200))
+        #expect { try Recorder(typists: 1, blinkThreshold: .milliseconds(-1)) } throws: { "\($0)".contains("blinkThreshold: expected a duration of 0 or more") }
+        #expect { try Recorder(typists: -1) } throws: { "\($0)".contains("typists: expected 0 or more, found -1") }
+        let typist = LiveTypist(arrival: .milliseconds(250), session: TraceSession(events: []))
+        #expect(typist.arrival == .milliseconds(250))
+        #expect {
+            try VirtualRunner(strategy: NaiveField(), sessions: [TraceSession(events: [])], globalIndices: [0, 1], backend: BackendModel(), seed: 1)
+        } throws: { "\($0)".contains("globalIndices: expected one index per session (1), found 2") }
+        var runner = try VirtualRunner(strategy: NaiveField(), sessions: [TraceSession(events: [])], backend: BackendModel(), seed: 1,
+                                       settleInterval: .milliseconds(700))
+        #expect(runner.run().settleInterval == .milliseconds(700))
+        #expect(runner.lastEventTime >= .zero)
+    }
 }

@@ -101,19 +101,19 @@ public final class EngineSearchBackend: LiveSearchBackend {
         let now = MonotonicClock.now()
         job.completion(LiveSearchOutcome(
             result: .failed(.cancelled), startedNanos: job.enqueuedNanos,
-            backendWork: BackendWork(queueNs: Int64(now - job.enqueuedNanos), serviceNs: 0)))
+            backendWork: BackendWork(queueNanos: Int64(now - job.enqueuedNanos), serviceNanos: 0)))
     }
 
     private static func run(_ job: Job, engine: SearchEngine, reference: ReferenceFilter, limit: Int, countsTotal: Bool,
                             forcedPath: ForcedPath?) {
         let started = MonotonicClock.now()
-        let queueNs = Int64(started - job.enqueuedNanos)
+        let queueNanos = Int64(started - job.enqueuedNanos)
         let request = SearchRequest(job.request.query, limit: limit, needsTotal: countsTotal)
         let response = job.request.local
             ? reference.search(request)
             : engine.search(request, cancellation: .flag(job.flag), forcing: forcedPath)
-        let serviceNs = Int64(MonotonicClock.since(started))
-        let work = BackendWork(queueNs: queueNs, serviceNs: serviceNs, itemsScanned: Int64(response.itemsScanned))
+        let serviceNanos = Int64(MonotonicClock.since(started))
+        let work = BackendWork(queueNanos: queueNanos, serviceNanos: serviceNanos, itemsScanned: Int64(response.itemsScanned))
         let result: LiveSearchOutcome.Result = response.wasCancelled
             ? .failed(.cancelled)
             : .results(count: response.total ?? response.items.count)

@@ -35,14 +35,18 @@ public final class HTTPSearchBackend: LiveSearchBackend {
 
     /// - Parameters:
     ///   - maxConnections: connections the client keeps open at most (reused between requests).
-    ///   - timeoutNanos: per-request timeout (`nil`: the client's default, 10 s).
+    ///   - timeout: per-request timeout (`nil`: the client's default, 10 s).
     ///   - headers: extra request headers, `Name: value` each.
     ///   - caFile: PEM bundle of the certificate authorities to trust for `https://`.
     ///   - compressed: ask for compressed responses and decode them.
-    public init(target: HTTPSearchTarget, maxConnections: Int = 1024, timeoutNanos: UInt64? = nil,
+    /// - Throws: ``SetupError`` for a timeout not above zero; the client's start errors.
+    public init(target: HTTPSearchTarget, maxConnections: Int = 1024, timeout: Duration? = nil,
                 headers: [String] = [], caFile: String? = nil, compressed: Bool = false) throws {
+        if let timeout, timeout <= .zero {
+            throw SetupError(description: "timeout: expected a duration above 0, found \(timeout)")
+        }
         self.target = target
-        self.timeoutNanos = timeoutNanos
+        self.timeoutNanos = timeout.map { UInt64($0.wholeNanoseconds) }
         let pending = pending
         var configuration = target.clientConfiguration(maxConnections: maxConnections)
         configuration.headers = headers

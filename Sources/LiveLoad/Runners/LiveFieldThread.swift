@@ -190,7 +190,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         shared.monitor.requestsFinished.add(1, ordering: .relaxed)
         if case let .failed(reason) = outcome.result, reason != .cancelled { shared.monitor.errors.add(1, ordering: .relaxed) }
         if shared.backend.reportsBackendWork {
-            let work = outcome.backendWork ?? BackendWork(queueNs: 0, serviceNs: 0)
+            let work = outcome.backendWork ?? BackendWork(queueNanos: 0, serviceNanos: 0)
             field.host.backendStopped(id, work: work, typist: field.slot, at: now, recorder: &records)
         }
         // The request left when the client library got round to it: the lag after the instant

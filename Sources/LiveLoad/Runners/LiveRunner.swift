@@ -8,12 +8,20 @@ import Typists
 /// One typist of a live run: when it arrives and what it types.
 public struct LiveTypist<Session: TypistSession & Sendable>: Sendable {
     /// Arrival, in nanoseconds after the run starts.
-    public var arrivalNanos: Int64
+    package var arrivalNanos: Int64
     /// What the typist types.
     public var session: Session
 
-    /// A typist arriving `arrivalNanos` after the run starts and typing `session`.
-    public init(arrivalNanos: Int64, session: Session) {
+    /// When the typist arrives, after the run starts.
+    public var arrival: Duration { .nanoseconds(arrivalNanos) }
+
+    /// A typist arriving `arrival` after the run starts (a negative arrival counts as 0) and
+    /// typing `session`.
+    public init(arrival: Duration, session: Session) {
+        self.init(arrivalNanos: max(0, arrival.wholeNanoseconds), session: session)
+    }
+
+    package init(arrivalNanos: Int64, session: Session) {
         self.arrivalNanos = arrivalNanos
         self.session = session
     }
@@ -23,19 +31,47 @@ public struct LiveTypist<Session: TypistSession & Sendable>: Sendable {
 public struct LiveRunOptions: Sendable {
     /// How long to wait, once every typist has stopped typing, for outstanding timers and
     /// requests; what is still open then is cancelled and counted as unfinished.
-    public var drainTimeoutNanos: Int64
+    public var drainTimeout: Duration {
+        get { .nanoseconds(drainTimeoutNanos) }
+        set { drainTimeoutNanos = max(0, newValue.wholeNanoseconds) }
+    }
     /// S in docs/metrics.md: a burst ends once the input stays unchanged this long.
-    public var settleIntervalNanos: Int64
+    public var settleInterval: Duration {
+        get { .nanoseconds(settleIntervalNanos) }
+        set { settleIntervalNanos = max(0, newValue.wholeNanoseconds) }
+    }
     /// Threads that run the fields, each the UI thread of its share of the typists; `nil`: one
     /// per core.
     public var fieldThreads: Int?
+    /// ``drainTimeout`` in nanoseconds, as the runner keeps time.
+    package var drainTimeoutNanos: Int64
+    /// ``settleInterval`` in nanoseconds.
+    package var settleIntervalNanos: Int64
 
-    /// Options, in nanoseconds: by default a 10 s drain and a 1 s settle interval.
-    public init(drainTimeoutNanos: Int64 = 10_000_000_000, settleIntervalNanos: Int64 = 1_000_000_000, fieldThreads: Int? = nil) {
+    /// Options: by default a 10 s drain and a 1 s settle interval, one field thread per core.
+    ///
+    /// - Throws: ``SetupError`` for a negative duration or fewer than one field thread.
+    public init(drainTimeout: Duration = .seconds(10), settleInterval: Duration = .seconds(1), fieldThreads: Int? = nil) throws(SetupError) {
+        try SetupError.checkNotNegative(drainTimeout, "drainTimeout")
+        try SetupError.checkNotNegative(settleInterval, "settleInterval")
+        if let fieldThreads, fieldThreads < 1 {
+            throw SetupError(description: "fieldThreads: expected at least 1 thread, found \(fieldThreads)")
+        }
+        self.init(drainTimeoutNanos: drainTimeout.wholeNanoseconds, settleIntervalNanos: settleInterval.wholeNanoseconds,
+                  fieldThreads: fieldThreads)
+    }
+
+    /// The default options: a 10 s drain, a 1 s settle interval, one field thread per core.
+    public init() {
+        self.init(drainTimeoutNanos: 10_000_000_000, settleIntervalNanos: 1_000_000_000, fieldThreads: nil)
+    }
+
+    package init(drainTimeoutNanos: Int64, settleIntervalNanos: Int64 = 1_000_000_000, fieldThreads: Int? = nil) {
         self.drainTimeoutNanos = drainTimeoutNanos
         self.settleIntervalNanos = settleIntervalNanos
         self.fieldThreads = fieldThreads
     }
+
 }
 
 /// Counters a live run updates as it goes, readable from any thread at any time (progress lines,
@@ -108,7 +144,9 @@ public struct LiveRunResult: Sendable {
     /// Every metric of the run, from its ``Recorder`` (docs/metrics.md).
     public var metrics: MetricSet
     /// Wall time from the run's start to the end of the drain.
-    public var elapsedNanos: Int64
+    public var elapsed: Duration { .nanoseconds(elapsedNanos) }
+    /// ``elapsed`` in nanoseconds.
+    package var elapsedNanos: Int64
     /// Fields that still had timers or requests open when the drain timed out.
     public var undrainedTypists: Int
     /// The run stopped early (`LiveRunMonitor.requestStop()`).
@@ -225,7 +263,7 @@ final class LiveRunShared: Sendable {
         self.backend = backend
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
-        recorder = Locked(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval))
+        recorder = Locked(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleIntervalNanos: settleInterval))
         startNanos = MonotonicClock.now()
     }
 

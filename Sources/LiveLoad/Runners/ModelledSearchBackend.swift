@@ -100,11 +100,11 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         }
         if request.local {
             // `local-filter`: the typist's own UI thread filters in memory; no network, no queue.
-            timer.schedule(at: now &+ UInt64(max(0, model.localServiceNs))) { [self] in localDone(key) }
+            timer.schedule(at: now &+ UInt64(max(0, model.localServiceNanos))) { [self] in localDone(key) }
         } else {
-            let arrival = now &+ UInt64(max(0, draw.oneWayNs))
+            let arrival = now &+ UInt64(max(0, draw.oneWayNanos))
             timer.schedule(at: arrival) { [self] in arrive(key, at: arrival) }
-            if let timeout = model.timeout {
+            if let timeout = model.timeoutNanos {
                 timer.schedule(at: now &+ UInt64(max(0, timeout))) { [self] in timedOut(key) }
             }
         }
@@ -133,11 +133,11 @@ public final class ModelledSearchBackend: LiveSearchBackend {
     /// Work the server did on `job` by `now`.
     private static func work(_ job: Job, at now: UInt64) -> BackendWork {
         switch job.phase {
-        case .travelling: return BackendWork(queueNs: 0, serviceNs: 0)
-        case .queued: return BackendWork(queueNs: Int64(now &- job.arrivedAt), serviceNs: 0)
+        case .travelling: return BackendWork(queueNanos: 0, serviceNanos: 0)
+        case .queued: return BackendWork(queueNanos: Int64(now &- job.arrivedAt), serviceNanos: 0)
         case .inService, .done:
             let queue = job.serviceStart >= job.arrivedAt ? Int64(job.serviceStart - job.arrivedAt) : 0
-            return BackendWork(queueNs: queue, serviceNs: job.serviceStart > 0 ? Int64(now &- job.serviceStart) : 0)
+            return BackendWork(queueNanos: queue, serviceNanos: job.serviceStart > 0 ? Int64(now &- job.serviceStart) : 0)
         }
     }
 
@@ -157,7 +157,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
                 job.phase = .done
                 state.jobs[key] = job
                 if job.draw.failure == .transport, !job.clientDone {
-                    scheduleResponse(key, at: now &+ UInt64(max(0, job.draw.oneWayNs)))
+                    scheduleResponse(key, at: now &+ UInt64(max(0, job.draw.oneWayNanos)))
                 }
                 release(key, &state)
                 return
@@ -179,7 +179,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         job.serviceStart = max(now, job.arrivedAt)
         job.engineRunning = engine != nil && job.draw.failure == nil
         state.jobs[key] = job
-        let end = job.serviceStart &+ UInt64(max(0, job.draw.serviceNs))
+        let end = job.serviceStart &+ UInt64(max(0, job.draw.serviceNanos))
         timer.schedule(at: end) { [self] in serviceTimeUp(key, at: end) }
         return job.engineRunning ? (key, job.request) : nil
     }
@@ -232,7 +232,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             state.jobs[key] = job
             state.cells[job.cell, default: ServerCell()].stopServing()
             if !job.clientDone {
-                scheduleResponse(key, at: now &+ UInt64(max(0, job.draw.oneWayNs)))
+                scheduleResponse(key, at: now &+ UInt64(max(0, job.draw.oneWayNanos)))
             }
             starts = startQueued(cell: job.cell, at: now, &state)
             release(key, &state)
@@ -260,8 +260,8 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             guard var job = state.jobs[key], !job.clientDone else { return nil }
             job.clientDone = true
             state.jobs[key] = job
-            let work = job.draw.failure == .transport ? BackendWork(queueNs: 0, serviceNs: 0)
-                : BackendWork(queueNs: Int64(job.serviceStart &- job.arrivedAt), serviceNs: Int64(now &- job.serviceStart) - job.draw.oneWayNs)
+            let work = job.draw.failure == .transport ? BackendWork(queueNanos: 0, serviceNanos: 0)
+                : BackendWork(queueNanos: Int64(job.serviceStart &- job.arrivedAt), serviceNanos: Int64(now &- job.serviceStart) - job.draw.oneWayNanos)
             let result: LiveSearchOutcome.Result = switch job.draw.failure {
             case .transport: .failed(.transport)
             case .serverError: .failed(.serverError)
@@ -286,7 +286,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
         guard let job = delivery else { return }
         let count = BackendModel.resultCount(text: job.request.query.text, catalogItems: model.localCatalogItems)
         job.completion(LiveSearchOutcome(result: .results(count: count), startedNanos: job.sentAt,
-                                         backendWork: BackendWork(queueNs: 0, serviceNs: Int64(now &- job.sentAt), itemsScanned: model.localCatalogItems)))
+                                         backendWork: BackendWork(queueNanos: 0, serviceNanos: Int64(now &- job.sentAt), itemsScanned: model.localCatalogItems)))
     }
 
     /// The client stops waiting for `key` (cancel or timeout); with honoured cancellation the
@@ -299,7 +299,7 @@ public final class ModelledSearchBackend: LiveSearchBackend {
             job.clientDone = true
             state.jobs[key] = job
             if case let .honoured(delay) = model.cancellation, job.phase != .done {
-                let arrival = now &+ UInt64(max(0, job.draw.oneWayNs + delay))
+                let arrival = now &+ UInt64(max(0, job.draw.oneWayNanos + delay))
                 timer.schedule(at: arrival) { [self] in cancelArrives(key, at: arrival) }
             }
             release(key, &state)

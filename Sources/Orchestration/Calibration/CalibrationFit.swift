@@ -189,7 +189,7 @@ package struct CalibrationFit: Sendable, Equatable {
         let model = backend.model
         var latencies = (0..<draws).map { index -> Int64 in
             let draw = model.draw(seed: seed, typist: 0, request: UInt64(index), queryLength: 4)
-            return 2 * draw.oneWayNs + draw.serviceNs
+            return 2 * draw.oneWayNanos + draw.serviceNanos
         }
         latencies.sort()
         return (latencies.nearestRank(0.5)!, latencies.nearestRank(0.9)!, latencies.nearestRank(0.99)!)

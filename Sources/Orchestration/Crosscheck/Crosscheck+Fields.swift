@@ -65,7 +65,7 @@ extension Crosscheck {
             let recorder = try await VirtualFieldRunner.run(
                 try strategy.field(), name: strategy.name, typists: 0..<count, sessions: (0..<count).map(typists.session(forTypist:)),
                 backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
-                settleInterval: simulation.settleIntervalNanos)
+                settleInterval: simulation.settleInterval)
             metrics[strategy.name] = recorder.metrics()
         }
         let encoder = JSONEncoder()

@@ -151,7 +151,7 @@ package enum Crosscheck {
             fieldsInVirtualTime = try await virtualSideOfFields(scenario, names: fieldNames, baseDirectory: baseDirectory,
                                                                 executable: executable)
         }
-        let options = LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeout ?? 0),
+        let options = LiveRunOptions(drainTimeoutNanos: max(scenario.driver.drainNanos, model.timeoutNanos ?? 0),
                                      settleIntervalNanos: simulation.settleIntervalNanos)
         var results: [StrategyResult] = []
         for strategy in scenario.strategies {
@@ -197,7 +197,7 @@ package enum Crosscheck {
                 let searcher: any LiveSearchBackend
                 if runner == "http-embedded", let serverURL {
                     searcher = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: serverURL),
-                                                     timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+                                                     timeout: .nanoseconds(scenario.backend.timeoutNanos))
                 } else {
                     searcher = EngineSearchBackend(engine: engine, reference: reference, workers: min(2, model.workers))
                 }

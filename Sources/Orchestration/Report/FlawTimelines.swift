@@ -65,8 +65,8 @@ package enum FlawTimelines {
         let slot = typist - cell.lowerBound
         let window = (time - before)...(time + after)
         func open<Strategy: SearchFieldStrategy>(_ strategy: Strategy) {
-            var runner = VirtualRunner(strategy: strategy, sessions: sessions, globalIndices: Array(cell), backend: scenario.backend,
-                                       seed: scenario.seed, settleInterval: scenario.settleIntervalNanos)
+            var runner = VirtualRunner(strategy: strategy, globalIndices: Array(cell), backend: scenario.backend,
+                                       seed: scenario.seed, settleIntervalNanos: scenario.settleIntervalNanos) { Array(sessions[$0]) }
             _ = runner.run { at, index, entry in
                 guard index == slot, window.contains(at), let line = TimelineLine(time: at, entry: entry) else { return }
                 collected.lines.append(line)

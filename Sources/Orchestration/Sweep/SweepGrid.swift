@@ -121,7 +121,7 @@ package enum SweepGrid {
                         let recorder = try await VirtualFieldRunner.run(
                             field, name: setting.name, typists: range, sessions: range.map(typists.session(forTypist:)),
                             backend: scenario.backend, seed: scenario.seed, parameters: setting.fieldParameters,
-                            settleInterval: scenario.settleIntervalNanos)
+                            settleInterval: scenario.settleInterval)
                         return (index, kept(recorder.metrics()))
                     }
                 }

@@ -99,7 +99,7 @@ final class LiveFieldState: @unchecked Sendable {
         self.monitor = monitor
         self.expected = expected
         books = Locked(Books(
-            recorder: Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval),
+            recorder: Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleIntervalNanos: settleInterval),
             ledgers: Array(repeating: FieldLedger(), count: typists)))
         startNanos = MonotonicClock.now()
     }
@@ -206,7 +206,7 @@ final class LiveFieldState: @unchecked Sendable {
         let lag = outcome.startedNanos == 0 ? 0 : max(0, Int64(bitPattern: outcome.startedNanos &- startNanos) - intended)
         _ = withBooks({ recorder, ledger, _ in
             if backend.reportsBackendWork {
-                recorder.record(.backendStopped(id: id, work: outcome.backendWork ?? BackendWork(queueNs: 0, serviceNs: 0)),
+                recorder.record(.backendStopped(id: id, work: outcome.backendWork ?? BackendWork(queueNanos: 0, serviceNanos: 0)),
                                 typist: typist, at: time)
             }
             guard ledger.finished(id, outcome.result, scheduleLag: lag, typist: typist, at: time, recorder: &recorder) else { return }
@@ -295,8 +295,7 @@ struct LiveFieldClock: Clock {
     var minimumResolution: Duration { ContinuousClock().minimumResolution }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let delay = ContinuousClock.now.duration(to: deadline).components
-        let id = state.waitStarted(delay: max(0, delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000), kind: kind,
+        let id = state.waitStarted(delay: max(0, ContinuousClock.now.duration(to: deadline).wholeNanoseconds), kind: kind,
                                    typist: typist)
         do {
             try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
@@ -304,8 +303,7 @@ struct LiveFieldClock: Clock {
             state.waitEnded(id, lateness: nil, kind: kind, typist: typist)
             throw error
         }
-        let late = deadline.duration(to: ContinuousClock.now).components
-        state.waitEnded(id, lateness: max(0, late.seconds * 1_000_000_000 + late.attoseconds / 1_000_000_000), kind: kind,
+        state.waitEnded(id, lateness: max(0, deadline.duration(to: ContinuousClock.now).wholeNanoseconds), kind: kind,
                         typist: typist)
     }
 }

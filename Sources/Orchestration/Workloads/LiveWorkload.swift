@@ -102,7 +102,7 @@ struct LiveWorkload: PhaseWorkload {
                 throw Failure(description: "no embedded server URL was given to this worker (--server-url)")
             }
             let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: url),
-                                             timeoutNanos: UInt64(scenario.backend.timeoutNanos))
+                                             timeout: .nanoseconds(scenario.backend.timeoutNanos))
             guard kind == .model else { return http }
             return ModelledSearchBackend(model: scenario.backend.model(for: scenario.population), seed: scenario.seed, globalTypists: globalTypists, engine: http)
         case let .url(template, request):
@@ -128,7 +128,7 @@ struct LiveWorkload: PhaseWorkload {
             target: HTTPSearchTarget(template: try URLTemplate(template, requiresQuery: request.body == nil), countPath: countPath,
                                      body: try request.body.map { text in try BodyTemplate(text) }),
             maxConnections: connectionCap,
-            timeoutNanos: UInt64(scenario.backend.timeoutNanos), headers: headers,
+            timeout: .nanoseconds(scenario.backend.timeoutNanos), headers: headers,
             caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: baseDirectory) }, compressed: request.compressed)
     }
 
@@ -250,11 +250,11 @@ struct LiveWorkload: PhaseWorkload {
     /// the end (left out on the system allocator). Left out entirely if the kernel cannot say.
     static func withProcessFigures(_ groups: [MetricGroup], since before: ResourceUsage?) -> [MetricGroup] {
         guard let before, let after = try? ResourceUsage.current() else { return groups }
-        let cpuNs = Int64(max(0, after.cpuSeconds - before.cpuSeconds) * 1e9)
+        let cpuNanos = Int64(max(0, after.cpuSeconds - before.cpuSeconds) * 1e9)
         let heap = AllocatorStats.current().map { Int64(clamping: $0.allocatedBytes) }
         return groups.map { group in
             var group = group
-            group.metrics.add(MetricName.cpuNs, cpuNs)
+            group.metrics.add(MetricName.cpuNs, cpuNanos)
             group.metrics.raiseMaximum(MetricName.peakRSS, to: Int64(clamping: after.peakRSSBytes))
             if let heap { group.metrics.add(MetricName.allocatedBytes, heap) }
             return group

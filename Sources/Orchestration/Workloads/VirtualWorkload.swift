@@ -52,12 +52,12 @@ public struct VirtualWorkload: PhaseWorkload {
                             field, name: strategy.name, typists: chunk,
                             sessions: chunk.map { ScheduledSession(typists.typing(forTypist: $0), typist: $0, schedule: schedule, end: end) },
                             backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
-                            settleInterval: simulation.settleIntervalNanos)
+                            settleInterval: simulation.settleInterval)
                     } else {
                         try await VirtualFieldRunner.run(
                             field, name: strategy.name, typists: chunk, sessions: chunk.map(typists.session(forTypist:)),
                             backend: simulation.backend, seed: simulation.seed, parameters: strategy.fieldParameters,
-                            settleInterval: simulation.settleIntervalNanos)
+                            settleInterval: simulation.settleInterval)
                     }
                 } else if let spec {
                     // Without a schedule every typist types its one session from 0, uncut by the
@@ -168,7 +168,7 @@ extension ScenarioBackend {
             workers: workers, typistsPerServer: typistsPerServer,
             service: .distribution(sigma > 0 ? .logNormal(median: serviceMedianNanos, sigma: sigma) : .constant(serviceMedianNanos)),
             slowTailProbability: slowTailProbability, slowTailFactor: slowTailFactor,
-            errorRate: errorRate, transportErrorRate: transportErrorRate, timeout: timeoutNanos, cancellation: cancellation,
+            errorRate: errorRate, transportErrorRate: transportErrorRate, timeoutNanos: timeoutNanos, cancellation: cancellation,
             localCatalogItems: localItems, localNanosPerItem: localNanosPerItem)
     }
 }

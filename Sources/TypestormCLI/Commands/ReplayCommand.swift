@@ -60,7 +60,7 @@ enum ReplayCommand {
         if let latency = arguments.value("latency") {
             let (scripted, fallback) = try parseLatency(latency)
             backend = .scripted(scripted, default: fallback ?? 100_000_000, cancellation: cancellation)
-            if fallback == nil { backend.scriptedDefault = nil }
+            if fallback == nil { backend.scriptedDefaultNanos = nil }
         }
         let sessions: [TraceSession]
         do {

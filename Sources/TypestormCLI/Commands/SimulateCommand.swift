@@ -126,7 +126,7 @@ enum SimulateCommand {
             do {
                 let run = try await VirtualFieldRunner.run(
                     definition, name: name, typists: range, sessions: range.map(typing.session(forTypist:)), backend: backend,
-                    seed: seed, parameters: fieldParameters, settleInterval: scenario.settleIntervalNanos, timelineOf: timelineTypist)
+                    seed: seed, parameters: fieldParameters, settleIntervalNanos: scenario.settleIntervalNanos, timelineOf: timelineTypist)
                 recorder = run.recorder
                 if let timeline = run.timeline {
                     let window = timelineAround.map { ($0 - 5_000_000_000)...($0 + 2_000_000_000) } ?? Int64.min...Int64.max
@@ -274,9 +274,9 @@ enum SimulateCommand {
     }
 
     static func describe(_ backend: BackendModel) -> String {
-        if backend.scriptedDefault != nil || !backend.scripted.isEmpty {
-            let scripted = backend.scripted.keys.sorted().map { "\($0)=\(StrategyComparison.millis(backend.scripted[$0]!))" }
-            let all = scripted + (backend.scriptedDefault.map { ["*=\(StrategyComparison.millis($0))"] } ?? [])
+        if backend.scriptedDefaultNanos != nil || !backend.scriptedNanos.isEmpty {
+            let scripted = backend.scriptedNanos.keys.sorted().map { "\($0)=\(StrategyComparison.millis(backend.scriptedNanos[$0]!))" }
+            let all = scripted + (backend.scriptedDefaultNanos.map { ["*=\(StrategyComparison.millis($0))"] } ?? [])
             return "scripted (\(all.joined(separator: ", "))), cancellation \(backend.cancellation)"
         }
         let service: String = switch backend.service {
