@@ -65,9 +65,10 @@ final class VirtualScheduler: @unchecked Sendable {
 
     @exclusivity(unchecked) private(set) var session: (any VirtualSession)?
     private var pendingSessions: [any VirtualSession] = []
-    @exclusivity(unchecked) private var posted: [() -> Void] = []
-    /// The actions being run by `runPosted`, swapped with `posted` so neither is copied.
-    @exclusivity(unchecked) private var running: [() -> Void] = []
+    /// Screens to read again right after the current job, in order (`ScreenTracker`).
+    @exclusivity(unchecked) private var posted: [ScreenTracker] = []
+    /// The reads being run by `runPosted`, swapped with `posted` so neither is copied.
+    @exclusivity(unchecked) private var running: [ScreenTracker] = []
 
     /// Jobs run so far, and whether one is running now (the watchdog reads both).
     let jobsRun = Atomic<Int>(0)
@@ -135,23 +136,30 @@ final class VirtualScheduler: @unchecked Sendable {
         runPosted()
         while let (job, main) = popJob() {
             inJob.store(true, ordering: .relaxed)
-            job.runSynchronously(on: main ? MainActor.sharedUnownedExecutor : genericSerialExecutor)
+            job.runSynchronously(on: main ? mainActorExecutor : genericSerialExecutor)
             inJob.store(false, ordering: .relaxed)
-            jobsRun.add(1, ordering: .relaxed)
+            countJob()
             runPosted()
         }
     }
 
+    /// Counts a job run (only this thread writes the count: no atomic read-modify-write).
+    func countJob() { jobsRun.store(jobsRun.load(ordering: .relaxed) + 1, ordering: .relaxed) }
+
     private func runPosted() {
         while !posted.isEmpty {
             swap(&posted, &running)
-            for index in running.indices { running[index]() }
+            for index in running.indices {
+                let tracker = running[index]
+                MainActor.assumeIsolated { tracker.read() }
+            }
             running.removeAll(keepingCapacity: true)
         }
     }
 
-    /// Runs `action` right after the current job (to read state a job just changed).
-    func post(_ action: @escaping () -> Void) { posted.append(action) }
+    /// Reads `tracker`'s screen again right after the current job (a job just changed what it
+    /// read).
+    func post(_ tracker: ScreenTracker) { posted.append(tracker) }
 
     /// Jobs enqueued from another thread during the current session.
     var foreignEnqueues: Int {
@@ -228,7 +236,7 @@ final class VirtualScheduler: @unchecked Sendable {
             inJob.store(true, ordering: .relaxed)
             job.runSynchronously(on: genericSerialExecutor)
             inJob.store(false, ordering: .relaxed)
-            jobsRun.add(1, ordering: .relaxed)
+            countJob()
         case let .sleeper(sleeper):
             guard !sleeper.done else { return }
             sleeper.done = true
