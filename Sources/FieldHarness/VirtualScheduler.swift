@@ -19,8 +19,12 @@ protocol VirtualSession: AnyObject {
 final class Sleeper: @unchecked Sendable {
     var continuation: UnsafeContinuation<Void, any Error>?
     var done = false
-    /// Who records this sleep as a wait, and its number there.
-    var wait: (observer: any WaitObserver, id: UInt64)?
+    /// Who records this sleep as a wait (nil: nobody), and its number there once it started
+    /// (nil: not recorded).
+    let observer: (any WaitObserver)?
+    var waitID: UInt64?
+
+    init(observer: (any WaitObserver)?) { self.observer = observer }
 }
 
 /// Records a field's sleeps on its clock as waits (started, fired, cancelled).
@@ -210,7 +214,7 @@ final class VirtualScheduler: @unchecked Sendable {
             return continuation.resume()
         }
         sleeper.continuation = continuation
-        if let observer = sleeper.wait?.observer, let id = observer.waitStarted(delay: deadline - session.now) { sleeper.wait = (observer, id) } else { sleeper.wait = nil }
+        if let observer = sleeper.observer { sleeper.waitID = observer.waitStarted(delay: deadline - session.now) }
         session.scheduleWake(at: deadline, token: UInt64(store(.sleeper(sleeper))))
     }
 
@@ -221,7 +225,7 @@ final class VirtualScheduler: @unchecked Sendable {
         sleeper.done = true
         let continuation = sleeper.continuation
         sleeper.continuation = nil
-        if continuation != nil, let wait = sleeper.wait { wait.observer.waitCancelled(wait.id) }
+        if continuation != nil, let id = sleeper.waitID, let observer = sleeper.observer { observer.waitCancelled(id) }
         continuation?.resume(throwing: CancellationError())
     }
 
@@ -242,7 +246,7 @@ final class VirtualScheduler: @unchecked Sendable {
             sleeper.done = true
             let continuation = sleeper.continuation
             sleeper.continuation = nil
-            if let wait = sleeper.wait { wait.observer.waitFired(wait.id) }
+            if let id = sleeper.waitID, let observer = sleeper.observer { observer.waitFired(id) }
             continuation?.resume()
         }
     }
