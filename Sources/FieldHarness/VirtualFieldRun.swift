@@ -289,16 +289,20 @@ final class TypistWaits: WaitObserver, @unchecked Sendable {
         self.typist = typist
     }
 
+    // Each takes the run once (one strong reference for the call, not one per use).
     func waitStarted(delay: Int64) -> UInt64? {
-        run.typists[typist].ledger.waitStarted(delay: delay, expected: run.expected, typist: typist, at: run.world.now,
-                                               recorder: &run.recorder)
+        let run = run
+        return run.typists[typist].ledger.waitStarted(delay: delay, expected: run.expected, typist: typist, at: run.world.now,
+                                                      recorder: &run.recorder)
     }
 
     func waitFired(_ id: UInt64) {
+        let run = run
         run.typists[typist].ledger.waitEnded(id, lateness: 0, typist: typist, at: run.world.now, recorder: &run.recorder)
     }
 
     func waitCancelled(_ id: UInt64) {
+        let run = run
         run.typists[typist].ledger.waitEnded(id, lateness: nil, typist: typist, at: run.world.now, recorder: &run.recorder)
     }
 }
