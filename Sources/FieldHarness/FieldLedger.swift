@@ -47,12 +47,14 @@ package struct FieldLedger: Sendable {
         if case let .edit(key, text) = action {
             // A new edit: the text field holds the typist's text, and the last edit's writes
             // back into it are over.
-            textField.userEdit(text.string, composing: Composition.isComposing(key: key))
+            let string = text.string
+            textField.userEdit(string, composing: Composition.isComposing(key: key))
             recordWriteBacks(typist: typist, at: time, recorder: &recorder)
+            input.text = string
         }
         note(.typing(action), at: time)
         switch action {
-        case let .edit(_, text): input.text = text.string
+        case .edit: break
         case let .scope(scope): input.scope = scope
         case let .tokens(tokens): input.tokens = tokens
         case .submit:

@@ -171,16 +171,36 @@ public struct FieldEnvironment: Sendable {
     /// (as the view's `body` would) and is read again after every change of what it read, once
     /// the job that changed it has finished. Shows the current screen at once.
     @MainActor public func track(_ screen: @escaping @MainActor () -> FieldScreen) {
-        let value = withObservationTracking { screen() } onChange: { [self] in
-            // Read again once the changing job is over: in virtual time right after it, on
-            // Swift's own executors as the main actor's next job (as a view re-renders).
-            if VirtualScheduler.shared.session != nil, VirtualScheduler.shared.onSchedulerThread {
-                VirtualScheduler.shared.post { MainActor.assumeIsolated { track(screen) } }
-            } else {
-                Task { @MainActor in track(screen) }
-            }
-        }
+        ScreenTracker(screen: screen, show: showFunction).read()
+    }
+}
+
+/// One `FieldEnvironment.track` of a field: reads its screen under observation, shows it, and
+/// reads it again after every change of what it read.
+final class ScreenTracker: @unchecked Sendable {
+    let screen: @MainActor () -> FieldScreen
+    let show: @Sendable @MainActor (FieldScreen) -> Void
+
+    init(screen: @escaping @MainActor () -> FieldScreen, show: @escaping @Sendable @MainActor (FieldScreen) -> Void) {
+        self.screen = screen
+        self.show = show
+    }
+
+    @MainActor func read() {
+        let value = withObservationTracking { screen() } onChange: { [self] in changed() }
         show(value)
+    }
+
+    /// Something the screen read changed: read it again once the changing job is over, in
+    /// virtual time right after it, on Swift's own executors as the main actor's next job (as a
+    /// view re-renders).
+    func changed() {
+        let scheduler = VirtualScheduler.shared
+        if scheduler.session != nil, scheduler.onSchedulerThread {
+            scheduler.post(self)
+        } else {
+            Task { @MainActor in read() }
+        }
     }
 }
 

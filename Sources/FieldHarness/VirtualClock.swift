@@ -28,8 +28,7 @@ public struct VirtualClock: Clock {
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let sleeper = Sleeper()
-        if let waits { sleeper.wait = (waits, 0) }
+        let sleeper = Sleeper(observer: waits)
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 VirtualScheduler.shared.sleep(sleeper, continuation, until: deadline.nanoseconds)

@@ -41,6 +41,10 @@ struct VirtualExecutorFactory: ExecutorFactory {
     static var defaultExecutor: any TaskExecutor { global }
 }
 
+/// The main actor's executor, as a `@MainActor` job runs on it (looked up at its first use,
+/// once the harness's executors are installed).
+let mainActorExecutor = MainActor.sharedUnownedExecutor
+
 /// The executor a global job runs on (the runtime's "generic" one: no actor isolation).
 let genericSerialExecutor = unsafeBitCast((0, 0), to: UnownedSerialExecutor.self)
 

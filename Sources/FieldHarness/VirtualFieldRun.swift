@@ -86,12 +86,15 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
     let definition: FieldDefinition
     let name: String
     let globalIndices: [Int]
-    var sessions: [any TypistSession]
-    var pendingTyping: [TypingEvent?]
-    var world: ModelledWorld
-    var recorder: Recorder
-    var typists: [TypistState]
-    var fields: [(any MeasuredField)?]
+    // The run's state is touched only on the scheduler's one thread, and no access to one of
+    // these overlaps another access to the same one (a field's callbacks reach them only
+    // between the run's own accesses), so they take no dynamic exclusivity check.
+    @exclusivity(unchecked) var sessions: [any TypistSession]
+    @exclusivity(unchecked) var pendingTyping: [TypingEvent?]
+    @exclusivity(unchecked) var world: ModelledWorld
+    @exclusivity(unchecked) var recorder: Recorder
+    @exclusivity(unchecked) var typists: [TypistState]
+    @exclusivity(unchecked) var fields: [(any MeasuredField)?]
     let expected: QueryNormalizer
     let parameters: FieldParameters
     var completion: UnsafeContinuation<Recorder, any Error>?
@@ -136,7 +139,7 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
                     scheduler.inJob.store(true, ordering: .relaxed)
                     typing(typist)
                     scheduler.inJob.store(false, ordering: .relaxed)
-                    scheduler.jobsRun.add(1, ordering: .relaxed)
+                    scheduler.countJob()
                 case let .wake(token): scheduler.fire(token)
                 case let .finished(typist, id, result): finished(typist, id, result)
                 case .internalStep: break
@@ -219,7 +222,9 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         guard let field = fields[typist] else { return }
         typists[typist].ledger.typed(typed.action, expected: expected, typist: typist, at: time, recorder: &recorder)
         switch typed.action {
-        case let .edit(_, text): MainActor.assumeIsolated { field.textChanged(text.string) }
+        case .edit:
+            let text = typists[typist].ledger.input.text  // the edit's text, as the ledger took it
+            MainActor.assumeIsolated { field.textChanged(text) }
         case let .scope(scope): MainActor.assumeIsolated { field.scopeChanged(scope) }
         case let .tokens(tokens): MainActor.assumeIsolated { field.tokensChanged(tokens) }
         case .submit: MainActor.assumeIsolated { field.submitted() }
@@ -287,16 +292,20 @@ final class TypistWaits: WaitObserver, @unchecked Sendable {
         self.typist = typist
     }
 
+    // Each takes the run once (one strong reference for the call, not one per use).
     func waitStarted(delay: Int64) -> UInt64? {
-        run.typists[typist].ledger.waitStarted(delay: delay, expected: run.expected, typist: typist, at: run.world.now,
-                                               recorder: &run.recorder)
+        let run = run
+        return run.typists[typist].ledger.waitStarted(delay: delay, expected: run.expected, typist: typist, at: run.world.now,
+                                                      recorder: &run.recorder)
     }
 
     func waitFired(_ id: UInt64) {
+        let run = run
         run.typists[typist].ledger.waitEnded(id, lateness: 0, typist: typist, at: run.world.now, recorder: &run.recorder)
     }
 
     func waitCancelled(_ id: UInt64) {
+        let run = run
         run.typists[typist].ledger.waitEnded(id, lateness: nil, typist: typist, at: run.world.now, recorder: &run.recorder)
     }
 }

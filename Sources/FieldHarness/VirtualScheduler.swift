@@ -19,8 +19,12 @@ protocol VirtualSession: AnyObject {
 final class Sleeper: @unchecked Sendable {
     var continuation: UnsafeContinuation<Void, any Error>?
     var done = false
-    /// Who records this sleep as a wait, and its number there.
-    var wait: (observer: any WaitObserver, id: UInt64)?
+    /// Who records this sleep as a wait (nil: nobody), and its number there once it started
+    /// (nil: not recorded).
+    let observer: (any WaitObserver)?
+    var waitID: UInt64?
+
+    init(observer: (any WaitObserver)?) { self.observer = observer }
 }
 
 /// Records a field's sleeps on its clock as waits (started, fired, cancelled).
@@ -65,9 +69,10 @@ final class VirtualScheduler: @unchecked Sendable {
 
     @exclusivity(unchecked) private(set) var session: (any VirtualSession)?
     private var pendingSessions: [any VirtualSession] = []
-    @exclusivity(unchecked) private var posted: [() -> Void] = []
-    /// The actions being run by `runPosted`, swapped with `posted` so neither is copied.
-    @exclusivity(unchecked) private var running: [() -> Void] = []
+    /// Screens to read again right after the current job, in order (`ScreenTracker`).
+    @exclusivity(unchecked) private var posted: [ScreenTracker] = []
+    /// The reads being run by `runPosted`, swapped with `posted` so neither is copied.
+    @exclusivity(unchecked) private var running: [ScreenTracker] = []
 
     /// Jobs run so far, and whether one is running now (the watchdog reads both).
     let jobsRun = Atomic<Int>(0)
@@ -135,23 +140,30 @@ final class VirtualScheduler: @unchecked Sendable {
         runPosted()
         while let (job, main) = popJob() {
             inJob.store(true, ordering: .relaxed)
-            job.runSynchronously(on: main ? MainActor.sharedUnownedExecutor : genericSerialExecutor)
+            job.runSynchronously(on: main ? mainActorExecutor : genericSerialExecutor)
             inJob.store(false, ordering: .relaxed)
-            jobsRun.add(1, ordering: .relaxed)
+            countJob()
             runPosted()
         }
     }
 
+    /// Counts a job run (only this thread writes the count: no atomic read-modify-write).
+    func countJob() { jobsRun.store(jobsRun.load(ordering: .relaxed) + 1, ordering: .relaxed) }
+
     private func runPosted() {
         while !posted.isEmpty {
             swap(&posted, &running)
-            for index in running.indices { running[index]() }
+            for index in running.indices {
+                let tracker = running[index]
+                MainActor.assumeIsolated { tracker.read() }
+            }
             running.removeAll(keepingCapacity: true)
         }
     }
 
-    /// Runs `action` right after the current job (to read state a job just changed).
-    func post(_ action: @escaping () -> Void) { posted.append(action) }
+    /// Reads `tracker`'s screen again right after the current job (a job just changed what it
+    /// read).
+    func post(_ tracker: ScreenTracker) { posted.append(tracker) }
 
     /// Jobs enqueued from another thread during the current session.
     var foreignEnqueues: Int {
@@ -202,7 +214,7 @@ final class VirtualScheduler: @unchecked Sendable {
             return continuation.resume()
         }
         sleeper.continuation = continuation
-        if let observer = sleeper.wait?.observer, let id = observer.waitStarted(delay: deadline - session.now) { sleeper.wait = (observer, id) } else { sleeper.wait = nil }
+        if let observer = sleeper.observer { sleeper.waitID = observer.waitStarted(delay: deadline - session.now) }
         session.scheduleWake(at: deadline, token: UInt64(store(.sleeper(sleeper))))
     }
 
@@ -213,7 +225,7 @@ final class VirtualScheduler: @unchecked Sendable {
         sleeper.done = true
         let continuation = sleeper.continuation
         sleeper.continuation = nil
-        if continuation != nil, let wait = sleeper.wait { wait.observer.waitCancelled(wait.id) }
+        if continuation != nil, let id = sleeper.waitID, let observer = sleeper.observer { observer.waitCancelled(id) }
         continuation?.resume(throwing: CancellationError())
     }
 
@@ -228,13 +240,13 @@ final class VirtualScheduler: @unchecked Sendable {
             inJob.store(true, ordering: .relaxed)
             job.runSynchronously(on: genericSerialExecutor)
             inJob.store(false, ordering: .relaxed)
-            jobsRun.add(1, ordering: .relaxed)
+            countJob()
         case let .sleeper(sleeper):
             guard !sleeper.done else { return }
             sleeper.done = true
             let continuation = sleeper.continuation
             sleeper.continuation = nil
-            if let wait = sleeper.wait { wait.observer.waitFired(wait.id) }
+            if let id = sleeper.waitID, let observer = sleeper.observer { observer.waitFired(id) }
             continuation?.resume()
         }
     }
