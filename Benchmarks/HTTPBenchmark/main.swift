@@ -88,7 +88,7 @@ func serve() async throws {
     FileHandle.standardError.write(Data("server cpu \(usage.cpuSeconds) s, peak rss \(usage.peakRSSBytes / 1_048_576) MiB\n".utf8))
 }
 
-func client() async throws {
+func client() throws {
     let url = option("url", "")
     guard url.hasPrefix("http") else { fail("--url http://... is required") }
     let connections = Int(option("connections", "64")) ?? 64
@@ -131,7 +131,7 @@ func client() async throws {
     stopAt.store(start + UInt64(seconds * 1e9), ordering: .relaxed)
     let cpuBefore = try ResourceUsage.current().cpuSeconds
     for i in 0..<connections { client.submit(id: UInt64(i), url: url) }
-    while client.outstanding > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    while client.outstanding > 0 { usleep(5_000) }
     let elapsed = Double(MonotonicClock.now() - start) / 1e9
     let cpu = try ResourceUsage.current().cpuSeconds - cpuBefore
     client.shutdown()
@@ -264,12 +264,27 @@ func countRead() throws {
     print(#"{"tool":"count-read","iterations":\#(iterations),"rounds":5,"best":[\#(rows.joined(separator: ","))]}"#)
 }
 
+/// Runs an async subcommand on the cooperative pool while the main thread waits. The main thread
+/// stays an ordinary blocked thread (no async `main`, whose dispatch main queue parks it in
+/// `sigsuspend`, where valgrind cannot deliver signals): `client` is synchronous, so callgrind
+/// can count its instructions.
+func blocking(_ body: @escaping @Sendable () async throws -> Void) throws {
+    let failure = Mutex<(any Error)?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { try await body() } catch { failure.withLock { $0 = error } }
+        done.signal()
+    }
+    done.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
+}
+
 do {
     try Allocator.applySelectionFromEnvironment()
     switch CommandLine.arguments.dropFirst().first {
-    case "serve": try await serve()
-    case "client": try await client()
-    case "cancel": try await cancel()
+    case "serve": try blocking { try await serve() }
+    case "client": try client()
+    case "cancel": try blocking { try await cancel() }
     case "count": try countRead()
     default: fail("usage: HTTPBenchmark serve|client|cancel|count [options] (see the comment in main.swift)")
     }
