@@ -10,8 +10,9 @@ import TestBackends
 // HTTP benchmarks, driven by scripts/bench-http (which runs wrk and nginx next to these):
 //   HTTPBenchmark serve  --backend canned|substring --items N [--dispatch pool|inline] [--port P]
 //                                                              in-process server, prints {"port":P,...}
-//   HTTPBenchmark client --url URL --connections C --threads T --seconds S
+//   HTTPBenchmark client --url URL --connections C --threads T --seconds S [--requests N]
 //                                                              closed-loop max req/s of the curl client on T threads
+//                                                              (--requests: stop after N, for instruction counts)
 //   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
 //   HTTPBenchmark count --iterations K                          ns per count read (JSONCountPath) of an engine-shaped page
 // Backends here are test doubles (TestBackends): `substring` scans every item; `canned` answers
@@ -95,6 +96,10 @@ func client() throws {
     let threads = Int(option("threads", "1")) ?? 1
     guard threads >= 1, threads <= connections else { fail("--threads \(option("threads", "1")): use 1...\(connections) (at most one per connection)") }
     let seconds = Double(option("seconds", "5")) ?? 5
+    let requestLimit = Int(option("requests", "0")) ?? 0
+    guard requestLimit >= 0 else { fail("--requests \(option("requests", "0")): use a count (0: no limit)") }
+    // Requests sent so far, against --requests.
+    let sent = Atomic<Int>(connections)
     let countPath = option("count-path", "").isEmpty ? nil : try JSONCountPath(option("count-path", ""))
     struct State {
         var latencies: [UInt64] = []
@@ -123,7 +128,8 @@ func client() throws {
             }
             return MonotonicClock.now() < stopAt.load(ordering: .relaxed)
         }
-        if more { clientBox.withLock { $0 }?.submit(id: completion.id + step, url: url) }
+        guard more, requestLimit == 0 || sent.add(1, ordering: .relaxed).newValue <= requestLimit else { return }
+        clientBox.withLock { $0 }?.submit(id: completion.id + step, url: url)
     }
     clientBox.withLock { $0 = client }
     // Warm-up: open the connections.
