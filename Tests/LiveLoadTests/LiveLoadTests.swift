@@ -243,32 +243,14 @@ final class EchoOnce: Sendable {
     let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        guard bound else { throw URLTemplate.ParseError(description: "cannot listen") }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try listenOnLoopback()
         let thread = Thread { [self] in serve() }
         thread.start()
     }
 
     private func serve() {
         let client = accept(listener, nil, nil)
-        var request: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
-            let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
-            if n <= 0 { break }
-            request.append(contentsOf: chunk[0..<n])
-        }
+        let request = readRequestHead(client)
         let response = Array("HTTP/1.1 200 OK\r\nContent-Length: \(request.count)\r\nConnection: close\r\n\r\n".utf8) + request
         _ = response.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
         close(client)
@@ -361,19 +343,7 @@ final class KeepAliveThenClose: Sendable {
     let done = DispatchSemaphore(value: 0)
 
     init(connections: Int, closeAfterMillis: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        guard bound else { throw URLTemplate.ParseError(description: "cannot listen") }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try listenOnLoopback()
         let thread = Thread { [self] in serve(connections: connections, closeAfterMillis: closeAfterMillis) }
         thread.start()
     }
@@ -382,13 +352,7 @@ final class KeepAliveThenClose: Sendable {
         for _ in 0..<connections {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { break }
-            var request: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
-                let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
-                if n <= 0 { break }
-                request.append(contentsOf: chunk[0..<n])
-            }
+            _ = readRequestHead(client)
             let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: application/json\r\n\r\n{}".utf8)
             _ = response.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
             usleep(UInt32(closeAfterMillis * 1000))
@@ -398,4 +362,35 @@ final class KeepAliveThenClose: Sendable {
         close(listener)
         done.signal()
     }
+}
+
+/// A listening TCP socket on 127.0.0.1 at a port the kernel picks.
+func listenOnLoopback() throws -> (listener: Int32, port: UInt16) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
+        }
+    }
+    guard bound else {
+        close(fd)
+        throw URLTemplate.ParseError(description: "cannot listen")
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+}
+
+/// Reads from `client` up to the blank line that ends a request's head (or until it closes).
+func readRequestHead(_ client: Int32) -> [UInt8] {
+    var request: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+        let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
+        if n <= 0 { break }
+        request.append(contentsOf: chunk[0..<n])
+    }
+    return request
 }
