@@ -10,8 +10,9 @@ import TestBackends
 // HTTP benchmarks, driven by scripts/bench-http (which runs wrk and nginx next to these):
 //   HTTPBenchmark serve  --backend canned|substring --items N [--dispatch pool|inline] [--port P]
 //                                                              in-process server, prints {"port":P,...}
-//   HTTPBenchmark client --url URL --connections C --threads T --seconds S
+//   HTTPBenchmark client --url URL --connections C --threads T --seconds S [--requests N]
 //                                                              closed-loop max req/s of the curl client on T threads
+//                                                              (--requests: stop after N, for instruction counts)
 //   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
 //   HTTPBenchmark count --iterations K                          ns per count read (JSONCountPath) of an engine-shaped page
 // Backends here are test doubles (TestBackends): `substring` scans every item; `canned` answers
@@ -88,13 +89,17 @@ func serve() async throws {
     FileHandle.standardError.write(Data("server cpu \(usage.cpuSeconds) s, peak rss \(usage.peakRSSBytes / 1_048_576) MiB\n".utf8))
 }
 
-func client() async throws {
+func client() throws {
     let url = option("url", "")
     guard url.hasPrefix("http") else { fail("--url http://... is required") }
     let connections = Int(option("connections", "64")) ?? 64
     let threads = Int(option("threads", "1")) ?? 1
     guard threads >= 1, threads <= connections else { fail("--threads \(option("threads", "1")): use 1...\(connections) (at most one per connection)") }
     let seconds = Double(option("seconds", "5")) ?? 5
+    let requestLimit = Int(option("requests", "0")) ?? 0
+    guard requestLimit >= 0 else { fail("--requests \(option("requests", "0")): use a count (0: no limit)") }
+    // Requests sent so far, against --requests.
+    let sent = Atomic<Int>(connections)
     let countPath = option("count-path", "").isEmpty ? nil : try JSONCountPath(option("count-path", ""))
     struct State {
         var latencies: [UInt64] = []
@@ -123,7 +128,8 @@ func client() async throws {
             }
             return MonotonicClock.now() < stopAt.load(ordering: .relaxed)
         }
-        if more { clientBox.withLock { $0 }?.submit(id: completion.id + step, url: url) }
+        guard more, requestLimit == 0 || sent.add(1, ordering: .relaxed).newValue <= requestLimit else { return }
+        clientBox.withLock { $0 }?.submit(id: completion.id + step, url: url)
     }
     clientBox.withLock { $0 = client }
     // Warm-up: open the connections.
@@ -131,7 +137,7 @@ func client() async throws {
     stopAt.store(start + UInt64(seconds * 1e9), ordering: .relaxed)
     let cpuBefore = try ResourceUsage.current().cpuSeconds
     for i in 0..<connections { client.submit(id: UInt64(i), url: url) }
-    while client.outstanding > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    while client.outstanding > 0 { usleep(5_000) }
     let elapsed = Double(MonotonicClock.now() - start) / 1e9
     let cpu = try ResourceUsage.current().cpuSeconds - cpuBefore
     client.shutdown()
@@ -264,12 +270,27 @@ func countRead() throws {
     print(#"{"tool":"count-read","iterations":\#(iterations),"rounds":5,"best":[\#(rows.joined(separator: ","))]}"#)
 }
 
+/// Runs an async subcommand on the cooperative pool while the main thread waits. The main thread
+/// stays an ordinary blocked thread (no async `main`, whose dispatch main queue parks it in
+/// `sigsuspend`, where valgrind cannot deliver signals): `client` is synchronous, so callgrind
+/// can count its instructions.
+func blocking(_ body: @escaping @Sendable () async throws -> Void) throws {
+    let failure = Mutex<(any Error)?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { try await body() } catch { failure.withLock { $0 = error } }
+        done.signal()
+    }
+    done.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
+}
+
 do {
     try Allocator.applySelectionFromEnvironment()
     switch CommandLine.arguments.dropFirst().first {
-    case "serve": try await serve()
-    case "client": try await client()
-    case "cancel": try await cancel()
+    case "serve": try blocking { try await serve() }
+    case "client": try client()
+    case "cancel": try blocking { try await cancel() }
     case "count": try countRead()
     default: fail("usage: HTTPBenchmark serve|client|cancel|count [options] (see the comment in main.swift)")
     }

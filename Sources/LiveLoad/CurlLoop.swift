@@ -20,7 +20,8 @@ final class Transfer {
     var bodyBytes = 0
     let keepBody: Bool
 
-    init(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?, caFile: String? = nil, acceptCompressed: Bool = false) throws(CurlError) {
+    init(keepBody: Bool, useEnvironmentProxy: Bool, headers: UnsafeMutablePointer<curl_slist>?, epoll: UnsafeMutablePointer<CCurlShims_Epoll>,
+         caFile: String? = nil, acceptCompressed: Bool = false) throws(CurlError) {
         guard let easy = curl_easy_init() else { throw CurlError(CURLE_FAILED_INIT, "curl_easy_init") }
         self.easy = easy
         self.keepBody = keepBody
@@ -31,14 +32,20 @@ final class Transfer {
         try set(CURLOPT_PRIVATE, pointer: me)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_TCP_NODELAY, 1)
+        var refused: UnsafePointer<CChar>?
+        try CurlError.check(CCurlShims_easy_use_epoll(easy, epoll, &refused), "curl_easy_setopt(\(refused.map { String(cString: $0) } ?? "?"))")
         if let headers {
             try CurlError.check(CCurlShims_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers), "curl_easy_setopt(CURLOPT_HTTPHEADER)")
         }
         if let caFile { try set(CURLOPT_CAINFO, string: caFile) }
         // An empty string: every encoding this libcurl can decode.
         if acceptCompressed { try set(CURLOPT_ACCEPT_ENCODING, string: "") }
-        // An empty proxy string disables proxies, environment variables included.
-        if !useEnvironmentProxy { try set(CURLOPT_PROXY, string: "") }
+        // An empty proxy string disables proxies, environment variables included; an empty
+        // no-proxy list keeps libcurl from reading `no_proxy` on every transfer.
+        if !useEnvironmentProxy {
+            try set(CURLOPT_PROXY, string: "")
+            try set(CURLOPT_NOPROXY, string: "")
+        }
     }
 
     deinit {
@@ -92,9 +99,11 @@ private let curlWrite: curl_write_callback = { data, size, count, context in
 ///
 /// libcurl tells us which sockets to watch (its socket callback edits the epoll set directly) and
 /// when its next timeout is due; each wake-up then costs O(ready sockets), not O(connections) as
-/// with `curl_multi_poll`, which matters with thousands of connections.
+/// with `curl_multi_poll`, which matters with thousands of connections. A connection's socket
+/// stays in the epoll set between two of its requests (CCurlShims parks it instead of removing
+/// it), so a request on a reused connection makes no `epoll_ctl` call.
 ///
-/// `@unchecked Sendable` invariant: `active`, `scheduled`, `due`, `spare`, `local`, `deadline`
+/// `@unchecked Sendable` invariant: `active`, `scheduled`, `due`, `spare`, `local`, `epoll`
 /// and the multi handle are touched only by the loop thread; other threads reach the loop through
 /// `inbox` (a mutex) and a byte on the `wake` pipe.
 final class CurlLoop: @unchecked Sendable {
@@ -117,6 +126,8 @@ final class CurlLoop: @unchecked Sendable {
     let onCompletion: @Sendable (HTTPCompletion) -> Void
     let multi: UnsafeMutableRawPointer
     let outstanding = Atomic<Int>(0)
+    /// Returns from `epoll_wait`.
+    let wakeups = Atomic<Int>(0)
     let finished = DispatchSemaphore(value: 0)
     private let inbox = Locked<[Command]>([])
     private let onFinish = Locked<(@Sendable () -> Void)?>(nil)
@@ -125,8 +136,9 @@ final class CurlLoop: @unchecked Sendable {
     private let wake: SystemPipe
     /// A byte is on its way through `wake`; saves a write per post while the loop is busy.
     private let wakePending = Atomic<Bool>(false)
-    /// libcurl's next timeout (absolute monotonic ns), written by its timer callback.
-    private let deadline: UnsafeMutablePointer<Int64>
+    /// The epoll glue: libcurl's next timeout (absolute monotonic ns, written by its timer
+    /// callback) and its sockets' registrations.
+    private let epoll: UnsafeMutablePointer<CCurlShims_Epoll>
     private static let wakeToken = UInt64.max
 
     private var local: [Command] = []
@@ -141,8 +153,8 @@ final class CurlLoop: @unchecked Sendable {
     /// the epoll instance or the wake pipe cannot be made.
     init(configuration: HTTPLoadClient.Configuration, onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
         guard let multi = curl_multi_init() else { throw HTTPLoadClient.StartError(description: "curl_multi_init failed") }
-        let deadline = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
-        deadline.initialize(to: Int64.max)
+        let glue = UnsafeMutablePointer<CCurlShims_Epoll>.allocate(capacity: 1)
+        glue.initialize(to: CCurlShims_Epoll(epfd: -1, deadline_ns: Int64.max, sockets: nil, capacity: 0))
         let epoll = CPosixShims_epoll_create()
         let epollErrno = errno
         var pipe: SystemPipe?
@@ -154,8 +166,9 @@ final class CurlLoop: @unchecked Sendable {
                 try? pipe?.readEnd.close()
                 try? pipe?.writeEnd.close()
                 if let list { curl_slist_free_all(list) }
-                deadline.deallocate()
                 curl_multi_cleanup(multi)
+                CCurlShims_epoll_release(glue)
+                glue.deallocate()
             }
         }
         guard epoll >= 0 else { throw SystemError(call: "epoll_create1", errno: epollErrno) }
@@ -166,7 +179,7 @@ final class CurlLoop: @unchecked Sendable {
             throw SystemError(call: "epoll_ctl", errno: errno)
         }
         var refused: UnsafePointer<CChar>?
-        let code = CCurlShims_multi_use_epoll(multi, epoll, deadline, &refused)
+        let code = CCurlShims_multi_use_epoll(multi, glue, epoll, &refused)
         try CurlError.check(code, "curl_multi_setopt(\(refused.map { String(cString: $0) } ?? "?"))")
         let connections = max(1, configuration.maxConnections)
         for (option, name) in [(CURLMOPT_MAX_TOTAL_CONNECTIONS, "CURLMOPT_MAX_TOTAL_CONNECTIONS"),
@@ -184,7 +197,7 @@ final class CurlLoop: @unchecked Sendable {
         epollFD = epoll
         wake = wakePipe
         self.multi = multi
-        self.deadline = deadline
+        self.epoll = glue
         self.configuration = configuration
         headerList = list
         self.onCompletion = onCompletion
@@ -251,12 +264,13 @@ final class CurlLoop: @unchecked Sendable {
                 timeoutMillis = 0
             } else {
                 let current = MonotonicClock.now()
-                var next = UInt64(max(0, deadline.pointee))
+                var next = UInt64(max(0, epoll.pointee.deadline_ns))
                 if let (time, _) = due.peek() { next = min(next, time) }
                 let wait = next > current ? next - current : 0
                 timeoutMillis = Int32(min(1000, (wait + 999_999) / 1_000_000))
             }
             let count = CPosixShims_epoll_wait_events(epollFD, &tokens, &events, Int32(tokens.count), timeoutMillis)
+            wakeups.add(1, ordering: .relaxed)
             if count > 0 {
                 for index in 0..<Int(count) {
                     if tokens[index] == Self.wakeToken {
@@ -265,11 +279,11 @@ final class CurlLoop: @unchecked Sendable {
                         wakePending.store(false, ordering: .releasing)
                     } else {
                         let socket = Int32(truncatingIfNeeded: tokens[index])
-                        checkDriving(CCurlShims_multi_socket_action(multi, socket, events[index], &running), "curl_multi_socket_action")
+                        checkDriving(CCurlShims_multi_socket_event(multi, epoll, socket, events[index], &running), "curl_multi_socket_action")
                     }
                 }
             }
-            if UInt64(max(0, deadline.pointee)) <= MonotonicClock.now() {
+            if UInt64(max(0, epoll.pointee.deadline_ns)) <= MonotonicClock.now() {
                 checkDriving(CCurlShims_multi_timeout_action(multi, &running), "curl_multi_socket_action(CURL_SOCKET_TIMEOUT)")
             }
             drainMessages()
@@ -282,7 +296,9 @@ final class CurlLoop: @unchecked Sendable {
         Glibc.close(epollFD)
         try? wake.readEnd.close()
         try? wake.writeEnd.close()
-        deadline.deallocate()
+        // After curl_multi_cleanup: it closes the cached connections through the table.
+        CCurlShims_epoll_release(epoll)
+        epoll.deallocate()
         onFinish.withLock { $0 }?()
         finished.signal()
     }
@@ -299,7 +315,7 @@ final class CurlLoop: @unchecked Sendable {
         } else {
             do throws(CurlError) {
                 transfer = try Transfer(keepBody: configuration.keepBodies || configuration.countPath != nil,
-                                        useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList,
+                                        useEnvironmentProxy: configuration.useEnvironmentProxy, headers: headerList, epoll: epoll,
                                         caFile: configuration.caFile, acceptCompressed: configuration.acceptCompressed)
             } catch {
                 deliver(HTTPCompletion(id: submission.id, outcome: .failed(error.description),

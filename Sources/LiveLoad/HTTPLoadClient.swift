@@ -129,6 +129,10 @@ package final class HTTPLoadClient: Sendable {
     /// Requests submitted and not yet completed.
     package var outstanding: Int { loops.reduce(0) { $0 + $1.outstanding.load(ordering: .relaxed) } }
 
+    /// How often the event loops woke up, over all threads: an idle client wakes about once a
+    /// second, a loop that spins on a socket nobody reads wakes thousands of times.
+    package var wakeups: Int { loops.reduce(0) { $0 + $1.wakeups.load(ordering: .relaxed) } }
+
     /// Aborts everything outstanding (each reported `.cancelled`) and joins the thread. Idempotent.
     package func shutdown() {
         let first = stopped.withLock { s -> Bool in

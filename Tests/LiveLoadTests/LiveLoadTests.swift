@@ -243,32 +243,14 @@ final class EchoOnce: Sendable {
     let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        guard bound else { throw URLTemplate.ParseError(description: "cannot listen") }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try listenOnLoopback()
         let thread = Thread { [self] in serve() }
         thread.start()
     }
 
     private func serve() {
         let client = accept(listener, nil, nil)
-        var request: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
-            let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
-            if n <= 0 { break }
-            request.append(contentsOf: chunk[0..<n])
-        }
+        let request = readRequestHead(client)
         let response = Array("HTTP/1.1 200 OK\r\nContent-Length: \(request.count)\r\nConnection: close\r\n\r\n".utf8) + request
         _ = response.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
         close(client)
@@ -297,6 +279,37 @@ struct HTTPLoadClientRequestTests {
         #expect(echo.done.wait(timeout: .now() + 5) == .success)
     }
 
+    /// Between two requests a connection socket stays in the client's epoll set. The server
+    /// closing it while it is idle must neither keep the loop awake (the socket is readable from
+    /// then on) nor lose the next request, which curl sends on a new connection (its socket
+    /// likely gets the closed one's number).
+    @Test(.timeLimit(.minutes(1)))
+    func anIdleConnectionTheServerClosesIsLetGo() async throws {
+        let server = try KeepAliveThenClose(connections: 2, closeAfterMillis: 50)
+        let completions = Completions()
+        try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+            client.submit(id: 1, url: "http://127.0.0.1:\(server.port)/search?q=a")
+            #expect(completions.wait(count: 1))
+            #expect(server.closed.wait(timeout: .now() + 5) == .success)
+            let before = client.wakeups
+            try await Task.sleep(for: .milliseconds(300))
+            // Idle: the loop's own 1 s timeout and curl's timers, not one wake per readable poll.
+            #expect(client.wakeups - before < 50)
+            client.submit(id: 2, url: "http://127.0.0.1:\(server.port)/search?q=b")
+            #expect(completions.wait(count: 1))
+        }
+        let list = completions.list.sorted { $0.id < $1.id }
+        try #require(list.count == 2)
+        for completion in list {
+            guard case .response(200, 2, _, _) = completion.outcome else {
+                Issue.record("request \(completion.id): \(completion.outcome)")
+                continue
+            }
+            #expect(completion.newConnections == 1)
+        }
+        #expect(server.done.wait(timeout: .now() + 5) == .success)
+    }
+
     @Test func malformedHeadersAreRefused() {
         #expect(throws: HTTPLoadClient.StartError.self) {
             _ = try HTTPLoadClient(configuration: .init(headers: ["no colon here"])) { _ in }
@@ -318,4 +331,66 @@ struct HTTPLoadClientRequestTests {
         }
         #expect(popped == times.sorted())
     }
+}
+
+/// An HTTP/1.1 server on a raw socket that answers one keep-alive request per connection with
+/// `{}` and closes the connection `closeAfterMillis` later, as a server's idle timeout would.
+final class KeepAliveThenClose: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    /// Signalled each time a connection has been closed.
+    let closed = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+
+    init(connections: Int, closeAfterMillis: Int) throws {
+        (listener, port) = try listenOnLoopback()
+        let thread = Thread { [self] in serve(connections: connections, closeAfterMillis: closeAfterMillis) }
+        thread.start()
+    }
+
+    private func serve(connections: Int, closeAfterMillis: Int) {
+        for _ in 0..<connections {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { break }
+            _ = readRequestHead(client)
+            let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: application/json\r\n\r\n{}".utf8)
+            _ = response.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+            usleep(UInt32(closeAfterMillis * 1000))
+            close(client)
+            closed.signal()
+        }
+        close(listener)
+        done.signal()
+    }
+}
+
+/// A listening TCP socket on 127.0.0.1 at a port the kernel picks.
+func listenOnLoopback() throws -> (listener: Int32, port: UInt16) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
+        }
+    }
+    guard bound else {
+        close(fd)
+        throw URLTemplate.ParseError(description: "cannot listen")
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+}
+
+/// Reads from `client` up to the blank line that ends a request's head (or until it closes).
+func readRequestHead(_ client: Int32) -> [UInt8] {
+    var request: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+        let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
+        if n <= 0 { break }
+        request.append(contentsOf: chunk[0..<n])
+    }
+    return request
 }

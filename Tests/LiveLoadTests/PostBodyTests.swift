@@ -16,17 +16,7 @@ final class RecordingServer: Sendable {
     let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw URLTemplate.ParseError(description: "cannot listen") }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try listenOnLoopback()
         Thread { [self] in serve() }.start()
     }
 
