@@ -99,7 +99,9 @@ struct HangulComposer: Hashable {
     }
 
     /// Commit the preedit to `committed`.
+    @inline(__always)
     mutating func flush(into committed: inout [UInt8]) {
+        guard count > 0 else { return }
         appendPreedit(to: &committed)
         packed = 0
         count = 0
@@ -108,6 +110,24 @@ struct HangulComposer: Hashable {
     /// The preedit as UTF-8: one syllable, or one compatibility jamo when it is alone.
     func appendPreedit(to bytes: inout [UInt8]) {
         guard count > 0 else { return }
+        UTF8Bytes.append(preeditScalar, to: &bytes)
+    }
+
+    /// Bytes of the preedit in UTF-8: every syllable and compatibility jamo takes three.
+    static let preeditByteCount = 3
+
+    /// Writes the preedit's three UTF-8 bytes at `bytes` (the composer must not be empty).
+    @inline(__always)
+    func writePreedit(to bytes: UnsafeMutablePointer<UInt8>) {
+        let scalar = preeditScalar
+        bytes[0] = UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12)
+        bytes[1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
+        bytes[2] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+    }
+
+    /// The preedit's scalar: a precomposed syllable (U+AC00…U+D7A3) or a compatibility jamo
+    /// (U+3131…U+3163); the composer must not be empty.
+    var preeditScalar: UInt32 {
         let (lead, vowels, finals) = shape
         var i = lead == 0xFF ? 0 : 1
         var vowel: UInt8 = 0xFF
@@ -121,13 +141,10 @@ struct HangulComposer: Hashable {
             tail = at(i)
             if finals == 2 { tail = Hangul.combine(tail, at(i + 1)) ?? tail }
         }
-        let scalar: UInt32
         if lead != 0xFF && vowel != 0xFF {
             let t = tail == 0xFF ? 0 : Int(Hangul.tailIndex[Int(tail)])
-            scalar = Hangul.syllable(lead: Int(Hangul.leadIndex[Int(lead)]), vowel: Int(vowel - Hangul.vowelOffset), tail: t)
-        } else {
-            scalar = Hangul.scalar(ofJamo: lead != 0xFF ? lead : vowel)
+            return Hangul.syllable(lead: Int(Hangul.leadIndex[Int(lead)]), vowel: Int(vowel - Hangul.vowelOffset), tail: t)
         }
-        UTF8Bytes.append(scalar, to: &bytes)
+        return Hangul.scalar(ofJamo: lead != 0xFF ? lead : vowel)
     }
 }

@@ -416,9 +416,26 @@ extension GeneratedSession {
     }
 
     mutating func emitEdit(_ key: UInt32) {
-        let start = arena.count
-        editor.render(appendingTo: &arena)
-        out.append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(arena.count - start)))
+        let start = arenaCount
+        let end = start + editor.renderedCount
+        if end > arena.count { growArena(to: end) }
+        editor.render(into: &arena, at: start)
+        arenaCount = end
+        out.append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(end - start)))
+    }
+
+    /// Makes the arena at least `count` bytes long (it grows by doubling, so texts are copied
+    /// into it with no per-key bookkeeping of the array's length).
+    @inline(never)
+    mutating func growArena(to count: Int) {
+        var grown = [UInt8](repeating: 0, count: max(count, 2 * arena.count, 1024))
+        grown.withUnsafeMutableBufferPointer { to in
+            arena.withUnsafeBufferPointer { from in
+                guard let base = from.baseAddress else { return }
+                to.baseAddress!.update(from: base, count: arenaCount)
+            }
+        }
+        arena = grown
     }
 
     mutating func emit(_ kind: RawTypingEvent.Kind, key: UInt32) {

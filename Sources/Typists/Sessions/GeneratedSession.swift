@@ -35,7 +35,10 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     var out: [RawTypingEvent] = []
     var outIndex = 0
+    /// The field's texts of the current query, one after another; bytes past `arenaCount` are
+    /// unused room.
     @usableFromInline var arena: [UInt8] = []
+    var arenaCount = 0
     var sideActions: [TypingEvent.Action] = []
     @usableFromInline var lastEmitted: RawTypingEvent?
 
@@ -75,7 +78,9 @@ public struct GeneratedSession: TypistSession, Sendable {
     init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
         self.settings = settings
-        self.device = settings.config.parameters(for: profile.device)
+        // Read through the shared settings field by field: calling a method of the config would
+        // copy all of it (and retain its arrays) for every session.
+        self.device = profile.device == .desktop ? settings.config.desktop : settings.config.mobile
         self.pool = settings.pool(profile.language)
         self.rng = rng
         self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
@@ -95,28 +100,44 @@ public struct GeneratedSession: TypistSession, Sendable {
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
     }
 
-    /// Gives the per-query buffers room for a typical query, within the allocator's small, cached
-    /// classes. Done at the first query rather than in `init`, so that sessions made ahead (a
-    /// runner makes all of its typists' at once) hold no buffers until they type.
+    /// Gives the per-query buffers room for a typical query: a finished session's buffers if
+    /// this thread has some spare (see `SessionBuffers`), otherwise new ones within the
+    /// allocator's small, cached classes. Done at the first query rather than in `init`, so
+    /// that sessions made ahead (a runner makes all of its typists' at once) hold no buffers
+    /// until they type.
     mutating func reserveBuffers() {
+        if var spare = SessionBuffers.takeSpare() {
+            exchangeBuffers(&spare)
+            return
+        }
         keys.reserveCapacity(96)
         target.reserveCapacity(128)
         words.reserveCapacity(16)
         marks.reserveCapacity(32)
         out.reserveCapacity(40)
-        arena.reserveCapacity(1000)
+        editor.reserveCapacity(96)
     }
 
-    /// Frees the buffers that only generation uses once the session is over (what the public
-    /// properties read, the query's target and base text, stays).
+    /// Frees the buffers that only generation uses once the session is over, or leaves them
+    /// to the thread's next session (what the public properties read, the query's target and
+    /// base text, stays).
     mutating func releaseBuffers() {
-        keys = []
-        words = []
-        marks = []
-        scratch = []
-        out = []
-        arena = []
-        sideActions = []
+        var buffers = SessionBuffers()
+        exchangeBuffers(&buffers)
+        arenaCount = 0
+        SessionBuffers.keep(&buffers)
+    }
+
+    /// Swaps the generation buffers with `buffers`.
+    mutating func exchangeBuffers(_ buffers: inout SessionBuffers) {
+        swap(&keys, &buffers.keys)
+        swap(&words, &buffers.words)
+        swap(&marks, &buffers.marks)
+        swap(&out, &buffers.out)
+        swap(&arena, &buffers.arena)
+        swap(&scratch, &buffers.scratch)
+        swap(&sideActions, &buffers.sideActions)
+        editor.exchangeBuffers(committed: &buffers.committed, pinyin: &buffers.pinyin, pinyinShown: &buffers.pinyinShown)
     }
 
     /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
@@ -167,7 +188,7 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     mutating func refill() {
         out.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
+        arenaCount = 0
         sideActions.removeAll(keepingCapacity: true)
         outIndex = 0
         lastEmitted = nil
