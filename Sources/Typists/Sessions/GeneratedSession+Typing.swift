@@ -421,7 +421,7 @@ extension GeneratedSession {
         if end > arena.count { growArena(to: end) }
         editor.render(into: &arena, at: start)
         arenaCount = end
-        out.append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(end - start)))
+        append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(end - start)))
     }
 
     /// Makes the arena at least `count` bytes long (it grows by doubling, so texts are copied
@@ -439,6 +439,17 @@ extension GeneratedSession {
     }
 
     mutating func emit(_ kind: RawTypingEvent.Kind, key: UInt32) {
-        out.append(RawTypingEvent(at: now, kind: kind, key: key, textStart: 0, textCount: 0))
+        append(RawTypingEvent(at: now, kind: kind, key: key, textStart: 0, textCount: 0))
+    }
+
+    /// Adds `event` to the query's events (`out` is reused by position, like the arena).
+    @inline(__always)
+    mutating func append(_ event: RawTypingEvent) {
+        if outCount < out.count {
+            out[outCount] = event
+        } else {
+            out.append(event)
+        }
+        outCount += 1
     }
 }

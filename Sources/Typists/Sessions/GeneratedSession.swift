@@ -33,7 +33,9 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// Scratch bytes for building a field text or a syllable's keys.
     var scratch: [UInt8] = []
 
+    /// The current query's events, `out[0..<outCount]`, handed out from `outIndex`.
     var out: [RawTypingEvent] = []
+    var outCount = 0
     var outIndex = 0
     /// The field's texts of the current query, one after another; bytes past `arenaCount` are
     /// unused room.
@@ -125,6 +127,8 @@ public struct GeneratedSession: TypistSession, Sendable {
         var buffers = SessionBuffers()
         exchangeBuffers(&buffers)
         arenaCount = 0
+        outCount = 0
+        outIndex = 0
         SessionBuffers.keep(&buffers)
     }
 
@@ -162,9 +166,9 @@ public struct GeneratedSession: TypistSession, Sendable {
     ///
     /// - Complexity: amortised O(1) per event, plus the field's length to render it.
     public mutating func nextRaw() -> RawTypingEvent? {
-        if outIndex == out.count {
+        if outIndex == outCount {
             refill()
-            if outIndex == out.count { return nil }
+            if outIndex == outCount { return nil }
         }
         let event = out[outIndex]
         outIndex += 1
@@ -187,9 +191,9 @@ public struct GeneratedSession: TypistSession, Sendable {
     }
 
     mutating func refill() {
-        out.removeAll(keepingCapacity: true)
+        outCount = 0
         arenaCount = 0
-        sideActions.removeAll(keepingCapacity: true)
+        if !sideActions.isEmpty { sideActions.removeAll(keepingCapacity: true) }
         outIndex = 0
         lastEmitted = nil
         guard !finished else {

@@ -35,14 +35,13 @@ struct SessionBuffers {
         buffers.keys.removeAll(keepingCapacity: true)
         buffers.words.removeAll(keepingCapacity: true)
         buffers.marks.removeAll(keepingCapacity: true)
-        buffers.out.removeAll(keepingCapacity: true)
         buffers.scratch.removeAll(keepingCapacity: true)
-        buffers.sideActions.removeAll(keepingCapacity: true)
+        if !buffers.sideActions.isEmpty { buffers.sideActions.removeAll(keepingCapacity: true) }
         buffers.committed.removeAll(keepingCapacity: true)
         buffers.pinyin.removeAll(keepingCapacity: true)
         buffers.pinyinShown.removeAll(keepingCapacity: true)
-        // The arena is written by position, never cleared (its texts may still be read by
-        // whoever kept them: then writing copies it first).
+        // The arena and the events are written by position, never cleared (the arena's texts
+        // may still be read by whoever kept them: then writing copies it first).
         var kept = SessionBuffers()
         swap(&kept, &buffers)
         store.pointee.append(kept)
