@@ -92,6 +92,7 @@ struct FieldEditor {
 
     /// Apply one key; returns whether the field's text changed.
     /// `target` holds the bytes a pick commits.
+    @inline(__always)
     mutating func apply(_ key: PlanKey, target: UnsafeBufferPointer<UInt8>) -> Bool {
         switch key.kind {
         case .character:

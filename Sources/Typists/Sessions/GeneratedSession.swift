@@ -165,6 +165,7 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// `withFieldUTF8(_:)` before the next call.
     ///
     /// - Complexity: amortised O(1) per event, plus the field's length to render it.
+    @inline(__always)
     public mutating func nextRaw() -> RawTypingEvent? {
         if outIndex == outCount {
             refill()
@@ -190,6 +191,7 @@ public struct GeneratedSession: TypistSession, Sendable {
         event.kind == .scope || event.kind == .tokens ? sideActions[Int(event.key)] : nil
     }
 
+    @inline(never)
     mutating func refill() {
         outCount = 0
         arenaCount = 0
