@@ -108,10 +108,7 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// that sessions made ahead (a runner makes all of its typists' at once) hold no buffers
     /// until they type.
     mutating func reserveBuffers() {
-        if var spare = SessionBuffers.takeSpare() {
-            exchangeBuffers(&spare)
-            return
-        }
+        if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
         target.reserveCapacity(128)
         words.reserveCapacity(16)
@@ -124,12 +121,12 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// to the thread's next session (what the public properties read, the query's target and
     /// base text, stays).
     mutating func releaseBuffers() {
-        var buffers = SessionBuffers()
-        exchangeBuffers(&buffers)
         arenaCount = 0
         outCount = 0
         outIndex = 0
-        SessionBuffers.keep(&buffers)
+        if SessionBuffers.keep({ exchangeBuffers(&$0) }) { return }
+        var buffers = SessionBuffers()
+        exchangeBuffers(&buffers)
     }
 
     /// Swaps the generation buffers with `buffers`.

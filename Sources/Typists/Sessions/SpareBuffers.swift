@@ -4,7 +4,7 @@ import Foundation
 /// one that the same thread starts, so that typing a session allocates none in the common case
 /// (one session after another, as a runner's worker thread types them).
 ///
-/// Each thread keeps at most `limit` sets, emptied but with their capacity; what a session
+/// Each thread keeps at most `limit` sets, with their capacity (see `keep(_:)`); what a session
 /// holds on to after it ends (the query's target and base text) is not among them. Buffers
 /// hold no state between sessions, so which set a session gets changes nothing it types.
 struct SessionBuffers {
@@ -22,34 +22,51 @@ struct SessionBuffers {
     /// Sets kept per thread: enough for a thread that interleaves a few sessions.
     static let limit = 4
 
-    /// A set of buffers a finished session on this thread left, or `nil`.
-    static func takeSpare() -> SessionBuffers? {
-        guard let store = ThreadStore.current(creating: false), !store.pointee.isEmpty else { return nil }
-        return store.pointee.removeLast()
+    /// Swaps a set a finished session on this thread left into `exchange` (which swaps it
+    /// with the session's own, still empty, buffers); `false` if the thread has none spare.
+    @inline(__always)
+    static func takeSpare(_ exchange: (inout SessionBuffers) -> Void) -> Bool {
+        guard let store = ThreadStore.current(creating: false), store.pointee.count > 0 else { return false }
+        store.pointee.count -= 1
+        exchange(&store.pointee.sets[store.pointee.count])
+        return true
     }
 
-    /// Keeps `buffers` (emptied here) for the next session this thread starts, unless the
-    /// thread already keeps `limit` sets.
-    static func keep(_ buffers: inout SessionBuffers) {
-        guard let store = ThreadStore.current(creating: true), store.pointee.count < limit else { return }
-        buffers.keys.removeAll(keepingCapacity: true)
-        buffers.words.removeAll(keepingCapacity: true)
-        buffers.marks.removeAll(keepingCapacity: true)
-        buffers.scratch.removeAll(keepingCapacity: true)
-        if !buffers.sideActions.isEmpty { buffers.sideActions.removeAll(keepingCapacity: true) }
-        buffers.committed.removeAll(keepingCapacity: true)
-        buffers.pinyin.removeAll(keepingCapacity: true)
-        buffers.pinyinShown.removeAll(keepingCapacity: true)
-        // The arena and the events are written by position, never cleared (the arena's texts
-        // may still be read by whoever kept them: then writing copies it first).
-        var kept = SessionBuffers()
-        swap(&kept, &buffers)
-        store.pointee.append(kept)
+    /// Keeps a finished session's buffers for the next session this thread starts: `exchange`
+    /// swaps them with an empty set. `false`, and nothing swapped, if the thread already keeps
+    /// `limit` sets.
+    ///
+    /// Only what a session reads before writing is emptied here (the committed text, the
+    /// pinyin, the side actions): the plan's keys and words, the marks and the scratch bytes
+    /// are emptied where each query starts, and the arena and the events are written by
+    /// position (the arena's texts may still be read by whoever kept them: writing then copies
+    /// it first).
+    @inline(__always)
+    static func keep(_ exchange: (inout SessionBuffers) -> Void) -> Bool {
+        guard let store = ThreadStore.current(creating: true), store.pointee.count < limit else { return false }
+        let slot = store.pointee.count
+        exchange(&store.pointee.sets[slot])
+        store.pointee.sets[slot].emptyWhatIsReadFirst()
+        store.pointee.count += 1
+        return true
+    }
+
+    private mutating func emptyWhatIsReadFirst() {
+        if !committed.isEmpty { committed.removeAll(keepingCapacity: true) }
+        if !pinyin.isEmpty { pinyin.removeAll(keepingCapacity: true) }
+        if !pinyinShown.isEmpty { pinyinShown.removeAll(keepingCapacity: true) }
+        if !sideActions.isEmpty { sideActions.removeAll(keepingCapacity: true) }
+    }
+
+    /// A thread's spare sets: `sets[0..<count]` hold buffers, the rest hold empty arrays.
+    struct Store {
+        var sets = [SessionBuffers](repeating: SessionBuffers(), count: SessionBuffers.limit)
+        var count = 0
     }
 
     /// The thread's spare sets, behind a pthread key (freed when the thread exits).
     private enum ThreadStore {
-        typealias Store = [SessionBuffers]
+        typealias Store = SessionBuffers.Store
 
         static let key: pthread_key_t = {
             var key = pthread_key_t()
@@ -66,8 +83,7 @@ struct SessionBuffers {
             if let raw = pthread_getspecific(key) { return raw.assumingMemoryBound(to: Store.self) }
             guard creating else { return nil }
             let store = UnsafeMutablePointer<Store>.allocate(capacity: 1)
-            store.initialize(to: [])
-            store.pointee.reserveCapacity(SessionBuffers.limit)
+            store.initialize(to: Store())
             pthread_setspecific(key, store)
             return store
         }
