@@ -92,13 +92,13 @@ extension GeneratedSession {
         keys.removeAll(keepingCapacity: true)
         target.removeAll(keepingCapacity: true)
         words.removeAll(keepingCapacity: true)
-        baseBytes.removeAll(keepingCapacity: true)
-        baseBytes.append(contentsOf: editor.committed)
+        if !baseBytes.isEmpty { baseBytes.removeAll(keepingCapacity: true) }
+        baseBytes.append(copying: editor.committed)
         let startByte = fromWord == 0 ? 0 : phrase.wordEnds[fromWord - 1]
         let endByte = phrase.wordEnds[toWord - 1]
         if leadingSpace { target.append(UInt8(ascii: " ")) }
         let delta = target.count - startByte
-        target.append(contentsOf: phrase.bytes[startByte..<endByte])
+        target.append(copying: startByte..<endByte, of: phrase.bytes)
         queryNumber += 1
         isRefinement = !baseBytes.isEmpty
 
@@ -129,7 +129,7 @@ extension GeneratedSession {
             let latinAtStart = fromWord == 0 ? false : plan.latinAfterWord[fromWord - 1]
             if editor.latinMode != latinAtStart { keys.append(.toggle) }
             let keyDelta = keys.count - startKey
-            keys.append(contentsOf: plan.keys[startKey..<endKey])
+            keys.append(copying: startKey..<endKey, of: plan.keys)
             for word in plan.words[fromWord..<toWord] {
                 words.append(PlannedWord(firstKey: word.firstKey + keyDelta, endKey: word.endKey + keyDelta, byteEnd: word.byteEnd + delta))
             }
@@ -171,7 +171,7 @@ extension GeneratedSession {
                 let firstLetter = keys.count
                 let letters = Int(unit.pinyinOffset)
                 if full {
-                    keys.append(contentsOf: phrase.pinyinKeys[letters..<(letters + Int(unit.pinyinCount))])
+                    keys.append(copying: letters..<(letters + Int(unit.pinyinCount)), of: phrase.pinyinKeys)
                 } else {
                     var initial = phrase.pinyinKeys[letters]
                     initial.flags |= PlanKey.syllableEnd
@@ -392,8 +392,8 @@ extension GeneratedSession {
     /// Set the field to the start text plus the first `count` bytes of the target.
     mutating func resetField(toTargetPrefix count: Int) {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: baseBytes)
-        scratch.append(contentsOf: target[0..<count])
+        scratch.append(copying: baseBytes)
+        scratch.append(copying: 0..<count, of: target)
         editor.reset(to: scratch)
     }
 
