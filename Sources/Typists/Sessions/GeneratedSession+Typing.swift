@@ -198,7 +198,7 @@ extension GeneratedSession {
         marks.removeAll(keepingCapacity: true)
         marks.append(editor.mark)
         forgetPreviousKey()
-        if rng.nextBool(device.pasteRate) {
+        if rng.nextBool(pasteRate) {
             now += millis(pause(median: 900, .sigma05))
             resetField(toTargetPrefix: target.count)
             emitEdit(TypingKey.paste)
@@ -245,9 +245,9 @@ extension GeneratedSession {
                 return
             }
             let key = keys[i]
-            if key.isWordStart && device.predictionRate > 0 && pool.language != .zh,
+            if key.isWordStart && predictionRate > 0 && pool.language != .zh,
                let w = words.firstIndex(where: { $0.firstKey == i }), words[w].endKey - i >= 4,
-               rng.nextBool(device.predictionRate) {
+               rng.nextBool(predictionRate) {
                 predictAt = i + 2
                 predictWord = w
             }
@@ -288,7 +288,7 @@ extension GeneratedSession {
                     i += 1
                     continue
                 }
-                let extra = drawIndex(device.noticeDelayWeights)
+                let extra = drawIndex(profile.device == .desktop ? settings.config.desktop.noticeDelayWeights : settings.config.mobile.noticeDelayWeights)
                 var typed = 0
                 while typed < extra && i + 1 + typed < n && keys[i + 1 + typed].kind != .pick {
                     now += millis(keyInterval(keys[i + 1 + typed]))

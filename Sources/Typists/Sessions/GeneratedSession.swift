@@ -11,7 +11,10 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// The typist whose session this is.
     public let profile: TypistProfile
     let settings: PopulationSettings
-    let device: DeviceParameters
+    /// The device's paste and word-prediction rates (``DeviceParameters``), kept here so that
+    /// a session holds no copy of the device's parameters.
+    let pasteRate: Double
+    let predictionRate: Double
     let pool: LanguagePool
     var rng: SeededGenerator
     let sampler: IntervalShape.Sampler
@@ -82,11 +85,14 @@ public struct GeneratedSession: TypistSession, Sendable {
         self.settings = settings
         // Read through the shared settings field by field: calling a method of the config would
         // copy all of it (and retain its arrays) for every session.
-        self.device = profile.device == .desktop ? settings.config.desktop : settings.config.mobile
+        let desktop = profile.device == .desktop
+        pasteRate = desktop ? settings.config.desktop.pasteRate : settings.config.mobile.pasteRate
+        predictionRate = desktop ? settings.config.desktop.predictionRate : settings.config.mobile.predictionRate
+        let keyPairMillis = desktop ? settings.config.desktop.keyPairMillis : settings.config.mobile.keyPairMillis
         self.pool = settings.pool(profile.language)
         self.rng = rng
         self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
-        if let pair = device.keyPairMillis {
+        if let pair = keyPairMillis {
             // Normalise by the mix of pairs in running text (about half alternating) so the
             // ratios move keys around the typist's mean without changing it.
             let mix = 0.5 * pair.alternating + 0.25 * pair.leftLeft + 0.22 * pair.rightRight + 0.03 * pair.sameKey
