@@ -167,16 +167,23 @@ struct Row {
     var longTextShare: Double
 }
 
+/// The cases run: each language alone, then the mixed population (`nil`).
+let cases: [TypingLanguage?] = options.only.map { [$0] } ?? (TypingLanguage.allCases + [nil])
+
+/// The population of one case: `language` alone, or the 60/20/20 mix for `nil`.
+func makePopulation(typing language: TypingLanguage?) -> TypistPopulation {
+    var config = TypistConfig()
+    config.languageShares = language.map { [$0: 1] } ?? [.en: 0.6, .ko: 0.2, .zh: 0.2]
+    if options.longSessions {
+        config.followUpRate = 0.95
+        config.maxQueriesPerSession = 20
+    }
+    return try! TypistPopulation(config: config, queries: pool, seed: 1)
+}
+
 if options.digest {
-    for language in options.only.map({ [$0] }) ?? (TypingLanguage.allCases + [nil]) {
-        var config = TypistConfig()
-        config.languageShares = language.map { [$0: 1] } ?? [.en: 0.6, .ko: 0.2, .zh: 0.2]
-        if options.longSessions {
-            config.followUpRate = 0.95
-            config.maxQueriesPerSession = 20
-        }
-        let population = try! TypistPopulation(config: config, queries: pool, seed: 1)
-        let (hash, events) = digest(population, 0..<options.typists)
+    for language in cases {
+        let (hash, events) = digest(makePopulation(typing: language), 0..<options.typists)
         print(String(format: "%@ %016llx over %d events", language?.rawValue ?? "mixed", hash, events))
     }
     exit(0)
@@ -184,14 +191,8 @@ if options.digest {
 
 var rows: [Row] = []
 var mixed: TypistPopulation?
-for language in options.only.map({ [$0] }) ?? (TypingLanguage.allCases + [nil]) {
-    var config = TypistConfig()
-    config.languageShares = language.map { [$0: 1] } ?? [.en: 0.6, .ko: 0.2, .zh: 0.2]
-    if options.longSessions {
-        config.followUpRate = 0.95
-        config.maxQueriesPerSession = 20
-    }
-    let population = try! TypistPopulation(config: config, queries: pool, seed: 1)
+for language in cases {
+    let population = makePopulation(typing: language)
     if language == nil { mixed = population }
     let label = language?.rawValue ?? "mixed"
     let typists = 0..<options.typists
