@@ -7,7 +7,9 @@ import Typists
 /// `FieldText` view of the session's bytes, what runners consume) and through `nextRaw()` (bytes, no allocation), per language; then the same
 /// on every core at once to show that generation scales (typists share no mutable state).
 ///
-/// Usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--long-sessions] [--json]
+/// Usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--long-sessions] [--json] [--digest]
+/// (`--digest` prints a hash of every event instead of timing: the same for a build that
+/// types the same keystrokes).
 /// Run in release: `swift run -c release TypistBenchmark`.
 
 struct Options {
@@ -18,6 +20,8 @@ struct Options {
     var only: TypingLanguage?
     /// Sessions of up to 20 queries (follow-up rate 0.95), to separate per-session from per-key cost.
     var longSessions = false
+    /// Print a hash of every event's time, key and text per language, and time nothing.
+    var digest = false
 
     init(_ arguments: [String]) {
         var i = 0
@@ -27,10 +31,11 @@ struct Options {
             case "--typists" where i + 1 < arguments.count: typists = Int(arguments[i + 1]) ?? typists; i += 1
             case "--runs" where i + 1 < arguments.count: runs = Int(arguments[i + 1]) ?? runs; i += 1
             case "--json": json = true
+            case "--digest": digest = true
             case "--long-sessions": longSessions = true
             case "--only" where i + 1 < arguments.count: only = TypingLanguage(rawValue: arguments[i + 1]); i += 1
             default:
-                FileHandle.standardError.write(Data("usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--long-sessions] [--json]\n".utf8))
+                FileHandle.standardError.write(Data("usage: TypistBenchmark [--queries DIR] [--typists N] [--runs R] [--only LANG] [--long-sessions] [--json] [--digest]\n".utf8))
                 exit(64)
             }
             i += 1
@@ -88,6 +93,31 @@ func generateRaw(_ population: TypistPopulation, _ typists: Range<Int>) -> Tally
     return tally
 }
 
+/// FNV-1a over every event of `typists` through `next()`: time, kind, key name and text bytes.
+func digest(_ population: TypistPopulation, _ typists: Range<Int>) -> (hash: UInt64, events: Int) {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    var events = 0
+    func mix<S: Sequence<UInt8>>(_ bytes: S) {
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    }
+    func mix(_ value: Int64) { withUnsafeBytes(of: value.littleEndian) { mix($0) } }
+    for index in typists {
+        var session = population.session(forTypist: index)
+        while let event = session.next() {
+            events += 1
+            mix(event.at)
+            switch event.action {
+            case let .edit(key, text): mix(1); mix(key.utf8); mix(0); mix(text.utf8); mix(0)
+            case let .scope(scope): mix(2); mix((scope ?? "-").utf8); mix(0)
+            case let .tokens(tokens): mix(3); for token in tokens { mix(token.utf8); mix(0) }
+            case .submit: mix(4)
+            case .end: mix(5)
+            }
+        }
+    }
+    return (hash, events)
+}
+
 func seconds(_ body: () -> Void) -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     body()
@@ -137,16 +167,32 @@ struct Row {
     var longTextShare: Double
 }
 
-var rows: [Row] = []
-var mixed: TypistPopulation?
-for language in options.only.map({ [$0] }) ?? (TypingLanguage.allCases + [nil]) {
+/// The cases run: each language alone, then the mixed population (`nil`).
+let cases: [TypingLanguage?] = options.only.map { [$0] } ?? (TypingLanguage.allCases + [nil])
+
+/// The population of one case: `language` alone, or the 60/20/20 mix for `nil`.
+func makePopulation(typing language: TypingLanguage?) -> TypistPopulation {
     var config = TypistConfig()
     config.languageShares = language.map { [$0: 1] } ?? [.en: 0.6, .ko: 0.2, .zh: 0.2]
     if options.longSessions {
         config.followUpRate = 0.95
         config.maxQueriesPerSession = 20
     }
-    let population = try! TypistPopulation(config: config, queries: pool, seed: 1)
+    return try! TypistPopulation(config: config, queries: pool, seed: 1)
+}
+
+if options.digest {
+    for language in cases {
+        let (hash, events) = digest(makePopulation(typing: language), 0..<options.typists)
+        print(String(format: "%@ %016llx over %d events", language?.rawValue ?? "mixed", hash, events))
+    }
+    exit(0)
+}
+
+var rows: [Row] = []
+var mixed: TypistPopulation?
+for language in cases {
+    let population = makePopulation(typing: language)
     if language == nil { mixed = population }
     let label = language?.rawValue ?? "mixed"
     let typists = 0..<options.typists

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Typists
 
@@ -74,6 +75,51 @@ struct DeterminismTests {
             let after = raw.nextRaw()
             #expect(after == nil)
         }
+    }
+
+    @Test("a session typing into the buffers a finished one left types the same, and the finished one's texts stay as they were")
+    func reusedBuffers() throws {
+        let population = try population(seed: 11)
+        // Reference: each session alone on a new thread, so it starts with buffers of its own.
+        final class Box: @unchecked Sendable { var events: [TypingEvent] = [] }
+        var reference: [[TypingEvent]] = []
+        for index in 0..<24 {
+            let box = Box(), done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                var session = population.session(forTypist: index)
+                box.events = Support.events(&session)
+                done.signal()
+            }
+            thread.start()
+            done.wait()
+            reference.append(box.events)
+        }
+        // One thread, one session after another: each takes the buffers the last one left,
+        // while the texts handed out before are still held (their bytes must not change), and
+        // asking a finished session again returns nil again.
+        var held: [[TypingEvent]] = []
+        var heldTexts: [[String]] = []
+        for index in 0..<24 {
+            var session = population.session(forTypist: index)
+            let events = Support.events(&session)
+            #expect(session.next() == nil && session.next() == nil)
+            #expect(events == reference[index], "typist \(index)")
+            held.append(events)
+            heldTexts.append(Support.texts(events))
+        }
+        #expect(held.map(Support.texts) == heldTexts)
+        // Interleaved: sessions that start while others are under way or finished.
+        var sessions = (0..<24).map { population.session(forTypist: $0) }
+        var interleaved = [[TypingEvent]](repeating: [], count: 24)
+        var active = Set(0..<24)
+        var turn = 0
+        while !active.isEmpty {
+            for index in active.sorted() where (index + turn) % 3 != 0 {
+                if let event = sessions[index].next() { interleaved[index].append(event) } else { active.remove(index) }
+            }
+            turn += 1
+        }
+        #expect(interleaved == reference)
     }
 
     @Test("streams are well formed: times never decrease, one end, last event is end")

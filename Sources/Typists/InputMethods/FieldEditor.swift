@@ -23,7 +23,20 @@ struct FieldEditor {
 
     init(pinyinInField: Bool) {
         self.pinyinInField = pinyinInField
-        committed.reserveCapacity(96)
+    }
+
+    /// Gives the committed text room for `count` bytes.
+    mutating func reserveCapacity(_ count: Int) {
+        committed.reserveCapacity(count)
+    }
+
+    /// Swaps the editor's buffers with these (the session's spare buffers; see
+    /// `SessionBuffers`): a session takes empty ones before it types, and gives its own up
+    /// when it is over.
+    mutating func exchangeBuffers(committed: inout [UInt8], pinyin: inout [UInt8], pinyinShown: inout [UInt8]) {
+        swap(&self.committed, &committed)
+        swap(&self.pinyin, &pinyin)
+        swap(&self.pinyinShown, &pinyinShown)
     }
 
     /// Identifies the editor's state relative to a tracking start.
@@ -79,6 +92,7 @@ struct FieldEditor {
 
     /// Apply one key; returns whether the field's text changed.
     /// `target` holds the bytes a pick commits.
+    @inline(__always)
     mutating func apply(_ key: PlanKey, target: UnsafeBufferPointer<UInt8>) -> Bool {
         switch key.kind {
         case .character:
@@ -137,17 +151,49 @@ struct FieldEditor {
         return changed
     }
 
-    /// The field's text as UTF-8, appended to `bytes`.
+    /// Length in UTF-8 bytes of the field's text (what `render(into:)` writes).
     @inline(__always)
+    var renderedCount: Int {
+        committed.count + (hangul.isEmpty ? 0 : HangulComposer.preeditByteCount) + (pinyinInField ? pinyinShown.count : 0)
+    }
+
+    /// Writes the field's text as UTF-8 at `bytes`, which has room for `renderedCount` bytes.
+    @inline(__always)
+    func render(into bytes: UnsafeMutablePointer<UInt8>) {
+        var next = bytes
+        committed.withUnsafeBufferPointer {
+            guard let base = $0.baseAddress else { return }
+            next.update(from: base, count: $0.count)
+            next += $0.count
+        }
+        if !hangul.isEmpty {
+            hangul.writePreedit(to: next)
+            next += HangulComposer.preeditByteCount
+        }
+        guard pinyinInField else { return }
+        pinyinShown.withUnsafeBufferPointer {
+            guard let base = $0.baseAddress else { return }
+            next.update(from: base, count: $0.count)
+        }
+    }
+
+    /// Writes the field's text as UTF-8 into `bytes` from `start`, which must leave room for
+    /// `renderedCount` bytes.
+    @inline(__always)
+    func render(into bytes: inout [UInt8], at start: Int) {
+        bytes.withUnsafeMutableBufferPointer { render(into: $0.baseAddress! + start) }
+    }
+
+    /// The field's text as UTF-8, appended to `bytes`.
     func render(appendingTo bytes: inout [UInt8]) {
-        committed.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
-        if !hangul.isEmpty { hangul.appendPreedit(to: &bytes) }
-        guard pinyinInField, !pinyinShown.isEmpty else { return }
-        pinyinShown.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+        let start = bytes.count
+        bytes += [UInt8](repeating: 0, count: renderedCount)
+        render(into: &bytes, at: start)
     }
 
     /// Pinyin left unpicked when something else commits goes in as Latin letters, as IMEs do
     /// on Return.
+    @inline(__always)
     private mutating func commitPinyinAsTyped() {
         guard !pinyin.isEmpty else { return }
         committed.append(contentsOf: pinyin)

@@ -7,6 +7,11 @@ struct HangulComposer: Hashable {
     /// Stack entries packed one byte each, oldest in the low byte.
     private(set) var packed: UInt64 = 0
     private(set) var count: Int = 0
+    /// The stack's shape, kept as keys are pushed and popped: it is always an optional lead
+    /// consonant, then vowel keys, then final consonant keys.
+    private var hasLead = false
+    private var vowelKeys = 0
+    private var finalKeys = 0
 
     var isEmpty: Bool { count == 0 }
 
@@ -15,12 +20,26 @@ struct HangulComposer: Hashable {
 
     @inline(__always)
     private mutating func push(_ jamo: UInt8) {
+        if Hangul.isVowel(jamo) {
+            vowelKeys += 1
+        } else if count == 0 {
+            hasLead = true
+        } else {
+            finalKeys += 1
+        }
         packed |= UInt64(jamo) << (8 * UInt64(count))
         count += 1
     }
 
     @inline(__always)
     private mutating func pop() -> UInt8 {
+        if finalKeys > 0 {
+            finalKeys -= 1
+        } else if vowelKeys > 0 {
+            vowelKeys -= 1
+        } else {
+            hasLead = false
+        }
         count -= 1
         let value = at(count)
         packed &= ~(UInt64(0xFF) << (8 * UInt64(count)))
@@ -31,20 +50,9 @@ struct HangulComposer: Hashable {
     var signature: UInt64 { packed | UInt64(count) << 56 }
 
     /// Lead (or 0xFF), number of vowel keys, number of final keys.
+    @inline(__always)
     private var shape: (lead: UInt8, vowels: Int, finals: Int) {
-        guard count > 0 else { return (0xFF, 0, 0) }
-        var i = 0
-        var lead: UInt8 = 0xFF
-        if !Hangul.isVowel(at(0)) {
-            lead = at(0)
-            i = 1
-        }
-        var vowels = 0
-        while i < count && Hangul.isVowel(at(i)) {
-            vowels += 1
-            i += 1
-        }
-        return (lead, vowels, count - i)
+        (hasLead ? at(0) : 0xFF, vowelKeys, finalKeys)
     }
 
     /// Type one jamo; syllables that are finished are appended to `committed` as UTF-8.
@@ -99,15 +107,35 @@ struct HangulComposer: Hashable {
     }
 
     /// Commit the preedit to `committed`.
+    @inline(__always)
     mutating func flush(into committed: inout [UInt8]) {
+        guard count > 0 else { return }
         appendPreedit(to: &committed)
-        packed = 0
-        count = 0
+        self = HangulComposer()
     }
 
     /// The preedit as UTF-8: one syllable, or one compatibility jamo when it is alone.
     func appendPreedit(to bytes: inout [UInt8]) {
         guard count > 0 else { return }
+        UTF8Bytes.append(preeditScalar, to: &bytes)
+    }
+
+    /// Bytes of the preedit in UTF-8: every syllable and compatibility jamo takes three.
+    static let preeditByteCount = 3
+
+    /// Writes the preedit's three UTF-8 bytes at `bytes` (the composer must not be empty).
+    @inline(__always)
+    func writePreedit(to bytes: UnsafeMutablePointer<UInt8>) {
+        let scalar = preeditScalar
+        bytes[0] = UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12)
+        bytes[1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
+        bytes[2] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
+    }
+
+    /// The preedit's scalar: a precomposed syllable (U+AC00…U+D7A3) or a compatibility jamo
+    /// (U+3131…U+3163); the composer must not be empty.
+    @inline(__always)
+    var preeditScalar: UInt32 {
         let (lead, vowels, finals) = shape
         var i = lead == 0xFF ? 0 : 1
         var vowel: UInt8 = 0xFF
@@ -121,13 +149,10 @@ struct HangulComposer: Hashable {
             tail = at(i)
             if finals == 2 { tail = Hangul.combine(tail, at(i + 1)) ?? tail }
         }
-        let scalar: UInt32
         if lead != 0xFF && vowel != 0xFF {
             let t = tail == 0xFF ? 0 : Int(Hangul.tailIndex[Int(tail)])
-            scalar = Hangul.syllable(lead: Int(Hangul.leadIndex[Int(lead)]), vowel: Int(vowel - Hangul.vowelOffset), tail: t)
-        } else {
-            scalar = Hangul.scalar(ofJamo: lead != 0xFF ? lead : vowel)
+            return Hangul.syllable(lead: Int(Hangul.leadIndex[Int(lead)]), vowel: Int(vowel - Hangul.vowelOffset), tail: t)
         }
-        UTF8Bytes.append(scalar, to: &bytes)
+        return Hangul.scalar(ofJamo: lead != 0xFF ? lead : vowel)
     }
 }

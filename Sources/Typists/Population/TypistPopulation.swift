@@ -84,6 +84,9 @@ final class PopulationSettings: Sendable {
         pauses = [0.4, 0.5, 0.6, 0.7].map { sigma in
             (IntervalShape.Sampler(.logNormal(sigma: sigma)), Foundation.exp(sigma * sigma / 2))
         }
+        // The normal table that drawing a profile reads: made here, with the population's other
+        // tables, rather than inside the first session a runner starts.
+        _ = NormalQuantiles.table
     }
 
     func pool(_ language: TypingLanguage) -> LanguagePool {

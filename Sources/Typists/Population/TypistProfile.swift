@@ -30,12 +30,11 @@ public struct TypistProfile: Sendable, Hashable, Codable {
     public var composingMeanIKIMillis: Double { meanIKIMillis / composingSpeedScale }
 
     static func draw(index: Int, settings: PopulationSettings, rng: inout SeededGenerator) -> TypistProfile {
-        let config = settings.config
         let device = pick(settings.devices, &rng) ?? .desktop
         let language = pick(settings.languages, &rng) ?? settings.languages.first?.0 ?? .en
-        let parameters = config.parameters(for: device)
+        let parameters = device == .desktop ? settings.config.desktop : settings.config.mobile
         let wpm = parameters.wpm.sample(&rng)
-        let composing = rng.nextUniform(config.composingSpeedScale)
+        let composing = rng.nextUniform(settings.config.composingSpeedScale)
         let firstKey = min(max(parameters.firstKeyFactor + 0.15 * rng.nextStandardNormal(), 1.1), parameters.firstKeyFactorMax)
         // Rollover rises with speed: 25 % at the mean, 40–70 % for fast typists [D1].
         let meanWPM = parameters.wpm.mean
@@ -47,7 +46,7 @@ public struct TypistProfile: Sendable, Hashable, Codable {
             meanIKIMillis: parameters.ikiNumeratorMillis / wpm,
             composingSpeedScale: composing, firstKeyFactor: firstKey, rolloverRate: rollover,
             slipRate: parameters.slipRate, noticeRate: parameters.noticeRate,
-            intervalShape: config.intervalShape ?? .logNormal(sigma: parameters.ikiSigma)
+            intervalShape: settings.config.intervalShape ?? .logNormal(sigma: parameters.ikiSigma)
         )
     }
 

@@ -92,13 +92,13 @@ extension GeneratedSession {
         keys.removeAll(keepingCapacity: true)
         target.removeAll(keepingCapacity: true)
         words.removeAll(keepingCapacity: true)
-        baseBytes.removeAll(keepingCapacity: true)
-        baseBytes.append(contentsOf: editor.committed)
+        if !baseBytes.isEmpty { baseBytes.removeAll(keepingCapacity: true) }
+        baseBytes.append(copying: editor.committed)
         let startByte = fromWord == 0 ? 0 : phrase.wordEnds[fromWord - 1]
         let endByte = phrase.wordEnds[toWord - 1]
         if leadingSpace { target.append(UInt8(ascii: " ")) }
         let delta = target.count - startByte
-        target.append(contentsOf: phrase.bytes[startByte..<endByte])
+        target.append(copying: startByte..<endByte, of: phrase.bytes)
         queryNumber += 1
         isRefinement = !baseBytes.isEmpty
 
@@ -129,7 +129,7 @@ extension GeneratedSession {
             let latinAtStart = fromWord == 0 ? false : plan.latinAfterWord[fromWord - 1]
             if editor.latinMode != latinAtStart { keys.append(.toggle) }
             let keyDelta = keys.count - startKey
-            keys.append(contentsOf: plan.keys[startKey..<endKey])
+            keys.append(copying: startKey..<endKey, of: plan.keys)
             for word in plan.words[fromWord..<toWord] {
                 words.append(PlannedWord(firstKey: word.firstKey + keyDelta, endKey: word.endKey + keyDelta, byteEnd: word.byteEnd + delta))
             }
@@ -171,7 +171,7 @@ extension GeneratedSession {
                 let firstLetter = keys.count
                 let letters = Int(unit.pinyinOffset)
                 if full {
-                    keys.append(contentsOf: phrase.pinyinKeys[letters..<(letters + Int(unit.pinyinCount))])
+                    keys.append(copying: letters..<(letters + Int(unit.pinyinCount)), of: phrase.pinyinKeys)
                 } else {
                     var initial = phrase.pinyinKeys[letters]
                     initial.flags |= PlanKey.syllableEnd
@@ -198,7 +198,7 @@ extension GeneratedSession {
         marks.removeAll(keepingCapacity: true)
         marks.append(editor.mark)
         forgetPreviousKey()
-        if rng.nextBool(device.pasteRate) {
+        if rng.nextBool(pasteRate) {
             now += millis(pause(median: 900, .sigma05))
             resetField(toTargetPrefix: target.count)
             emitEdit(TypingKey.paste)
@@ -245,9 +245,9 @@ extension GeneratedSession {
                 return
             }
             let key = keys[i]
-            if key.isWordStart && device.predictionRate > 0 && pool.language != .zh,
+            if key.isWordStart && predictionRate > 0 && pool.language != .zh,
                let w = words.firstIndex(where: { $0.firstKey == i }), words[w].endKey - i >= 4,
-               rng.nextBool(device.predictionRate) {
+               rng.nextBool(predictionRate) {
                 predictAt = i + 2
                 predictWord = w
             }
@@ -288,7 +288,7 @@ extension GeneratedSession {
                     i += 1
                     continue
                 }
-                let extra = drawIndex(device.noticeDelayWeights)
+                let extra = drawIndex(profile.device == .desktop ? settings.config.desktop.noticeDelayWeights : settings.config.mobile.noticeDelayWeights)
                 var typed = 0
                 while typed < extra && i + 1 + typed < n && keys[i + 1 + typed].kind != .pick {
                     now += millis(keyInterval(keys[i + 1 + typed]))
@@ -392,8 +392,8 @@ extension GeneratedSession {
     /// Set the field to the start text plus the first `count` bytes of the target.
     mutating func resetField(toTargetPrefix count: Int) {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: baseBytes)
-        scratch.append(contentsOf: target[0..<count])
+        scratch.append(copying: baseBytes)
+        scratch.append(copying: 0..<count, of: target)
         editor.reset(to: scratch)
     }
 
@@ -416,12 +416,40 @@ extension GeneratedSession {
     }
 
     mutating func emitEdit(_ key: UInt32) {
-        let start = arena.count
-        editor.render(appendingTo: &arena)
-        out.append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(arena.count - start)))
+        let start = arenaCount
+        let end = start + editor.renderedCount
+        if end > arena.count { growArena(to: end) }
+        editor.render(into: &arena, at: start)
+        arenaCount = end
+        append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(end - start)))
+    }
+
+    /// Makes the arena at least `count` bytes long (it grows by doubling, so texts are copied
+    /// into it with no per-key bookkeeping of the array's length).
+    @inline(never)
+    mutating func growArena(to count: Int) {
+        var grown = [UInt8](repeating: 0, count: max(count, 2 * arena.count, 1024))
+        grown.withUnsafeMutableBufferPointer { to in
+            arena.withUnsafeBufferPointer { from in
+                guard let base = from.baseAddress else { return }
+                to.baseAddress!.update(from: base, count: arenaCount)
+            }
+        }
+        arena = grown
     }
 
     mutating func emit(_ kind: RawTypingEvent.Kind, key: UInt32) {
-        out.append(RawTypingEvent(at: now, kind: kind, key: key, textStart: 0, textCount: 0))
+        append(RawTypingEvent(at: now, kind: kind, key: key, textStart: 0, textCount: 0))
+    }
+
+    /// Adds `event` to the query's events (`out` is reused by position, like the arena).
+    @inline(__always)
+    mutating func append(_ event: RawTypingEvent) {
+        if outCount < out.count {
+            out[outCount] = event
+        } else {
+            out.append(event)
+        }
+        outCount += 1
     }
 }

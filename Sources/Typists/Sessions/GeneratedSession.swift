@@ -11,7 +11,10 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// The typist whose session this is.
     public let profile: TypistProfile
     let settings: PopulationSettings
-    let device: DeviceParameters
+    /// The device's paste and word-prediction rates (``DeviceParameters``), kept here so that
+    /// a session holds no copy of the device's parameters.
+    let pasteRate: Double
+    let predictionRate: Double
     let pool: LanguagePool
     var rng: SeededGenerator
     let sampler: IntervalShape.Sampler
@@ -33,9 +36,14 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// Scratch bytes for building a field text or a syllable's keys.
     var scratch: [UInt8] = []
 
+    /// The current query's events, `out[0..<outCount]`, handed out from `outIndex`.
     var out: [RawTypingEvent] = []
+    var outCount = 0
     var outIndex = 0
+    /// The field's texts of the current query, one after another; bytes past `arenaCount` are
+    /// unused room.
     @usableFromInline var arena: [UInt8] = []
+    var arenaCount = 0
     var sideActions: [TypingEvent.Action] = []
     @usableFromInline var lastEmitted: RawTypingEvent?
 
@@ -75,11 +83,16 @@ public struct GeneratedSession: TypistSession, Sendable {
     init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
         self.settings = settings
-        self.device = settings.config.parameters(for: profile.device)
+        // Read through the shared settings field by field: calling a method of the config would
+        // copy all of it (and retain its arrays) for every session.
+        let desktop = profile.device == .desktop
+        pasteRate = desktop ? settings.config.desktop.pasteRate : settings.config.mobile.pasteRate
+        predictionRate = desktop ? settings.config.desktop.predictionRate : settings.config.mobile.predictionRate
+        let keyPairMillis = desktop ? settings.config.desktop.keyPairMillis : settings.config.mobile.keyPairMillis
         self.pool = settings.pool(profile.language)
         self.rng = rng
         self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
-        if let pair = device.keyPairMillis {
+        if let pair = keyPairMillis {
             // Normalise by the mix of pairs in running text (about half alternating) so the
             // ratios move keys around the typist's mean without changing it.
             let mix = 0.5 * pair.alternating + 0.25 * pair.leftLeft + 0.22 * pair.rightRight + 0.03 * pair.sameKey
@@ -95,28 +108,43 @@ public struct GeneratedSession: TypistSession, Sendable {
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
     }
 
-    /// Gives the per-query buffers room for a typical query, within the allocator's small, cached
-    /// classes. Done at the first query rather than in `init`, so that sessions made ahead (a
-    /// runner makes all of its typists' at once) hold no buffers until they type.
+    /// Gives the per-query buffers room for a typical query: a finished session's buffers if
+    /// this thread has some spare (see `SessionBuffers`), otherwise new ones within the
+    /// allocator's small, cached classes. Done at the first query rather than in `init`, so
+    /// that sessions made ahead (a runner makes all of its typists' at once) hold no buffers
+    /// until they type.
     mutating func reserveBuffers() {
+        if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
         target.reserveCapacity(128)
         words.reserveCapacity(16)
         marks.reserveCapacity(32)
         out.reserveCapacity(40)
-        arena.reserveCapacity(1000)
+        editor.reserveCapacity(96)
     }
 
-    /// Frees the buffers that only generation uses once the session is over (what the public
-    /// properties read, the query's target and base text, stays).
+    /// Frees the buffers that only generation uses once the session is over, or leaves them
+    /// to the thread's next session (what the public properties read, the query's target and
+    /// base text, stays).
     mutating func releaseBuffers() {
-        keys = []
-        words = []
-        marks = []
-        scratch = []
-        out = []
-        arena = []
-        sideActions = []
+        arenaCount = 0
+        outCount = 0
+        outIndex = 0
+        if SessionBuffers.keep({ exchangeBuffers(&$0) }) { return }
+        var buffers = SessionBuffers()
+        exchangeBuffers(&buffers)
+    }
+
+    /// Swaps the generation buffers with `buffers`.
+    mutating func exchangeBuffers(_ buffers: inout SessionBuffers) {
+        swap(&keys, &buffers.keys)
+        swap(&words, &buffers.words)
+        swap(&marks, &buffers.marks)
+        swap(&out, &buffers.out)
+        swap(&arena, &buffers.arena)
+        swap(&scratch, &buffers.scratch)
+        swap(&sideActions, &buffers.sideActions)
+        editor.exchangeBuffers(committed: &buffers.committed, pinyin: &buffers.pinyin, pinyinShown: &buffers.pinyinShown)
     }
 
     /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
@@ -140,10 +168,11 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// `withFieldUTF8(_:)` before the next call.
     ///
     /// - Complexity: amortised O(1) per event, plus the field's length to render it.
+    @inline(__always)
     public mutating func nextRaw() -> RawTypingEvent? {
-        if outIndex == out.count {
+        if outIndex == outCount {
             refill()
-            if outIndex == out.count { return nil }
+            if outIndex == outCount { return nil }
         }
         let event = out[outIndex]
         outIndex += 1
@@ -165,10 +194,11 @@ public struct GeneratedSession: TypistSession, Sendable {
         event.kind == .scope || event.kind == .tokens ? sideActions[Int(event.key)] : nil
     }
 
+    @inline(never)
     mutating func refill() {
-        out.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
-        sideActions.removeAll(keepingCapacity: true)
+        outCount = 0
+        arenaCount = 0
+        if !sideActions.isEmpty { sideActions.removeAll(keepingCapacity: true) }
         outIndex = 0
         lastEmitted = nil
         guard !finished else {
