@@ -1,3 +1,5 @@
+import SearchField
+
 /// Virtual time, as the fields of a virtual run see it: `now` is the run's time, and a sleep is a
 /// wake-up in the run's agenda, resumed when every earlier event and runnable job is done.
 /// Cancelling the sleeping task resumes it at once with `CancellationError`, as
@@ -10,7 +12,7 @@ public struct VirtualClock: Clock {
 
         /// The instant `nanoseconds` after the run started.
         public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
-        public func advanced(by duration: Duration) -> Instant { Instant(nanoseconds: nanoseconds + FieldHarness.nanoseconds(duration)) }
+        public func advanced(by duration: Duration) -> Instant { Instant(nanoseconds: nanoseconds + duration.wholeNanoseconds) }
         public func duration(to other: Instant) -> Duration { .nanoseconds(other.nanoseconds - nanoseconds) }
         public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
         public var description: String { "\(nanoseconds / 1_000_000) ms" }

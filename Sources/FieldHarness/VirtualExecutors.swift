@@ -1,6 +1,7 @@
 // The only file that touches Swift's experimental executor API (underscored, SPI): a later
 // toolchain that changes it is one edit here. Everything else talks to `VirtualScheduler`.
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
+import SearchField
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,11 +25,11 @@ final class VirtualGlobalExecutor: TaskExecutor, SchedulingExecutor, @unchecked 
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
         let delay = clock.now.duration(to: instant)
-        VirtualScheduler.shared.realClockSleep(UnownedJob(job), delayNs: (delay as? Duration).map(nanoseconds) ?? 0, clock: "\(C.self)")
+        VirtualScheduler.shared.realClockSleep(UnownedJob(job), delayNs: (delay as? Duration)?.wholeNanoseconds ?? 0, clock: "\(C.self)")
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        VirtualScheduler.shared.realClockSleep(UnownedJob(job), delayNs: (delay as? Duration).map(nanoseconds) ?? 0, clock: "\(C.self)")
+        VirtualScheduler.shared.realClockSleep(UnownedJob(job), delayNs: (delay as? Duration)?.wholeNanoseconds ?? 0, clock: "\(C.self)")
     }
 
     var isMainExecutor: Bool { false }
@@ -47,12 +48,6 @@ let mainActorExecutor = MainActor.sharedUnownedExecutor
 
 /// The executor a global job runs on (the runtime's "generic" one: no actor isolation).
 let genericSerialExecutor = unsafeBitCast((0, 0), to: UnownedSerialExecutor.self)
-
-/// Whole nanoseconds of a duration.
-func nanoseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-}
 
 enum ExecutorInstallation {
     /// Replaces the main and the default executor with the harness's. Must run as the first
