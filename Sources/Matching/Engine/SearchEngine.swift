@@ -229,12 +229,12 @@ public final class SearchEngine: Sendable {
         case let .refine(entry):
             path = .refine
             (scanned, bytes, cancelled) = refine(entry, plan, &collector, cancellation)
-        case let .index(buckets):
+        case let .index(lists):
             path = .index
-            (scanned, bytes, cancelled) = indexSearch(buckets, plan, &collector, cancellation)
-        case let .exactBigram(bucket):
+            (scanned, bytes, cancelled) = indexSearch(lists, plan, &collector, cancellation)
+        case let .exactBigram(list):
             path = .index
-            (scanned, cancelled) = exactSearch(bucket, &collector, cancellation)
+            (scanned, cancelled) = exactSearch(list, &collector, cancellation)
         case .absent:
             path = .index
             collector.finish()
