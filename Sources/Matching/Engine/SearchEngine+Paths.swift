@@ -202,9 +202,9 @@ extension SearchEngine {
     /// The rank after the one holding the byte `bytes` past rank `from`'s start (at least
     /// `from + 1`, at most `count`).
     private func roundEnd(from: Int, bytes: Int) -> Int {
-        store.starts.withUnsafeBufferPointer { starts in
-            let target = Int(starts[from]) + bytes
-            if target >= Int(starts[count]) { return count }
+        store.starts.withView { starts in
+            let target = starts[from] + bytes
+            if target >= starts[count] { return count }
             return PackedPairScanner.rank(containing: target, from: from, starts, count) + 1
         }
     }
@@ -221,12 +221,12 @@ extension SearchEngine {
     /// order (stopping once it is satisfied).
     private func scanParallel(_ scanner: PackedPairScanner, _ plan: Plan, _ lo: Int, _ hi: Int, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Bool) {
         let signal = StopSignal(cancellation)
-        let remaining = Int(store.starts[hi]) - Int(store.starts[lo])
+        let remaining = store.starts[hi] - store.starts[lo]
         let parts = remaining < tuning.parallelMinimumBytes ? 1 : max(1, min(tuning.parts, hi - lo))
         var bounds = [lo]
-        store.starts.withUnsafeBufferPointer { starts in
+        store.starts.withView { starts in
             for part in 1..<max(1, parts) {
-                let target = Int(starts[lo]) + remaining * part / parts
+                let target = starts[lo] + remaining * part / parts
                 bounds.append(max(bounds.last!, PackedPairScanner.rank(containing: target, from: lo, starts, hi)))
             }
         }
@@ -300,14 +300,14 @@ extension SearchEngine {
         }
         var checked = 0, bytes = 0
         let done: Bool? = store.bytes.withUnsafeBufferPointer { all in
-            store.starts.withUnsafeBufferPointer { starts in
+            store.starts.withView { starts in
                 plan.pattern.withUnsafeBufferPointer { pattern in
                     for candidate in candidates {
                         if checked & 4095 == 4095, cancellation.isCancelled { return nil }
                         let rank = Int(candidate)
                         if let scope = plan.scope, !scope.contains(rank) { continue }
                         checked += 1
-                        let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
+                        let from = starts[rank], to = starts[rank + 1] - 1
                         bytes += to - from
                         if Self.contains(UnsafeBufferPointer(rebasing: all[from..<to]), pattern), !collector.add(rank) { return false }
                     }
@@ -332,7 +332,7 @@ extension SearchEngine {
             var hits: [UInt32] = []
             var checked = 0, bytes = 0, cancelled = false
             store.bytes.withUnsafeBufferPointer { all in
-                store.starts.withUnsafeBufferPointer { starts in
+                store.starts.withView { starts in
                     pattern.withUnsafeBufferPointer { pattern in
                         for k in lo..<hi {
                             if checked & 4095 == 4095, signal.shouldStop() {
@@ -342,7 +342,7 @@ extension SearchEngine {
                             let rank = Int(candidates[k])
                             if let scope, !scope.contains(rank) { continue }
                             checked += 1
-                            let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
+                            let from = starts[rank], to = starts[rank + 1] - 1
                             bytes += to - from
                             if Self.contains(UnsafeBufferPointer(rebasing: all[from..<to]), pattern) { hits.append(UInt32(rank)) }
                         }

@@ -143,6 +143,11 @@ public final class SearchEngine: Sendable {
         ]
     }
 
+    /// Of the bytes in ``memoryBreakdown``, those of the large tables mapped from the kernel
+    /// in whole pages rather than taken from the allocator (an allocator's statistics do not
+    /// see them).
+    package var mappedByteCount: Int { store.mappedByteCount + trigrams.mappedByteCount + bigrams.mappedByteCount }
+
     /// Bytes of folded names and separators: what a full scan reads.
     public var foldedByteCount: Int { store.scannedByteCount }
 

@@ -36,7 +36,7 @@ struct GramIndex: Sendable {
     /// `lists + 1` byte offsets into `data`; a dropped bucket's list has an empty range.
     let offsets: [UInt32]
     /// The lists, then `Self.padding` zero bytes so that 8-byte reads near the end stay inside.
-    let data: [UInt8]
+    let data: PageBuffer<UInt8>
     /// Buckets with more names than this are dropped.
     let dropThreshold: Int
 
@@ -187,7 +187,7 @@ struct GramIndex: Sendable {
             }
         }
         // Pass 3: encode the lists, each thread those starting in its share of the bytes.
-        var data = [UInt8](repeating: 0, count: total + Self.padding)
+        let data = PageBuffer<UInt8>(zeroed: total + Self.padding)
         let lists = counts.count
         let listBytes = total
         let encodeParts = total < 1 << 20 ? 1 : parts
@@ -219,7 +219,7 @@ struct GramIndex: Sendable {
     @inline(__always)
     private static func forEachGram(_ store: FoldedStore, kind: Kind, bits: Int, ranks: Range<Int>, _ body: (Int, Int) -> Void) {
         store.bytes.withUnsafeBufferPointer { bytes in
-            store.starts.withUnsafeBufferPointer { starts in
+            store.starts.withView { starts in
                 for rank in ranks {
                     let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
                     switch kind {
@@ -327,7 +327,10 @@ struct GramIndex: Sendable {
     }
 
     /// Bytes held, for memory accounting.
-    var byteCount: Int { buckets.capacity * 4 + counts.capacity * 4 + offsets.capacity * 4 + data.capacity }
+    var byteCount: Int { buckets.capacity * 4 + counts.capacity * 4 + offsets.capacity * 4 + data.byteCount }
+
+    /// Of `byteCount`, the bytes mapped from the kernel rather than allocated.
+    var mappedByteCount: Int { data.mappedByteCount }
 }
 
 /// A per-bucket table of one build thread (see `GramIndex.init`).
