@@ -125,11 +125,10 @@ struct GramIndex: Sendable {
         let parts = max(1, min(n, requestedParts ?? (store.scannedByteCount < 1 << 20 ? 1 : Processors.active)))
         // Per thread and bucket: the last rank + 1 that held the gram (so a name counts once),
         // and the count, later the cursor into `ranks`.
-        let tables = (0..<parts).map { _ in BucketTable(count: 2 * bucketCount) }
-        defer { for table in tables { table.free() } }
+        let tables = (0..<parts).map { _ in PageBuffer<UInt32>(zeroed: 2 * bucketCount) }
         // Pass 1: per thread and bucket, the number of the thread's names holding the gram.
         DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let table = tables[part].slots
+            let table = tables[part].base
             Self.forEachGram(store, kind: kind, bits: bits, ranks: n * part / parts ..< n * (part + 1) / parts) { bucket, rank in
                 let tag = UInt32(truncatingIfNeeded: rank + 1)
                 if table[2 &* bucket] == tag { return }
@@ -146,7 +145,7 @@ struct GramIndex: Sendable {
         var rankTotal = 0
         for bucket in 0..<bucketCount {
             var count = 0
-            for table in tables { count += Int(table.slots[2 * bucket + 1]) }
+            for table in tables { count += Int(table.base[2 * bucket + 1]) }
             guard count > 0 else { continue }
             buckets.append(UInt32(bucket))
             counts.append(UInt32(count))
@@ -154,11 +153,11 @@ struct GramIndex: Sendable {
             rankStarts.append(rankTotal)
             let indexed = count <= threshold
             for table in tables {
-                let own = Int(table.slots[2 * bucket + 1])
-                table.slots[2 * bucket] = 0
+                let own = Int(table.base[2 * bucket + 1])
+                table.base[2 * bucket] = 0
                 // A name is at least one byte and a separator, so a rank cursor stays below
                 // `UInt32.max`, which marks a dropped bucket.
-                table.slots[2 * bucket + 1] = indexed ? UInt32(truncatingIfNeeded: rankTotal) : UInt32.max
+                table.base[2 * bucket + 1] = indexed ? UInt32(truncatingIfNeeded: rankTotal) : UInt32.max
                 if indexed { rankTotal += own }
             }
             if indexed {
@@ -171,11 +170,10 @@ struct GramIndex: Sendable {
         }
         offsets.append(UInt32(total))
         // Pass 2: every thread writes its ranks into its part of each list.
-        let ranks = RankBuffer(count: rankTotal)
-        defer { ranks.free() }
+        let ranks = PageBuffer<UInt32>(zeroed: rankTotal)
         DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let table = tables[part].slots
-            let out = ranks.slots
+            let table = tables[part].base
+            let out = ranks.base
             Self.forEachGram(store, kind: kind, bits: bits, ranks: n * part / parts ..< n * (part + 1) / parts) { bucket, rank in
                 let tag = UInt32(truncatingIfNeeded: rank + 1)
                 if table[2 &* bucket] == tag { return }
@@ -191,18 +189,21 @@ struct GramIndex: Sendable {
         let lists = counts.count
         let listBytes = total
         let encodeParts = total < 1 << 20 ? 1 : parts
-        offsets.withUnsafeBufferPointer { offsets in
-            counts.withUnsafeBufferPointer { counts in
-                rankStarts.withUnsafeBufferPointer { rankStarts in
-                    data.withUnsafeMutableBufferPointer { data in
-                        let shared = SharedLists(data: data.baseAddress!, offsets: offsets, counts: counts, rankStarts: rankStarts, ranks: UnsafePointer(ranks.slots.baseAddress!))
-                        DispatchQueue.concurrentPerform(iterations: encodeParts) { part in
-                            let from = listBytes * part / encodeParts, to = listBytes * (part + 1) / encodeParts
-                            var list = shared.firstList(startingAtOrAfter: from)
-                            while list < lists && Int(shared.offsets[list]) < to {
-                                let count = Int(shared.counts[list])
-                                if count <= threshold { shared.encode(list: list, count: count, universe: n) }
-                                list += 1
+        // `ranks` is read through a pointer below, so it must live to the end.
+        withExtendedLifetime(ranks) {
+            offsets.withUnsafeBufferPointer { offsets in
+                counts.withUnsafeBufferPointer { counts in
+                    rankStarts.withUnsafeBufferPointer { rankStarts in
+                        data.withUnsafeMutableBufferPointer { data in
+                            let shared = SharedLists(data: data.baseAddress!, offsets: offsets, counts: counts, rankStarts: rankStarts, ranks: UnsafePointer(ranks.base))
+                            DispatchQueue.concurrentPerform(iterations: encodeParts) { part in
+                                let from = listBytes * part / encodeParts, to = listBytes * (part + 1) / encodeParts
+                                var list = shared.firstList(startingAtOrAfter: from)
+                                while list < lists && Int(shared.offsets[list]) < to {
+                                    let count = Int(shared.counts[list])
+                                    if count <= threshold { shared.encode(list: list, count: count, universe: n) }
+                                    list += 1
+                                }
                             }
                         }
                     }
@@ -331,36 +332,6 @@ struct GramIndex: Sendable {
 
     /// Of `byteCount`, the bytes mapped from the kernel rather than allocated.
     var mappedByteCount: Int { data.mappedByteCount }
-}
-
-/// A per-bucket table of one build thread (see `GramIndex.init`).
-///
-/// `@unchecked Sendable`: each table is read and written by one thread at a time, and it
-/// outlives the `concurrentPerform` calls that use it.
-private final class BucketTable: @unchecked Sendable {
-    let slots: UnsafeMutableBufferPointer<UInt32>
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: 0)
-    }
-
-    func free() { slots.deallocate() }
-}
-
-/// Every indexed list's ranks, list after list, while the index is built: each thread writes
-/// its own positions.
-///
-/// `@unchecked Sendable`: disjoint writes, and the buffer outlives the `concurrentPerform`
-/// calls that use it.
-private final class RankBuffer: @unchecked Sendable {
-    let slots: UnsafeMutableBufferPointer<UInt32>
-
-    init(count: Int) {
-        slots = .allocate(capacity: max(1, count))
-    }
-
-    func free() { slots.deallocate() }
 }
 
 /// The lists' bytes while the build threads encode them: each list's bytes are written only by

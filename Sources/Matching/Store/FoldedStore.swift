@@ -15,7 +15,7 @@ package struct FoldedStore: Sendable {
     /// `count + 1` entries: rank `r`'s name is `bytes[starts[r] ..< starts[r + 1] - 1]`.
     let starts: NameStarts
     /// The catalog index of each rank (the inverse map is not needed per query, so not kept).
-    let rankToIndex: PageBuffer<UInt32>
+    let rankToIndex: PackedIndices
     /// How often each byte value occurs in the folded names (for the packed-pair choice).
     let byteFrequency: [Int]
 
@@ -41,8 +41,7 @@ package struct FoldedStore: Sendable {
             keys[i] = UInt64(UInt32.max - UInt32(clamping: catalog.popularity(at: i))) << 32 | UInt64(i)
         }
         keys.sort()
-        let rankToIndex = PageBuffer<UInt32>(zeroed: n)
-        for rank in 0..<n { rankToIndex.base[rank] = UInt32(truncatingIfNeeded: keys[rank]) }
+        let rankToIndex = PackedIndices(count: n) { UInt32(truncatingIfNeeded: keys[$0]) }
         keys = []
 
         let parts = n < 50_000 ? 1 : max(1, min(16, Processors.active * 4))
@@ -98,7 +97,7 @@ package struct FoldedStore: Sendable {
         self.byteFrequency = frequency
     }
 
-    package func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
+    package func catalogIndex(rank: Int) -> Int { rankToIndex[rank] }
 
     /// Bytes held (names, offsets, rank map), for memory accounting.
     package var byteCount: Int { bytes.byteCount + starts.byteCount + rankToIndex.byteCount }
@@ -158,4 +157,40 @@ struct NameStarts: Sendable {
 
     var byteCount: Int { blocks.capacity * 4 + within.byteCount }
     var mappedByteCount: Int { within.mappedByteCount }
+}
+
+/// `count` numbers below `count`, each in the fewest whole bytes that hold `count - 1` (3 bytes
+/// up to 16,777,216 products, instead of 4).
+struct PackedIndices: Sendable {
+    let count: Int
+    /// Bytes per number, 1 to 4.
+    let width: Int
+    /// The numbers, little-endian, then 3 zero bytes so that a 4-byte read of the last stays inside.
+    let bytes: PageBuffer<UInt8>
+
+    init(count: Int, _ value: (Int) -> UInt32) {
+        self.count = count
+        var width = 1
+        while width < 4 && (count - 1) >> (8 * width) > 0 { width += 1 }
+        self.width = width
+        let bytes = PageBuffer<UInt8>(zeroed: count * width + 3)
+        for i in 0..<count {
+            var v = value(i)
+            for k in 0..<width {
+                bytes.base[i * width + k] = UInt8(truncatingIfNeeded: v)
+                v >>= 8
+            }
+        }
+        self.bytes = bytes
+    }
+
+    subscript(_ i: Int) -> Int {
+        @inline(__always) get {
+            let word = UInt32(littleEndian: UnsafeRawPointer(bytes.base + i * width).loadUnaligned(as: UInt32.self))
+            return Int(width == 4 ? word : word & (1 << UInt32(8 * width) - 1))
+        }
+    }
+
+    var byteCount: Int { bytes.byteCount }
+    var mappedByteCount: Int { bytes.mappedByteCount }
 }
