@@ -165,8 +165,9 @@ struct GramIndex: Sendable {
                 total += low + high
             }
         }
-        guard total <= byteLimit else {
-            throw SearchEngine.CapacityError(part: kind == .trigrams ? "trigram index" : "bigram index", bytes: total, limit: byteLimit, items: n)
+        let limit = min(byteLimit, Self.byteLimit)
+        guard total <= limit else {
+            throw SearchEngine.CapacityError(part: kind == .trigrams ? "trigram index" : "bigram index", bytes: total, limit: limit, items: n)
         }
         offsets.append(UInt32(total))
         // Pass 2: every thread writes its ranks into its part of each list.
