@@ -59,10 +59,6 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Bytes held: the mapped pages, or the elements when allocated.
     var byteCount: Int { mappedByteCount > 0 ? mappedByteCount : max(1, count) * MemoryLayout<Element>.stride }
 
-    subscript(_ i: Int) -> Element {
-        @inline(__always) get { base[i] }
-    }
-
     @inline(__always)
     func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: base, count: count))
