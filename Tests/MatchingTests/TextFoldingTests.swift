@@ -8,6 +8,33 @@ struct TextFoldingTests {
         #expect(TextFolding.foldedString(input) == expected)
     }
 
+    /// The byte path for ASCII, Hangul syllables and CJK ideographs gives what utf8proc gives,
+    /// for every such character, between ASCII capitals and next to each other.
+    @Test func plainTextFoldsAsUTF8ProcFoldsIt() {
+        let ranges: [ClosedRange<UInt32>] = [0x4E00...0x9FFF, 0xAC00...0xD7A3, 0x01...0x7F]
+        var mismatches: [UInt32] = []
+        for range in ranges {
+            for value in range {
+                let scalar = Unicode.Scalar(value)!
+                let text = Array("A\(Character(scalar))Z\(Character(scalar))\u{AC00}".utf8)
+                let plain = text.withUnsafeBufferPointer { TextFolding.isPlain($0) }
+                var viaBytes: [UInt8] = []
+                var viaUTF8Proc: [UInt8] = []
+                text.withUnsafeBufferPointer {
+                    TextFolding.fold($0, into: &viaBytes)
+                    TextFolding.foldUnicode($0, into: &viaUTF8Proc)
+                }
+                if !plain || viaBytes != viaUTF8Proc { mismatches.append(value) }
+            }
+        }
+        #expect(mismatches.isEmpty)
+        // Anything else takes utf8proc: a combining mark, a jamo, full-width letters, cut UTF-8.
+        for text in ["e\u{0301}", "\u{AC00}\u{11A8}", "ＡＢＣ", "ß", "\u{3400}"] {
+            #expect(!Array(text.utf8).withUnsafeBufferPointer { TextFolding.isPlain($0) })
+        }
+        #expect(![UInt8]([0x41, 0xEA, 0xB0]).withUnsafeBufferPointer { TextFolding.isPlain($0) })
+    }
+
     @Test func turkishDottedCapitalIFoldsToPlainI() {
         #expect(TextFolding.foldedString("İstanbul") == "istanbul")
         #expect(TextFolding.foldedString("ISTANBUL") == "istanbul")

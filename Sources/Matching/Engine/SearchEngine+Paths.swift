@@ -40,9 +40,9 @@ extension SearchEngine {
     enum Choice {
         case scan
         case absent
-        /// Trigram buckets with postings, fewest names first.
+        /// Trigram lists, fewest names first.
         case index([Int])
-        /// The bigram bucket that is exactly the answer of a two-byte query.
+        /// The bigram list that is exactly the answer of a two-byte query.
         case exactBigram(Int)
         case refine(CachedResult)
     }
@@ -56,25 +56,25 @@ extension SearchEngine {
 
     func choosePath(_ plan: Plan, forcing: ForcedPath?) -> Choice {
         let pattern = plan.pattern
-        var buckets: [(bucket: Int, count: Int)] = []
+        var lists: [(list: Int, count: Int)] = []
         var absent = false
         var smallestDropped = Int.max
-        var exact: (bucket: Int, count: Int)? = nil
+        var exact: (list: Int, count: Int)? = nil
         if pattern.count >= 3 {
             for i in 0..<(pattern.count - 2) {
                 switch trigrams.lookup(pattern, at: i) {
                 case .absent: absent = true
                 case let .dropped(count): smallestDropped = min(smallestDropped, count)
-                case let .postings(bucket, count):
-                    if !buckets.contains(where: { $0.bucket == bucket }) { buckets.append((bucket, count)) }
+                case let .postings(list, count):
+                    if !lists.contains(where: { $0.list == list }) { lists.append((list, count)) }
                 }
                 if absent { break }
             }
-            buckets.sort { $0.count < $1.count }
+            lists.sort { $0.count < $1.count }
         } else if pattern.count == 2, GramIndex.bigramIndexed(pattern[0], pattern[1]) {
             switch bigrams.lookup(pattern, at: 0) {
             case .absent: absent = true
-            case let .postings(bucket, count): exact = (bucket, count)
+            case let .postings(list, count): exact = (list, count)
             case .dropped: break
             }
         }
@@ -83,8 +83,8 @@ extension SearchEngine {
         case .scan: return .scan
         case .index:
             if absent { return .absent }
-            if let exact { return .exactBigram(exact.bucket) }
-            if !buckets.isEmpty { return .index(buckets.map(\.bucket)) }
+            if let exact { return .exactBigram(exact.list) }
+            if !lists.isEmpty { return .index(lists.map(\.list)) }
         case .refine:
             if let cached { return .refine(cached) }
         case nil: break
@@ -94,7 +94,7 @@ extension SearchEngine {
         let n = Double(count)
         // Expected hits: bounded by the smallest gram count; unknown (one-byte or common
         // patterns) is taken as a common query.
-        let estimatedHits = exact.map { Double($0.count) } ?? buckets.first.map { Double($0.count) }
+        let estimatedHits = exact.map { Double($0.count) } ?? lists.first.map { Double($0.count) }
             ?? (smallestDropped < Int.max ? Double(smallestDropped) : n / 20)
         let scanCost: Double
         if let need = plan.need {
@@ -112,18 +112,18 @@ extension SearchEngine {
         if let exact {
             let decoded = plan.need.map { min(Double(exact.count), Double($0) * n / max(estimatedHits, 1)) } ?? Double(exact.count)
             indexCost = decoded * Self.decodeNanoseconds
-        } else if let first = buckets.first {
+        } else if let first = lists.first {
             // Decoding the intersected lists, then verifying every candidate (all hits) or
             // about `need` of them (first page).
-            let decoded = buckets.prefix(4).reduce(0.0) { $0 + Double($1.count) }
+            let decoded = lists.prefix(4).reduce(0.0) { $0 + Double($1.count) }
             let verified = plan.need.map { min(Double(first.count), Double($0) * Double(first.count) / max(estimatedHits, 1)) } ?? Double(first.count)
             indexCost = decoded * Self.decodeNanoseconds + verified * Self.verifyNanoseconds
         }
         let refineCost = cached.map { Double($0.ranks.count) * Self.verifyNanoseconds } ?? .infinity
         if let cached, refineCost <= indexCost, refineCost <= scanCost { return .refine(cached) }
         if indexCost <= scanCost {
-            if let exact { return .exactBigram(exact.bucket) }
-            return .index(buckets.map(\.bucket))
+            if let exact { return .exactBigram(exact.list) }
+            return .index(lists.map(\.list))
         }
         return .scan
     }
@@ -202,9 +202,9 @@ extension SearchEngine {
     /// The rank after the one holding the byte `bytes` past rank `from`'s start (at least
     /// `from + 1`, at most `count`).
     private func roundEnd(from: Int, bytes: Int) -> Int {
-        store.starts.withUnsafeBufferPointer { starts in
-            let target = Int(starts[from]) + bytes
-            if target >= Int(starts[count]) { return count }
+        store.starts.withView { starts in
+            let target = starts[from] + bytes
+            if target >= starts[count] { return count }
             return PackedPairScanner.rank(containing: target, from: from, starts, count) + 1
         }
     }
@@ -221,12 +221,12 @@ extension SearchEngine {
     /// order (stopping once it is satisfied).
     private func scanParallel(_ scanner: PackedPairScanner, _ plan: Plan, _ lo: Int, _ hi: Int, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Bool) {
         let signal = StopSignal(cancellation)
-        let remaining = Int(store.starts[hi]) - Int(store.starts[lo])
+        let remaining = store.starts[hi] - store.starts[lo]
         let parts = remaining < tuning.parallelMinimumBytes ? 1 : max(1, min(tuning.parts, hi - lo))
         var bounds = [lo]
-        store.starts.withUnsafeBufferPointer { starts in
+        store.starts.withView { starts in
             for part in 1..<max(1, parts) {
-                let target = Int(starts[lo]) + remaining * part / parts
+                let target = starts[lo] + remaining * part / parts
                 bounds.append(max(bounds.last!, PackedPairScanner.rank(containing: target, from: lo, starts, hi)))
             }
         }
@@ -259,22 +259,22 @@ extension SearchEngine {
 
     /// Intersects the posting lists of the (up to four) rarest trigrams, then verifies the
     /// candidates in rank order.
-    func indexSearch(_ buckets: [Int], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
-        var candidates = trigrams.decode(buckets[0])
-        for bucket in buckets.dropFirst().prefix(3) {
+    func indexSearch(_ lists: [Int], _ plan: Plan, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Int, Bool) {
+        var candidates = trigrams.decode(lists[0])
+        for list in lists.dropFirst().prefix(3) {
             if candidates.count < 64 { break }
             if cancellation.isCancelled { return (0, 0, true) }
-            candidates = trigrams.intersect(candidates, bucket)
+            candidates = trigrams.intersect(candidates, list)
         }
         return verify(candidates, plan, &collector, cancellation)
     }
 
     /// A two-byte query: its bigram list is the set of names that contain it.
-    func exactSearch(_ bucket: Int, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Bool) {
+    func exactSearch(_ list: Int, _ collector: inout MatchCollector, _ cancellation: SearchCancellation) -> (Int, Bool) {
         var decoded = 0
         var cancelled = false
         var stopped = false
-        bigrams.forEachWhile(bucket) { rank in
+        bigrams.forEachWhile(list) { rank in
             decoded += 1
             if decoded & 65535 == 0, cancellation.isCancelled {
                 cancelled = true
@@ -300,14 +300,14 @@ extension SearchEngine {
         }
         var checked = 0, bytes = 0
         let done: Bool? = store.bytes.withUnsafeBufferPointer { all in
-            store.starts.withUnsafeBufferPointer { starts in
+            store.starts.withView { starts in
                 plan.pattern.withUnsafeBufferPointer { pattern in
                     for candidate in candidates {
                         if checked & 4095 == 4095, cancellation.isCancelled { return nil }
                         let rank = Int(candidate)
                         if let scope = plan.scope, !scope.contains(rank) { continue }
                         checked += 1
-                        let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
+                        let from = starts[rank], to = starts[rank + 1] - 1
                         bytes += to - from
                         if Self.contains(UnsafeBufferPointer(rebasing: all[from..<to]), pattern), !collector.add(rank) { return false }
                     }
@@ -332,7 +332,7 @@ extension SearchEngine {
             var hits: [UInt32] = []
             var checked = 0, bytes = 0, cancelled = false
             store.bytes.withUnsafeBufferPointer { all in
-                store.starts.withUnsafeBufferPointer { starts in
+                store.starts.withView { starts in
                     pattern.withUnsafeBufferPointer { pattern in
                         for k in lo..<hi {
                             if checked & 4095 == 4095, signal.shouldStop() {
@@ -342,7 +342,7 @@ extension SearchEngine {
                             let rank = Int(candidates[k])
                             if let scope, !scope.contains(rank) { continue }
                             checked += 1
-                            let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
+                            let from = starts[rank], to = starts[rank + 1] - 1
                             bytes += to - from
                             if Self.contains(UnsafeBufferPointer(rebasing: all[from..<to]), pattern) { hits.append(UInt32(rank)) }
                         }

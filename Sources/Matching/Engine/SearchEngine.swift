@@ -143,6 +143,11 @@ public final class SearchEngine: Sendable {
         ]
     }
 
+    /// Of the bytes in ``memoryBreakdown``, those of the large tables mapped from the kernel
+    /// in whole pages rather than taken from the allocator (an allocator's statistics do not
+    /// see them).
+    package var mappedByteCount: Int { store.mappedByteCount + trigrams.mappedByteCount + bigrams.mappedByteCount }
+
     /// Bytes of folded names and separators: what a full scan reads.
     public var foldedByteCount: Int { store.scannedByteCount }
 
@@ -229,12 +234,12 @@ public final class SearchEngine: Sendable {
         case let .refine(entry):
             path = .refine
             (scanned, bytes, cancelled) = refine(entry, plan, &collector, cancellation)
-        case let .index(buckets):
+        case let .index(lists):
             path = .index
-            (scanned, bytes, cancelled) = indexSearch(buckets, plan, &collector, cancellation)
-        case let .exactBigram(bucket):
+            (scanned, bytes, cancelled) = indexSearch(lists, plan, &collector, cancellation)
+        case let .exactBigram(list):
             path = .index
-            (scanned, cancelled) = exactSearch(bucket, &collector, cancellation)
+            (scanned, cancelled) = exactSearch(list, &collector, cancellation)
         case .absent:
             path = .index
             collector.finish()

@@ -16,8 +16,9 @@ import CUtf8proc
 /// a query that fold alike match however often either was folded.
 ///
 /// So full-width `ＡＢＣ` folds to `abc`, `ß` to `ss`, and Hangul written as conjoining jamo
-/// (NFD) folds to the same precomposed syllables as NFC input. ASCII-only text, the common case,
-/// takes a byte-table path that gives the same result without calling utf8proc.
+/// (NFD) folds to the same precomposed syllables as NFC input. Text made only of ASCII, Hangul
+/// syllables and CJK unified ideographs, the common case, takes a byte path that gives the same
+/// result without calling utf8proc (`isPlain`).
 package enum TextFolding {
     static let options = utf8proc_option_t(rawValue:
         UTF8PROC_STABLE.rawValue | UTF8PROC_COMPOSE.rawValue | UTF8PROC_COMPAT.rawValue |
@@ -30,9 +31,8 @@ package enum TextFolding {
     ///
     /// - Complexity: O(n); ASCII text does not allocate.
     package static func fold(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
-        var ascii = true
-        for byte in text where byte >= 0x80 { ascii = false; break }
-        if ascii {
+        if isPlain(text) {
+            // Bytes of Hangul and CJK characters are all ≥ 0x80 and stay as they are.
             for byte in text where byte != 0 {
                 output.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
             }
@@ -48,9 +48,38 @@ package enum TextFolding {
         }
     }
 
+    /// Whether `text` is only ASCII, Hangul syllables (U+AC00–U+D7A3) and CJK unified
+    /// ideographs (U+4E00–U+9FFF), as well-formed UTF-8.
+    ///
+    /// NFKC_Casefold leaves such text alone but for ASCII capitals: none of these characters
+    /// decomposes, has a case, is default-ignorable or composes with another of them (a Hangul
+    /// syllable composes only with a following conjoining jamo, which is not among them). So
+    /// lowering ASCII capitals and dropping U+0000 folds it; `TextFoldingTests` checks every
+    /// such character against utf8proc.
+    @inline(__always)
+    static func isPlain(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = text.count
+        while i < n {
+            let byte = text[i]
+            if byte < 0x80 {
+                i += 1
+                continue
+            }
+            // U+4E00–U+9FFF and U+AC00–U+D7A3 are three bytes led by 0xE4–0xE9 and 0xEA–0xED.
+            guard byte >= 0xE4, byte <= 0xED, i + 2 < n else { return false }
+            let b1 = text[i + 1], b2 = text[i + 2]
+            guard b1 & 0xC0 == 0x80, b2 & 0xC0 == 0x80 else { return false }
+            let scalar = UInt32(byte & 0x0F) << 12 | UInt32(b1 & 0x3F) << 6 | UInt32(b2 & 0x3F)
+            guard (0x4E00...0x9FFF).contains(scalar) || (0xAC00...0xD7A3).contains(scalar) else { return false }
+            i += 3
+        }
+        return true
+    }
+
     /// NFKC_Casefold of `text` (no U+0000 in it), then U+0307 after `i` dropped, appended to
-    /// `output`.
-    private static func foldUnicode(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+    /// `output`: the general path, which `isPlain` text need not take.
+    static func foldUnicode(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         guard let base = text.baseAddress else { return }
         var mapped: UnsafeMutablePointer<UInt8>? = nil
         let length = utf8proc_map(base, text.count, &mapped, options)

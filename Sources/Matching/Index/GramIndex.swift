@@ -11,15 +11,15 @@ import TypestormSystem
 ///   *dropped* (only counted): a query made only of such trigrams is common, the scan answers it
 ///   faster than a long list would, and dropping them keeps the index small.
 /// - `bigrams`: exact, for two-byte queries (two ASCII characters or one two-byte character),
-///   which have no trigram: one bucket per byte pair, indexed only where the pair is two ASCII
-///   bytes or one whole two-byte character, so a two-byte query's list is its exact answer.
+///   which have no trigram: one bucket per byte pair, indexed only where the pair is one a
+///   two-byte query can be (`bigramIndexed`), so a two-byte query's list is its exact answer.
 ///
 /// Elias–Fano: a list of `c` ranks below `n` keeps the low `L = ⌊log2(n / c)⌋` bits of each
 /// rank packed side by side, and the high bits as a unary bit vector (rank `k` with high part
 /// `h` sets bit `h + k`), so a list takes about `c · (L + 2)` bits: 3 bits per posting in a list
 /// holding half the catalog, 9 in one holding 1/128 of it. It is read in order with one
-/// trailing-zero count per posting. The two parts of a bucket are each whole bytes, so buckets
-/// never share a byte and are built on several cores at once.
+/// trailing-zero count per posting. The two parts of a list are each whole bytes, so lists
+/// never share a byte and are encoded on several cores at once.
 struct GramIndex: Sendable {
     enum Kind: Sendable { case trigrams, bigrams }
 
@@ -27,12 +27,16 @@ struct GramIndex: Sendable {
     let bucketBits: Int
     /// The number of ranks (the lists' universe).
     let universe: Int
-    /// Per bucket: how many names hold the gram (kept for dropped buckets too).
+    /// The buckets at least one name holds, ascending; a bucket's list is its position here
+    /// (most of the 2^20 trigram buckets are empty, so a table per bucket would cost more than
+    /// the lists of a small catalog).
+    let buckets: [UInt32]
+    /// Per list: how many names hold the gram (kept for dropped buckets too).
     let counts: [UInt32]
-    /// `buckets + 1` byte offsets into `data`; a dropped bucket has an empty range.
+    /// `lists + 1` byte offsets into `data`; a dropped bucket's list has an empty range.
     let offsets: [UInt32]
     /// The lists, then `Self.padding` zero bytes so that 8-byte reads near the end stay inside.
-    let data: [UInt8]
+    let data: PageBuffer<UInt8>
     /// Buckets with more names than this are dropped.
     let dropThreshold: Int
 
@@ -45,7 +49,8 @@ struct GramIndex: Sendable {
         case absent
         /// Too common to be indexed; the count is exact for bigrams, an upper bound for trigrams.
         case dropped(count: Int)
-        case postings(bucket: Int, count: Int)
+        /// The gram's list (a position in `buckets`) and how many names it holds.
+        case postings(list: Int, count: Int)
     }
 
     var gramLength: Int { kind == .trigrams ? 3 : 2 }
@@ -56,11 +61,22 @@ struct GramIndex: Sendable {
         return Int((key &* 0x9E37_79B1) >> UInt32(32 - bits))
     }
 
-    /// Whether a byte pair is indexed by the bigram index: two ASCII bytes, or a lead byte of a
-    /// two-byte character and its continuation byte.
+    /// Whether a byte pair is indexed by the bigram index: a pair that a two-byte query can be.
+    /// That is two ASCII bytes, or a lead byte of a two-byte character and its continuation
+    /// byte, and in neither case white space: a query is trimmed of white space at both ends
+    /// (`TextFolding.foldQuery`), so a two-byte query never starts or ends with it, and the
+    /// pairs around spaces, a large share of all pairs, need no lists.
     @inline(__always)
     static func bigramIndexed(_ b0: UInt8, _ b1: UInt8) -> Bool {
-        (b0 < 0x80 && b1 < 0x80) || (b0 >= 0xC2 && b0 <= 0xDF && b1 & 0xC0 == 0x80)
+        if b0 < 0x80 && b1 < 0x80 { return !isASCIIWhiteSpace(b0) && !isASCIIWhiteSpace(b1) }
+        // U+0085 and U+00A0 are the two-byte characters that are white space.
+        return b0 >= 0xC2 && b0 <= 0xDF && b1 & 0xC0 == 0x80 && !(b0 == 0xC2 && (b1 == 0x85 || b1 == 0xA0))
+    }
+
+    /// Tab, line feed, vertical tab, form feed, carriage return, space: the ASCII white space.
+    @inline(__always)
+    static func isASCIIWhiteSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)
     }
 
     /// The low-bit width of a list of `count` ranks below `universe`.
@@ -78,8 +94,13 @@ struct GramIndex: Sendable {
         return ((count * l + 7) / 8, (count + (universe >> l) + 1 + 7) / 8)
     }
 
-    /// Builds the index of `kind` over `store`, on `parts` threads (each owns a share of the
-    /// buckets and reads every name; default: one per core, one for a store under 1 MiB).
+    /// Builds the index of `kind` over `store`, on `parts` threads (default: one per core, one
+    /// for a store under 1 MiB).
+    ///
+    /// A counting sort: each thread counts the grams of its share of the ranks per bucket; the
+    /// counts give every list, and every thread's part of it, a place in one buffer of ranks;
+    /// the threads write their ranks there (each list comes out ascending), and then encode
+    /// the lists, each thread a share of them.
     ///
     /// - Throws: `SearchEngine.CapacityError` when the lists would not fit the 32-bit offsets.
     init(store: FoldedStore, kind: Kind, parts requestedParts: Int? = nil, byteLimit: Int = GramIndex.byteLimit) throws(SearchEngine.CapacityError) {
@@ -100,79 +121,108 @@ struct GramIndex: Sendable {
         }
         bucketBits = bits
         dropThreshold = threshold
-        let buckets = 1 << bits
-        let parts = max(1, requestedParts ?? (store.scannedByteCount < 1 << 20 ? 1 : Processors.active))
-        let counts = BucketTable(count: buckets)
-        let last = BucketTable(count: buckets)
-        defer { counts.free(); last.free() }
-        // Pass 1: per bucket, the number of names holding the gram.
+        let bucketCount = 1 << bits
+        let parts = max(1, min(n, requestedParts ?? (store.scannedByteCount < 1 << 20 ? 1 : Processors.active)))
+        // Per thread and bucket: the last rank + 1 that held the gram (so a name counts once),
+        // and the count, later the cursor into `ranks`.
+        let tables = (0..<parts).map { _ in PageBuffer<UInt32>(zeroed: 2 * bucketCount) }
+        // Pass 1: per thread and bucket, the number of the thread's names holding the gram.
         DispatchQueue.concurrentPerform(iterations: parts) { part in
-            Self.forEachGram(store, kind: kind, bits: bits) { bucket, rank in
-                guard Self.owner(of: bucket, kind: kind, bits: bits, parts: parts) == part else { return }
-                let tag = UInt32(rank + 1)
-                if last[bucket] == tag { return }
-                last[bucket] = tag
-                counts[bucket] &+= 1
+            let table = tables[part].base
+            Self.forEachGram(store, kind: kind, bits: bits, ranks: n * part / parts ..< n * (part + 1) / parts) { bucket, rank in
+                let tag = UInt32(truncatingIfNeeded: rank + 1)
+                if table[2 &* bucket] == tag { return }
+                table[2 &* bucket] = tag
+                table[2 &* bucket &+ 1] &+= 1
             }
         }
-        var offsets = [UInt32](repeating: 0, count: buckets + 1)
+        // The lists: their buckets, counts, byte offsets, and where their ranks go.
+        var buckets: [UInt32] = []
+        var counts: [UInt32] = []
+        var offsets: [UInt32] = []
+        var rankStarts: [Int] = []
         var total = 0
-        for b in 0..<buckets {
-            offsets[b] = UInt32(truncatingIfNeeded: total)
-            let c = Int(counts[b])
-            if c <= threshold {
-                let (low, high) = Self.partSizes(count: c, universe: n)
+        var rankTotal = 0
+        for bucket in 0..<bucketCount {
+            var count = 0
+            for table in tables { count += Int(table.base[2 * bucket + 1]) }
+            guard count > 0 else { continue }
+            buckets.append(UInt32(bucket))
+            counts.append(UInt32(count))
+            offsets.append(UInt32(truncatingIfNeeded: total))
+            rankStarts.append(rankTotal)
+            let indexed = count <= threshold
+            for table in tables {
+                let own = Int(table.base[2 * bucket + 1])
+                table.base[2 * bucket] = 0
+                // A name is at least one byte and a separator, so a rank cursor stays below
+                // `UInt32.max`, which marks a dropped bucket.
+                table.base[2 * bucket + 1] = indexed ? UInt32(truncatingIfNeeded: rankTotal) : UInt32.max
+                if indexed { rankTotal += own }
+            }
+            if indexed {
+                let (low, high) = Self.partSizes(count: count, universe: n)
                 total += low + high
             }
         }
-        guard total <= byteLimit else {
-            throw SearchEngine.CapacityError(part: kind == .trigrams ? "trigram index" : "bigram index", bytes: total, limit: byteLimit, items: n)
+        let limit = min(byteLimit, Self.byteLimit)
+        guard total <= limit else {
+            throw SearchEngine.CapacityError(part: kind == .trigrams ? "trigram index" : "bigram index", bytes: total, limit: limit, items: n)
         }
-        offsets[buckets] = UInt32(total)
-        // Pass 2: write the lists (`last` again for repeats, `counts` reused as the cursor
-        // after each bucket's total is copied out).
-        var data = [UInt8](repeating: 0, count: total + Self.padding)
-        let finalCounts = counts.array()
-        for b in 0..<buckets { last[b] = 0; counts[b] = 0 }
-        offsets.withUnsafeBufferPointer { offsets in
-            finalCounts.withUnsafeBufferPointer { finalCounts in
-                data.withUnsafeMutableBufferPointer { data in
-                    let shared = SharedLists(data: data.baseAddress!, offsets: offsets, counts: finalCounts)
-                    DispatchQueue.concurrentPerform(iterations: parts) { part in
-                        Self.forEachGram(store, kind: kind, bits: bits) { bucket, rank in
-                            guard Self.owner(of: bucket, kind: kind, bits: bits, parts: parts) == part else { return }
-                            let tag = UInt32(rank + 1)
-                            if last[bucket] == tag { return }
-                            last[bucket] = tag
-                            let c = Int(shared.counts[bucket])
-                            guard c <= threshold else { return }
-                            let k = Int(counts[bucket])
-                            counts[bucket] = UInt32(k + 1)
-                            shared.write(rank: rank, index: k, count: c, universe: n, at: Int(shared.offsets[bucket]))
+        offsets.append(UInt32(total))
+        // Pass 2: every thread writes its ranks into its part of each list.
+        let ranks = PageBuffer<UInt32>(zeroed: rankTotal)
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let table = tables[part].base
+            let out = ranks.base
+            Self.forEachGram(store, kind: kind, bits: bits, ranks: n * part / parts ..< n * (part + 1) / parts) { bucket, rank in
+                let tag = UInt32(truncatingIfNeeded: rank + 1)
+                if table[2 &* bucket] == tag { return }
+                table[2 &* bucket] = tag
+                let cursor = table[2 &* bucket &+ 1]
+                guard cursor != UInt32.max else { return }
+                out[Int(cursor)] = UInt32(truncatingIfNeeded: rank)
+                table[2 &* bucket &+ 1] = cursor &+ 1
+            }
+        }
+        // Pass 3: encode the lists, each thread those starting in its share of the bytes.
+        let data = PageBuffer<UInt8>(zeroed: total + Self.padding)
+        let lists = counts.count
+        let listBytes = total
+        let encodeParts = total < 1 << 20 ? 1 : parts
+        // `ranks` is read through a pointer below, so it must live to the end.
+        withExtendedLifetime(ranks) {
+            offsets.withUnsafeBufferPointer { offsets in
+                counts.withUnsafeBufferPointer { counts in
+                    rankStarts.withUnsafeBufferPointer { rankStarts in
+                        data.withUnsafeMutableBufferPointer { data in
+                            let shared = SharedLists(data: data.baseAddress!, offsets: offsets, counts: counts, rankStarts: rankStarts, ranks: UnsafePointer(ranks.base))
+                            DispatchQueue.concurrentPerform(iterations: encodeParts) { part in
+                                let from = listBytes * part / encodeParts, to = listBytes * (part + 1) / encodeParts
+                                var list = shared.firstList(startingAtOrAfter: from)
+                                while list < lists && Int(shared.offsets[list]) < to {
+                                    let count = Int(shared.counts[list])
+                                    if count <= threshold { shared.encode(list: list, count: count, universe: n) }
+                                    list += 1
+                                }
+                            }
                         }
                     }
                 }
             }
         }
-        self.counts = finalCounts
+        self.buckets = buckets
+        self.counts = counts
         self.offsets = offsets
         self.data = data
     }
 
-    /// The build thread owning `bucket`: contiguous ranges of hashed trigram buckets (each thread
-    /// touches its own part of the tables), alternating bigram buckets (their lead bytes are
-    /// mostly lowercase letters, so ranges would be uneven).
+    /// Calls `body(bucket, rank)` for every gram of every name of `ranks`, rank by rank.
     @inline(__always)
-    static func owner(of bucket: Int, kind: Kind, bits: Int, parts: Int) -> Int {
-        parts == 1 ? 0 : kind == .trigrams ? bucket &* parts >> bits : bucket % parts
-    }
-
-    /// Calls `body(bucket, rank)` for every gram of every name, rank by rank.
-    @inline(__always)
-    private static func forEachGram(_ store: FoldedStore, kind: Kind, bits: Int, _ body: (Int, Int) -> Void) {
+    private static func forEachGram(_ store: FoldedStore, kind: Kind, bits: Int, ranks: Range<Int>, _ body: (Int, Int) -> Void) {
         store.bytes.withUnsafeBufferPointer { bytes in
-            store.starts.withUnsafeBufferPointer { starts in
-                for rank in 0..<store.count {
+            store.starts.withView { starts in
+                for rank in ranks {
                     let from = Int(starts[rank]), to = Int(starts[rank + 1]) - 1
                     switch kind {
                     case .trigrams:
@@ -191,38 +241,49 @@ struct GramIndex: Sendable {
         }
     }
 
-    /// The bucket of the gram starting at `pattern[i]`.
+    /// The list of `bucket`, if any name holds it.
+    func list(of bucket: Int) -> Int? {
+        var lo = 0, hi = buckets.count
+        let key = UInt32(truncatingIfNeeded: bucket)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if buckets[mid] < key { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < buckets.count && buckets[lo] == key ? lo : nil
+    }
+
+    /// The list of the gram starting at `pattern[i]`.
     func lookup(_ pattern: [UInt8], at i: Int) -> Lookup {
         let bucket: Int
         switch kind {
         case .trigrams: bucket = Self.trigramBucket(pattern[i], pattern[i + 1], pattern[i + 2], bits: bucketBits)
         case .bigrams: bucket = Int(pattern[i]) << 8 | Int(pattern[i + 1])
         }
-        let count = Int(counts[bucket])
-        if count == 0 { return .absent }
+        guard let list = list(of: bucket) else { return .absent }
+        let count = Int(counts[list])
         if count > dropThreshold { return .dropped(count: count) }
-        return .postings(bucket: bucket, count: count)
+        return .postings(list: list, count: count)
     }
 
-    /// The ranks of a bucket, ascending.
-    func decode(_ bucket: Int) -> [UInt32] {
+    /// The ranks of a list, ascending.
+    func decode(_ list: Int) -> [UInt32] {
         var out: [UInt32] = []
-        out.reserveCapacity(Int(counts[bucket]))
-        forEach(bucket) { out.append($0) }
+        out.reserveCapacity(Int(counts[list]))
+        forEach(list) { out.append($0) }
         return out
     }
 
     @inline(__always)
-    func forEach(_ bucket: Int, _ body: (UInt32) -> Void) {
-        forEachWhile(bucket) { body($0); return true }
+    func forEach(_ list: Int, _ body: (UInt32) -> Void) {
+        forEachWhile(list) { body($0); return true }
     }
 
-    /// Calls `body` with the bucket's ranks in order until it returns false.
+    /// Calls `body` with the list's ranks in order until it returns false.
     @inline(__always)
-    func forEachWhile(_ bucket: Int, _ body: (UInt32) -> Bool) {
-        let count = Int(counts[bucket])
-        let start = Int(offsets[bucket])
-        guard count > 0, count <= dropThreshold, Int(offsets[bucket + 1]) > start else { return }
+    func forEachWhile(_ list: Int, _ body: (UInt32) -> Bool) {
+        let count = Int(counts[list])
+        let start = Int(offsets[list])
+        guard count > 0, count <= dropThreshold, Int(offsets[list + 1]) > start else { return }
         let l = Self.lowBits(count: count, universe: universe)
         let lowBytes = (count * l + 7) / 8
         let mask: UInt64 = (1 << UInt64(l)) &- 1
@@ -232,7 +293,7 @@ struct GramIndex: Sendable {
             var k = 0
             var wordStart = 0
             while true {
-                // Reads past the list's last set bit see only later buckets' bytes, which are
+                // Reads past the list's last set bit see only later lists' bytes, which are
                 // never reached: the loop ends at the list's `count`-th bit.
                 var word = (high + wordStart >> 3).loadUnaligned(as: UInt64.self)
                 while word != 0 {
@@ -250,13 +311,13 @@ struct GramIndex: Sendable {
         }
     }
 
-    /// The members of `candidates` (ascending) that are also in `bucket`.
-    func intersect(_ candidates: [UInt32], _ bucket: Int) -> [UInt32] {
+    /// The members of `candidates` (ascending) that are also in `list`.
+    func intersect(_ candidates: [UInt32], _ list: Int) -> [UInt32] {
         var kept: [UInt32] = []
         kept.reserveCapacity(candidates.count)
         var k = 0
         candidates.withUnsafeBufferPointer { candidates in
-            forEach(bucket) { rank in
+            forEach(list) { rank in
                 while k < candidates.count && candidates[k] < rank { k += 1 }
                 if k < candidates.count && candidates[k] == rank {
                     kept.append(rank)
@@ -268,59 +329,63 @@ struct GramIndex: Sendable {
     }
 
     /// Bytes held, for memory accounting.
-    var byteCount: Int { counts.capacity * 4 + offsets.capacity * 4 + data.capacity }
+    var byteCount: Int { buckets.capacity * 4 + counts.capacity * 4 + offsets.capacity * 4 + data.byteCount }
+
+    /// Of `byteCount`, the bytes mapped from the kernel rather than allocated.
+    var mappedByteCount: Int { data.mappedByteCount }
 }
 
-/// A per-bucket table of counters shared by the build threads: each bucket is read and written
-/// by the one thread owning it.
-///
-/// `@unchecked Sendable`: threads touch disjoint entries, and the table outlives the
-/// `concurrentPerform` calls that use it.
-private final class BucketTable: @unchecked Sendable {
-    let slots: UnsafeMutableBufferPointer<UInt32>
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: 0)
-    }
-
-    subscript(_ i: Int) -> UInt32 {
-        @inline(__always) get { slots[i] }
-        @inline(__always) set { slots[i] = newValue }
-    }
-
-    func array() -> [UInt32] { Array(slots) }
-
-    func free() { slots.deallocate() }
-}
-
-/// The lists' bytes while the build threads write them: each bucket's bytes are written only
-/// by the thread owning the bucket, and buckets never share a byte.
+/// The lists' bytes while the build threads encode them: each list's bytes are written only by
+/// the thread encoding it, and lists never share a byte.
 ///
 /// `@unchecked Sendable`: disjoint writes, and the buffers outlive the `concurrentPerform` call.
 private struct SharedLists: @unchecked Sendable {
     let data: UnsafeMutablePointer<UInt8>
     let offsets: UnsafeBufferPointer<UInt32>
     let counts: UnsafeBufferPointer<UInt32>
+    /// Per list: where its ranks start in `ranks`.
+    let rankStarts: UnsafeBufferPointer<Int>
+    let ranks: UnsafePointer<UInt32>
 
-    /// Writes `rank`, the `index`-th member of a list of `count` starting at byte `start`,
-    /// touching only bytes that hold its bits.
-    @inline(__always)
-    func write(rank: Int, index: Int, count: Int, universe: Int, at start: Int) {
-        let l = GramIndex.lowBits(count: count, universe: universe)
-        if l > 0 {
-            let bitOffset = index * l
-            var value = UInt64(rank & (1 << l - 1)) << UInt64(bitOffset & 7)
-            var byte = start + bitOffset >> 3
-            let end = start + (bitOffset + l + 7) >> 3
-            while byte < end {
-                data[byte] |= UInt8(truncatingIfNeeded: value)
-                value >>= 8
-                byte += 1
-            }
+    /// The first list whose bytes start at or after `byte` (the number of lists if none).
+    func firstList(startingAtOrAfter byte: Int) -> Int {
+        var lo = 0, hi = counts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Int(offsets[mid]) < byte { lo = mid + 1 } else { hi = mid }
         }
-        let position = (rank >> l) + index
+        return lo
+    }
+
+    /// Writes the Elias–Fano code of `list` (`count` ascending ranks below `universe`): the
+    /// low bits packed side by side, then the high parts in unary.
+    @inline(__always)
+    func encode(list: Int, count: Int, universe: Int) {
+        let l = GramIndex.lowBits(count: count, universe: universe)
+        let ranks = self.ranks + rankStarts[list]
+        let start = Int(offsets[list])
+        if l > 0 {
+            // `l` ≤ 32, so the bits waiting to be written stay under 40.
+            var pending: UInt64 = 0
+            var pendingBits = 0
+            var byte = start
+            let mask = UInt64(1) << UInt64(l) - 1
+            for k in 0..<count {
+                pending |= (UInt64(ranks[k]) & mask) << UInt64(pendingBits)
+                pendingBits += l
+                while pendingBits >= 8 {
+                    data[byte] = UInt8(truncatingIfNeeded: pending)
+                    pending >>= 8
+                    pendingBits -= 8
+                    byte += 1
+                }
+            }
+            if pendingBits > 0 { data[byte] = UInt8(truncatingIfNeeded: pending) }
+        }
         let high = start + (count * l + 7) / 8
-        data[high + position >> 3] |= UInt8(1) << UInt8(position & 7)
+        for k in 0..<count {
+            let position = Int(ranks[k]) >> l + k
+            data[high + position >> 3] |= UInt8(1) << UInt8(position & 7)
+        }
     }
 }

@@ -49,7 +49,7 @@ struct PackedPairScanner {
     ) -> Outcome {
         guard lo < hi else { return Outcome(stoppedAt: hi, bytesScanned: 0, cancelled: false) }
         return store.bytes.withUnsafeBufferPointer { bytesBuffer in
-            store.starts.withUnsafeBufferPointer { starts in
+            store.starts.withView { starts in
                 pattern.withUnsafeBufferPointer { pat in
                     scan(bytesBuffer.baseAddress!, starts, pat, lo, hi, shouldStop, onMatch)
                 }
@@ -59,7 +59,7 @@ struct PackedPairScanner {
 
     @inline(__always)
     private func scan(
-        _ base: UnsafePointer<UInt8>, _ starts: UnsafeBufferPointer<UInt32>, _ pat: UnsafeBufferPointer<UInt8>,
+        _ base: UnsafePointer<UInt8>, _ starts: NameStarts.View, _ pat: UnsafeBufferPointer<UInt8>,
         _ lo: Int, _ hi: Int, _ shouldStop: () -> Bool, _ onMatch: (Int) -> Bool
     ) -> Outcome {
         let m = pat.count
@@ -143,9 +143,9 @@ struct PackedPairScanner {
     /// The rank whose name holds byte position `position`, searching forward from `from`
     /// (galloping, so dense hits cost O(1) and sparse ones O(log distance)).
     @inline(__always)
-    static func rank(containing position: Int, from: Int, _ starts: UnsafeBufferPointer<UInt32>, _ hi: Int) -> Int {
-        let target = UInt32(position)
-        if Int(starts[from + 1]) > position { return from }
+    static func rank(containing position: Int, from: Int, _ starts: NameStarts.View, _ hi: Int) -> Int {
+        let target = position
+        if starts[from + 1] > position { return from }
         var lo = from + 1
         var step = 1
         var upper = lo + step

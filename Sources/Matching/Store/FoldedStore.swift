@@ -11,17 +11,17 @@ import Dispatch
 /// popularity descending, then catalog position ascending — the result order.
 package struct FoldedStore: Sendable {
     /// The folded names, separators and padding.
-    let bytes: [UInt8]
+    let bytes: PageBuffer<UInt8>
     /// `count + 1` entries: rank `r`'s name is `bytes[starts[r] ..< starts[r + 1] - 1]`.
-    let starts: [UInt32]
+    let starts: NameStarts
     /// The catalog index of each rank (the inverse map is not needed per query, so not kept).
-    let rankToIndex: [UInt32]
+    let rankToIndex: PackedIndices
     /// How often each byte value occurs in the folded names (for the packed-pair choice).
     let byteFrequency: [Int]
 
     package var count: Int { rankToIndex.count }
     /// Bytes of folded names plus separators (what a full scan reads).
-    package var scannedByteCount: Int { Int(starts[count]) }
+    package var scannedByteCount: Int { starts[count] }
 
     static let padding = 64
     /// The most bytes of folded names and separators a store holds: what 32-bit offsets address.
@@ -41,7 +41,7 @@ package struct FoldedStore: Sendable {
             keys[i] = UInt64(UInt32.max - UInt32(clamping: catalog.popularity(at: i))) << 32 | UInt64(i)
         }
         keys.sort()
-        let rankToIndex = keys.map { UInt32(truncatingIfNeeded: $0) }
+        let rankToIndex = PackedIndices(count: n) { UInt32(truncatingIfNeeded: keys[$0]) }
         keys = []
 
         let parts = n < 50_000 ? 1 : max(1, min(16, Processors.active * 4))
@@ -68,37 +68,129 @@ package struct FoldedStore: Sendable {
                 results.set(part, (folded, lengths, frequency))
             }
         }
-        var bytes: [UInt8] = []
-        var starts: [UInt32] = []
-        starts.reserveCapacity(n + 1)
         var total = 0
         for part in 0..<parts { total += results.get(part).0.count }
         guard total <= min(byteLimit, Self.byteLimit) else {
             throw SearchEngine.CapacityError(part: "folded names", bytes: total, limit: min(byteLimit, Self.byteLimit), items: n)
         }
-        bytes.reserveCapacity(total + Self.padding)
+        let bytes = PageBuffer<UInt8>(zeroed: total + Self.padding)
+        var starts: [UInt32] = []
+        starts.reserveCapacity(n + 1)
         var frequency = [Int](repeating: 0, count: 256)
+        var position = 0
         for part in 0..<parts {
             let (folded, lengths, partFrequency) = results.take(part)
             for byte in 0..<256 { frequency[byte] &+= partFrequency[byte] }
-            var position = UInt32(bytes.count)
+            let partStart = position
             for length in lengths {
-                starts.append(position)
-                position += length
+                starts.append(UInt32(position))
+                position += Int(length)
             }
-            bytes.append(contentsOf: folded)
+            folded.withUnsafeBufferPointer { folded in
+                if let source = folded.baseAddress { (bytes.base + partStart).update(from: source, count: folded.count) }
+            }
         }
-        starts.append(UInt32(bytes.count))
-        bytes.append(contentsOf: repeatElement(0, count: Self.padding))
+        starts.append(UInt32(position))
         self.bytes = bytes
-        self.starts = starts
+        self.starts = NameStarts(starts)
         self.rankToIndex = rankToIndex
         self.byteFrequency = frequency
     }
 
-
-    package func catalogIndex(rank: Int) -> Int { Int(rankToIndex[rank]) }
+    package func catalogIndex(rank: Int) -> Int { rankToIndex[rank] }
 
     /// Bytes held (names, offsets, rank map), for memory accounting.
-    package var byteCount: Int { bytes.capacity + starts.capacity * 4 + rankToIndex.capacity * 4 }
+    package var byteCount: Int { bytes.byteCount + starts.byteCount + rankToIndex.byteCount }
+
+    /// Of `byteCount`, the bytes mapped from the kernel rather than allocated.
+    package var mappedByteCount: Int { bytes.mappedByteCount + starts.mappedByteCount + rankToIndex.mappedByteCount }
+}
+
+/// Where each rank's name starts in the folded bytes, in two levels: per block of `1 << shift`
+/// ranks a 32-bit start, per rank a 16-bit distance from its block's start. That is 2 bytes
+/// per name instead of 4; `shift` is the largest (at most 6, 64 names a block) for which every
+/// distance fits 16 bits, 0 (a 32-bit start per name) only for names of 64 KiB and more.
+struct NameStarts: Sendable {
+    let shift: Int
+    /// Per block: the start of its first rank.
+    let blocks: [UInt32]
+    /// Per rank, and one past the last: its start minus its block's.
+    let within: PageBuffer<UInt16>
+
+    init(_ starts: [UInt32]) {
+        var shift = 6
+        func fits(_ shift: Int) -> Bool {
+            for i in starts.indices where starts[i] - starts[(i >> shift) << shift] > UInt32(UInt16.max) { return false }
+            return true
+        }
+        while shift > 0 && !fits(shift) { shift -= 1 }
+        self.shift = shift
+        let blockCount = (starts.count + (1 << shift) - 1) >> shift
+        blocks = (0..<blockCount).map { starts[$0 << shift] }
+        let within = PageBuffer<UInt16>(zeroed: starts.count)
+        for i in starts.indices { within.base[i] = UInt16(truncatingIfNeeded: starts[i] - starts[(i >> shift) << shift]) }
+        self.within = within
+    }
+
+    /// Where the name of `rank` starts (`rank` up to the number of names, whose entry is the end).
+    subscript(_ rank: Int) -> Int {
+        @inline(__always) get { Int(blocks[rank >> shift]) + Int(within.base[rank]) }
+    }
+
+    /// Calls `body` with a view for hot loops (no bounds checks).
+    @inline(__always)
+    func withView<R>(_ body: (View) throws -> R) rethrows -> R {
+        try blocks.withUnsafeBufferPointer { blocks in
+            try body(View(blocks: blocks.baseAddress!, within: within.base, shift: shift))
+        }
+    }
+
+    struct View {
+        let blocks: UnsafePointer<UInt32>
+        let within: UnsafeMutablePointer<UInt16>
+        let shift: Int
+
+        subscript(_ rank: Int) -> Int {
+            @inline(__always) get { Int(blocks[rank &>> shift]) &+ Int(within[rank]) }
+        }
+    }
+
+    var byteCount: Int { blocks.capacity * 4 + within.byteCount }
+    var mappedByteCount: Int { within.mappedByteCount }
+}
+
+/// `count` numbers below `count`, each in the fewest whole bytes that hold `count - 1` (3 bytes
+/// up to 16,777,216 products, instead of 4).
+struct PackedIndices: Sendable {
+    let count: Int
+    /// Bytes per number, 1 to 4.
+    let width: Int
+    /// The numbers, little-endian, then 3 zero bytes so that a 4-byte read of the last stays inside.
+    let bytes: PageBuffer<UInt8>
+
+    init(count: Int, _ value: (Int) -> UInt32) {
+        self.count = count
+        var width = 1
+        while width < 4 && (count - 1) >> (8 * width) > 0 { width += 1 }
+        self.width = width
+        let bytes = PageBuffer<UInt8>(zeroed: count * width + 3)
+        for i in 0..<count {
+            var v = value(i)
+            for k in 0..<width {
+                bytes.base[i * width + k] = UInt8(truncatingIfNeeded: v)
+                v >>= 8
+            }
+        }
+        self.bytes = bytes
+    }
+
+    subscript(_ i: Int) -> Int {
+        @inline(__always) get {
+            let word = UInt32(littleEndian: UnsafeRawPointer(bytes.base + i * width).loadUnaligned(as: UInt32.self))
+            return Int(width == 4 ? word : word & (1 << UInt32(8 * width) - 1))
+        }
+    }
+
+    var byteCount: Int { bytes.byteCount }
+    var mappedByteCount: Int { bytes.mappedByteCount }
 }
