@@ -9,7 +9,7 @@ extension History {
         let unit = series.quantity.unit
         let run = series.points[change.index].run
         var text = "run \(run + 1) (\(commit(series.scenario, run))): "
-        text += change.relative.map { ($0 >= 0 ? "+" : "") + ValueFormat.fixed($0 * 100, 1) + " %" } ?? ValueFormat.delta(change.delta, unit: unit)
+        text += change.relative.map { ValueFormat.relativeChange($0) } ?? ValueFormat.delta(change.delta, unit: unit)
         text += " (\(ValueFormat.format(change.before, unit: unit)) → \(ValueFormat.format(change.after, unit: unit)))"
         text += ", confidence " + ValueFormat.fixed(change.confidence * 100, 1) + " %"
         if series.isRegression(change) { text += ", worse" }
@@ -127,9 +127,9 @@ extension History {
             out += "| scenario | group | metric | change point |\n|---|---|---|---|\n"
             for series in changed {
                 for change in series.changePoints {
-                    var text = describe(change, in: series).replacingOccurrences(of: "|", with: "\\|")
+                    var text = Markup.markdownCell(describe(change, in: series))
                     if series.isRegression(change) { text = "**\(text)**" }
-                    out += "| \(series.scenario) | \(series.group.replacingOccurrences(of: "|", with: "\\|")) | `\(series.quantity.id)` | \(text) |\n"
+                    out += "| \(series.scenario) | \(Markup.markdownCell(series.group)) | `\(series.quantity.id)` | \(text) |\n"
                 }
             }
             out += "\n"

@@ -26,7 +26,7 @@ package struct HistoryReport: Sendable {
             let lines = members.map { series in
                 for change in series.changePoints {
                     let point = series.points[change.index]
-                    let size = change.relative.map { ($0 >= 0 ? "+" : "") + ValueFormat.fixed($0 * 100, 0) + " %" } ?? ValueFormat.delta(change.delta, unit: quantity.unit)
+                    let size = change.relative.map { ValueFormat.relativeChange($0, 0) } ?? ValueFormat.delta(change.delta, unit: quantity.unit)
                     marks.append((point.run, point.value / divisor, abs(change.relative ?? change.delta),
                                   "\(size) · \(ValueFormat.fixed(change.confidence * 100, 0)) %"))
                 }

@@ -169,27 +169,27 @@ struct SwitchToLatest {
         }
     }
 
-    /// Handles `.responseArrived` or `.requestFailed`. Returns `false` when the event belonged to
-    /// no current request (the caller changes nothing else), `true` when it was applied.
+    /// The answer `summary` to request `id`. Returns `false` when it belongs to no current
+    /// request (it is discarded, and the caller changes nothing else), `true` when it was applied.
     @inline(__always)
-    mutating func settle(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
-        switch event {
-        case let .responseArrived(id, summary):
-            guard let current = inFlight, current.id == id else {
-                effects.append(.discard(id))
-                return false
-            }
-            inFlight = nil
-            shown = cache.applied(id, current.query, summary, into: &effects)
-            return true
-        case let .requestFailed(id, reason):
-            guard let current = inFlight, current.id == id else { return false }
-            inFlight = nil
-            if reason != .cancelled { shown = .failed(id, current.query, into: &effects) }
-            return true
-        default:
-            preconditionFailure("SwitchToLatest.settle handles answers only, not \(event)")
+    mutating func answered(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
+        guard let current = inFlight, current.id == id else {
+            effects.append(.discard(id))
+            return false
         }
+        inFlight = nil
+        shown = cache.applied(id, current.query, summary, into: &effects)
+        return true
+    }
+
+    /// The failure of request `id` for `reason`. Returns `false` when it belongs to no current
+    /// request, `true` when it was the one in flight (a cancellation then shows nothing).
+    @inline(__always)
+    mutating func failed(_ id: RequestID, _ reason: FailureReason, into effects: inout [SearchEffect]) -> Bool {
+        guard let current = inFlight, current.id == id else { return false }
+        inFlight = nil
+        if reason != .cancelled { shown = .failed(id, current.query, into: &effects) }
+        return true
     }
 }
 

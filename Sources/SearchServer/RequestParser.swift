@@ -4,11 +4,6 @@ import Matching
 package struct RequestRejection: Error, Sendable, Equatable {
     package var status: Int
     package var message: String
-
-    package init(status: Int, message: String) {
-        self.status = status
-        self.message = message
-    }
 }
 
 /// Limits on what `GET /search` accepts, so a hostile or broken client costs little.

@@ -9,12 +9,6 @@ package struct Console: Sendable {
     /// Standard error is a terminal: progress may redraw lines in place.
     package var isInteractive: Bool
 
-    package init(writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void, isInteractive: Bool) {
-        self.writeOut = writeOut
-        self.writeErr = writeErr
-        self.isInteractive = isInteractive
-    }
-
     package func out(_ text: String) { writeOut(text) }
     package func err(_ text: String) { writeErr(text) }
 

@@ -6,12 +6,6 @@ package struct ProcessSnapshot: Sendable, Equatable, Codable {
     /// nil on the system allocator (see `AllocatorStats.current()`).
     package var heap: AllocatorStats?
 
-    package init(allocator: AllocatorKind, usage: ResourceUsage, heap: AllocatorStats?) {
-        self.allocator = allocator
-        self.usage = usage
-        self.heap = heap
-    }
-
     /// This process, now.
     package static func current() throws(SystemError) -> ProcessSnapshot {
         ProcessSnapshot(allocator: Allocator.current, usage: try ResourceUsage.current(), heap: AllocatorStats.current())

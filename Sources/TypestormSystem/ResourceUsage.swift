@@ -12,12 +12,6 @@ package struct ResourceUsage: Sendable, Equatable, Codable {
 
     package var cpuSeconds: Double { userCPUSeconds + systemCPUSeconds }
 
-    package init(userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: UInt64) {
-        self.userCPUSeconds = userCPUSeconds
-        self.systemCPUSeconds = systemCPUSeconds
-        self.peakRSSBytes = peakRSSBytes
-    }
-
     /// Usage of the calling process so far.
     package static func current() throws(SystemError) -> ResourceUsage {
         try read(RUSAGE_SELF)

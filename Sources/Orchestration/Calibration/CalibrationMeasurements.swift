@@ -51,13 +51,6 @@ package struct CancellationProbe: Sendable, Equatable {
     package var afterAbortedNanos: [Int64]
     /// Probe latencies after a burst left to complete, one per trial.
     package var afterCompletedNanos: [Int64]
-
-    package init(burst: Int, abortAfterNanos: Int64, afterAbortedNanos: [Int64], afterCompletedNanos: [Int64]) {
-        self.burst = burst
-        self.abortAfterNanos = abortAfterNanos
-        self.afterAbortedNanos = afterAbortedNanos
-        self.afterCompletedNanos = afterCompletedNanos
-    }
 }
 
 /// Everything `typestorm calibrate` measured, before fitting.
@@ -65,11 +58,6 @@ package struct CalibrationMeasurements: Sendable, Equatable {
     package var steps: [CalibrationStep]
     /// Absent when the probe could not run (no step had enough successful requests).
     package var cancellation: CancellationProbe?
-
-    package init(steps: [CalibrationStep], cancellation: CancellationProbe?) {
-        self.steps = steps
-        self.cancellation = cancellation
-    }
 }
 
 extension Array where Element == Int64 {

@@ -33,13 +33,6 @@ package enum WorkerProtocol {
         package var segment: Segment
         package var scenarioHash: String
         package var toolVersion: String
-
-        package init(pid: Int32, segment: Segment, scenarioHash: String, toolVersion: String) {
-            self.pid = pid
-            self.segment = segment
-            self.scenarioHash = scenarioHash
-            self.toolVersion = toolVersion
-        }
     }
 
     package struct Snapshot: Sendable, Equatable, Codable {
@@ -51,13 +44,6 @@ package enum WorkerProtocol {
         /// Everything measured so far, all phases: cumulative, so the last one that arrived from
         /// a worker that then died is still a consistent (partial) result.
         package var groups: [MetricGroup]
-
-        package init(sequence: Int, phase: Int, typistsActive: Int, groups: [MetricGroup]) {
-            self.sequence = sequence
-            self.phase = phase
-            self.typistsActive = typistsActive
-            self.groups = groups
-        }
     }
 
     /// Driver → worker.

@@ -141,8 +141,7 @@ private final class Context {
         if hasFile {
             return fields.string("file", required: true) { $0.isEmpty ? "a non-empty path" : nil }.map { .file($0) }
         }
-        return fields.nested("generate", required: true) { generator in
-            defer { generator.finish() }
+        return fields.nestedObject("generate", required: true) { generator in
             let items = generator.int("items", required: true, in: 1...100_000_000)
             let seed = generator.uint64("seed") ?? 1
             var languages: [CatalogSource.LanguageShare] = ScenarioLanguage.allCases.map { .init(language: $0, share: $0 == .en ? 0.6 : 0.2) }
@@ -213,8 +212,7 @@ private final class Context {
         var queries = 1
         var maximum: Int64?
         var repeats = false
-        _ = fields.nested("session") { session in
-            defer { session.finish() }
+        _ = fields.nestedObject("session") { session in
             queries = session.int("queries", in: 1...1_000) ?? 1
             maximum = session.duration("maxLength", minimum: 1_000_000)
             repeats = session.bool("repeat") ?? false
@@ -337,8 +335,7 @@ private final class Context {
         var model = ScenarioBackend()
         model.workers = fields.int("workers", in: 1...100_000) ?? model.workers
         model.typistsPerServer = fields.int("typistsPerServer", in: 1...10_000_000) ?? model.typistsPerServer
-        _ = fields.nested("serviceTime") { service in
-            defer { service.finish() }
+        _ = fields.nestedObject("serviceTime") { service in
             model.serviceMedianNanos = service.duration("median", minimum: 0) ?? model.serviceMedianNanos
             model.serviceP99Nanos = service.duration("p99", minimum: 0) ?? model.serviceP99Nanos
             if model.serviceP99Nanos < model.serviceMedianNanos {
@@ -351,14 +348,12 @@ private final class Context {
         model.errorRate = fields.double("errorRate", in: 0...1) ?? model.errorRate
         model.timeoutNanos = fields.duration("timeout", minimum: 1_000_000) ?? model.timeoutNanos
         model.networkRTTSpread = fields.double("networkRTTSpread", in: 0...5) ?? model.networkRTTSpread
-        _ = fields.nested("slowTail") { tail in
-            defer { tail.finish() }
+        _ = fields.nestedObject("slowTail") { tail in
             model.slowTailProbability = tail.double("probability", in: 0...1) ?? model.slowTailProbability
             model.slowTailFactor = tail.double("factor", in: 1...1_000_000) ?? model.slowTailFactor
         }
         model.transportErrorRate = fields.double("transportErrorRate", in: 0...1) ?? model.transportErrorRate
-        _ = fields.nested("localFilter") { local in
-            defer { local.finish() }
+        _ = fields.nestedObject("localFilter") { local in
             model.localItems = Int64(local.int("items", in: 0...1_000_000_000) ?? Int(model.localItems))
             model.localNanosPerItem = local.double("nsPerItem", in: 0...1_000_000) ?? model.localNanosPerItem
         }
@@ -566,6 +561,14 @@ private final class Fields {
         guard let value = value(key, required: required, expected: "an object") else { return nil }
         guard let fields = context.object(value, at: path(key)) else { return nil }
         return body(fields)
+    }
+
+    /// Reads the object at `key` with `body`, then reports its unknown members (``finish()``).
+    func nestedObject<T>(_ key: String, required: Bool = false, _ body: (Fields) -> T) -> T? {
+        nested(key, required: required) { fields in
+            defer { fields.finish() }
+            return body(fields)
+        }
     }
 
     /// Reads an array with `body` per item (called with the item's path); `nil` if any item failed.

@@ -6,7 +6,7 @@ extension Comparison {
             let unit = row.quantity.unit
             var numbers = "baseline " + (row.baselineMean.map { ValueFormat.format($0, unit: unit) } ?? "–")
             numbers += ", candidate " + (row.candidateMean.map { ValueFormat.format($0, unit: unit) } ?? "–")
-            if let relative = row.relative { numbers += " (" + (relative >= 0 ? "+" : "") + ValueFormat.fixed(relative * 100, 1) + " %)" }
+            if let relative = row.relative { numbers += " (" + ValueFormat.relativeChange(relative) + ")" }
             if let welch = row.welch { numbers += ", Welch p=" + ValueFormat.significant(welch.p) }
             let outcome: JUnitXML.TestCase.Outcome
             switch row.status {

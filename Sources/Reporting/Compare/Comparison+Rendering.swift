@@ -53,7 +53,7 @@ extension Comparison {
         let base = row.baselineMean.map { ValueFormat.format($0, unit: unit) } ?? "–"
         let cand = row.candidateMean.map { ValueFormat.format($0, unit: unit) } ?? "–"
         let delta = row.delta.map { ValueFormat.delta($0, unit: unit) } ?? "–"
-        let relative = row.relative.map { ($0 >= 0 ? "+" : "") + ValueFormat.fixed($0 * 100, 1) + " %" } ?? "–"
+        let relative = row.relative.map { ValueFormat.relativeChange($0) } ?? "–"
         let p = row.welch.map { "p=" + ValueFormat.significant($0.p) } ?? ""
         return [row.group, row.quantity.id, base, cand, delta, relative, p, row.status.word]
     }
@@ -91,7 +91,7 @@ extension Comparison {
         func table(_ rows: [Row]) -> String {
             var text = "| group | metric | baseline | candidate | change | rel | Welch | verdict |\n|---|---|--:|--:|--:|--:|--:|---|\n"
             for row in rows {
-                var c = cells(row).map { $0.replacingOccurrences(of: "|", with: "\\|") }
+                var c = cells(row).map(Markup.markdownCell)
                 c[1] = "`\(c[1])`"
                 if row.status == .regression { c[7] = "**\(c[7])**" }
                 text += "| " + c.joined(separator: " | ") + " |\n"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Escaping and a tiny writer for HTML/SVG text that is also well-formed XML.
 ///
 /// The report is written as polyglot markup (every element closed, attributes quoted, no named
@@ -7,6 +9,11 @@ package enum Markup {
     /// Text content: escapes `&`, `<`, `>` and drops characters XML does not allow.
     package static func text(_ value: String) -> String {
         escape(value, inAttribute: false)
+    }
+
+    /// A cell of a GitHub-flavoured markdown table: `|` escaped, so it does not end the cell.
+    package static func markdownCell(_ value: String) -> String {
+        value.replacingOccurrences(of: "|", with: "\\|")
     }
 
     /// An attribute value (to be put between double quotes).

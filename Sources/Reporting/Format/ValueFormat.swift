@@ -61,6 +61,11 @@ public enum ValueFormat {
         }
     }
 
+    /// A relative change as a signed percentage with `decimals` decimals: `+25.0 %`, `-3.1 %`.
+    package static func relativeChange(_ fraction: Double, _ decimals: Int = 1) -> String {
+        (fraction >= 0 ? "+" : "") + fixed(fraction * 100, decimals) + " %"
+    }
+
     /// A signed difference in `unit`: `+12.3 ms`, `-0.4 %` (percentage points for shares).
     public static func delta(_ value: Double, unit: ValueUnit) -> String {
         let sign = value > 0 ? "+" : (value < 0 ? "-" : "±")

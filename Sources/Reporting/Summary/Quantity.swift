@@ -20,13 +20,19 @@ public struct Quantity: Sendable {
     /// For a percentile: which one (99.9) and of which histogram, so `compare` can tell when
     /// too few samples lie beyond it to judge a change.
     package var percentile: (p: Double, histogram: @Sendable (StrategySummary) -> Histogram?)?
-    /// For a share of events: how many happened out of how many chances, so `compare` can tell a
-    /// single run's difference from the sampling noise of a proportion.
-    package var proportion: (@Sendable (StrategySummary) -> (events: Double, trials: Double)?)?
-    /// For a rate of counted events (false empties per search, requests per keystroke): how many
-    /// happened over how much exposure, so `compare` can tell a single run's difference from the
-    /// sampling noise of a count.
-    package var rate: (@Sendable (StrategySummary) -> (events: Double, exposure: Double)?)?
+    /// For a quantity of counted events: how many happened over how many chances (a share of
+    /// events) or over how much exposure (a rate: false empties per search, requests per
+    /// keystroke), so `compare` can tell a single run's difference from the sampling noise of a
+    /// proportion or of a count. `nil` from the closure when nothing was exposed.
+    package var counts: (kind: CountKind, of: @Sendable (StrategySummary) -> (events: Double, base: Double)?)?
+
+    /// What the events of ``counts`` are counted over.
+    package enum CountKind: Sendable {
+        /// Chances, each taken at most once: a share, at most 1.
+        case share
+        /// Exposure: a rate, which may exceed 1.
+        case rate
+    }
 
     package init(_ id: String, _ label: String, _ unit: ValueUnit, better: Better = .lower, value: @escaping @Sendable (StrategySummary) -> Double?) {
         self.id = id
@@ -57,22 +63,28 @@ public struct Quantity: Sendable {
 
     /// The same quantity, judged as a share of `events` out of `trials` counted events.
     func counting(_ events: @escaping @Sendable (StrategySummary) -> Int64?, of trials: @escaping @Sendable (StrategySummary) -> Int64) -> Quantity {
-        var quantity = self
-        quantity.proportion = { summary in
-            guard let count = events(summary), trials(summary) > 0 else { return nil }
-            return (events: Double(count), trials: Double(trials(summary)))
-        }
-        return quantity
+        counted(.share, events, over: trials)
     }
 
     /// The same quantity, judged as `events` counted over `exposure` (a rate, which may exceed 1).
     func counting(_ events: @escaping @Sendable (StrategySummary) -> Int64?, per exposure: @escaping @Sendable (StrategySummary) -> Int64) -> Quantity {
+        counted(.rate, events, over: exposure)
+    }
+
+    private func counted(_ kind: CountKind, _ events: @escaping @Sendable (StrategySummary) -> Int64?,
+                         over base: @escaping @Sendable (StrategySummary) -> Int64) -> Quantity {
         var quantity = self
-        quantity.rate = { summary in
-            guard let count = events(summary), exposure(summary) > 0 else { return nil }
-            return (events: Double(count), exposure: Double(exposure(summary)))
-        }
+        quantity.counts = (kind, { @Sendable summary in
+            guard let count = events(summary), base(summary) > 0 else { return nil }
+            return (events: Double(count), base: Double(base(summary)))
+        })
         return quantity
+    }
+
+    /// The counts of `a` and `b` when this quantity counts events over `kind`.
+    private func counts(_ kind: CountKind, _ a: StrategySummary, _ b: StrategySummary) -> (x: (events: Double, base: Double), y: (events: Double, base: Double))? {
+        guard let counts, counts.kind == kind, let x = counts.of(a), let y = counts.of(b) else { return nil }
+        return (x, y)
     }
 
     /// Whether two single runs' rates differ by more than the sampling noise of their counts:
@@ -80,23 +92,23 @@ public struct Quantity: Sendable {
     /// exposure₁ / (exposure₁ + exposure₂) when the rate is the same (the conditional test of two
     /// Poisson rates), judged at 95 % (|z| ≥ 1.96); `nil` when this is no rate of counted events.
     package func ratesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
-        guard let rate, let x = rate(a), let y = rate(b) else { return nil }
+        guard case let (x, y)? = counts(.rate, a, b) else { return nil }
         let events = x.events + y.events
         guard events > 0 else { return false }
-        let share = x.exposure / (x.exposure + y.exposure)
+        let share = x.base / (x.base + y.base)
         let spread = (events * share * (1 - share)).squareRoot()
-        guard spread > 0 else { return x.events / x.exposure != y.events / y.exposure }
+        guard spread > 0 else { return x.events / x.base != y.events / y.base }
         return abs(x.events - events * share) / spread >= 1.96
     }
 
     /// Whether two single runs' shares differ by more than sampling noise: a two-proportion z
     /// test at 95 % (|z| ≥ 1.96); `nil` when this is no share of counted events.
     package func sharesDiffer(_ a: StrategySummary, _ b: StrategySummary) -> Bool? {
-        guard let proportion, let x = proportion(a), let y = proportion(b), x.trials > 0, y.trials > 0 else { return nil }
-        let pooled = (x.events + y.events) / (x.trials + y.trials)
-        let spread = (pooled * (1 - pooled) * (1 / x.trials + 1 / y.trials)).squareRoot()
-        guard spread > 0 else { return x.events / x.trials != y.events / y.trials }
-        return abs(x.events / x.trials - y.events / y.trials) / spread >= 1.96
+        guard case let (x, y)? = counts(.share, a, b), x.base > 0, y.base > 0 else { return nil }
+        let pooled = (x.events + y.events) / (x.base + y.base)
+        let spread = (pooled * (1 - pooled) * (1 / x.base + 1 / y.base)).squareRoot()
+        guard spread > 0 else { return x.events / x.base != y.events / y.base }
+        return abs(x.events / x.base - y.events / y.base) / spread >= 1.96
     }
 
     /// Samples beyond the percentile in `summary` (count × (1 − p)); `nil` for other quantities.

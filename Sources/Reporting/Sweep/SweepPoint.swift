@@ -75,12 +75,6 @@ package struct SweepSetting: Sendable, Hashable, Comparable {
     package var minLength: Int
     package var debounceMs: Int
 
-    package init(strategy: String, minLength: Int, debounceMs: Int) {
-        self.strategy = strategy
-        self.minLength = minLength
-        self.debounceMs = debounceMs
-    }
-
     package static func < (a: SweepSetting, b: SweepSetting) -> Bool {
         (a.strategy, a.minLength, a.debounceMs) < (b.strategy, b.minLength, b.debounceMs)
     }

@@ -21,14 +21,14 @@
 ///   previous query's results on screen where it should be idle: terminal staleness rises with
 ///   the minimum length (under 1 % at the preset's own 0, 2–5 % at 1, 5–18 % at 4 in the default
 ///   scenario's populations; docs/benchmarks.md).
-public struct DebounceSwitchField: SearchFieldStrategy {
+public struct DebounceSwitchField: SearchFieldStrategy, SwitchToLatestField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
     private var wait: (timer: TimerID, query: QueryIdentity)?
     private var lastEmitted: QueryIdentity?
-    private var pipeline: SwitchToLatest
-    private var display = DisplayTracker()
+    var pipeline: SwitchToLatest
+    var display = DisplayTracker()
     private var ids = IDSource()
 
     /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
@@ -40,29 +40,27 @@ public struct DebounceSwitchField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            if input.absorb(event) == true { inputChanged(into: &effects) }
-        case .submitted:
-            return
-        case let .timerFired(timer):
-            guard let wait, wait.timer == timer else { return }
-            self.wait = nil
-            guard wait.query != lastEmitted else { return }
-            lastEmitted = wait.query
-            pipeline.emit(wait.query, ids: &ids, into: &effects)
-        case .responseArrived, .requestFailed:
-            guard pipeline.settle(event, into: &effects) else { return }
-        }
-        display.show(pipeline.shown.display, into: &effects)
+        route(event, into: &effects)
     }
 
     /// `debounceTime` then `filter`: every value restarts the wait; a value below the minimum is
     /// then dropped, so nothing replaces what the screen shows.
-    private mutating func inputChanged(into effects: inout [SearchEffect]) {
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        guard input.absorb(event) == true else { return true }
         if let wait { effects.append(.cancelTimer(wait.timer)) }
         wait = nil
-        guard let query = configuration.identity(of: input) else { return }
+        guard let query = configuration.identity(of: input) else { return true }
         wait = (ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
+        return true
+    }
+
+    /// The wait is over: `distinctUntilChanged`, then the pipeline.
+    mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
+        guard let wait, wait.timer == timer else { return false }
+        self.wait = nil
+        guard wait.query != lastEmitted else { return false }
+        lastEmitted = wait.query
+        pipeline.emit(wait.query, ids: &ids, into: &effects)
+        return true
     }
 }

@@ -13,7 +13,7 @@
 /// No network: each change runs the filter synchronously on the UI thread (`runLocally`), so the
 /// cost is UI-thread time per keystroke, which grows with the catalog and delays the next
 /// keystroke. Empty text shows every product.
-public struct LocalFilterField: SearchFieldStrategy {
+public struct LocalFilterField: SearchFieldStrategy, RoutedField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -31,17 +31,27 @@ public struct LocalFilterField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            if input.absorb(event) == true { filter(into: &effects) }
-        case .submitted, .timerFired:
-            return
-        case let .responseArrived(id, summary):
-            guard let query = running.remove(id) else { return }
-            shown = .applied(id, query, summary, into: &effects)
-        case let .requestFailed(id, _):
-            _ = running.remove(id)
-        }
+        route(event, into: &effects)
+    }
+
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        if input.absorb(event) == true { filter(into: &effects) }
+        return true
+    }
+
+    /// The filter's result, applied when the runner has run it.
+    mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
+        guard let query = running.remove(id) else { return false }
+        shown = .applied(id, query, summary, into: &effects)
+        return true
+    }
+
+    mutating func requestFailed(_ id: RequestID, _ reason: FailureReason, into effects: inout [SearchEffect]) -> Bool {
+        _ = running.remove(id)
+        return true
+    }
+
+    mutating func render(into effects: inout [SearchEffect]) {
         display.show(shown.display, into: &effects)
     }
 

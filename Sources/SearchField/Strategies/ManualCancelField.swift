@@ -19,7 +19,7 @@
 /// the request is sent and immediately cancelled. And nothing checks cancellation after the
 /// await, so a request that completes although cancelled (the backend ignored it) is still
 /// written. Keyed on the text only, no trimming, no minimum length.
-public struct ManualCancelField: SearchFieldStrategy {
+public struct ManualCancelField: SearchFieldStrategy, RoutedField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -47,29 +47,12 @@ public struct ManualCancelField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            guard input.absorbText(event) else { return }
-            textChanged(into: &effects)
-        case .submitted:
-            return
-        case let .timerFired(timer):
-            guard case let .sleeping(current, query) = task, current == timer else { return }
-            task = .searching(search(query, into: &effects))
-        case let .responseArrived(id, summary):
-            guard let query = searching.remove(id) else { return }
-            results = .applied(id, query, summary, into: &effects)
-            isLoading = false
-            if task == .searching(id) { task = nil }
-        case let .requestFailed(id, _):
-            guard searching.remove(id) != nil else { return }
-            isLoading = false
-            if task == .searching(id) { task = nil }
-        }
-        display.show(isLoading ? .loading : results.display, into: &effects)
+        route(event, into: &effects)
     }
 
-    private mutating func textChanged(into effects: inout [SearchEffect]) {
+    /// `onChange(of: searchText)`: cancel the stored task, store a new one that sleeps first.
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        guard input.absorbText(event) else { return false }
         switch task {
         case let .sleeping(timer, query):
             effects.append(.cancelTimer(timer))
@@ -81,8 +64,41 @@ public struct ManualCancelField: SearchFieldStrategy {
             break
         }
         task = nil
-        guard let query = configuration.identity(of: input) else { return }
+        guard let query = configuration.identity(of: input) else { return true }
         task = .sleeping(ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
+        return true
+    }
+
+    /// The sleep is over: `search(newValue)`.
+    mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
+        guard case let .sleeping(current, query) = task, current == timer else { return false }
+        task = .searching(search(query, into: &effects))
+        return true
+    }
+
+    /// Every `search` call writes its results, cancelled or not.
+    mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
+        guard let query = searching.remove(id) else { return false }
+        results = .applied(id, query, summary, into: &effects)
+        finishSearch(id)
+        return true
+    }
+
+    /// The error is swallowed; `isLoading = false` still runs.
+    mutating func requestFailed(_ id: RequestID, _ reason: FailureReason, into effects: inout [SearchEffect]) -> Bool {
+        guard searching.remove(id) != nil else { return false }
+        finishSearch(id)
+        return true
+    }
+
+    mutating func render(into effects: inout [SearchEffect]) {
+        display.show(isLoading ? .loading : results.display, into: &effects)
+    }
+
+    /// The end of `search(_:)` for request `id`.
+    private mutating func finishSearch(_ id: RequestID) {
+        isLoading = false
+        if task == .searching(id) { task = nil }
     }
 
     private mutating func search(_ query: QueryIdentity, into effects: inout [SearchEffect]) -> RequestID {

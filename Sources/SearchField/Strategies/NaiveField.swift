@@ -15,7 +15,7 @@
 /// and a finishing old task turns the spinner off while a newer one still runs. A failure throws
 /// out of the task past `isLoading = false`, so the spinner stays on. Keyed on the text only:
 /// scope and token changes start nothing.
-public struct NaiveField: SearchFieldStrategy {
+public struct NaiveField: SearchFieldStrategy, RoutedField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -35,20 +35,32 @@ public struct NaiveField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            guard input.absorbText(event), let query = configuration.identity(of: input) else { return }
-            running.insert(ids.send(query, into: &effects), query)
-            isLoading = true
-        case .submitted, .timerFired:
-            return
-        case let .responseArrived(id, summary):
-            guard let query = running.remove(id) else { return }
-            results = .applied(id, query, summary, into: &effects)
-            isLoading = false
-        case let .requestFailed(id, _):
-            _ = running.remove(id)
-        }
+        route(event, into: &effects)
+    }
+
+    /// `onChange(of: searchText)`: a new task for the new text.
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        guard input.absorbText(event), let query = configuration.identity(of: input) else { return false }
+        running.insert(ids.send(query, into: &effects), query)
+        isLoading = true
+        return true
+    }
+
+    /// Whichever task finishes writes its results and turns the spinner off.
+    mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
+        guard let query = running.remove(id) else { return false }
+        results = .applied(id, query, summary, into: &effects)
+        isLoading = false
+        return true
+    }
+
+    /// The error is thrown past `isLoading = false`: the spinner stays.
+    mutating func requestFailed(_ id: RequestID, _ reason: FailureReason, into effects: inout [SearchEffect]) -> Bool {
+        _ = running.remove(id)
+        return true
+    }
+
+    mutating func render(into effects: inout [SearchEffect]) {
         display.show(isLoading ? .loading : results.display, into: &effects)
     }
 }

@@ -10,7 +10,7 @@
 /// No stale overwrite ever, but every keystroke costs a request and the intermediate results
 /// flash by as they come in. Previous results stay on screen, with the stalled indicator when
 /// the newest request is slow.
-public struct SequenceGuardField: SearchFieldStrategy {
+public struct SequenceGuardField: SearchFieldStrategy, RoutedField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -35,35 +35,47 @@ public struct SequenceGuardField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            if input.absorb(event) == true { inputChanged(into: &effects) }
-        case .submitted:
-            return
-        case let .timerFired(timer):
-            guard timer == stalledTimer else { return }
-            stalledTimer = nil
-            stalled = true
-        case let .responseArrived(id, summary):
-            guard let query = inFlight.remove(id), id > lastApplied else {
-                effects.append(.discard(id))
-                return
-            }
-            lastApplied = id
-            shown = cache.applied(id, query, summary, into: &effects)
-            if id == latestSent { settle(into: &effects) }
-        case let .requestFailed(id, reason):
-            guard let query = inFlight.remove(id), id > lastApplied else { return }
-            if reason != .cancelled, id == latestSent {
-                lastApplied = id
-                shown = .failed(id, query, into: &effects)
-                settle(into: &effects)
-            }
-        }
-        render(into: &effects)
+        route(event, into: &effects)
     }
 
-    private mutating func inputChanged(into effects: inout [SearchEffect]) {
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        if input.absorb(event) == true { search(into: &effects) }
+        return true
+    }
+
+    /// The stalled indicator's delay is over.
+    mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
+        guard timer == stalledTimer else { return false }
+        stalledTimer = nil
+        stalled = true
+        return true
+    }
+
+    /// Applied unless an answer to a newer request already was.
+    mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
+        guard let query = inFlight.remove(id), id > lastApplied else {
+            effects.append(.discard(id))
+            return false
+        }
+        lastApplied = id
+        shown = cache.applied(id, query, summary, into: &effects)
+        if id == latestSent { settle(into: &effects) }
+        return true
+    }
+
+    /// Shown as an error only when it is the newest request's, and not a cancellation.
+    mutating func requestFailed(_ id: RequestID, _ reason: FailureReason, into effects: inout [SearchEffect]) -> Bool {
+        guard let query = inFlight.remove(id), id > lastApplied else { return false }
+        if reason != .cancelled, id == latestSent {
+            lastApplied = id
+            shown = .failed(id, query, into: &effects)
+            settle(into: &effects)
+        }
+        return true
+    }
+
+    /// Every state change searches (from the cache when it holds the query).
+    private mutating func search(into effects: inout [SearchEffect]) {
         let query = configuration.identity(of: input)
         guard query != lastQuery else { return }
         lastQuery = query
@@ -98,7 +110,7 @@ public struct SequenceGuardField: SearchFieldStrategy {
         stalled = false
     }
 
-    private mutating func render(into effects: inout [SearchEffect]) {
+    mutating func render(into effects: inout [SearchEffect]) {
         let waiting = latestSent > lastApplied
         let state: DisplayState = if stalled && waiting {
             .stalled

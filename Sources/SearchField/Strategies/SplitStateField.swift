@@ -18,7 +18,7 @@
 /// is waiting for. Submitting skips the rest of the wait. With `restartKey: .text` it becomes
 /// seed 002's identity-blind variant; with a cache, a committed identity seen before is shown
 /// at once.
-public struct SplitStateField: SearchFieldStrategy {
+public struct SplitStateField: SearchFieldStrategy, RoutedField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -56,39 +56,57 @@ public struct SplitStateField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            let restarts = configuration.restartKey == .identity ? input.absorb(event) == true : input.absorbText(event)
-            guard restarts else { return }
-            inputChanged(into: &effects)
-        case .submitted:
-            guard case let .waiting(timer, query) = phase else { return }
-            effects.append(.cancelTimer(timer))
+        route(event, into: &effects)
+    }
+
+    /// The restart key (the identity, or the text alone) changed: the `.task` restarts.
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        let restarts = configuration.restartKey == .identity ? input.absorb(event) == true : input.absorbText(event)
+        guard restarts else { return false }
+        restart(into: &effects)
+        return true
+    }
+
+    /// Submitting skips the rest of the wait.
+    mutating func submitted(into effects: inout [SearchEffect]) -> Bool {
+        guard case let .waiting(timer, query) = phase else { return false }
+        effects.append(.cancelTimer(timer))
+        search(query, into: &effects)
+        return true
+    }
+
+    /// The wait is over (search), or the request is slow (the stalled indicator).
+    mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
+        switch phase {
+        case let .waiting(current, query) where current == timer:
             search(query, into: &effects)
-        case let .timerFired(timer):
-            switch phase {
-            case let .waiting(current, query) where current == timer:
-                search(query, into: &effects)
-            case let .loading(_, _, stalledTimer) where stalledTimer == timer:
-                stalled = true
-            default:
-                return
-            }
-        case let .responseArrived(id, summary):
-            guard case let .loading(current, query, stalledTimer) = phase, current == id else {
-                effects.append(.discard(id))
-                return
-            }
-            if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
-            shown = cache.applied(id, query, summary, into: &effects)
-            phase = .idle
-        case let .requestFailed(id, reason):
-            guard case let .loading(current, query, stalledTimer) = phase, current == id else { return }
-            if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
-            if reason != .cancelled { shown = .failed(id, query, into: &effects) }
-            phase = .idle
+        case let .loading(_, _, stalledTimer) where stalledTimer == timer:
+            stalled = true
+        default:
+            return false
         }
-        render(into: &effects)
+        return true
+    }
+
+    /// Committed only when it answers the request the field is waiting for.
+    mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
+        guard case let .loading(current, query, stalledTimer) = phase, current == id else {
+            effects.append(.discard(id))
+            return false
+        }
+        if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
+        shown = cache.applied(id, query, summary, into: &effects)
+        phase = .idle
+        return true
+    }
+
+    /// An error on screen, except for a cancellation, which is never an error.
+    mutating func requestFailed(_ id: RequestID, _ reason: FailureReason, into effects: inout [SearchEffect]) -> Bool {
+        guard case let .loading(current, query, stalledTimer) = phase, current == id else { return false }
+        if let stalledTimer { effects.append(.cancelTimer(stalledTimer)) }
+        if reason != .cancelled { shown = .failed(id, query, into: &effects) }
+        phase = .idle
+        return true
     }
 
     /// The identity of the wait or request in progress, else of what the screen answers.
@@ -99,7 +117,7 @@ public struct SplitStateField: SearchFieldStrategy {
         }
     }
 
-    private mutating func inputChanged(into effects: inout [SearchEffect]) {
+    private mutating func restart(into effects: inout [SearchEffect]) {
         var query = configuration.identity(of: input)
         if configuration.restartKey == .text, let target, let text = query?.text, text == target.text {
             query = target
@@ -146,7 +164,7 @@ public struct SplitStateField: SearchFieldStrategy {
         phase = .loading(id, query, stalledTimer: stalledTimer)
     }
 
-    private mutating func render(into effects: inout [SearchEffect]) {
+    mutating func render(into effects: inout [SearchEffect]) {
         // 0: what `shown` holds; 1: loading; 2: stalled.
         var mode: UInt8 = 0
         if case .loading = phase {

@@ -31,7 +31,7 @@
 /// screen); a cancelled task still writes `isLoading = false` (and, when the backend ignored the
 /// cancel, its results) under a newer loading task; keyed on the text only, so scope and token
 /// changes do not restart it.
-public struct SplitStateSeedField: SearchFieldStrategy {
+public struct SplitStateSeedField: SearchFieldStrategy, RoutedField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -60,34 +60,44 @@ public struct SplitStateSeedField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            // The text is the `id:` of the running `.task`: it restarts only when that changes.
-            guard input.absorbText(event) else { return }
-            restart(into: &effects)
-        case .submitted:
-            return
-        case let .timerFired(timer):
-            guard case let .sleeping(current, query) = task, current == timer else { return }
-            guard query != committedQuery?.text else {
-                task = nil
-                return
-            }
-            let identity = QueryIdentity(text: query, scope: input.scope, tokens: input.tokens)
-            committedQuery = identity
-            isLoading = true
-            task = .searching(ids.send(identity, into: &effects), identity)
-        case let .responseArrived(id, summary):
-            guard let query = finish(id) else { return }
-            results = .applied(id, query, summary, into: &effects)
-            isLoading = false
-        case let .requestFailed(id, _):
-            guard let query = finish(id) else { return }
-            results = .results(query, request: id, count: 0)
-            effects.append(.apply(id, query, .error))
-            isLoading = false
+        route(event, into: &effects)
+    }
+
+    /// The text is the `id:` of the running `.task`: it restarts only when that changes.
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        guard input.absorbText(event) else { return false }
+        restart(into: &effects)
+        return true
+    }
+
+    /// The sleep is over: commit the query and search, unless it is the committed one.
+    mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
+        guard case let .sleeping(current, query) = task, current == timer else { return false }
+        guard query != committedQuery?.text else {
+            task = nil
+            return false
         }
-        render(into: &effects)
+        let identity = QueryIdentity(text: query, scope: input.scope, tokens: input.tokens)
+        committedQuery = identity
+        isLoading = true
+        task = .searching(ids.send(identity, into: &effects), identity)
+        return true
+    }
+
+    mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
+        guard let query = finish(id) else { return false }
+        results = .applied(id, query, summary, into: &effects)
+        isLoading = false
+        return true
+    }
+
+    /// The `catch`: the error message, and `results = []`, which the view shows as "no results".
+    mutating func requestFailed(_ id: RequestID, _ reason: FailureReason, into effects: inout [SearchEffect]) -> Bool {
+        guard let query = finish(id) else { return false }
+        results = .results(query, request: id, count: 0)
+        effects.append(.apply(id, query, .error))
+        isLoading = false
+        return true
     }
 
     /// `.task(id:)` cancels the running task and starts a new one.
@@ -121,7 +131,7 @@ public struct SplitStateSeedField: SearchFieldStrategy {
         return cancelled.remove(id)
     }
 
-    private mutating func render(into effects: inout [SearchEffect]) {
+    mutating func render(into effects: inout [SearchEffect]) {
         let state: DisplayState
         if isLoading {
             state = .loading

@@ -8,7 +8,7 @@
 /// The first change of a burst searches at once, then at most one search per interval (the
 /// latest value at the end of each window). The request rate is bounded; in a fast burst the
 /// results lag behind the text. Each new search cancels the one in flight.
-public struct ThrottleField: SearchFieldStrategy {
+public struct ThrottleField: SearchFieldStrategy, SwitchToLatestField {
     /// The knobs this field runs with, fixed at creation.
     public let configuration: SearchFieldConfiguration
     private var input = FieldInput()
@@ -16,8 +16,8 @@ public struct ThrottleField: SearchFieldStrategy {
     private var window: TimerID?
     /// The latest value seen during the window, emitted when it closes.
     private var trailing: QueryIdentity?
-    private var pipeline: SwitchToLatest
-    private var display = DisplayTracker()
+    var pipeline: SwitchToLatest
+    var display = DisplayTracker()
     private var ids = IDSource()
 
     /// A field with `configuration`; by default its preset's (``Preset``, docs/strategies.md).
@@ -29,33 +29,32 @@ public struct ThrottleField: SearchFieldStrategy {
     /// Handles one event at `time` (nanoseconds on the runner's clock), appending the effects in
     /// the order they happen (``SearchFieldStrategy/handle(_:at:into:)``).
     public mutating func handle(_ event: SearchEvent, at time: Int64, into effects: inout [SearchEffect]) {
-        switch event {
-        case .textChanged, .fieldTextSet, .scopeChanged, .tokensChanged:
-            if input.absorb(event) == true { inputChanged(into: &effects) }
-        case .submitted:
-            return
-        case let .timerFired(timer):
-            guard timer == window else { return }
-            window = nil
-            if let query = trailing {
-                trailing = nil
-                pipeline.emit(query, ids: &ids, into: &effects)
-                openWindow(into: &effects)
-            }
-        case .responseArrived, .requestFailed:
-            guard pipeline.settle(event, into: &effects) else { return }
-        }
-        display.show(pipeline.shown.display, into: &effects)
+        route(event, into: &effects)
     }
 
-    private mutating func inputChanged(into effects: inout [SearchEffect]) {
-        guard let query = configuration.identity(of: input) else { return }
+    /// Leading: a change outside a window emits at once and opens one; inside, it waits as the
+    /// trailing value.
+    mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
+        guard input.absorb(event) == true, let query = configuration.identity(of: input) else { return true }
         if window == nil {
             pipeline.emit(query, ids: &ids, into: &effects)
             openWindow(into: &effects)
         } else {
             trailing = query
         }
+        return true
+    }
+
+    /// Trailing: the window closes and emits the latest value seen during it, opening the next.
+    mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
+        guard timer == window else { return false }
+        window = nil
+        if let query = trailing {
+            trailing = nil
+            pipeline.emit(query, ids: &ids, into: &effects)
+            openWindow(into: &effects)
+        }
+        return true
     }
 
     private mutating func openWindow(into effects: inout [SearchEffect]) {

@@ -6,10 +6,6 @@ import Diagnostics
 package struct ArgumentParser: Sendable {
     package let root: Command
 
-    package init(root: Command) {
-        self.root = root
-    }
-
     /// The outcome of parsing: a command to run with its arguments, or help to print.
     package enum Outcome: Sendable {
         case run(command: Command, path: [String], arguments: ParsedArguments)

@@ -3,10 +3,6 @@
 package struct GridRange: Sendable, Equatable {
     package var values: [Int]
 
-    package init(values: [Int]) {
-        self.values = values
-    }
-
     /// The most grid values one range may have (a typo like `0:600000:1` should not run for hours).
     package static let limit = 2_000
 

@@ -53,17 +53,7 @@ enum CompareCommand {
                 "nothing to compare: no strategy group appears in both \(baselinePath) and \(candidatePath) (baseline: \(comparison.groupsOnlyInBaseline.joined(separator: ", ")); candidate: \(comparison.groupsOnlyInCandidate.joined(separator: ", ")))",
                 exitCode: ExitCode.dataError)
         }
-        if let junit = arguments.value("junit") {
-            try ReportingCLI.write(comparison.junit().render(), to: junit)
-        }
-        if arguments.flag("json") {
-            invocation.console.out(try comparison.json())
-        } else if arguments.flag("markdown") {
-            invocation.console.out(comparison.markdown())
-        } else {
-            invocation.console.out(comparison.terminalTable(all: arguments.flag("all")))
-        }
-        return comparison.exitCode
+        return try ReportingCLI.print(comparison, invocation)
     }
 
     /// The tolerances file, or the built-in tolerances (shared with `history`).

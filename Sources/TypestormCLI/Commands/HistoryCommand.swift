@@ -75,18 +75,8 @@ enum HistoryCommand {
             try ReportingCLI.write(HistoryReport(history: history).render(), to: out)
             invocation.console.err("history: \(out)\n")
         }
-        if let junit = arguments.value("junit") {
-            try ReportingCLI.write(history.junit().render(), to: junit)
-        }
-        if arguments.flag("json") {
-            invocation.console.out(try history.json())
-        } else if arguments.flag("csv") {
-            invocation.console.out(history.csv())
-        } else if arguments.flag("markdown") {
-            invocation.console.out(history.markdown())
-        } else {
-            invocation.console.out(history.terminalTable(all: arguments.flag("all")))
-        }
-        return history.exitCode
+        return try ReportingCLI.print(history, invocation, csv: history.csv)
     }
 }
+
+extension History: Verdict {}

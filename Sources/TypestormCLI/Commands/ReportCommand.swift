@@ -118,6 +118,27 @@ enum ReportingCLI {
         }
     }
 
+    /// Prints a verdict the way `compare` and `history` both do: JUnit XML to the `--junit` file,
+    /// then on stdout JSON with `--json`, `csv` with `--csv` (where the command has it), markdown
+    /// with `--markdown`, else the terminal table (every row with `--all`). Returns the verdict's
+    /// exit code.
+    static func print(_ verdict: some Verdict, _ invocation: Invocation, csv: (() -> String)? = nil) throws -> Int32 {
+        let arguments = invocation.arguments
+        if let junit = arguments.value("junit") {
+            try write(verdict.junit().render(), to: junit)
+        }
+        if arguments.flag("json") {
+            invocation.console.out(try verdict.json())
+        } else if let csv, arguments.flag("csv") {
+            invocation.console.out(csv())
+        } else if arguments.flag("markdown") {
+            invocation.console.out(verdict.markdown())
+        } else {
+            invocation.console.out(verdict.terminalTable(all: arguments.flag("all")))
+        }
+        return verdict.exitCode
+    }
+
     static func makeDirectory(_ path: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -126,3 +147,15 @@ enum ReportingCLI {
         }
     }
 }
+
+/// A judgement of runs that `compare` and `history` print in the same formats
+/// (``ReportingCLI/print(_:_:csv:)``).
+protocol Verdict {
+    func junit() -> JUnitXML
+    func json() throws -> String
+    func markdown() -> String
+    func terminalTable(all: Bool) -> String
+    var exitCode: Int32 { get }
+}
+
+extension Comparison: Verdict {}
