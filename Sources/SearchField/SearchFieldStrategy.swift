@@ -27,12 +27,12 @@ public enum RestartKey: String, Hashable, Sendable {
 
 /// The shared knobs (docs/strategies.md). Presets are named points in this space.
 public struct SearchFieldConfiguration: Hashable, Sendable {
-    /// Debounce wait in nanoseconds (0: none). Also the throttle interval for `throttle`.
-    public var debounce: Int64
+    /// Debounce wait (zero: none). Also the throttle interval for `throttle`.
+    public var debounce: Duration { .nanoseconds(debounceNanos) }
     /// Trimming and minimum length.
     public var normalizer: QueryNormalizer
     /// After this long without an answer, show the stalled indicator (`nil`: never).
-    public var stalledDelay: Int64?
+    public var stalledDelay: Duration? { stalledDelayNanos.map { .nanoseconds($0) } }
     /// Client LRU cache of identity → results (0: off). Presets whose seed has no cache ignore it.
     public var cacheCapacity: Int
     /// What restarts the wait and the request: the full identity (correct) or the text alone.
@@ -41,17 +41,43 @@ public struct SearchFieldConfiguration: Hashable, Sendable {
     public var writeBack: Bool
     /// Stop a write-back loop after this many re-entries of the change handler.
     public var writeBackBound: Int
+    /// ``debounce`` in nanoseconds, as the strategies keep time.
+    package var debounceNanos: Int64
+    /// ``stalledDelay`` in nanoseconds.
+    package var stalledDelayNanos: Int64?
 
     /// A configuration; the defaults are a 300 ms debounce, trimming, minimum length 2, no stalled
     /// indicator, no cache, identity restarts and no write-back (docs/strategies.md).
+    ///
+    /// - Throws: ``SetupError`` for a negative duration or cache capacity, or a write-back bound
+    ///   below 1.
     public init(
-        debounce: Int64 = 300_000_000, normalizer: QueryNormalizer = QueryNormalizer(trims: true, minimumLength: 2),
-        stalledDelay: Int64? = nil, cacheCapacity: Int = 0, restartKey: RestartKey = .identity,
+        debounce: Duration = .milliseconds(300), normalizer: QueryNormalizer = QueryNormalizer(trims: true, minimumLength: 2),
+        stalledDelay: Duration? = nil, cacheCapacity: Int = 0, restartKey: RestartKey = .identity,
+        writeBack: Bool = false, writeBackBound: Int = 16
+    ) throws(SetupError) {
+        try SetupError.checkNotNegative(debounce, "debounce")
+        if let stalledDelay { try SetupError.checkNotNegative(stalledDelay, "stalledDelay") }
+        if cacheCapacity < 0 { throw SetupError(description: "cacheCapacity: expected 0 or more, found \(cacheCapacity)") }
+        if writeBackBound < 1 { throw SetupError(description: "writeBackBound: expected at least 1, found \(writeBackBound)") }
+        self.init(debounceNanos: debounce.wholeNanoseconds, normalizer: normalizer, stalledDelayNanos: stalledDelay?.wholeNanoseconds,
+                  cacheCapacity: cacheCapacity, restartKey: restartKey, writeBack: writeBack, writeBackBound: writeBackBound)
+    }
+
+    /// The default configuration: a 300 ms debounce, trimming, minimum length 2, no stalled
+    /// indicator, no cache, identity restarts and no write-back.
+    public init() {
+        self.init(debounceNanos: 300_000_000)
+    }
+
+    package init(
+        debounceNanos: Int64, normalizer: QueryNormalizer = QueryNormalizer(trims: true, minimumLength: 2),
+        stalledDelayNanos: Int64? = nil, cacheCapacity: Int = 0, restartKey: RestartKey = .identity,
         writeBack: Bool = false, writeBackBound: Int = 16
     ) {
-        self.debounce = debounce
+        self.debounceNanos = debounceNanos
         self.normalizer = normalizer
-        self.stalledDelay = stalledDelay
+        self.stalledDelayNanos = stalledDelayNanos
         self.cacheCapacity = cacheCapacity
         self.restartKey = restartKey
         self.writeBack = writeBack
@@ -83,23 +109,23 @@ public enum Preset: String, CaseIterable, Sendable {
         let raw = QueryNormalizer(trims: false, minimumLength: 0)
         switch self {
         case .naive:
-            return SearchFieldConfiguration(debounce: 0, normalizer: raw, restartKey: .text)
+            return SearchFieldConfiguration(debounceNanos: 0, normalizer: raw, restartKey: .text)
         case .manualCancel:
-            return SearchFieldConfiguration(debounce: 300_000_000, normalizer: raw, restartKey: .text)
+            return SearchFieldConfiguration(debounceNanos: 300_000_000, normalizer: raw, restartKey: .text)
         case .splitStateSeed:
-            return SearchFieldConfiguration(debounce: 300_000_000, restartKey: .text)
+            return SearchFieldConfiguration(debounceNanos: 300_000_000, restartKey: .text)
         case .splitState:
-            return SearchFieldConfiguration(debounce: 300_000_000, stalledDelay: 200_000_000)
+            return SearchFieldConfiguration(debounceNanos: 300_000_000, stalledDelayNanos: 200_000_000)
         case .sequenceGuard:
-            return SearchFieldConfiguration(debounce: 0, normalizer: raw, stalledDelay: 200_000_000)
+            return SearchFieldConfiguration(debounceNanos: 0, normalizer: raw, stalledDelayNanos: 200_000_000)
         case .debounceSwitch:
-            return SearchFieldConfiguration(debounce: 300_000_000, normalizer: raw)
+            return SearchFieldConfiguration(debounceNanos: 300_000_000, normalizer: raw)
         case .throttle:
-            return SearchFieldConfiguration(debounce: 300_000_000, normalizer: raw)
+            return SearchFieldConfiguration(debounceNanos: 300_000_000, normalizer: raw)
         case .submitOnly:
-            return SearchFieldConfiguration(debounce: 0, normalizer: QueryNormalizer(trims: true, minimumLength: 1))
+            return SearchFieldConfiguration(debounceNanos: 0, normalizer: QueryNormalizer(trims: true, minimumLength: 1))
         case .localFilter:
-            return SearchFieldConfiguration(debounce: 0, normalizer: raw)
+            return SearchFieldConfiguration(debounceNanos: 0, normalizer: raw)
         }
     }
 

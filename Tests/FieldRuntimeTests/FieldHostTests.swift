@@ -28,7 +28,7 @@ struct FieldHostTests {
     @Test("typing, a debounce, a request and its answer, with input and schedule lag recorded")
     func oneSearch() throws {
         var configuration = Preset.splitState.defaultConfiguration
-        configuration.debounce = 300 * Self.ms
+        configuration.debounceNanos = 300 * Self.ms
         var host = FieldHost<SplitStateField, Int>(strategy: SplitStateField(configuration: configuration))
         var context = FieldHostContext(configuration: configuration)
         var recorder = try Recorder(typists: 1, expectsBackend: false)

@@ -68,7 +68,7 @@ struct LiveRunnerTests {
         // A 1 s wait against keys 30 ms apart: only a stall of most of a second on a busy
         // machine could split the burst.
         var configuration = Preset.splitState.defaultConfiguration
-        configuration.debounce = 1_000_000_000
+        configuration.debounceNanos = 1_000_000_000
         let result = await run(.splitState, configuration: configuration, endAfter: 1_400_000_000)
         #expect(result.undrainedTypists == 0)
         #expect(result.metrics.counter(MetricName.keystrokes) == 21)
@@ -185,10 +185,9 @@ struct SharedHTTPBackendTests {
             let sessions = (0..<3).map { _ in
                 LiveTypist(arrivalNanos: 0, session: ScriptedSession(typing: "sweat", interval: 100_000_000, endAfter: 600_000_000))
             }
-            async let first = LiveRunner.run(typists: sessions, strategy: .debounceSwitch,
-                                             configuration: SearchFieldConfiguration(debounce: 10_000_000), backend: http)
-            async let second = LiveRunner.run(typists: sessions, strategy: .debounceSwitch,
-                                              configuration: SearchFieldConfiguration(debounce: 10_000_000), backend: http)
+            let quick = try SearchFieldConfiguration(debounce: .milliseconds(10))
+            async let first = LiveRunner.run(typists: sessions, strategy: .debounceSwitch, configuration: quick, backend: http)
+            async let second = LiveRunner.run(typists: sessions, strategy: .debounceSwitch, configuration: quick, backend: http)
             return await [first, second]
         }
         for result in results {

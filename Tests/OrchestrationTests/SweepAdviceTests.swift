@@ -74,7 +74,7 @@ struct SweepAdviceTests {
             let seed = SweepPlan.replicateSeed(base: 7, replicate: replicate)
             for debounce in grid {
                 var configuration = Preset.splitState.defaultConfiguration
-                configuration.debounce = Int64(debounce) * 1_000_000
+                configuration.debounceNanos = Int64(debounce) * 1_000_000
                 configuration.normalizer.minimumLength = 1
                 let spec = StrategySpec(name: "split-state", preset: .splitState, configuration: configuration)
                 let scenario = SimulationPlan(typists: 20, seed: seed, strategies: [spec], backend: backend)

@@ -68,7 +68,7 @@ struct VirtualWorkloadTests {
         #expect(naive.configuration.cacheCapacity == 8)
         #expect(naive.configuration.normalizer.minimumLength == 3)
         #expect(naive.configuration.writeBack)
-        #expect(simulation.strategies[1].configuration.debounce == 250_000_000)
+        #expect(simulation.strategies[1].configuration.debounceNanos == 250_000_000)
         #expect(simulation.backend.typistsPerServer == 10)
         #expect(simulation.backend.cancellation == .clientOnly)
         #expect(simulation.backend.errorRate == 0.01)

@@ -27,7 +27,7 @@ struct LibraryFaceTests {
     @Test func theKnobsReachTheStrategy() throws {
         let spec = VirtualWorkload.simulationStrategy(try ScenarioStrategy("split-state", name: "slow", debounce: .milliseconds(450), minimumLength: 3))
         #expect(spec.name == "slow")
-        #expect(spec.configuration.debounce == 450_000_000)
+        #expect(spec.configuration.debounce == .milliseconds(450))
         #expect(spec.configuration.normalizer.minimumLength == 3)
     }
 
@@ -82,5 +82,8 @@ struct LibraryFaceTests {
                                        settleInterval: .milliseconds(700))
         #expect(runner.run().settleInterval == .milliseconds(700))
         #expect(runner.lastEventTime >= .zero)
+        let configuration = try SearchFieldConfiguration(debounce: .milliseconds(150), stalledDelay: .milliseconds(200))
+        #expect(configuration.debounce == .milliseconds(150) && configuration.stalledDelay == .milliseconds(200))
+        #expect { try SearchFieldConfiguration(debounce: .milliseconds(-1)) } throws: { "\($0)".contains("debounce: expected a duration of 0 or more") }
     }
 }

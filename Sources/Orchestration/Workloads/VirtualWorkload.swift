@@ -133,10 +133,10 @@ public struct VirtualWorkload: PhaseWorkload {
         // which never come here).
         let preset = Preset(rawValue: spec.preset)!
         var configuration = preset.defaultConfiguration
-        if let debounce = spec.debounceNanos { configuration.debounce = debounce }
+        if let debounce = spec.debounceNanos { configuration.debounceNanos = debounce }
         if let minimum = spec.minimumLength { configuration.normalizer.minimumLength = minimum }
         if let trim = spec.trim { configuration.normalizer.trims = trim }
-        if let stalled = spec.stalledDelayNanos { configuration.stalledDelay = stalled }
+        if let stalled = spec.stalledDelayNanos { configuration.stalledDelayNanos = stalled }
         if let cache = spec.cacheSize { configuration.cacheCapacity = cache }
         if let writeBack = spec.writeBack { configuration.writeBack = writeBack }
         return StrategySpec(name: spec.name, preset: preset, configuration: configuration)

@@ -50,7 +50,7 @@ public struct DebounceSwitchField: SearchFieldStrategy, SwitchToLatestField {
         if let wait { effects.append(.cancelTimer(wait.timer)) }
         wait = nil
         guard let query = configuration.identity(of: input) else { return true }
-        wait = (ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
+        wait = (ids.schedule(after: configuration.debounceNanos, for: .debounce(query), into: &effects), query)
         return true
     }
 

@@ -65,7 +65,7 @@ public struct ManualCancelField: SearchFieldStrategy, RoutedField {
         }
         task = nil
         guard let query = configuration.identity(of: input) else { return true }
-        task = .sleeping(ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
+        task = .sleeping(ids.schedule(after: configuration.debounceNanos, for: .debounce(query), into: &effects), query)
         return true
     }
 

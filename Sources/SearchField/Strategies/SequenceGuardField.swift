@@ -98,7 +98,7 @@ public struct SequenceGuardField: SearchFieldStrategy, RoutedField {
         inFlight.insert(id, query)
         if let timer = stalledTimer { effects.append(.cancelTimer(timer)) }
         stalledTimer = nil
-        if let delay = configuration.stalledDelay {
+        if let delay = configuration.stalledDelayNanos {
             stalledTimer = ids.schedule(after: delay, for: .stalled, into: &effects)
         }
     }

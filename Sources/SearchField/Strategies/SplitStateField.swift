@@ -133,7 +133,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
             shown = hit
             return
         }
-        phase = .waiting(ids.schedule(after: configuration.debounce, for: .debounce(query), into: &effects), query)
+        phase = .waiting(ids.schedule(after: configuration.debounceNanos, for: .debounce(query), into: &effects), query)
     }
 
     private mutating func cancelPhase(into effects: inout [SearchEffect]) {
@@ -158,7 +158,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         }
         let id = ids.send(query, into: &effects)
         var stalledTimer: TimerID?
-        if let delay = configuration.stalledDelay {
+        if let delay = configuration.stalledDelayNanos {
             stalledTimer = ids.schedule(after: delay, for: .stalled, into: &effects)
         }
         phase = .loading(id, query, stalledTimer: stalledTimer)

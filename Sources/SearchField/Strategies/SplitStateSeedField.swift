@@ -119,7 +119,7 @@ public struct SplitStateSeedField: SearchFieldStrategy, RoutedField {
             return
         }
         let identity = QueryIdentity(text: query, scope: input.scope, tokens: input.tokens)
-        task = .sleeping(ids.schedule(after: configuration.debounce, for: .debounce(identity), into: &effects), query)
+        task = .sleeping(ids.schedule(after: configuration.debounceNanos, for: .debounce(identity), into: &effects), query)
     }
 
     /// The query of `id` if some task (current or cancelled) is awaiting it.

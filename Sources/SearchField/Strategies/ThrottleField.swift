@@ -58,6 +58,6 @@ public struct ThrottleField: SearchFieldStrategy, SwitchToLatestField {
     }
 
     private mutating func openWindow(into effects: inout [SearchEffect]) {
-        window = ids.schedule(after: configuration.debounce, for: .throttle, into: &effects)
+        window = ids.schedule(after: configuration.debounceNanos, for: .throttle, into: &effects)
     }
 }

@@ -49,9 +49,9 @@ enum ReplayCommand {
         guard let path = arguments.value("trace") else { throw UsageError.missingValue(option: "trace", valueName: "FILE") }
         let strategyName = arguments.value("strategy") ?? "split-state"
         var spec = try SimulateCommand.parseStrategies(strategyName, option: "strategy")[0]
-        if let debounce = try arguments.durationNanos("debounce") { spec.configuration.debounce = debounce }
+        if let debounce = try arguments.durationNanos("debounce") { spec.configuration.debounceNanos = debounce }
         if let minimum = try arguments.int("min-length", in: 0...1000) { spec.configuration.normalizer.minimumLength = minimum }
-        if let stalled = try arguments.durationNanos("stalled") { spec.configuration.stalledDelay = stalled }
+        if let stalled = try arguments.durationNanos("stalled") { spec.configuration.stalledDelayNanos = stalled }
         if let cache = try arguments.int("cache", in: 0...100_000) { spec.configuration.cacheCapacity = cache }
         let cancellation = try parseCancellation(arguments)
         var backend = SimulateCommand.defaults.model
