@@ -70,6 +70,14 @@ public struct SearchFieldConfiguration: Hashable, Sendable {
         self.init(debounceNanos: 300_000_000)
     }
 
+    /// Every knob as text, in the form scenario hashes have always been made from (nanoseconds,
+    /// declaration order): the same configuration gives the same text in every version.
+    package var canonicalDescription: String {
+        "SearchFieldConfiguration(debounce: \(debounceNanos), normalizer: \(String(reflecting: normalizer)), "
+            + "stalledDelay: \(stalledDelayNanos.map { "Optional(\($0))" } ?? "nil"), cacheCapacity: \(cacheCapacity), "
+            + "restartKey: \(String(reflecting: restartKey)), writeBack: \(writeBack), writeBackBound: \(writeBackBound))"
+    }
+
     package init(
         debounceNanos: Int64, normalizer: QueryNormalizer = QueryNormalizer(trims: true, minimumLength: 2),
         stalledDelayNanos: Int64? = nil, cacheCapacity: Int = 0, restartKey: RestartKey = .identity,

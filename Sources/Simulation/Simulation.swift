@@ -46,7 +46,7 @@ public struct SimulationPlan: Sendable {
         let b = backend
         let scripted = b.scriptedNanos.keys.sorted().map { "\($0)=\(b.scriptedNanos[$0]!)" }.joined(separator: ",")
         let strategies: [JSONValue] = strategies.map {
-            .object([("name", .string($0.name)), ("preset", .string($0.preset.rawValue)), ("configuration", .string("\($0.configuration)"))])
+            .object([("name", .string($0.name)), ("preset", .string($0.preset.rawValue)), ("configuration", .string($0.configuration.canonicalDescription))])
         }
         let backendJSON: JSONValue = .object([
             ("rtt", .string("\(b.roundTrip)")), ("workers", .number("\(b.workers)")), ("cell", .number("\(b.typistsPerServer)")),
