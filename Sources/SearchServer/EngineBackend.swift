@@ -9,9 +9,11 @@ package struct EngineBackend: SearchBackend {
     package let engine: SearchEngine
     package let catalog: Catalog
 
-    package init(catalog: Catalog, engine: SearchEngine? = nil) {
+    /// The engine must be built over `catalog` (``SearchEngine/build(catalog:tuning:)``, which reports a
+    /// catalog over the store's limit as an error).
+    package init(catalog: Catalog, engine: SearchEngine) {
         self.catalog = catalog
-        self.engine = engine ?? SearchEngine(catalog: catalog)
+        self.engine = engine
     }
 
     package func search(_ request: SearchRequest, isCancelled: () -> Bool) throws -> BackendResult {

@@ -145,7 +145,7 @@ struct EngineSearchBackendTests {
 @Suite("Live HTTP runner", .timeLimit(.minutes(5)))
 struct LiveHTTPRunnerTests {
     @Test func typistsSearchTheEmbeddedServerOverHTTP() async throws {
-        let backend = EngineBackend(catalog: LiveRunnerTests.catalog)
+        let backend = EngineBackend(catalog: LiveRunnerTests.catalog, engine: SearchEngine(catalog: LiveRunnerTests.catalog))
         let metrics = try await SearchServer.withServer(configuration: SearchServerConfiguration(), backend: backend) { server in
             let http = try HTTPSearchBackend(target: try HTTPSearchTarget.embeddedServer(baseURL: server.baseURL), maxConnections: 16)
             defer { http.shutdown() }
@@ -174,7 +174,7 @@ struct SharedHTTPBackendTests {
     /// numbers repeat (typist 0, request 1, ...), and cancellations must still reach their own
     /// transfers: no transport errors, every cancel observed as a cancellation.
     @Test func concurrentRunsKeepTheirTransfersApart() async throws {
-        let backend = EngineBackend(catalog: LiveRunnerTests.catalog)
+        let backend = EngineBackend(catalog: LiveRunnerTests.catalog, engine: SearchEngine(catalog: LiveRunnerTests.catalog))
         var configuration = SearchServerConfiguration()
         // Every answer takes 400 ms and keys come every 100 ms, so each new query's request
         // finds the previous one in flight and cancels it, even if the machine is busy.
