@@ -118,11 +118,11 @@ public enum Simulation {
 
     /// Runs one strategy over the typists `typists` (global indices) that `sessions` makes (called
     /// once per server cell, with that cell's global indices); also returns how many events the
-    /// runner processed (for benchmarks).
+    /// runner processed.
     ///
     /// Dispatches on the preset to concrete strategy types, so the runner's hot loop is
     /// specialized for each one instead of going through witness tables per event.
-    public static func runStrategyCounting<Session: TypistSession>(
+    package static func runStrategyCounting<Session: TypistSession>(
         _ spec: StrategySpec, scenario: SimulationPlan, typists: Range<Int>, sessions: (Range<Int>) -> [Session]
     ) -> (recorder: Recorder, events: Int) {
         strategyCounting(spec, scenario: scenario, typists: typists, sessions: sessions)
@@ -131,7 +131,7 @@ public enum Simulation {
     /// `runStrategyCounting` for the Typists population's sessions (`simulate`, `sweep`, the
     /// virtual runner, the benchmark): the same run, its hot loop specialised here for
     /// `DeadlineSession<GeneratedSession>`.
-    public static func runStrategyCounting(
+    package static func runStrategyCounting(
         _ spec: StrategySpec, scenario: SimulationPlan, typists: Range<Int>,
         sessions: (Range<Int>) -> [DeadlineSession<GeneratedSession>]
     ) -> (recorder: Recorder, events: Int) {
