@@ -11,10 +11,18 @@ protocol LiveFieldThreadHandle: Sendable {
     func join()
 }
 
+/// One typist as a field thread holds it: its session behind an existential, so the threads'
+/// code is generic over the strategy alone.
+struct LiveFieldTypist {
+    let arrivalNanos: Int64
+    let session: any TypistSession
+}
+
 /// Makes the field threads of a preset's strategy at its concrete type, so their loops run
-/// specialised for it (``Preset/visit(_:_:)``).
-struct LiveFieldThreadMaker<Session: TypistSession & Sendable>: PresetVisitor {
-    let typists: [LiveTypist<Session>]
+/// specialised for it (``Preset/visit(_:_:)``). Not generic itself: a caller at a concrete
+/// preset gets every thread's loop specialised for the strategy.
+struct LiveFieldThreadMaker: PresetVisitor {
+    let typists: [LiveFieldTypist]
     let count: Int
     let shared: LiveRunShared
     let typingDone: @Sendable () -> Void
@@ -48,7 +56,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     private let exited = DispatchSemaphore(value: 0)
 
     /// The thread for slots `first, first + stride, …` of `typists`.
-    init<Session: TypistSession & Sendable>(name: String, typists: [LiveTypist<Session>], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
+    init(name: String, typists: [LiveFieldTypist], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
          typingDone: @escaping @Sendable () -> Void) {
         let slots = Swift.stride(from: first, to: typists.count, by: stride)
         queue = LiveFieldQueue(capacity: typists.count / stride * 2 + 2)
@@ -65,13 +73,17 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         self.name = name
         // Every typist's first action is drawn before the run's clock starts.
         for field in fields { advance(field, at: 0) }
+        // Made here, where the strategy's type is concrete when the caller's is: `start()` is
+        // called through the handle protocol, and a loop called from there would run generic.
+        entry = { [unowned self] in self.loop() }
     }
 
     private let name: String
+    private var entry: @Sendable () -> Void = {}
 
     /// Starts the thread (once the run's clock has started).
     func start() {
-        let thread = Thread { [self] in self.loop() }
+        let thread = Thread(block: entry)
         thread.name = name
         thread.stackSize = 1 << 20
         thread.start()

@@ -185,9 +185,19 @@ public enum LiveRunner {
         options: LiveRunOptions = LiveRunOptions(),
         monitor: LiveRunMonitor = LiveRunMonitor()
     ) async -> LiveRunResult {
-        await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
-            strategy.visit(configuration, LiveFieldThreadMaker(typists: typists, count: count, shared: shared, typingDone: typingDone))
+        let fieldTypists = typists.map { LiveFieldTypist(arrivalNanos: $0.arrivalNanos, session: $0.session) }
+        return await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
+            makeThreads(fieldTypists, strategy: strategy, configuration: configuration, shared: shared, count: count, typingDone: typingDone)
         }
+    }
+
+    /// Not generic, so the preset's switch hands each field thread its strategy at a concrete
+    /// type and the threads' loops are compiled for it.
+    private static func makeThreads(
+        _ typists: [LiveFieldTypist], strategy: Preset, configuration: SearchFieldConfiguration?, shared: LiveRunShared, count: Int,
+        typingDone: @escaping @Sendable () -> Void
+    ) -> [any LiveFieldThreadHandle] {
+        strategy.visit(configuration, LiveFieldThreadMaker(typists: typists, count: count, shared: shared, typingDone: typingDone))
     }
 
     /// Runs any strategy value (each typist's field starts as a copy of `prototype`).
@@ -198,8 +208,9 @@ public enum LiveRunner {
         options: LiveRunOptions = LiveRunOptions(),
         monitor: LiveRunMonitor = LiveRunMonitor()
     ) async -> LiveRunResult {
-        await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
-            LiveFieldThreadMaker(typists: typists, count: count, shared: shared, typingDone: typingDone).visit(prototype)
+        let fieldTypists = typists.map { LiveFieldTypist(arrivalNanos: $0.arrivalNanos, session: $0.session) }
+        return await run(typists: typists, backend: backend, options: options, monitor: monitor) { shared, count, typingDone in
+            LiveFieldThreadMaker(typists: fieldTypists, count: count, shared: shared, typingDone: typingDone).visit(prototype)
         }
     }
 
