@@ -37,6 +37,8 @@ let package = Package(
         // packed structs, signal handlers); jemalloc's are inline in CJemalloc's header.
         .target(name: "CPosixShims"),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        // The plain HTTP/1.1 client's wire side: buffers, send and receive, the response parser.
+        .target(name: "CPlainHTTP"),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
 
         // Modules with no project imports.
@@ -66,7 +68,7 @@ let package = Package(
         ),
         .target(
             name: "LiveLoad",
-            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics", "Matching", "TypestormSystem", "CCurl", "CCurlShims", "CPosixShims", "Locking"],
+            dependencies: ["FieldRuntime", "SearchField", "Typists", "TypestormMetrics", "Matching", "TypestormSystem", "CCurl", "CCurlShims", "CPlainHTTP", "CPosixShims", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(

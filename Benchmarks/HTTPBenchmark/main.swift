@@ -10,8 +10,8 @@ import TestBackends
 // HTTP benchmarks, driven by scripts/bench-http (which runs wrk and nginx next to these):
 //   HTTPBenchmark serve  --backend canned|substring --items N [--dispatch pool|inline] [--port P]
 //                                                              in-process server, prints {"port":P,...}
-//   HTTPBenchmark client --url URL --connections C --threads T --seconds S [--requests N]
-//                                                              closed-loop max req/s of the curl client on T threads
+//   HTTPBenchmark client --url URL --connections C --threads T --seconds S [--requests N] [--http-client plain|curl]
+//                                                              closed-loop max req/s of the HTTP client on T threads
 //                                                              (--requests: stop after N, for instruction counts)
 //   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
 //   HTTPBenchmark count --iterations K                          ns per count read (JSONCountPath) of an engine-shaped page
@@ -117,6 +117,8 @@ func client() throws {
     let clientBox = Mutex<HTTPLoadClient?>(nil)
     var configuration = HTTPLoadClient.Configuration(maxConnections: connections, countPath: countPath)
     configuration.threads = threads
+    guard let choice = HTTPClientChoice(rawValue: option("http-client", "auto")) else { fail("--http-client: use auto, plain or curl") }
+    configuration.client = choice.resolved(forURL: url)
     let client = try HTTPLoadClient(configuration: configuration) { completion in
         let more = states[Int(completion.id % UInt64(threads))].state.withLock { s -> Bool in
             if case .response(let status, _, let count, _) = completion.outcome, status == 200 {
@@ -154,7 +156,7 @@ func client() throws {
     let sorted = s.latencies.sorted()
     let lags = s.lags.sorted()
     print("""
-    {"tool":"typestorm-curl","connections":\(connections),"threads":\(client.threadCount),"seconds":\(String(format: "%.3f", elapsed)),"requests":\(s.latencies.count),\
+    {"tool":"typestorm-\(client.client.rawValue)","connections":\(connections),"threads":\(client.threadCount),"seconds":\(String(format: "%.3f", elapsed)),"requests":\(s.latencies.count),\
     "errors":\(s.errors),"requestsPerSecond":\(String(format: "%.1f", Double(s.latencies.count) / elapsed)),\
     "latencyMs":{"p50":\(millis(percentile(sorted, 50))),"p99":\(millis(percentile(sorted, 99))),"max":\(millis(Double(sorted.last ?? 0)))},\
     "scheduleLagMsP99":\(millis(percentile(lags, 99))),"countsParsed":\(s.counted),"clientCPUSeconds":\(String(format: "%.3f", cpu))}

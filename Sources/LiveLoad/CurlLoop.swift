@@ -68,7 +68,7 @@ final class Transfer {
 
     /// Points the handle at `submission`: its URL, method, body and timeout. Handles are reused,
     /// so every per-request option is set each time (a GET after a POST must say so).
-    func prepare(_ submission: CurlLoop.Submission, timeoutNanos: UInt64) throws(CurlError) {
+    func prepare(_ submission: HTTPSubmission, timeoutNanos: UInt64) throws(CurlError) {
         try set(CURLOPT_URL, string: submission.url)
         if let body = submission.body {
             // The size first: COPYPOSTFIELDS copies that many bytes.
@@ -103,48 +103,20 @@ private let curlWrite: curl_write_callback = { data, size, count, context in
 /// stays in the epoll set between two of its requests (CCurlShims parks it instead of removing
 /// it), so a request on a reused connection makes no `epoll_ctl` call.
 ///
-/// `@unchecked Sendable` invariant: `active`, `scheduled`, `due`, `spare`, `local`, `epoll`
-/// and the multi handle are touched only by the loop thread; other threads reach the loop through
-/// `inbox` (a mutex) and a byte on the `wake` pipe.
-final class CurlLoop: @unchecked Sendable {
-    struct Submission: Sendable {
-        var id: UInt64
-        var url: String
-        /// `POST` this; `nil`: `GET`.
-        var body: [UInt8]?
-        var intendedNanos: UInt64
-        var timeoutNanos: UInt64?
-    }
-
-    enum Command: Sendable {
-        case submit(Submission)
-        case abort(id: UInt64, requestedNanos: UInt64)
-        case stop
-    }
-
+/// `@unchecked Sendable` invariant: `active`, `held`, `spare`, `epoll` and the multi handle
+/// are touched only by the loop thread; other threads reach the loop through its `mailbox`.
+final class CurlLoop: HTTPClientLoop, @unchecked Sendable {
     let configuration: HTTPLoadClient.Configuration
     let onCompletion: @Sendable (HTTPCompletion) -> Void
     let multi: UnsafeMutableRawPointer
-    let outstanding = Atomic<Int>(0)
-    /// Returns from `epoll_wait`.
-    let wakeups = Atomic<Int>(0)
-    let finished = DispatchSemaphore(value: 0)
-    private let inbox = Locked<[Command]>([])
-    private let onFinish = Locked<(@Sendable () -> Void)?>(nil)
-    private let loopThread = Atomic<UInt>(0)
+    let mailbox: LoopMailbox
     private let epollFD: Int32
-    private let wake: SystemPipe
-    /// A byte is on its way through `wake`; saves a write per post while the loop is busy.
-    private let wakePending = Atomic<Bool>(false)
     /// The epoll glue: libcurl's next timeout (absolute monotonic ns, written by its timer
     /// callback) and its sockets' registrations.
     private let epoll: UnsafeMutablePointer<CCurlShims_Epoll>
-    private static let wakeToken = UInt64.max
 
-    private var local: [Command] = []
     private var active: [UInt64: Transfer] = [:]
-    private var scheduled: [UInt64: Submission] = [:]
-    private var due = TimeHeap()
+    private var held = HeldSubmissions()
     private var spare: [Transfer] = []
     /// The extra request headers, shared by every easy handle; freed after the last handle.
     private let headerList: UnsafeMutablePointer<curl_slist>?
@@ -157,14 +129,11 @@ final class CurlLoop: @unchecked Sendable {
         glue.initialize(to: CCurlShims_Epoll(epfd: -1, deadline_ns: Int64.max, sockets: nil, capacity: 0))
         let epoll = CPosixShims_epoll_create()
         let epollErrno = errno
-        var pipe: SystemPipe?
         var list: UnsafeMutablePointer<curl_slist>?
         var started = false
         defer {
             if !started {
                 if epoll >= 0 { Glibc.close(epoll) }
-                try? pipe?.readEnd.close()
-                try? pipe?.writeEnd.close()
                 if let list { curl_slist_free_all(list) }
                 curl_multi_cleanup(multi)
                 CCurlShims_epoll_release(glue)
@@ -172,12 +141,11 @@ final class CurlLoop: @unchecked Sendable {
             }
         }
         guard epoll >= 0 else { throw SystemError(call: "epoll_create1", errno: epollErrno) }
-        let wakePipe = try SystemPipe()
-        pipe = wakePipe
-        for end in [wakePipe.readEnd, wakePipe.writeEnd] { try end.setNonBlocking() }
-        guard CPosixShims_epoll_watch_readable(epoll, wakePipe.readEnd.rawValue, CurlLoop.wakeToken) == 0 else {
-            throw SystemError(call: "epoll_ctl", errno: errno)
+        let mailbox = try LoopMailbox()
+        defer {
+            if !started { mailbox.finish() }  // closes its pipe
         }
+        try mailbox.watch(on: epoll)
         var refused: UnsafePointer<CChar>?
         let code = CCurlShims_multi_use_epoll(multi, glue, epoll, &refused)
         try CurlError.check(code, "curl_multi_setopt(\(refused.map { String(cString: $0) } ?? "?"))")
@@ -195,7 +163,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         started = true
         epollFD = epoll
-        wake = wakePipe
+        self.mailbox = mailbox
         self.multi = multi
         self.epoll = glue
         self.configuration = configuration
@@ -203,41 +171,15 @@ final class CurlLoop: @unchecked Sendable {
         self.onCompletion = onCompletion
     }
 
-    func setOnFinish(_ handler: @escaping @Sendable () -> Void) {
-        onFinish.withLock { $0 = handler }
-    }
-
-    var isLoopThread: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
-
-    func post(_ command: Command) {
-        if case .submit = command { outstanding.add(1, ordering: .relaxed) }
-        if isLoopThread {
-            local.append(command)
-            return
-        }
-        inbox.withLock { $0.append(command) }
-        if !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
-            var byte: UInt8 = 1
-            _ = write(wake.writeEnd.rawValue, &byte, 1)
-        }
-    }
-
     func run() {
-        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
+        mailbox.enterLoopThread()
         var running: Int32 = 0
         var stopping = false
         var tokens = [UInt64](repeating: 0, count: 256)
         var events = [UInt32](repeating: 0, count: 256)
+        var commands: [HTTPLoopCommand] = []
         while !stopping {
-            var commands = inbox.withLock { pending -> [Command] in
-                let taken = pending
-                pending.removeAll(keepingCapacity: true)
-                return taken
-            }
-            if !local.isEmpty {
-                commands.append(contentsOf: local)
-                local.removeAll(keepingCapacity: true)
-            }
+            mailbox.take(into: &commands)
             let now = MonotonicClock.now()
             for command in commands {
                 switch command {
@@ -245,8 +187,7 @@ final class CurlLoop: @unchecked Sendable {
                     if submission.intendedNanos <= now {
                         start(submission, now: now)
                     } else {
-                        scheduled[submission.id] = submission
-                        due.push(submission.intendedNanos, submission.id)
+                        held.hold(submission)
                     }
                 case .abort(let id, let requestedNanos):
                     abort(id: id, requestedNanos: requestedNanos)
@@ -255,28 +196,23 @@ final class CurlLoop: @unchecked Sendable {
                 }
             }
             if stopping { break }
-            while let (time, id) = due.peek(), time <= now {
-                due.pop()
-                if let submission = scheduled.removeValue(forKey: id) { start(submission, now: MonotonicClock.now()) }
-            }
+            while let submission = held.popDue(now: now) { start(submission, now: MonotonicClock.now()) }
             var timeoutMillis: Int32 = 1000
-            if !local.isEmpty {
+            if mailbox.hasLocal {
                 timeoutMillis = 0
             } else {
                 let current = MonotonicClock.now()
                 var next = UInt64(max(0, epoll.pointee.deadline_ns))
-                if let (time, _) = due.peek() { next = min(next, time) }
+                if let time = held.nextDue { next = min(next, time) }
                 let wait = next > current ? next - current : 0
                 timeoutMillis = Int32(min(1000, (wait + 999_999) / 1_000_000))
             }
             let count = CPosixShims_epoll_wait_events(epollFD, &tokens, &events, Int32(tokens.count), timeoutMillis)
-            wakeups.add(1, ordering: .relaxed)
+            mailbox.wakeups.add(1, ordering: .relaxed)
             if count > 0 {
                 for index in 0..<Int(count) {
-                    if tokens[index] == Self.wakeToken {
-                        var bytes = [UInt8](repeating: 0, count: 64)
-                        while read(wake.readEnd.rawValue, &bytes, bytes.count) > 0 {}
-                        wakePending.store(false, ordering: .releasing)
+                    if tokens[index] == LoopMailbox.wakeToken {
+                        mailbox.drainWake()
                     } else {
                         let socket = Int32(truncatingIfNeeded: tokens[index])
                         checkDriving(CCurlShims_multi_socket_event(multi, epoll, socket, events[index], &running), "curl_multi_socket_action")
@@ -289,21 +225,18 @@ final class CurlLoop: @unchecked Sendable {
             drainMessages()
         }
         let now = MonotonicClock.now()
-        for id in Array(active.keys) + Array(scheduled.keys) { abort(id: id, requestedNanos: now) }
+        for id in Array(active.keys) + held.ids { abort(id: id, requestedNanos: now) }
         spare.removeAll()
         curl_multi_cleanup(multi)
         if let headerList { curl_slist_free_all(headerList) }
         Glibc.close(epollFD)
-        try? wake.readEnd.close()
-        try? wake.writeEnd.close()
         // After curl_multi_cleanup: it closes the cached connections through the table.
         CCurlShims_epoll_release(epoll)
         epoll.deallocate()
-        onFinish.withLock { $0 }?()
-        finished.signal()
+        mailbox.finish()
     }
 
-    private func start(_ submission: Submission, now: UInt64) {
+    private func start(_ submission: HTTPSubmission, now: UInt64) {
         if active[submission.id] != nil {
             deliver(HTTPCompletion(id: submission.id, outcome: .failed("duplicate request id \(submission.id) (still in flight)"),
                                    intendedNanos: submission.intendedNanos, startedNanos: now, finishedNanos: now, firstByteNanos: nil))
@@ -380,7 +313,7 @@ final class CurlLoop: @unchecked Sendable {
                 id: id, outcome: .cancelled(requestedNanos: requestedNanos, stopNanos: stopped &- requestedNanos),
                 intendedNanos: transfer.intendedNanos, startedNanos: transfer.startedNanos, finishedNanos: stopped, firstByteNanos: nil))
             recycle(transfer)
-        } else if let submission = scheduled.removeValue(forKey: id) {
+        } else if let submission = held.remove(id) {
             let stopped = MonotonicClock.now()
             deliver(HTTPCompletion(
                 id: id, outcome: .cancelled(requestedNanos: requestedNanos, stopNanos: stopped &- requestedNanos),
@@ -478,41 +411,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func deliver(_ completion: HTTPCompletion) {
-        outstanding.subtract(1, ordering: .relaxed)
+        mailbox.outstanding.subtract(1, ordering: .relaxed)
         onCompletion(completion)
-    }
-}
-
-/// A binary min-heap of (time, id), for requests submitted ahead of their intended time.
-struct TimeHeap {
-    private var items: [(UInt64, UInt64)] = []
-
-    func peek() -> (UInt64, UInt64)? { items.first }
-
-    mutating func push(_ time: UInt64, _ id: UInt64) {
-        items.append((time, id))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            if items[parent].0 <= items[child].0 { break }
-            items.swapAt(parent, child)
-            child = parent
-        }
-    }
-
-    mutating func pop() {
-        guard !items.isEmpty else { return }
-        items.swapAt(0, items.count - 1)
-        items.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < items.count, items[left].0 < items[smallest].0 { smallest = left }
-            if right < items.count, items[right].0 < items[smallest].0 { smallest = right }
-            if smallest == parent { return }
-            items.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 }

@@ -30,8 +30,12 @@ public struct HTTPSearchTarget: Sendable, Equatable {
         body.map { Array($0.render(query: query, scope: scope, tokens: tokens, limit: limit, offset: offset).utf8) }
     }
 
-    /// A client configuration that parses this target's count.
-    package func clientConfiguration(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000) -> HTTPLoadClient.Configuration {
-        HTTPLoadClient.Configuration(maxConnections: maxConnections, defaultTimeoutNanos: defaultTimeoutNanos, countPath: countPath)
+    /// A client configuration that parses this target's count, on `client` resolved for this
+    /// target's URLs (`auto` is libcurl for `https://`).
+    package func clientConfiguration(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
+                                     client: HTTPClientChoice = .auto) -> HTTPLoadClient.Configuration {
+        var configuration = HTTPLoadClient.Configuration(maxConnections: maxConnections, defaultTimeoutNanos: defaultTimeoutNanos, countPath: countPath)
+        configuration.client = client.resolved(forURL: template.template)
+        return configuration
     }
 }

@@ -49,10 +49,13 @@ package struct JSONCountPath: Sendable, Equatable, CustomStringConvertible {
 
     /// The count at this path in `json`, or `nil` if the path is absent or not a count.
     package func extract(from json: [UInt8]) -> Int? {
-        json.withUnsafeBufferPointer { buffer in
-            var scanner = JSONScanner(bytes: buffer)
-            return scanner.follow(steps)
-        }
+        json.withUnsafeBufferPointer { extract(from: $0) }
+    }
+
+    /// The count at this path in the JSON bytes `json` points at.
+    package func extract(from json: UnsafeBufferPointer<UInt8>) -> Int? {
+        var scanner = JSONScanner(bytes: json)
+        return scanner.follow(steps)
     }
 }
 

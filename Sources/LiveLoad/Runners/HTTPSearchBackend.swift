@@ -39,16 +39,19 @@ public final class HTTPSearchBackend: LiveSearchBackend {
     ///   - headers: extra request headers, `Name: value` each.
     ///   - caFile: PEM bundle of the certificate authorities to trust for `https://`.
     ///   - compressed: ask for compressed responses and decode them.
-    /// - Throws: ``SetupError`` for a timeout not above zero; the client's start errors.
+    ///   - client: which HTTP client sends the requests (`auto`: the plain one for `http://`).
+    /// - Throws: ``SetupError`` for a timeout not above zero or a client that cannot reach the
+    ///   target; the client's start errors.
     public init(target: HTTPSearchTarget, maxConnections: Int = 1024, timeout: Duration? = nil,
-                headers: [String] = [], caFile: String? = nil, compressed: Bool = false) throws {
+                headers: [String] = [], caFile: String? = nil, compressed: Bool = false, client: HTTPClientChoice = .auto) throws {
         if let timeout, timeout <= .zero {
             throw SetupError(description: "timeout: expected a duration above 0, found \(timeout)")
         }
         self.target = target
         self.timeoutNanos = timeout.map { UInt64($0.wholeNanoseconds) }
         let pending = pending
-        var configuration = target.clientConfiguration(maxConnections: maxConnections)
+        if client == .plain, let refusal = HTTPClientChoice.plainRefusal(url: target.template.template) { throw SetupError(description: refusal) }
+        var configuration = target.clientConfiguration(maxConnections: maxConnections, client: client)
         configuration.headers = headers
         if target.body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
             configuration.headers.append("Content-Type: application/json")
@@ -56,7 +59,7 @@ public final class HTTPSearchBackend: LiveSearchBackend {
         configuration.caFile = caFile
         configuration.acceptCompressed = compressed
         let expectsCount = target.countPath != nil
-        client = try HTTPLoadClient(configuration: configuration) { completion in
+        self.client = try HTTPLoadClient(configuration: configuration) { completion in
             guard let entry = pending.entries.withLock({ $0.removeValue(forKey: completion.id) }) else { return }
             entry.completion(HTTPSearchBackend.outcome(of: completion, expectsCount: expectsCount))
         }
