@@ -55,7 +55,8 @@ package final class HTTPLoadClient: Sendable {
 
         package init(maxConnections: Int = 1024, defaultTimeoutNanos: UInt64 = 10_000_000_000,
                     countPath: JSONCountPath? = nil, keepBodies: Bool = false, useEnvironmentProxy: Bool = false,
-                    headers: [String] = []) {
+                    headers: [String] = [], client: HTTPClientChoice = .auto) {
+            self.client = client
             self.headers = headers
             self.maxConnections = maxConnections
             self.defaultTimeoutNanos = defaultTimeoutNanos

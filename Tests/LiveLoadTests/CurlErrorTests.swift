@@ -9,7 +9,7 @@ struct CurlErrorTests {
     static let oversized = String(repeating: "a", count: 9_000_000)
 
     /// Submits one request on a fresh client and returns its completion.
-    func complete(url: String, configuration: HTTPLoadClient.Configuration = .init()) async throws -> HTTPCompletion? {
+    func complete(url: String, configuration: HTTPLoadClient.Configuration = .init(client: .curl)) async throws -> HTTPCompletion? {
         let (client, stream) = try HTTPLoadClient.makeStreaming(configuration: configuration)
         defer { client.shutdown() }
         client.submit(id: 7, url: url)
@@ -49,7 +49,7 @@ struct CurlErrorTests {
     }
 
     @Test func aCertificateFileCurlRefusesFailsTheRequestAtTheHandle() async throws {
-        var configuration = HTTPLoadClient.Configuration()
+        var configuration = HTTPLoadClient.Configuration(client: .curl)
         configuration.caFile = Self.oversized
         let completion = try #require(try await complete(url: "http://127.0.0.1:9/", configuration: configuration))
         guard case .failed(let reason) = completion.outcome else {

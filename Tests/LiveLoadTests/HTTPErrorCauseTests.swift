@@ -26,7 +26,8 @@ struct HTTPErrorCauseTests {
         return configuration
     }
 
-    @Test func aRefusedConnectionIsNamed() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func aRefusedConnectionIsNamed(client: HTTPClientChoice) async throws {
         // Bound but not listening: the kernel refuses every connection.
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -39,18 +40,20 @@ struct HTTPErrorCauseTests {
         }
         try #require(bound)
         let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/search?q={query}"
-        let backend = try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(url), countPath: nil))
+        let backend = try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(url), countPath: nil), client: client)
         defer { backend.shutdown() }
         let outcome = await one(backend)
         #expect(outcome.result == .failed(.transport))
         #expect(outcome.errorCause == .connectionRefused)
     }
 
-    @Test func aServerErrorIsNamedByItsStatus() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func aServerErrorIsNamedByItsStatus(client: HTTPClientChoice) async throws {
         var failing = server()
         failing.faults.errorRate = 1
         try await SearchServer.withServer(configuration: failing, backend: SubstringBackend(names: ["a"])) { server in
-            let backend = try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(server.baseURL + "/search?q={query}"), countPath: nil))
+            let backend = try HTTPSearchBackend(target: HTTPSearchTarget(template: try URLTemplate(server.baseURL + "/search?q={query}"), countPath: nil),
+                                                client: client)
             defer { backend.shutdown() }
             let outcome = await one(backend)
             #expect(outcome.result == .failed(.serverError))
@@ -58,18 +61,25 @@ struct HTTPErrorCauseTests {
         }
     }
 
-    @Test func aMissingCountFailsTheResponseCheck() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func aMissingCountFailsTheResponseCheck(client: HTTPClientChoice) async throws {
         try await SearchServer.withServer(configuration: server(), backend: SubstringBackend(names: ["a", "ab"])) { server in
             let template = try URLTemplate(server.baseURL + "/search?q={query}")
             // The embedded server answers {"total": …}: an Elasticsearch count path is absent.
-            let wrong = try HTTPSearchBackend(target: HTTPSearchTarget(template: template, countPath: try JSONCountPath("hits.total.value")))
+            let wrong = try HTTPSearchBackend(target: HTTPSearchTarget(template: template, countPath: try JSONCountPath("hits.total.value")), client: client)
             defer { wrong.shutdown() }
             let missing = await one(wrong)
             #expect(missing.result == .failed(.serverError))
             #expect(missing.errorCause == .countMissing)
-            let right = try HTTPSearchBackend(target: HTTPSearchTarget(template: template, countPath: try JSONCountPath("total")), compressed: true)
+            let right = try HTTPSearchBackend(target: HTTPSearchTarget(template: template, countPath: try JSONCountPath("total")),
+                                              compressed: client == .curl, client: client)
             defer { right.shutdown() }
             #expect(await one(right).result == .results(count: 2))
         }
+    }
+
+    @Test func thePlainClientRefusesAnHTTPSTarget() throws {
+        let target = HTTPSearchTarget(template: try URLTemplate("https://127.0.0.1:9/search?q={query}"), countPath: nil)
+        #expect(throws: SetupError.self) { _ = try HTTPSearchBackend(target: target, client: .plain) }
     }
 }

@@ -99,8 +99,8 @@ private func serverConfiguration() -> SearchServerConfiguration {
 @Suite("HTTPLoadClient against the search server", .timeLimit(.minutes(5)))
 struct HTTPLoadClientTests {
     /// With 3 threads each carries a third of the connections and of the requests (id % 3).
-    @Test(arguments: [1, 3])
-    func manyConcurrentRequestsCompleteWithParsedCounts(threads: Int) async throws {
+    @Test(arguments: [1, 3], HTTPClientChoice.implementations)
+    func manyConcurrentRequestsCompleteWithParsedCounts(threads: Int, client: HTTPClientChoice) async throws {
         let backend = SubstringBackend.synthetic(count: 2_000)
         let queries = ["red", "lamp", "blue chair", "wireless", "zzz", "1", "mini tent", "steel"]
         let expected = try queries.map { try backend.search(SearchRequest(text: $0, limit: 20, needsTotal: true), isCancelled: { false }).total }
@@ -110,10 +110,11 @@ struct HTTPLoadClientTests {
             // 1,000 requests queue behind 100 connections: the last waits for all before it, so
             // the timeouts stretch by the sanitizers' slowdown (scripts/sanitize sets the scale).
             let scale = testTimeScale
-            var configuration = target.clientConfiguration(maxConnections: 100, defaultTimeoutNanos: UInt64(10_000_000_000 * scale))
+            var configuration = target.clientConfiguration(maxConnections: 100, defaultTimeoutNanos: UInt64(10_000_000_000 * scale), client: client)
             configuration.threads = threads
             try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
                 #expect(client.threadCount == threads)
+                #expect(client.client == configuration.client)
                 let count = 1000
                 for i in 0..<count {
                     client.submit(id: UInt64(i), url: target.url(query: queries[i % queries.count]))
@@ -144,11 +145,12 @@ struct HTTPLoadClientTests {
         }
     }
 
-    @Test func abortCancelsTheTransferAndTheServerStopsScanning() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func abortCancelsTheTransferAndTheServerStopsScanning(client: HTTPClientChoice) async throws {
         let backend = BlockingBackend()
         try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
             let completions = Completions()
-            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+            try await HTTPLoadClient.withClient(configuration: .init(client: client), onCompletion: completions.record) { client in
                 client.submit(id: 7, url: server.baseURL + "/search?q=slow")
                 #expect(backend.started.wait(timeout: .now() + 5) == .success)
                 client.abort(id: 7)
@@ -168,11 +170,12 @@ struct HTTPLoadClientTests {
         }
     }
 
-    @Test func perRequestTimeoutFires() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func perRequestTimeoutFires(client: HTTPClientChoice) async throws {
         let backend = BlockingBackend()
         try await SearchServer.withServer(configuration: serverConfiguration(), backend: backend) { server in
             let completions = Completions()
-            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+            try await HTTPLoadClient.withClient(configuration: .init(client: client), onCompletion: completions.record) { client in
                 client.submit(id: 1, url: server.baseURL + "/search?q=slow", timeoutNanos: 150_000_000)
                 #expect(completions.wait(count: 1))
                 let completion = try #require(completions.list.first)
@@ -182,10 +185,11 @@ struct HTTPLoadClientTests {
         }
     }
 
-    @Test func futureRequestsWaitForTheirIntendedTimeAndLatencyCountsFromIt() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func futureRequestsWaitForTheirIntendedTimeAndLatencyCountsFromIt(client: HTTPClientChoice) async throws {
         try await SearchServer.withServer(configuration: serverConfiguration(), backend: SubstringBackend(names: ["a"])) { server in
             let completions = Completions()
-            try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+            try await HTTPLoadClient.withClient(configuration: .init(client: client), onCompletion: completions.record) { client in
                 let now = MonotonicClock.now()
                 client.submit(id: 1, url: server.baseURL + "/search?q=a", intendedNanos: now + 40_000_000)
                 client.submit(id: 2, url: server.baseURL + "/search?q=a", intendedNanos: now + 60_000_000)
@@ -209,10 +213,11 @@ struct HTTPLoadClientTests {
         }
     }
 
-    @Test func refusedConnectionsFailWithCurlsReason() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func refusedConnectionsFailWithTheReason(client: HTTPClientChoice) async throws {
         // Bind a port, then free it, so nothing listens there.
         let port = try await SearchServer.withServer(configuration: serverConfiguration(), backend: SubstringBackend(names: ["a"])) { $0.port }
-        let (client, stream) = try HTTPLoadClient.makeStreaming()
+        let (client, stream) = try HTTPLoadClient.makeStreaming(configuration: .init(client: client))
         client.submit(id: 1, url: "http://127.0.0.1:\(port)/search?q=a")
         var iterator = stream.makeAsyncIterator()
         let completion = try #require(await iterator.next())
@@ -221,13 +226,15 @@ struct HTTPLoadClientTests {
             return
         }
         #expect(reason.lowercased().contains("connect"))
+        #expect(completion.cause == .connectionRefused || completion.cause == .connectFailed)
         client.shutdown()
         #expect(await iterator.next() == nil)
     }
 
-    @Test func shutdownCancelsWhatIsOutstanding() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func shutdownCancelsWhatIsOutstanding(client: HTTPClientChoice) async throws {
         let completions = Completions()
-        let client = try HTTPLoadClient(onCompletion: completions.record)
+        let client = try HTTPLoadClient(configuration: .init(client: client), onCompletion: completions.record)
         client.submit(id: 1, url: "http://127.0.0.1:9/never", intendedNanos: MonotonicClock.now() + 60_000_000_000)
         client.shutdown()
         #expect(completions.list.count == 1)
@@ -261,10 +268,11 @@ final class EchoOnce: Sendable {
 
 @Suite("HTTPLoadClient request details", .timeLimit(.minutes(5)))
 struct HTTPLoadClientRequestTests {
-    @Test func extraHeadersAreSent() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func extraHeadersAreSent(client: HTTPClientChoice) async throws {
         let echo = try EchoOnce()
         let completions = Completions()
-        let configuration = HTTPLoadClient.Configuration(keepBodies: true, headers: ["X-Api-Key: secret-42"])
+        let configuration = HTTPLoadClient.Configuration(keepBodies: true, headers: ["X-Api-Key: secret-42"], client: client)
         try await HTTPLoadClient.withClient(configuration: configuration, onCompletion: completions.record) { client in
             client.submit(id: 1, url: "http://127.0.0.1:\(echo.port)/search?q=%EB%9E%A8")
             #expect(completions.wait(count: 1))
@@ -276,6 +284,8 @@ struct HTTPLoadClientRequestTests {
         let request = String(decoding: body, as: UTF8.self)
         #expect(request.hasPrefix("GET /search?q=%EB%9E%A8 HTTP/1.1\r\n"))
         #expect(request.contains("\r\nX-Api-Key: secret-42\r\n"))
+        #expect(request.contains("\r\nHost: 127.0.0.1:\(echo.port)\r\n"))
+        #expect(request.contains("\r\nAccept: */*\r\n"))
         #expect(echo.done.wait(timeout: .now() + 5) == .success)
     }
 
@@ -283,17 +293,17 @@ struct HTTPLoadClientRequestTests {
     /// closing it while it is idle must neither keep the loop awake (the socket is readable from
     /// then on) nor lose the next request, which curl sends on a new connection (its socket
     /// likely gets the closed one's number).
-    @Test(.timeLimit(.minutes(1)))
-    func anIdleConnectionTheServerClosesIsLetGo() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: HTTPClientChoice.implementations)
+    func anIdleConnectionTheServerClosesIsLetGo(client: HTTPClientChoice) async throws {
         let server = try KeepAliveThenClose(connections: 2, closeAfterMillis: 50)
         let completions = Completions()
-        try await HTTPLoadClient.withClient(onCompletion: completions.record) { client in
+        try await HTTPLoadClient.withClient(configuration: .init(client: client), onCompletion: completions.record) { client in
             client.submit(id: 1, url: "http://127.0.0.1:\(server.port)/search?q=a")
             #expect(completions.wait(count: 1))
             #expect(server.closed.wait(timeout: .now() + 5) == .success)
             let before = client.wakeups
             try await Task.sleep(for: .milliseconds(300))
-            // Idle: the loop's own 1 s timeout and curl's timers, not one wake per readable poll.
+            // Idle: the loop's own 1 s timeout and its timers, not one wake per readable poll.
             #expect(client.wakeups - before < 50)
             client.submit(id: 2, url: "http://127.0.0.1:\(server.port)/search?q=b")
             #expect(completions.wait(count: 1))
@@ -308,6 +318,20 @@ struct HTTPLoadClientRequestTests {
             #expect(completion.newConnections == 1)
         }
         #expect(server.done.wait(timeout: .now() + 5) == .success)
+    }
+
+    @Test func thePlainClientRefusesWhatOnlyCurlDoes() throws {
+        var compressed = HTTPLoadClient.Configuration(client: .plain)
+        compressed.acceptCompressed = true
+        #expect(throws: HTTPLoadClient.StartError.self) { _ = try HTTPLoadClient(configuration: compressed) { _ in } }
+        compressed.client = .auto
+        #expect(try HTTPLoadClient(configuration: compressed) { _ in }.client == .curl)
+        #expect(try HTTPLoadClient { _ in }.client == .plain)
+        #expect(HTTPClientChoice.auto.resolved(forURL: "https://example.com/s?q={query}") == .curl)
+        #expect(HTTPClientChoice.auto.resolved(forURL: "http://user:pw@example.com/s?q={query}") == .curl)
+        #expect(HTTPClientChoice.auto.resolved(forURL: "HTTP://example.com/s?q={query}") == .auto)
+        #expect(HTTPClientChoice.plain.resolved(forURL: "https://example.com/") == .plain)
+        #expect(HTTPClientChoice.plainRefusal(url: "https://example.com/")?.contains("http:// only") == true)
     }
 
     @Test func malformedHeadersAreRefused() {

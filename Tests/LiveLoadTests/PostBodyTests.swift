@@ -55,11 +55,12 @@ struct PostBodyTests {
         #expect(throws: URLTemplate.ParseError.self) { try BodyTemplate(#"{"q": "x"}"#) }
     }
 
-    @Test func aTargetWithABodyPostsJSON() async throws {
+    @Test(arguments: HTTPClientChoice.implementations)
+    func aTargetWithABodyPostsJSON(client: HTTPClientChoice) async throws {
         let server = try RecordingServer()
         let target = HTTPSearchTarget(template: try URLTemplate("http://127.0.0.1:\(server.port)/indexes/p/search", requiresQuery: false), countPath: try JSONCountPath("total"),
                                       body: try BodyTemplate(#"{"q": "{query}", "limit": {limit}}"#))
-        let backend = try HTTPSearchBackend(target: target)
+        let backend = try HTTPSearchBackend(target: target, client: client)
         defer { backend.shutdown() }
         let (stream, continuation) = AsyncStream<LiveSearchOutcome>.makeStream()
         _ = backend.start(LiveSearchRequest(typist: 0, id: 1, query: QueryIdentity(text: "램프"), local: false, intendedNanos: 0)) { continuation.yield($0) }
@@ -71,5 +72,6 @@ struct PostBodyTests {
         #expect(request.hasPrefix("POST /indexes/p/search HTTP/1.1\r\n"), "\(request)")
         #expect(request.contains("\r\nContent-Type: application/json\r\n"), "\(request)")
         #expect(request.hasSuffix("\r\n\r\n" + #"{"q": "램프", "limit": 20}"#), "\(request)")
+        #expect(request.contains("\r\nContent-Length: \(#"{"q": "램프", "limit": 20}"#.utf8.count)\r\n"), "\(request)")
     }
 }
