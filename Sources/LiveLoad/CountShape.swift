@@ -50,8 +50,8 @@ package enum CountShape {
     /// Sends `queries` one at a time to `target` (whose count path is ignored) and detects the
     /// count's shape in the 2xx answers.
     package static func probe(target: HTTPSearchTarget, headers: [String], caFile: String? = nil, compressed: Bool = false,
-                              queries: [String], timeoutNanos: UInt64) async throws -> Probe {
-        var configuration = target.clientConfiguration(maxConnections: 1, defaultTimeoutNanos: timeoutNanos)
+                              client: HTTPClientChoice = .auto, queries: [String], timeoutNanos: UInt64) async throws -> Probe {
+        var configuration = target.clientConfiguration(maxConnections: 1, defaultTimeoutNanos: timeoutNanos, client: client)
         configuration.countPath = nil
         configuration.keepBodies = true
         configuration.headers = headers

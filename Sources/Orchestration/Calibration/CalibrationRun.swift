@@ -31,7 +31,7 @@ package struct CalibrationResult: Sendable {
 package enum CalibrationRun {
     package static func run(_ settings: CalibrationSettings, progress: @escaping @Sendable (String) -> Void) async throws(CalibrationFailure) -> CalibrationResult {
         guard !settings.queries.isEmpty else { throw CalibrationFailure(kind: .client, message: "no queries to send") }
-        var configuration = settings.target.clientConfiguration(defaultTimeoutNanos: UInt64(settings.timeoutNanos))
+        var configuration = settings.target.clientConfiguration(defaultTimeoutNanos: UInt64(settings.timeoutNanos), client: settings.client)
         configuration.headers = settings.headers
         configuration.caFile = settings.caFile
         let prober: Prober

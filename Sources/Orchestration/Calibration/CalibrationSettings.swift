@@ -11,6 +11,8 @@ package struct CalibrationSettings: Sendable {
     package var headers: [String]
     /// PEM bundle of the certificate authorities to trust (`nil`: the system's).
     package var caFile: String?
+    /// Which HTTP client sends the requests.
+    package var client: HTTPClientChoice = .auto
     /// Query texts as typists send them while typing (prefixes of real phrases), used in turn.
     package var queries: [String]
     /// The highest number of requests in flight at once; the steps double from 1 up to it.

@@ -1,8 +1,9 @@
 import JSONReading
+import LiveLoad
 
 /// How an `http-url` runner talks to a search API beyond its URL template: where the result count
 /// is, which headers go with every request, which CA signs the server's certificate, whether
-/// responses may come compressed.
+/// responses may come compressed, which HTTP client sends the requests.
 ///
 /// Header values can come from environment variables (`{"env": "SEARCH_API_KEY"}`), read by
 /// each worker when its phase starts: the scenario, its canonical JSON, the hash, the record and
@@ -44,12 +45,16 @@ public struct HTTPRequestSpec: Sendable, Equatable {
     public var compressed: Bool
     /// A JSON body template: each search is a `POST` of it (`{"q": "{query}"}`).
     public var body: String?
+    /// Which HTTP client sends the requests (`auto`: the plain one for `http://` without
+    /// compression, libcurl otherwise).
+    public var client: HTTPClientChoice
 
     /// A request shape; by default no preset, no count check, no headers, the system's CAs,
-    /// uncompressed `GET`s.
+    /// uncompressed `GET`s, the client chosen for the URL.
     public init(preset: SearchEnginePreset? = nil, countPath: String? = nil, headers: [Header] = [], caFile: String? = nil, compressed: Bool = false,
-                body: String? = nil) {
+                body: String? = nil, client: HTTPClientChoice = .auto) {
         self.body = body
+        self.client = client
         self.preset = preset
         self.countPath = countPath
         self.headers = headers
@@ -117,6 +122,7 @@ extension HTTPRequestSpec {
         if let caFile { members.append(("caFile", .string(caFile))) }
         if compressed { members.append(("compressed", .bool(true))) }
         if let body { members.append(("body", .string(body))) }
+        if client != .auto { members.append(("client", .string(client.rawValue))) }
         return members
     }
 }

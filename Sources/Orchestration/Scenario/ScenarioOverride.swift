@@ -17,6 +17,8 @@ package struct ScenarioOverride: Sendable, Equatable {
         /// Keep, in this order, the strategies with these names or presets; a name the scenario
         /// does not have becomes `{"preset": name}`.
         case strategies([String])
+        /// Set `client` on every `http-url` runner.
+        case httpClient(String)
     }
 
     let change: Change
@@ -60,6 +62,11 @@ package struct ScenarioOverride: Sendable, Equatable {
     /// `typestorm calibrate` wrote); the reader then checks it as part of the scenario.
     package static func backend(_ value: JSONValue, file: String) -> ScenarioOverride {
         ScenarioOverride(change: .set(path: [.key("backend")], value: value), origin: "--backend \(file)")
+    }
+
+    /// Sends every `http-url` runner's requests through `client` (`auto`, `plain`, `curl`).
+    package static func httpClient(_ client: String) -> ScenarioOverride {
+        ScenarioOverride(change: .httpClient(client), origin: "--http-client \(client)")
     }
 
     package static func strategies(_ names: [String]) -> ScenarioOverride {
@@ -121,6 +128,20 @@ package struct ScenarioOverride: Sendable, Equatable {
                     ?? .object([(key: "preset", value: .string(name))])
             }
             return try Self.setting(.array(chosen), at: [.key("strategies")], in: document, origin: origin, done: [])
+        case let .httpClient(client):
+            guard case let .object(members) = document,
+                  case let .array(runners)? = members.first(where: { $0.key == "runners" })?.value else { return document }
+            var result = document
+            var changed = false
+            for (index, runner) in runners.enumerated() {
+                guard case let .object(fields) = runner, case .string("http-url")? = fields.first(where: { $0.key == "kind" })?.value else { continue }
+                result = try Self.setting(.string(client), at: [.key("runners"), .index(index), .key("client")], in: result, origin: origin, done: [])
+                changed = true
+            }
+            guard changed else {
+                throw ScenarioError(file: nil, issues: [.init(path: "$.runners", message: "\(origin): the scenario has no http-url runner")])
+            }
+            return result
         }
     }
 

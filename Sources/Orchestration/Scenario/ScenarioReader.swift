@@ -323,6 +323,13 @@ private final class Context {
                 fail(fields.path("url"), error.description)
                 return nil
             }
+            if request.client == .plain {
+                if let refusal = HTTPClientChoice.plainRefusal(url: url) {
+                    fail(fields.path("client"), refusal)
+                } else if request.compressed {
+                    fail(fields.path("client"), "the plain HTTP client decodes no compressed answers (\"compressed\": true); use \"curl\" or \"auto\"")
+                }
+            }
             return .httpURL(template: url, request: request)
         default:
             let pace = fields.choice("pace", among: ["fast", "realtime"]) ?? "fast"
@@ -370,6 +377,7 @@ private final class Context {
         }
         spec.caFile = fields.string("caFile") { $0.isEmpty ? "a PEM file path" : nil }
         spec.compressed = fields.bool("compressed") ?? false
+        spec.client = fields.choice("client", HTTPClientChoice.self) ?? .auto
         spec.body = fields.string("body") { text in
             guard let template = try? BodyTemplate(text) else {
                 return "a JSON body template with {query} and no unknown {placeholder}, e.g. {\"q\": \"{query}\"}"

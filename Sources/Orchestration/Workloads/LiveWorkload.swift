@@ -129,7 +129,8 @@ struct LiveWorkload: PhaseWorkload {
                                      body: try request.body.map { text in try BodyTemplate(text) }),
             maxConnections: connectionCap,
             timeout: .nanoseconds(scenario.backend.timeoutNanos), headers: headers,
-            caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: baseDirectory) }, compressed: request.compressed)
+            caFile: request.caFile.map { ScenarioCatalog.path($0, baseDirectory: baseDirectory) }, compressed: request.compressed,
+            client: request.client)
     }
 
     func run(_ context: PhaseContext) async throws -> [MetricGroup] {

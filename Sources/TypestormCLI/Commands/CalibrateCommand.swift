@@ -40,6 +40,7 @@ enum CalibrateCommand {
             .value("timeout", "D", help: "Per-request timeout.", default: "5s"),
             .value("header", "'NAME: VALUE'", help: "A header sent with every request (e.g. an API key).", repeatable: true),
             .value("ca-file", "FILE", help: "PEM file of the certificate authorities to trust for https://."),
+            HTTPClientOption.option,
 .value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there is a failure (count_missing), not a success. Default: detected from the first answers (as 'load' does); when none fits, any 2xx answer counts as a success."),
             .value("trials", "N", help: "Aborted and completed bursts each in the cancellation probe (0: skip it).", default: "5"),
             .json,
@@ -66,13 +67,15 @@ enum CalibrateCommand {
         }
 
         var countPath = try parseCountPath(arguments.value("count"))
+        let client = try HTTPClientOption.value(arguments) ?? .auto
+        if client == .plain, let refusal = HTTPClientChoice.plainRefusal(url: url) { throw UsageError.invalid("--http-client plain: \(refusal)") }
         let phrases = try loadPhrases(arguments.value("queries"))
         if countPath == nil {
             // Found in the first answers, so that an API reporting errors with status 200 is not fitted as fast.
             let probe: CountShape.Probe
             do {
                 probe = try await CountShape.probe(target: HTTPSearchTarget(template: template, countPath: nil), headers: headers,
-                                                   caFile: arguments.value("ca-file"),
+                                                   caFile: arguments.value("ca-file"), client: client,
                                                    queries: CalibrationQueries.prefixes(of: phrases, count: 3, seed: seed), timeoutNanos: UInt64(timeoutNanos))
             } catch {
                 throw ToolError("calibrate: cannot start the HTTP client: \(error)", exitCode: ExitCode.software)
@@ -80,10 +83,11 @@ enum CalibrateCommand {
             invocation.console.err("calibrate: " + probe.summary + "\n")
             countPath = probe.path
         }
-        let settings = CalibrationSettings(
+        var settings = CalibrationSettings(
             target: HTTPSearchTarget(template: template, countPath: countPath), headers: headers, caFile: arguments.value("ca-file"),
             queries: CalibrationQueries.prefixes(of: phrases, count: 4096, seed: seed), maxConcurrency: concurrency,
             stepNanos: stepNanos, timeoutNanos: timeoutNanos, cancellationTrials: trials)
+        settings.client = client
         // Fail on an unwritable --out before any request is sent.
         let directory = URL(fileURLWithPath: out).deletingLastPathComponent().path
         let manager = FileManager.default

@@ -9,11 +9,11 @@ import Orchestration
 enum CountDetection {
     /// Three prefixes of the shipped English phrases (from `seed`), sent one at a time.
     static func probe(target: HTTPSearchTarget, headers: [String], caFile: String? = nil, compressed: Bool = false,
-                      seed: UInt64, timeoutNanos: Int64, tool: String) async throws -> CountShape.Probe {
+                      client: HTTPClientChoice = .auto, seed: UInt64, timeoutNanos: Int64, tool: String) async throws -> CountShape.Probe {
         let queries = CalibrationQueries.prefixes(of: try CalibrateCommand.loadPhrases(nil), count: 3, seed: seed)
         do {
             return try await CountShape.probe(target: target, headers: headers, caFile: caFile, compressed: compressed,
-                                              queries: queries, timeoutNanos: UInt64(max(timeoutNanos, 1_000_000)))
+                                              client: client, queries: queries, timeoutNanos: UInt64(max(timeoutNanos, 1_000_000)))
         } catch {
             throw ToolError("\(tool): cannot start the HTTP client to look for the answers' count: \(error)", exitCode: ExitCode.software)
         }
@@ -45,7 +45,7 @@ enum CountDetection {
             }
             let probe = try await probe(target: target, headers: headers,
                                         caFile: caFile,
-                                        compressed: request.compressed, seed: scenario.seed, timeoutNanos: scenario.backend.timeoutNanos,
+                                        compressed: request.compressed, client: request.client, seed: scenario.seed, timeoutNanos: scenario.backend.timeoutNanos,
                                         tool: "run")
             lines.append("runners[\(index)] (http-url): " + probe.summary(setting: "the runner's \"count\""))
             if let path = probe.path {

@@ -36,6 +36,7 @@ enum LoadCommand {
             .value("min-length", "N", help: "The strategy's minimum query length (default: the preset's)."),
 .value("count", "PATH", help: "JSON path of the result count (total, hits.total.value, items.#): a 2xx answer without a count there fails as count_missing. Default: detected from three answers before the load (total, count, found, nbHits, estimatedTotalHits, hits.total.value, response.numFound, or the length of an array answer); when none fits, false empties are not measured."),
             .value("header", "'NAME: VALUE'", help: "A header sent with every request; 'Authorization: $API_KEY' reads the value from the environment (scenario.json keeps only the name).", repeatable: true),
+            HTTPClientOption.option,
             .value("set", "PATH=VALUE", help: "Set any field of the built scenario (as 'run --set').", repeatable: true),
             .value("out", "DIR", help: "Run directory to create (default: runs/load-<UTC time>)."),
             .flag("quiet", short: "q", help: "No progress output."),
@@ -79,8 +80,10 @@ enum LoadCommand {
                         String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
             }
             let overrides = try arguments.values("set").map(RunOverrides.assignment)
+            let client = try HTTPClientOption.value(arguments) ?? .auto
+            if client == .plain, let refusal = HTTPClientChoice.plainRefusal(url: url) { throw UsageError.invalid("--http-client plain: \(refusal)") }
             if count == nil, !arguments.values("set").contains(where: { $0.hasPrefix("runners") }) {
-                let probe = try await detectCount(url: url, headers: headers, seed: seed,
+                let probe = try await detectCount(url: url, headers: headers, client: client, seed: seed,
                                                   timeoutNanos: try arguments.durationNanos("timeout", default: 5_000_000_000)!)
                 if !arguments.flag("quiet") { invocation.console.err("load: " + probe.summary + "\n") }
                 count = probe.path?.description
@@ -89,7 +92,7 @@ enum LoadCommand {
                 url: url, typists: typists, duration: arguments.value("duration") ?? stages.map(totalDuration) ?? "30s", strategy: strategy,
                 device: device, languages: languages, ramp: arguments.value("ramp"), stages: stages, seed: seed,
                 timeout: arguments.value("timeout") ?? "5s", debounce: arguments.value("debounce"), minLength: minLength,
-                count: count, headers: headers)
+                count: count, headers: headers, client: client)
             let scenario: Scenario
             do {
                 scenario = try ScenarioReader.read(bytes: Array(text.utf8), file: nil, overrides: overrides)
@@ -105,7 +108,8 @@ enum LoadCommand {
 
     /// Without `--count`: a few single requests before the load, to find where the answers carry
     /// their count (`CountShape`). A header read from the environment must be set by now.
-    static func detectCount(url: String, headers: [(name: String, value: String)], seed: UInt64, timeoutNanos: Int64) async throws -> CountShape.Probe {
+    static func detectCount(url: String, headers: [(name: String, value: String)], client: HTTPClientChoice = .auto, seed: UInt64,
+                            timeoutNanos: Int64) async throws -> CountShape.Probe {
         let environment = ProcessInfo.processInfo.environment
         let lines = try headers.map { header -> String in
             guard header.value.hasPrefix("$") else { return "\(header.name): \(header.value)" }
@@ -119,14 +123,14 @@ enum LoadCommand {
         do { target = HTTPSearchTarget(template: try URLTemplate(url), countPath: nil) } catch {
             throw ToolError("load: \(error)", exitCode: ExitCode.usage)
         }
-        return try await CountDetection.probe(target: target, headers: lines, seed: seed, timeoutNanos: timeoutNanos, tool: "load")
+        return try await CountDetection.probe(target: target, headers: lines, client: client, seed: seed, timeoutNanos: timeoutNanos, tool: "load")
     }
 
     /// The scenario `load` runs, as JSON text (every value already checked or quoted).
     static func scenarioJSON(url: String, typists: Int?, duration: String, strategy: String, device: String,
                              languages: [String], ramp: String?, stages: [Stage]? = nil, seed: UInt64, timeout: String,
                              debounce: String? = nil, minLength: Int? = nil, count: String? = nil,
-                             headers: [(name: String, value: String)] = []) -> String {
+                             headers: [(name: String, value: String)] = [], client: HTTPClientChoice = .auto) -> String {
         func quoted(_ text: String) -> String { JSONValue.string(text).canonical }
         let share = 1.0 / Double(languages.count)
         let mix = languages.map { #"{"device": \#(quoted(device)), "language": \#(quoted($0)), "share": \#(share)}"# }.joined(separator: ", ")
@@ -141,6 +145,7 @@ enum LoadCommand {
         if let minLength { strategyMembers += #", "minLength": \#(minLength)"# }
         var runnerMembers = #""kind": "http-url", "url": \#(quoted(url))"#
         if let count { runnerMembers += #", "count": \#(quoted(count))"# }
+        if client != .auto { runnerMembers += #", "client": \#(quoted(client.rawValue))"# }
         if !headers.isEmpty {
             runnerMembers += #", "headers": {"# + headers.map { header in
                 // `$NAME`: the value is read from the environment, so the secret is not written into scenario.json.

@@ -15,6 +15,7 @@ enum RunOverrides {
         .value("seed", "S", help: "Override the scenario seed."),
         .value("strategies", "A,B", help: "Run only these strategies (names or presets; a preset the scenario lacks is added with its defaults)."),
         .value("url", "TEMPLATE", help: "Replace the runners by one http-url runner aimed at TEMPLATE (e.g. 'http://127.0.0.1:7700/search?q={query}')."),
+        HTTPClientOption.option,
         .value("backend", "FILE", help: "Replace the scenario's backend model by the object in FILE (e.g. what 'typestorm calibrate' wrote)."),
         .value("set", "PATH=VALUE", help: "Set any scenario field: population.arrival.kind=ramp, strategies[0].debounce=150ms, backend.timeout=2s (VALUE is JSON, else a string).", repeatable: true),
     ]
@@ -31,6 +32,7 @@ enum RunOverrides {
             overrides.append(.strategies(names))
         }
         if let url = arguments.value("url") { overrides.append(.url(url)) }
+        if let client = try HTTPClientOption.value(arguments) { overrides.append(.httpClient(client.rawValue)) }
         if let file = arguments.value("backend") {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ToolError("\(file) (--backend): cannot be read", exitCode: ExitCode.noInput)
