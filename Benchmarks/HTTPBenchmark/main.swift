@@ -13,7 +13,8 @@ import TestBackends
 //   HTTPBenchmark client --url URL --connections C --threads T --seconds S [--requests N] [--http-client plain|curl]
 //                                                              closed-loop max req/s of the HTTP client on T threads
 //                                                              (--requests: stop after N, for instruction counts)
-//   HTTPBenchmark cancel --items N --iterations K               server-side stop latency after a client abort
+//   HTTPBenchmark cancel --items N --iterations K [--http-client plain|curl]
+//                                                              server-side stop latency after a client abort
 //   HTTPBenchmark count --iterations K                          ns per count read (JSONCountPath) of an engine-shaped page
 // Backends here are test doubles (TestBackends): `substring` scans every item; `canned` answers
 // every request with one precomputed page (it measures the HTTP layer).
@@ -184,7 +185,8 @@ func cancel() async throws {
         let aborts = Mutex<[UInt64: (requested: UInt64, closed: UInt64)]>([:])
         let clientStops = Mutex<[UInt64]>([])
         let done = DispatchSemaphore(value: 0)
-        let client = try HTTPLoadClient { completion in
+        guard let choice = HTTPClientChoice(rawValue: option("http-client", "auto")) else { fail("--http-client: use auto, plain or curl") }
+        let client = try HTTPLoadClient(configuration: .init(client: choice)) { completion in
             if case .cancelled(let requested, let stop) = completion.outcome {
                 aborts.withLock { $0[completion.id] = (requested, completion.finishedNanos) }
                 clientStops.withLock { $0.append(stop) }
@@ -228,7 +230,7 @@ func cancel() async throws {
         let metrics = server.metrics
         let noticeToStop = metrics.recentCancellations.map(\.stopNanos).sorted()
         print("""
-        {"benchmark":"cancel","backend":"substring (test double)","items":\(items),"fullScanMs":\(millis(Double(scanNanos))),\
+        {"benchmark":"cancel","client":"\(client.client.rawValue)","backend":"substring (test double)","items":\(items),"fullScanMs":\(millis(Double(scanNanos))),\
         "iterations":\(iterations),"serverCancelled":\(metrics.cancelled),\
         "serverStopAfterCloseMs":{"p50":\(millis(percentile(sorted, 50))),"p99":\(millis(percentile(sorted, 99))),"max":\(millis(Double(sorted.last ?? 0)))},\
         "stopAfterAbortCallMs":{"p50":\(millis(percentile(endSorted, 50))),"p99":\(millis(percentile(endSorted, 99))),"max":\(millis(Double(endSorted.last ?? 0)))},\
