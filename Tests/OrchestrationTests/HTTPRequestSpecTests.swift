@@ -83,3 +83,42 @@ extension HTTPRequestSpecTests {
         #expect(throws: ScenarioError.self) { try ScenarioReader.read(json: neither) }
     }
 }
+
+extension HTTPRequestSpecTests {
+    @Test func theClientIsReadWrittenBackOnlyWhenChosenAndCheckedAgainstTheURL() throws {
+        guard case let .httpURL(_, chosen) = try runner(#""client": "curl""#) else { Issue.record("not http-url"); return }
+        #expect(chosen.client == .curl)
+        guard case let .httpURL(_, defaulted) = try runner(#""count": "total""#) else { return }
+        #expect(defaulted.client == .auto)
+        let plain = probeScenarioJSON(runners: #"[{"kind": "http-url", "url": "http://127.0.0.1:7700/search?q={query}", "client": "plain"}]"#)
+        let scenario = try ScenarioReader.read(json: plain)
+        #expect(scenario.canonicalJSON.canonical.contains(#""client":"plain""#))
+        let auto = probeScenarioJSON(runners: #"[{"kind": "http-url", "url": "http://127.0.0.1:7700/search?q={query}", "client": "auto"}]"#)
+        #expect(!(try ScenarioReader.read(json: auto)).canonicalJSON.canonical.contains(#""client""#))
+        // The runner's URL is https: the plain client cannot carry it.
+        #expect(issues(#""client": "plain""#).first?.path == "$.runners[0].client")
+        #expect(issues(#""client": "plain""#).first?.message.contains("http:// only") == true)
+        #expect(issues(#""client": "libcurl""#).first?.path == "$.runners[0].client")
+        let compressed = probeScenarioJSON(runners: #"[{"kind": "http-url", "url": "http://127.0.0.1:7700/search?q={query}", "client": "plain", "compressed": true}]"#)
+        do {
+            _ = try ScenarioReader.read(json: compressed)
+            Issue.record("plain with compressed was accepted")
+        } catch {
+            #expect(error.issues.first?.path == "$.runners[0].client")
+        }
+    }
+}
+
+extension ScenarioOverrideTests {
+    @Test func httpClientSetsEveryHTTPURLRunner() throws {
+        let scenario = try read([.url("http://127.0.0.1:7700/search?q={query}"), .httpClient("curl")])
+        guard case let .httpURL(_, request) = scenario.runners.first else { Issue.record("no http-url runner"); return }
+        #expect(request.client == .curl)
+        do {
+            _ = try read([.httpClient("plain")])
+            Issue.record("--http-client on a scenario without http-url runners was accepted")
+        } catch {
+            #expect(error.issues.first?.message.contains("--http-client plain: the scenario has no http-url runner") == true)
+        }
+    }
+}
