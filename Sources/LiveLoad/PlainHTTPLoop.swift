@@ -47,6 +47,8 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
     /// No request times out before this (monotonic ns); the loop looks for timed-out requests
     /// when it passes.
     private var earliestDeadline = UInt64.max
+    /// `serviceWaiting` is running.
+    private var servicing = false
 
     init(configuration: HTTPLoadClient.Configuration, onCompletion: @escaping @Sendable (HTTPCompletion) -> Void) throws {
         let epoll = CPosixShims_epoll_create()
@@ -270,9 +272,13 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
         }
     }
 
-    /// Connections freed up (closed): requests waiting get new ones.
+    /// Connections freed up (closed): requests waiting get new ones. Not re-entered from a
+    /// failed open inside it (its loop goes on with the next request instead), so a server that
+    /// refuses at once cannot recurse once per waiting request.
     private func serviceWaiting() {
-        guard !waiting.isEmpty else { return }
+        guard !waiting.isEmpty, !servicing else { return }
+        servicing = true
+        defer { servicing = false }
         for origin in origins {
             while openConnections < max(1, configuration.maxConnections), let request = nextWaiting(for: origin) {
                 open(request, to: origin)
