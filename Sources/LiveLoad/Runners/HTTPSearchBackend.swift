@@ -4,11 +4,11 @@ import SearchField
 import Locking
 import Synchronization
 
-/// A search endpoint over HTTP, through the libcurl multi client: Typestorm's own server or any
-/// API described by an `HTTPSearchTarget`.
+/// A search endpoint over HTTP, through `HTTPLoadClient` (the plain HTTP/1.1 client or
+/// libcurl's): Typestorm's own server or any API described by an `HTTPSearchTarget`.
 ///
-/// Cancel aborts the transfer; the client reports the abort as `.failed(.cancelled)` once curl
-/// tore it down. A 2xx answer is results with the count at the target's count path (without a
+/// Cancel aborts the request; the client reports the abort as `.failed(.cancelled)` once it
+/// closed the request's connection. A 2xx answer is results with the count at the target's count path (without a
 /// count path, results of unknown count). A non-2xx answer (or a 2xx one without the target's count) is a server error, a timed-out transfer a timeout, anything
 /// else (refused, reset) a transport failure. The server's own work is not visible from here, so
 /// the recorder judges wasted work from the client's side; the server's `/metrics` has its side.
