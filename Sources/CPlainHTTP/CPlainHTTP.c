@@ -113,13 +113,13 @@ int CPlainHTTP_send(CPlainHTTP_Conn *conn, int fd) {
 
 static int lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
-/* `name` (lower case) equals the header name `text[0..length)`, case-insensitively. */
-static int name_is(const uint8_t *text, size_t length, const char *name) {
-    size_t n = strlen(name);
+/* The header name `text[0..length)` is `name` (lower case, `n` bytes), case-insensitively. */
+static int name_is(const uint8_t *text, size_t length, const char *name, size_t n) {
     if (length != n) return 0;
     for (size_t i = 0; i < n; i++) if (lower(text[i]) != name[i]) return 0;
     return 1;
 }
+#define NAME_IS(text, length, literal) name_is(text, length, literal, sizeof(literal) - 1)
 
 /* The comma-separated header value `value[0..length)` holds the token `token` (lower case). */
 static int has_token(const uint8_t *value, size_t length, const char *token) {
@@ -165,7 +165,7 @@ static int parse_head(CPlainHTTP_Conn *conn, const uint8_t *text, size_t length)
             size_t value_length = (size_t)((text + last) - value);
             while (value_length && (*value == ' ' || *value == '\t')) { value++; value_length--; }
             while (value_length && (value[value_length - 1] == ' ' || value[value_length - 1] == '\t')) value_length--;
-            if (name_is(text + at, name_length, "content-length")) {
+            if (NAME_IS(text + at, name_length, "content-length")) {
                 if (value_length == 0 || value_length > 18) return CPlainHTTP_malformed_length;
                 uint64_t parsed = 0;
                 for (size_t i = 0; i < value_length; i++) {
@@ -175,9 +175,9 @@ static int parse_head(CPlainHTTP_Conn *conn, const uint8_t *text, size_t length)
                 if (has_length && parsed != length_value) return CPlainHTTP_malformed_length;
                 has_length = 1;
                 length_value = parsed;
-            } else if (name_is(text + at, name_length, "transfer-encoding")) {
+            } else if (NAME_IS(text + at, name_length, "transfer-encoding")) {
                 if (has_token(value, value_length, "chunked")) chunked = 1;
-            } else if (name_is(text + at, name_length, "connection")) {
+            } else if (NAME_IS(text + at, name_length, "connection")) {
                 if (has_token(value, value_length, "close")) keep_alive = 0;
                 else if (has_token(value, value_length, "keep-alive")) keep_alive = 1;
             }

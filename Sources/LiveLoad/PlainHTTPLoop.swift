@@ -116,6 +116,8 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
     /// A request with what the loop knows about it so far.
     struct Request {
         var submission: HTTPSubmission
+        /// The request target's bytes in the URL (`requestTarget(in:)`).
+        var target: Range<Int> = 0..<0
         var startedNanos: UInt64
         var deadline: UInt64
         /// Sent again on a new connection after its reused one turned out closed.
@@ -215,7 +217,7 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
             return
         }
         let timeout = submission.timeoutNanos ?? configuration.defaultTimeoutNanos
-        let request = Request(submission: submission, startedNanos: now, deadline: now &+ max(timeout, 1_000_000))
+        var request = Request(submission: submission, startedNanos: now, deadline: now &+ max(timeout, 1_000_000))
         let origin: Origin
         switch findOrigin(url: submission.url) {
         case .success(let found): origin = found
@@ -224,10 +226,11 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
             return
         }
         var url = submission.url
-        guard url.withUTF8({ Self.requestTarget(in: $0) }) != nil else {
+        guard let target = url.withUTF8({ Self.requestTarget(in: $0) }) else {
             fail(request, "malformed URL (spaces or control characters in it): \(submission.url.prefix(200))", cause: .transport)
             return
         }
+        request.target = target
         earliestDeadline = min(earliestDeadline, request.deadline)
         dispatch(request, to: origin)
     }
@@ -293,8 +296,9 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
         let body = request.submission.body
         let method = body == nil ? "GET" : "POST"
         var url = request.submission.url
+        let range = request.target
         let formatted: Int32? = url.withUTF8 { bytes -> Int32? in
-            guard let range = Self.requestTarget(in: bytes) else { return nil }
+            guard range.upperBound <= bytes.count else { return nil }
             if !range.isEmpty, bytes[range.lowerBound] == UInt8(ascii: "?") {
                 // `http://host?q=x`: the path is empty, and an empty path is sent as `/`.
                 var withSlash = Array("/".utf8) + bytes[range]
@@ -683,8 +687,8 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
             var end = 7
             while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
             let authority = UnsafeBufferPointer(rebasing: bytes[7..<end])
-            if let last = lastOrigin, last.authority.elementsEqual(authority) { return .success(last) }
-            if let known = origins.first(where: { $0.authority.elementsEqual(authority) }) {
+            if let last = lastOrigin, Self.same(last, authority) { return .success(last) }
+            if let known = origins.first(where: { Self.same($0, authority) }) {
                 lastOrigin = known
                 return .success(known)
             }
@@ -698,9 +702,17 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
         }
     }
 
+    /// `http://`, the letters in any case.
     private static func isHTTPScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let scheme = "http://".utf8
-        return zip(bytes.prefix(7), scheme).allSatisfy { $0 | 0x20 == $1 | 0x20 || $0 == $1 }
+        bytes.count >= 7 && bytes[0] | 0x20 == UInt8(ascii: "h") && bytes[1] | 0x20 == UInt8(ascii: "t")
+            && bytes[2] | 0x20 == UInt8(ascii: "t") && bytes[3] | 0x20 == UInt8(ascii: "p") && bytes[4] == UInt8(ascii: ":")
+            && bytes[5] == UInt8(ascii: "/") && bytes[6] == UInt8(ascii: "/")
+    }
+
+    /// `origin`'s authority is the bytes `authority`.
+    private static func same(_ origin: Origin, _ authority: UnsafeBufferPointer<UInt8>) -> Bool {
+        origin.authority.count == authority.count
+            && (authority.isEmpty || origin.authority.withUnsafeBufferPointer { memcmp($0.baseAddress!, authority.baseAddress!, authority.count) == 0 })
     }
 
     /// `host`, `host:port`, `[v6]`, `[v6]:port`; nil for userinfo, an empty host or a bad port.
