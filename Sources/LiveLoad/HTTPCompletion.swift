@@ -14,22 +14,22 @@ package struct HTTPCompletion: Sendable {
         case cancelled(requestedNanos: UInt64, stopNanos: UInt64)
         /// The per-request timeout elapsed.
         case timedOut
-        /// Connection refused, reset, DNS, ...: curl's message.
+        /// Connection refused, reset, DNS, a malformed answer, ...: the client's message.
         case failed(String)
     }
 
     package var id: UInt64
     package var outcome: Outcome
     package var intendedNanos: UInt64
-    /// When the transfer was handed to curl (after any queueing in the client).
+    /// When the client's loop started the request (after any queueing in the client).
     package var startedNanos: UInt64
     package var finishedNanos: UInt64
-    /// From start to the first response byte, as curl measured it; nil if none arrived.
+    /// From start to the first response byte, as the client measured it; nil if none arrived.
     package var firstByteNanos: UInt64?
-    /// For `.failed`: what went wrong, classified from curl's code and the socket's errno.
+    /// For `.failed`: what went wrong, classified from the failing step and the socket's errno.
     package var cause: ErrorCause? = nil
-    /// Connections curl opened for this request (0: it reused one), as curl counted them; nil
-    /// when the request never reached curl.
+    /// Connections the client opened for this request (0: it reused one, or failed before
+    /// opening one); nil when the client refused the request at once (a URL it cannot send).
     package var newConnections: Int? = nil
     /// From name resolution to the TCP connection being up (one network round trip), when this
     /// request opened a connection; nil when it reused one.

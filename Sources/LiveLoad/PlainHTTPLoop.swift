@@ -222,12 +222,13 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
         switch findOrigin(url: submission.url) {
         case .success(let found): origin = found
         case .failure(let failure):
-            fail(request, failure.message, cause: failure.cause)
+            fail(request, failure.message, cause: failure.cause, refusedAtStart: true)
             return
         }
         var url = submission.url
         guard let target = url.withUTF8({ Self.requestTarget(in: $0) }) else {
-            fail(request, "malformed URL (spaces or control characters in it): \(submission.url.prefix(200))", cause: .transport)
+            fail(request, "malformed URL (spaces or control characters in it): \(submission.url.prefix(200))", cause: .transport,
+                 refusedAtStart: true)
             return
         }
         request.target = target
@@ -600,11 +601,13 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
         serviceWaiting()
     }
 
-    private func fail(_ request: Request, _ message: String, cause: ErrorCause) {
+    /// `refusedAtStart`: the URL was refused before any connection was looked for (no
+    /// connection count, as for a request libcurl refuses at setopt).
+    private func fail(_ request: Request, _ message: String, cause: ErrorCause, refusedAtStart: Bool = false) {
         deliver(HTTPCompletion(
             id: request.submission.id, outcome: .failed(message), intendedNanos: request.submission.intendedNanos,
             startedNanos: request.startedNanos, finishedNanos: MonotonicClock.now(), firstByteNanos: nil, cause: cause,
-            newConnections: request.newConnections, connectNanos: request.connectNanos))
+            newConnections: refusedAtStart ? nil : request.newConnections, connectNanos: request.connectNanos))
     }
 
     /// Requests past their deadline time out (closing their connections); the next deadline is
