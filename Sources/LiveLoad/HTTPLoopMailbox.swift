@@ -110,8 +110,43 @@ final class LoopMailbox: @unchecked Sendable {
         }
     }
 
-    /// Commands the loop thread posted to itself are waiting: do not sleep in `epoll_wait`.
-    var hasLocal: Bool { !local.isEmpty }
+    /// Takes the commands posted since the last call (into `commands`, a buffer the loop keeps)
+    /// and hands them out in order: a submission due by `now` to `start`, a later one to `hold`,
+    /// an abort to `abort`. Returns false at `.stop` (the commands after it are dropped).
+    func dispatch(into commands: inout [HTTPLoopCommand], now: UInt64, start: (HTTPSubmission) -> Void,
+                  hold: (HTTPSubmission) -> Void, abort: (_ id: UInt64, _ requestedNanos: UInt64) -> Void) -> Bool {
+        take(into: &commands)
+        for command in commands {
+            switch command {
+            case .submit(let submission):
+                if submission.intendedNanos <= now { start(submission) } else { hold(submission) }
+            case .abort(let id, let requestedNanos):
+                abort(id, requestedNanos)
+            case .stop:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Waits in `epoll_wait` on `epoll` for events until `deadline` (monotonic ns), a second at
+    /// most, not at all when the loop thread posted commands to itself; counts the wake-up,
+    /// empties the wake pipe when it was readable and hands every other event (token, mask) to
+    /// `handle`. `tokens` and `events` are the loop's buffers (their size is the batch).
+    func wait(on epoll: Int32, until deadline: UInt64, tokens: inout [UInt64], events: inout [UInt32],
+              handle: (_ token: UInt64, _ events: UInt32) -> Void) {
+        var timeoutMillis: Int32 = 0
+        if local.isEmpty {
+            let now = MonotonicClock.now()
+            let wait = deadline > now ? deadline - now : 0
+            timeoutMillis = Int32(min(1000, (wait + 999_999) / 1_000_000))
+        }
+        let count = CPosixShims_epoll_wait_events(epoll, &tokens, &events, Int32(tokens.count), timeoutMillis)
+        wakeups.add(1, ordering: .relaxed)
+        for index in 0..<max(0, Int(count)) {
+            if tokens[index] == Self.wakeToken { drainWake() } else { handle(tokens[index], events[index]) }
+        }
+    }
 
     /// The wake pipe was readable: empties it.
     func drainWake() {

@@ -157,47 +157,17 @@ final class PlainHTTPLoop: HTTPClientLoop, @unchecked Sendable {
 
     func run() {
         mailbox.enterLoopThread()
-        var stopping = false
         var tokens = [UInt64](repeating: 0, count: 256)
         var events = [UInt32](repeating: 0, count: 256)
         var commands: [HTTPLoopCommand] = []
-        while !stopping {
-            mailbox.take(into: &commands)
+        while true {
             let now = MonotonicClock.now()
-            for command in commands {
-                switch command {
-                case .submit(let submission):
-                    if submission.intendedNanos <= now {
-                        start(submission, now: now)
-                    } else {
-                        held.hold(submission)
-                    }
-                case .abort(let id, let requestedNanos):
-                    abort(id: id, requestedNanos: requestedNanos)
-                case .stop:
-                    stopping = true
-                }
-            }
-            if stopping { break }
+            let going = mailbox.dispatch(into: &commands, now: now, start: { start($0, now: now) }, hold: { held.hold($0) },
+                                         abort: { abort(id: $0, requestedNanos: $1) })
+            guard going else { break }
             while let submission = held.popDue(now: now) { start(submission, now: MonotonicClock.now()) }
-            var timeoutMillis: Int32 = 0
-            if !mailbox.hasLocal {
-                let current = MonotonicClock.now()
-                var next = min(earliestDeadline, current + 1_000_000_000)
-                if let time = held.nextDue { next = min(next, time) }
-                let wait = next > current ? next - current : 0
-                timeoutMillis = Int32(min(1000, (wait + 999_999) / 1_000_000))
-            }
-            let count = CPosixShims_epoll_wait_events(epollFD, &tokens, &events, Int32(tokens.count), timeoutMillis)
-            mailbox.wakeups.add(1, ordering: .relaxed)
-            if count > 0 {
-                for index in 0..<Int(count) {
-                    if tokens[index] == LoopMailbox.wakeToken {
-                        mailbox.drainWake()
-                    } else {
-                        event(token: tokens[index], events: events[index])
-                    }
-                }
+            mailbox.wait(on: epollFD, until: min(earliestDeadline, held.nextDue ?? .max), tokens: &tokens, events: &events) {
+                event(token: $0, events: $1)
             }
             if earliestDeadline <= MonotonicClock.now() { expire(now: MonotonicClock.now()) }
         }
