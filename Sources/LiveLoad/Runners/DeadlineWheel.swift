@@ -99,3 +99,38 @@ package struct DeadlineWheel<Entry: DeadlineFiled> {
         }
     }
 }
+
+/// A session's next key as a thread that types many sessions files it: slot `slot`'s key due
+/// at `deadline`, `order` its place among keys of the same deadline.
+package struct DueKey: DeadlineFiled, Sendable {
+    package var deadline: Int64
+    package var order: UInt64
+    package var slot: Int
+
+    package init(deadline: Int64, order: UInt64, slot: Int) {
+        self.deadline = deadline
+        self.order = order
+        self.slot = slot
+    }
+
+    package func precedes(_ other: DueKey) -> Bool {
+        deadline != other.deadline ? deadline < other.deadline : order < other.order
+    }
+}
+
+/// A ``DeadlineWheel`` of ``DueKey``s, compiled here at that type: a caller in another module
+/// gets the specialised wheel (a generic one called from there ran unspecialised, with a
+/// metadata look-up on every call).
+package struct KeyDeadlines {
+    private var wheel = DeadlineWheel<DueKey>()
+
+    package init() {}
+
+    package mutating func push(_ key: DueKey) { wheel.push(key) }
+
+    /// The earliest key.
+    package mutating func first() -> DueKey? { wheel.first() }
+
+    /// Removes and returns the earliest key if it is due at `now`.
+    package mutating func popDue(_ now: Int64) -> DueKey? { wheel.popDue(now) }
+}

@@ -17,14 +17,11 @@ struct LiveFieldKey: Sendable {
 /// typist's next key waits on one deadline wheel (no task and no sleep per typist), and the keys
 /// that came due go to the main actor through an inbox, in order, one main-actor job for all the
 /// keys waiting when it runs.
-final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Sendable {
-    private struct Due: DeadlineFiled {
-        var deadline: Int64
-        var order: UInt64
-        var slot: Int
-        func precedes(_ other: Due) -> Bool { deadline != other.deadline ? deadline < other.deadline : order < other.order }
-    }
-
+///
+/// Not generic: the sessions are erased when it is made, so its loop is compiled for its
+/// concrete types whatever module calls the run (a loop generic over the session ran
+/// unspecialised from the benchmark, paying metadata look-ups on every key).
+final class LiveFieldTyping: @unchecked Sendable {
     /// Keys due and not yet given to the fields; whether a main-actor job is on its way to them;
     /// and, once typing is over, who waits for the last key to be given.
     private struct Inbox {
@@ -40,18 +37,18 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
     /// The task awaiting `run` was cancelled: stop typing, as on a stop request.
     private let cancelled = CancellationFlag()
     // The typing thread's own, never touched elsewhere.
-    private var sessions: [Session]
+    private var sessions: [any TypistSession]
     private var pending: [TypingEvent?]
     private var ended: [Bool]
-    private var deadlines = DeadlineWheel<Due>()
+    private var deadlines = KeyDeadlines()
     private var order: UInt64 = 0
     private var batch: [LiveFieldKey] = []
 
-    init(_ typists: [LiveTypist<Session>], fields: LiveFieldRun.Fields, state: LiveFieldState) {
+    init<Session: TypistSession & Sendable>(_ typists: [LiveTypist<Session>], fields: LiveFieldRun.Fields, state: LiveFieldState) {
         self.fields = fields
         self.state = state
         arrivals = typists.map(\.arrivalNanos)
-        sessions = typists.map(\.session)
+        sessions = typists.map { $0.session as any TypistSession }
         pending = Array(repeating: nil, count: typists.count)
         ended = Array(repeating: false, count: typists.count)
     }
@@ -105,7 +102,7 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
     private func scheduleNext(_ slot: Int) {
         if let next = sessions[slot].next() {
             pending[slot] = next
-            deadlines.push(Due(deadline: arrivals[slot] + next.at, order: order, slot: slot))
+            deadlines.push(DueKey(deadline: arrivals[slot] + next.at, order: order, slot: slot))
             order += 1
         } else {
             ended[slot] = true
