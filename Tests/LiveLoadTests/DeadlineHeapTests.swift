@@ -1,28 +1,35 @@
 import Testing
 @testable import LiveLoad
 
+/// An entry due at `deadline`, `sequence` its place among equal deadlines.
+private struct Timed: DeadlineFiled, Equatable {
+    var deadline: Int64
+    var sequence: UInt64
+    func precedes(_ other: Timed) -> Bool {
+        deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+    }
+}
+
+/// A xorshift generator: the same draws on every run.
+private struct Draws {
+    var state: UInt64
+    mutating func next(_ bound: UInt64) -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state % bound
+    }
+}
+
 @Suite("Deadline heap")
 struct DeadlineHeapTests {
-    struct Timed: DeadlineOrdered, Equatable {
-        var deadline: Int64
-        var sequence: UInt64
-        func precedes(_ other: Timed) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
-        }
-    }
-
     /// Pushes and pops interleaved at random, many equal deadlines among them: every pop is the
     /// earliest entry still held, ties in the order they were pushed.
     @Test func popsInDeadlineThenPushOrder() {
         var heap = DeadlineHeap<Timed>()
         var held: [Timed] = []
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func random(_ bound: UInt64) -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state % bound
-        }
+        var draws = Draws(state: 0x9E37_79B9_7F4A_7C15)
+        func random(_ bound: UInt64) -> UInt64 { draws.next(bound) }
         var sequence: UInt64 = 0
         var popped = 0
         for _ in 0..<20_000 {
@@ -50,26 +57,13 @@ struct DeadlineHeapTests {
 
 @Suite("Deadline wheel")
 struct DeadlineWheelTests {
-    struct Timed: DeadlineFiled, Equatable {
-        var deadline: Int64
-        var sequence: UInt64
-        func precedes(_ other: Timed) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
-        }
-    }
-
     /// Deadlines in the past, in the current bucket, across the wheel and beyond it (the far
     /// heap), pushed while time moves on: what is due comes out in order, nothing early.
     @Test func takesDueEntriesInOrder() {
         var wheel = DeadlineWheel<Timed>()
         var held: [Timed] = []
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func random(_ bound: UInt64) -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state % bound
-        }
+        var draws = Draws(state: 0x2545_F491_4F6C_DD1D)
+        func random(_ bound: UInt64) -> UInt64 { draws.next(bound) }
         var sequence: UInt64 = 0
         var now: Int64 = 5_000_000
         var taken = 0

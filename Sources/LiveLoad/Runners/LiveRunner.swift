@@ -307,34 +307,38 @@ final class LiveRunShared: Sendable {
     /// The recorders' metrics so far, merged (not finished: open work is not yet counted), `nil`
     /// once the run is closed.
     func metricsSoFar() -> MetricSet? {
-        var merged: MetricSet?
+        var parts: [MetricSet] = []
         for shard in shards {
             guard let metrics = shard.metricsSoFar() else { return nil }
-            merged = merged.map { Self.merge($0, metrics) } ?? metrics
+            parts.append(metrics)
         }
-        return merged
+        return MetricSet(mergingShards: parts)
     }
 
     /// Finishes the recorders and returns their merged metrics; later records are not counted.
     func close() -> (MetricSet, Int64) {
         let end = now()
-        var merged: MetricSet?
-        for shard in shards {
-            let metrics = shard.close(at: end) ?? MetricSet()
-            merged = merged.map { Self.merge($0, metrics) } ?? metrics
-        }
-        return (merged ?? MetricSet(), end)
+        return (MetricSet(mergingShards: shards.compactMap { $0.close(at: end) }), end)
     }
+}
 
-    private static func merge(_ first: MetricSet, _ second: MetricSet) -> MetricSet {
-        var merged = first
-        do {
-            try merged.merge(second)
-        } catch {
-            // Every shard's recorder makes its histograms with the same configurations.
-            preconditionFailure("recorder shards with different histogram shapes: \(error)")
+extension MetricSet {
+    /// The metrics of recorders that each held some of one run's typists, merged: exactly those
+    /// of one recorder holding them all (empty for no shard).
+    package init(mergingShards shards: [MetricSet]) {
+        guard var merged = shards.first else {
+            self.init()
+            return
         }
-        return merged
+        for shard in shards.dropFirst() {
+            do {
+                try merged.merge(shard)
+            } catch {
+                // Every shard's recorder makes its histograms with the same configurations.
+                preconditionFailure("recorder shards with different histogram shapes: \(error)")
+            }
+        }
+        self = merged
     }
 }
 

@@ -244,19 +244,19 @@ final class LiveFieldState: @unchecked Sendable {
 
     /// The shards' metrics so far, merged; nil once the run is closed.
     func metricsSoFar() -> MetricSet? {
-        var merged: MetricSet?
+        var parts: [MetricSet] = []
         for shard in shards {
             guard let metrics = shard.withLock({ $0.recorder?.metrics() }) else { return nil }
-            merged = Self.merge(merged, metrics)
+            parts.append(metrics)
         }
-        return merged
+        return MetricSet(mergingShards: parts)
     }
 
     /// Finishes the recorders and returns their merged metrics and every typist's ledger (by
     /// slot); later records are dropped.
     func close() -> (MetricSet, Int64, [FieldLedger]) {
         let end = now()
-        var merged: MetricSet?
+        var parts: [MetricSet] = []
         var ledgers = Array(repeating: FieldLedger(), count: typists)
         for (index, shard) in shards.enumerated() {
             let metrics = shard.withLock { books -> MetricSet? in
@@ -270,20 +270,9 @@ final class LiveFieldState: @unchecked Sendable {
                 recorder.finish(at: end)
                 return recorder.metrics()
             }
-            if let metrics { merged = Self.merge(merged, metrics) }
+            if let metrics { parts.append(metrics) }
         }
-        return (merged ?? MetricSet(), end, ledgers)
-    }
-
-    private static func merge(_ merged: MetricSet?, _ metrics: MetricSet) -> MetricSet {
-        guard var merged else { return metrics }
-        do {
-            try merged.merge(metrics)
-        } catch {
-            // Every shard's recorder makes its histograms with the same configurations.
-            preconditionFailure("recorder shards with different histogram shapes: \(error)")
-        }
-        return merged
+        return (MetricSet(mergingShards: parts), end, ledgers)
     }
 }
 
