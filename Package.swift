@@ -200,7 +200,7 @@ let package = Package(
         .testTarget(name: "SearchServerTests", dependencies: ["SearchServer", "Matching", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "LiveLoadTests", dependencies: ["CCurl", "CPlainHTTP", "FieldRuntime", "LiveLoad", "SearchServer", "TypestormSystem", "Matching", "ProductCatalog", "SearchField", "TypestormMetrics", "Typists", "TestBackends", "Locking"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormCLITests", dependencies: ["TypestormCLI", "Diagnostics", "TypestormMetrics"], swiftSettings: swiftSettings),
-        .testTarget(name: "OrchestrationTests", dependencies: ["JSONReading", "FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking"], exclude: ["model_server.py"], swiftSettings: swiftSettings),
+        .testTarget(name: "OrchestrationTests", dependencies: ["JSONReading", "FieldRuntime", "LiveLoad", "Matching", "Orchestration", "TypestormMetrics", "TypestormSystem", "SearchServer", "Simulation", "Reporting", "SearchField", "Typists", "TestBackends", "Locking", "FieldHarness", "ProductCatalog"], exclude: ["model_server.py"], swiftSettings: swiftSettings),
         .testTarget(name: "TypestormTests", dependencies: ["Typestorm"], swiftSettings: swiftSettings),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "TypestormMetrics"], exclude: ["Fixtures"], swiftSettings: swiftSettings),

@@ -4,8 +4,12 @@ package protocol DeadlineOrdered {
     func precedes(_ other: Self) -> Bool
 }
 
-/// A binary min-heap of timed entries, for the threads that wait for their earliest deadline
+/// A 4-ary min-heap of timed entries, for the threads that wait for their earliest deadline
 /// (the live field threads, the modelled backend's timer, and the typing of a field of yours).
+///
+/// Four children per node: half the levels of a binary heap, and a node's children share one or
+/// two cache lines, so a pop from a heap of 100,000 entries misses the cache about half as often.
+/// Entries move into a hole rather than being swapped.
 package struct DeadlineHeap<Entry: DeadlineOrdered> {
     package private(set) var entries: [Entry] = []
 
@@ -18,34 +22,43 @@ package struct DeadlineHeap<Entry: DeadlineOrdered> {
 
     package mutating func push(_ entry: Entry) {
         entries.append(entry)
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].precedes(entries[parent]) else { break }
-            entries.swapAt(child, parent)
-            child = parent
+        entries.withUnsafeMutableBufferPointer { heap in
+            var hole = heap.count - 1
+            while hole > 0 {
+                let parent = (hole - 1) >> 2
+                guard entry.precedes(heap[parent]) else { break }
+                heap[hole] = heap[parent]
+                hole = parent
+            }
+            heap[hole] = entry
         }
     }
 
     /// Removes and returns the earliest entry (the heap must not be empty).
     package mutating func popFirst() -> Entry {
-        let top = entries[0]
         let last = entries.removeLast()
-        if !entries.isEmpty {
-            entries[0] = last
-            var parent = 0
-            let count = entries.count
+        guard !entries.isEmpty else { return last }
+        return entries.withUnsafeMutableBufferPointer { heap in
+            let top = heap[0]
+            let count = heap.count
+            var hole = 0
             while true {
-                let left = 2 * parent + 1, right = left + 1
-                var first = parent
-                if left < count, entries[left].precedes(entries[first]) { first = left }
-                if right < count, entries[right].precedes(entries[first]) { first = right }
-                if first == parent { break }
-                entries.swapAt(parent, first)
-                parent = first
+                let firstChild = 4 * hole + 1
+                guard firstChild < count else { break }
+                var earliest = firstChild
+                var child = firstChild + 1
+                let end = min(firstChild + 4, count)
+                while child < end {
+                    if heap[child].precedes(heap[earliest]) { earliest = child }
+                    child += 1
+                }
+                guard heap[earliest].precedes(last) else { break }
+                heap[hole] = heap[earliest]
+                hole = earliest
             }
+            heap[hole] = last
+            return top
         }
-        return top
     }
 
     package mutating func removeAll() { entries.removeAll() }

@@ -10,8 +10,9 @@ import Synchronization
 /// The real filter engine in this process, behind a bounded set of search threads.
 ///
 /// The thread count stands for the backend's capacity: requests beyond it wait in a FIFO queue
-/// (queue time), and a cancelled request is dropped from the queue at once or, when it is
-/// already scanning, stops at the engine's next cancellation check (stop latency). Searches spin
+/// (queue time), and a cancelled request is answered at once when no search thread has taken
+/// it yet (the thread that comes to it later skips it) or, when it is already scanning, stops
+/// at the engine's next cancellation check (stop latency). Searches spin
 /// the CPU, so they run on their own threads, never on the cooperative pool that runs the
 /// typists' timers.
 public final class EngineSearchBackend: LiveSearchBackend {
@@ -23,18 +24,39 @@ public final class EngineSearchBackend: LiveSearchBackend {
         let enqueuedNanos: UInt64
         let flag = CancellationFlag()
         let completion: @Sendable (LiveSearchOutcome) -> Void
-        let owner: EngineSearchBackend
+        /// Who answers the job: 0 while it waits, then `taken` (a search thread runs it) or
+        /// `dropped` (its cancel or the shutdown answered it), whichever comes first.
+        private let claim = Atomic<UInt8>(0)
+        private static let taken: UInt8 = 1, dropped: UInt8 = 2
 
-        init(request: LiveSearchRequest, enqueuedNanos: UInt64, completion: @escaping @Sendable (LiveSearchOutcome) -> Void, owner: EngineSearchBackend) {
+        init(request: LiveSearchRequest, enqueuedNanos: UInt64, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) {
             self.request = request
             self.enqueuedNanos = enqueuedNanos
             self.completion = completion
-            self.owner = owner
         }
 
+        /// A search thread takes the job: false when it was answered already.
+        func take() -> Bool {
+            claim.compareExchange(expected: 0, desired: Self.taken, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        /// Answers a job no search thread has taken as cancelled, at once; false when one has.
+        func drop() -> Bool {
+            guard claim.compareExchange(expected: 0, desired: Self.dropped, ordering: .acquiringAndReleasing).exchanged else {
+                return false
+            }
+            let now = MonotonicClock.now()
+            completion(LiveSearchOutcome(
+                result: .failed(.cancelled), startedNanos: enqueuedNanos,
+                backendWork: BackendWork(queueNanos: Int64(now - enqueuedNanos), serviceNanos: 0)))
+            return true
+        }
+
+        /// O(1): a waiting job stays in the queue, answered, and the thread that comes to it
+        /// skips it (a queue of thousands is not searched on every keystroke's cancel).
         func cancel() {
             flag.cancel()
-            owner.dropIfQueued(self)
+            _ = drop()
         }
     }
 
@@ -79,6 +101,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
         let (engine, reference) = (engine, reference)
         let searchCPU = searchCPU
         pool = WorkerPool(threads: workers, name: "typestorm-search", startSuspended: startSuspended) { job in
+            guard job.take() else { return }
             let before = CPUTime.thread()
             Self.run(job, engine: engine, reference: reference, limit: limit, countsTotal: countsTotal, forcedPath: forcedPath)
             searchCPU.nanos.add(CPUTime.thread() - before, ordering: .relaxed)
@@ -88,20 +111,11 @@ public final class EngineSearchBackend: LiveSearchBackend {
     /// Queues `request` for the engine's search threads; `completion` is called exactly once, with
     /// the engine's queue and service time.
     public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
-        let job = Job(request: request, enqueuedNanos: MonotonicClock.now(), completion: completion, owner: self)
-        if !pool.enqueue(job) {
+        let job = Job(request: request, enqueuedNanos: MonotonicClock.now(), completion: completion)
+        if !pool.enqueue(job), job.take() {
             completion(LiveSearchOutcome(result: .failed(.transport), startedNanos: job.enqueuedNanos))
         }
         return job
-    }
-
-    /// Removes a cancelled job that no worker has taken yet and completes it as cancelled.
-    private func dropIfQueued(_ job: Job) {
-        guard pool.removeQueued(where: { $0 === job }) != nil else { return }
-        let now = MonotonicClock.now()
-        job.completion(LiveSearchOutcome(
-            result: .failed(.cancelled), startedNanos: job.enqueuedNanos,
-            backendWork: BackendWork(queueNanos: Int64(now - job.enqueuedNanos), serviceNanos: 0)))
     }
 
     private static func run(_ job: Job, engine: SearchEngine, reference: ReferenceFilter, limit: Int, countsTotal: Bool,
@@ -127,7 +141,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
 
     /// Completes queued jobs as failed and stops the threads once the running searches return.
     public func shutdown() {
-        for job in pool.takeQueued() {
+        for job in pool.takeQueued() where job.take() {
             job.completion(LiveSearchOutcome(result: .failed(.cancelled), startedNanos: job.enqueuedNanos))
         }
         pool.shutdown()

@@ -10,6 +10,8 @@ import Typists
 /// app's UI thread, so the field's host sees keystrokes, fired timers and answers one at a time.
 final class LiveField<Strategy: SearchFieldStrategy> {
     let slot: Int
+    /// The field's place in its thread, and its typist number in the thread's recorder.
+    let index: Int
     let arrivalNanos: Int64
     var session: any TypistSession
     var host: FieldHost<Strategy, any LiveSearchTicket>
@@ -22,8 +24,9 @@ final class LiveField<Strategy: SearchFieldStrategy> {
     var typing = true
     var reportedQuiet = false
 
-    init(slot: Int, arrivalNanos: Int64, session: any TypistSession, strategy: Strategy, actions: LiveFieldActions) {
+    init(slot: Int, index: Int, arrivalNanos: Int64, session: any TypistSession, strategy: Strategy, actions: LiveFieldActions) {
         self.slot = slot
+        self.index = index
         self.arrivalNanos = arrivalNanos
         self.session = session
         host = FieldHost(strategy: strategy)
@@ -43,13 +46,13 @@ enum LiveFieldMessage: @unchecked Sendable {
     case exit
 }
 
-/// A field thread's queue: its deadlines (a min-heap of keystrokes and timers, touched only by
-/// the thread) and its inbox (answers from the backend's threads, the run's commands), with the
+/// A field thread's queue: its deadlines (keystrokes and timers on a ``DeadlineWheel``, touched
+/// only by the thread) and its inbox (answers from the backend's threads, the run's commands), with the
 /// one wake-up both share.
 final class LiveFieldQueue: @unchecked Sendable {
     enum Kind: UInt8 { case keystroke, timer }
 
-    struct Entry: DeadlineOrdered {
+    struct Entry: DeadlineFiled {
         var deadline: Int64
         var sequence: UInt64
         var slot: Int32
@@ -67,29 +70,32 @@ final class LiveFieldQueue: @unchecked Sendable {
     }
 
     /// Touched only by the owning thread.
-    private(set) var heap = DeadlineHeap<Entry>()
+    private var deadlines = DeadlineWheel<Entry>()
     private var sequence: UInt64 = 0
     private let inbox = Locked(Inbox())
     private let wake = DispatchSemaphore(value: 0)
 
-    init(capacity: Int) {
-        heap = DeadlineHeap(capacity: capacity)
-    }
+    init() {}
 
     // MARK: The owning thread
 
     func push(deadline: Int64, slot: Int, kind: Kind, timer: TimerID = 0) {
         sequence &+= 1
-        heap.push(Entry(deadline: deadline, sequence: sequence, slot: Int32(slot), kind: kind, timer: timer))
+        deadlines.push(Entry(deadline: deadline, sequence: sequence, slot: Int32(slot), kind: kind, timer: timer))
     }
 
-    /// The earliest entry if it is due at `now` (run time), removed from the heap.
+    /// Whether the earliest entry is due at `now` (run time).
+    func isDue(_ now: Int64) -> Bool {
+        guard let top = deadlines.first() else { return false }
+        return top.deadline <= now
+    }
+
+    /// The earliest entry if it is due at `now` (run time), taken out.
     func popDue(_ now: Int64) -> Entry? {
-        guard let top = heap.first, top.deadline <= now else { return nil }
-        return heap.popFirst()
+        deadlines.popDue(now)
     }
 
-    var nextDeadline: Int64? { heap.first?.deadline }
+    var nextDeadline: Int64? { deadlines.first()?.deadline }
 
     /// Takes every message posted so far.
     func takeMessages(into messages: inout [LiveFieldMessage]) {
@@ -124,7 +130,7 @@ final class LiveFieldQueue: @unchecked Sendable {
     }
 }
 
-/// What a live field's host asks of the real world: timers on its field thread's deadline heap,
+/// What a live field's host asks of the real world: timers on its field thread's deadline wheel,
 /// requests to the run's backend (answers come back through the thread's inbox).
 struct LiveFieldActions: FieldRunner {
     typealias Handle = any LiveSearchTicket
@@ -146,7 +152,7 @@ struct LiveFieldActions: FieldRunner {
         queue.push(deadline: deadline, slot: slot, kind: .timer, timer: id)
     }
 
-    /// The entry stays on the heap: the host ignores a timer it no longer holds.
+    /// The entry stays on the wheel: the host ignores a timer it no longer holds.
     mutating func cancelTimer(_ id: TimerID, typist: Int) {}
 
     mutating func startRequest(_ id: RequestID, query: QueryIdentity, local: Bool, typist: Int, at time: Int64) -> any LiveSearchTicket {

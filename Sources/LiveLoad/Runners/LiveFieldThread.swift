@@ -36,10 +36,10 @@ struct LiveFieldThreadMaker: PresetVisitor {
 }
 
 /// One thread that runs a share of a live run's fields, as an app's UI thread runs its own:
-/// keystrokes and the strategies' timers wait on the thread's deadline heap (no task or timer
+/// keystrokes and the strategies' timers wait on the thread's deadline wheel (no task or timer
 /// per wait), answers arrive through its inbox, and each field's events are handled one at a
-/// time in the order they happen. What the fields record goes to the run's recorder once per
-/// wake-up, under one lock.
+/// time in the order they happen. What the fields record goes straight into the thread's own
+/// recorder (``LiveRecorderShard``), taken once per batch of events.
 ///
 /// Keystrokes handled late because the thread was busy are input lag; timers, timer lateness.
 final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandle, @unchecked Sendable {
@@ -49,9 +49,12 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     /// The thread holds slots `first, first + stride, …`: slot `s` is `fields[s / stride]`.
     private let stride: Int
     private var context: FieldHostContext
-    private var records = RecordBuffer()
+    /// The recorder of this thread's typists: field `i` is its typist `i`.
+    private let shard: LiveRecorderShard
     private var typing = 0
     private var newlyQuiet = 0
+    /// The last typist of this thread left during the current batch.
+    private var typingEnded = false
     private let typingDone: @Sendable () -> Void
     private let exited = DispatchSemaphore(value: 0)
 
@@ -59,24 +62,33 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     init(name: String, typists: [LiveFieldTypist], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
          typingDone: @escaping @Sendable () -> Void) {
         let slots = Swift.stride(from: first, to: typists.count, by: stride)
-        queue = LiveFieldQueue(capacity: typists.count / stride * 2 + 2)
+        queue = LiveFieldQueue()
         self.stride = stride
         self.shared = shared
         self.typingDone = typingDone
+        shard = shared.shards[first]
         context = FieldHostContext(configuration: prototype.configuration)
-        for slot in slots {
+        for (index, slot) in slots.enumerated() {
             let typist = typists[slot]
-            fields.append(LiveField(slot: slot, arrivalNanos: typist.arrivalNanos, session: typist.session, strategy: prototype,
-                                    actions: LiveFieldActions(slot: slot, shared: shared, queue: queue)))
+            fields.append(LiveField(slot: slot, index: index, arrivalNanos: typist.arrivalNanos, session: typist.session,
+                                    strategy: prototype, actions: LiveFieldActions(slot: slot, shared: shared, queue: queue)))
         }
         typing = fields.count
         self.name = name
         // Every typist's first action is drawn before the run's clock starts.
-        for field in fields { advance(field, at: 0) }
+        shard.withRecorder { recorder in
+            for field in fields { advance(field, at: 0, recorder: &recorder) }
+        }
         // Made here, where the strategy's type is concrete when the caller's is: `start()` is
         // called through the handle protocol, and a loop called from there would run generic.
         entry = { [unowned self] in self.loop() }
     }
+
+    /// A thread with nothing due sleeps at least this long (200 µs) unless a message wakes it:
+    /// the keystrokes and timers that come due meanwhile run in one wake-up, at most this late,
+    /// rather than one wake-up (two context switches) each, which cost more than the keystroke
+    /// itself. Answers still wake the thread at once, so request latency is not padded.
+    static var coalescingNanos: Int64 { 200_000 }
 
     private let name: String
     private var entry: @Sendable () -> Void = {}
@@ -97,64 +109,76 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         var running = true
         while running {
             queue.takeMessages(into: &messages)
-            for message in messages {
-                switch message {
-                case let .completed(slot, id, local, outcome):
-                    completed(fields[slot / stride], id, local: local, outcome)
-                case .stopTyping:
-                    for field in fields where field.typing { finishTyping(field, at: shared.now()) }
-                case let .abandon(reply):
-                    let now = shared.now()
-                    var unfinished = 0
-                    for field in fields where field.host.abandonOpenWork(typist: field.slot, at: now, runner: &field.actions) {
-                        unfinished += 1
+            var replies: [(@Sendable (Int) -> Void, Int)] = []
+            if !messages.isEmpty {
+                shard.withRecorder { recorder in
+                    for message in messages {
+                        switch message {
+                        case let .completed(slot, id, local, outcome):
+                            completed(fields[slot / stride], id, local: local, outcome, recorder: &recorder)
+                        case .stopTyping:
+                            for field in fields where field.typing { finishTyping(field, at: shared.now(), recorder: &recorder) }
+                        case let .abandon(reply):
+                            let now = shared.now()
+                            var unfinished = 0
+                            for field in fields where field.host.abandonOpenWork(typist: field.index, at: now, runner: &field.actions) {
+                                unfinished += 1
+                            }
+                            replies.append((reply, unfinished))
+                        case .exit:
+                            running = false
+                        }
                     }
-                    flush()
-                    reply(unfinished)
-                case .exit:
-                    running = false
                 }
+                messages.removeAll(keepingCapacity: true)
             }
-            messages.removeAll(keepingCapacity: true)
+            reportQuiet()
+            for (reply, unfinished) in replies { reply(unfinished) }
             guard running else { break }
+            // The due entries, in batches of at most 64 under the recorder's lock (a snapshot
+            // of the metrics waits for one batch at most).
             var now = shared.now()
-            var handled = 0
-            while let entry = queue.popDue(now) {
-                let field = fields[Int(entry.slot) / stride]
-                switch entry.kind {
-                case .keystroke: keystroke(field)
-                case .timer:
-                    field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.slot, at: shared.now(),
-                                          context: &context, recorder: &records, runner: &field.actions)
-                    checkQuiet(field)
+            while queue.isDue(now) {
+                shard.withRecorder { recorder in
+                    var handled = 0
+                    while handled < 64, let entry = queue.popDue(now) {
+                        let field = fields[Int(entry.slot) / stride]
+                        switch entry.kind {
+                        case .keystroke: keystroke(field, recorder: &recorder)
+                        case .timer:
+                            field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.index, at: shared.now(),
+                                                  context: &context, recorder: &recorder, runner: &field.actions)
+                            checkQuiet(field)
+                        }
+                        handled += 1
+                    }
                 }
-                handled += 1
-                if handled & 63 == 0 { now = shared.now() }
+                now = shared.now()
             }
-            flush()
+            reportQuiet()
             let wait = queue.nextDeadline.map { $0 - shared.now() }
             if let wait, wait <= 0 { continue }
-            queue.sleep(nanos: wait)
+            queue.sleep(nanos: wait.map { max($0, Self.coalescingNanos) })
         }
         exited.signal()
     }
 
-    /// Fetches the typist's next action and puts it on the heap; a session that ran out ends.
-    private func advance(_ field: LiveField<Strategy>, at now: Int64) {
+    /// Fetches the typist's next action and puts it on the wheel; a session that ran out ends.
+    private func advance(_ field: LiveField<Strategy>, at now: Int64, recorder: inout Recorder) {
         guard field.typing else { return }
         guard let event = field.session.next() else {
-            finishTyping(field, at: now)
+            finishTyping(field, at: now, recorder: &recorder)
             return
         }
         field.pending = event
         queue.push(deadline: field.arrivalNanos + event.at, slot: field.slot, kind: .keystroke)
     }
 
-    private func keystroke(_ field: LiveField<Strategy>) {
+    private func keystroke(_ field: LiveField<Strategy>, recorder: inout Recorder) {
         guard field.typing, field.pending != nil else { return }
         // A stop request ends the session before the next key, even before its message arrives.
         if shared.monitor.isStopRequested {
-            finishTyping(field, at: shared.now())
+            finishTyping(field, at: shared.now(), recorder: &recorder)
             return
         }
         if !field.active {
@@ -162,7 +186,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             shared.monitor.typistsActive.add(1, ordering: .relaxed)
         }
         if case .end = field.pending!.action {
-            finishTyping(field, at: shared.now())
+            finishTyping(field, at: shared.now(), recorder: &recorder)
             return
         }
         // `local-filter` runs on the UI thread: the key waits until it returns.
@@ -170,57 +194,55 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             field.held = true
             return
         }
-        type(field, field.pending.take()!)
+        type(field, field.pending.take()!, recorder: &recorder)
     }
 
-    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent) {
+    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent, recorder: inout Recorder) {
         if case .edit = event.action { shared.monitor.keystrokes.add(1, ordering: .relaxed) }
         let now = shared.now()
-        field.host.type(event.action, intendedAt: field.arrivalNanos + event.at, typist: field.slot, at: now,
-                        context: &context, recorder: &records, runner: &field.actions)
-        advance(field, at: now)
+        field.host.type(event.action, intendedAt: field.arrivalNanos + event.at, typist: field.index, at: now,
+                        context: &context, recorder: &recorder, runner: &field.actions)
+        advance(field, at: now, recorder: &recorder)
         checkQuiet(field)
     }
 
-    private func finishTyping(_ field: LiveField<Strategy>, at now: Int64) {
+    private func finishTyping(_ field: LiveField<Strategy>, at now: Int64, recorder: inout Recorder) {
         guard field.typing else { return }
         field.typing = false
         field.pending = nil
         field.held = false
-        field.host.endSession(typist: field.slot, at: now, recorder: &records)
+        field.host.endSession(typist: field.index, at: now, recorder: &recorder)
         if field.active { shared.monitor.typistsActive.subtract(1, ordering: .relaxed) }
         typing -= 1
-        if typing == 0 {
-            flush()
-            typingDone()
-        }
+        // Told once the batch's records are in and the recorder's lock is free again.
+        if typing == 0 { typingEnded = true }
         checkQuiet(field)
     }
 
-    private func completed(_ field: LiveField<Strategy>, _ id: RequestID, local: Bool, _ outcome: LiveSearchOutcome) {
+    private func completed(_ field: LiveField<Strategy>, _ id: RequestID, local: Bool, _ outcome: LiveSearchOutcome,
+                           recorder: inout Recorder) {
         let now = shared.now()
         shared.monitor.requestsFinished.add(1, ordering: .relaxed)
         if case let .failed(reason) = outcome.result, reason != .cancelled { shared.monitor.errors.add(1, ordering: .relaxed) }
         if shared.backend.reportsBackendWork {
             let work = outcome.backendWork ?? BackendWork(queueNanos: 0, serviceNanos: 0)
-            field.host.backendStopped(id, work: work, typist: field.slot, at: now, recorder: &records)
+            field.host.backendStopped(id, work: work, typist: field.index, at: now, recorder: &recorder)
         }
         // The request left when the client library got round to it: the lag after the instant
         // the strategy asked, which latency counts from (no coordinated omission).
         let intended = field.actions.takeIntended(id)
         let lag = outcome.startedNanos == 0 ? nil : shared.runTime(ofNanos: outcome.startedNanos) - intended
-        field.host.requestFinished(id, outcome.result, scheduleLag: lag, typist: field.slot, at: now,
-                                   context: &context, recorder: &records, runner: &field.actions)
+        field.host.requestFinished(id, outcome.result, scheduleLag: lag, typist: field.index, at: now,
+                                   context: &context, recorder: &recorder, runner: &field.actions)
         if case .failed = outcome.result, let cause = outcome.errorCause {
             // The failure's cause refines the class `workStopped` recorded.
-            flush()
-            shared.record { $0.recordError(cause, typist: field.slot, at: now) }
+            recorder.recordError(cause, typist: field.index, at: now)
         }
         if local {
             field.actions.uiBusy = false
             if field.held, let event = field.pending.take() {
                 field.held = false
-                type(field, event)
+                type(field, event, recorder: &recorder)
             }
         }
         checkQuiet(field)
@@ -234,18 +256,16 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         newlyQuiet += 1
     }
 
-    /// Hands this wake-up's records to the run's recorder, then reports the fields that went
-    /// quiet (after their last records, so the run never closes the recorder before them).
-    private func flush() {
-        if !records.isEmpty {
-            shared.record { records.flush(into: &$0) }
-            // A fresh buffer each time: emptying one keeps its capacity, which after a large
-            // batch cost a fresh, page-faulting allocation on every later wake-up.
-            records = RecordBuffer()
-        }
+    /// Reports the fields that went quiet, and the end of this thread's typing, once their last
+    /// records are in the recorder (so the run never closes it before them).
+    private func reportQuiet() {
         if newlyQuiet > 0 {
             shared.quiet.arrive(newlyQuiet)
             newlyQuiet = 0
+        }
+        if typingEnded {
+            typingEnded = false
+            typingDone()
         }
     }
 }

@@ -166,8 +166,9 @@ public struct LiveRunResult: Sendable {
 ///
 /// Each typist's field belongs to one field thread, the app's UI thread, so the strategy sees its
 /// events one at a time, as in an app; a few such threads (one per core) run every field, each
-/// waiting on one heap of deadlines (keystrokes and timers) rather than a task per wait. Every event and effect goes to the one `Recorder` through the same
-/// mapping the virtual-time runner uses, so the metrics mean the same in both.
+/// waiting on one wheel of deadlines (keystrokes and timers) rather than a task per wait. Every
+/// event and effect goes to a `Recorder` (one per field thread, merged at the end) through the
+/// same mapping the virtual-time runner uses, so the metrics mean the same in both.
 ///
 /// Keystrokes that run late because the process is saturated are recorded as input lag, timers
 /// that fire late as timer lateness; request latency counts from the moment the strategy
@@ -218,8 +219,10 @@ public enum LiveRunner {
         typists: [LiveTypist<Session>], backend: any LiveSearchBackend, options: LiveRunOptions, monitor: LiveRunMonitor,
         makeThreads: (LiveRunShared, Int, @escaping @Sendable () -> Void) -> [any LiveFieldThreadHandle]
     ) async -> LiveRunResult {
+        // One field thread per core, each the UI thread of every n-th typist.
+        let count = min(typists.count, max(1, options.fieldThreads ?? Processors.active))
         let shared = LiveRunShared(
-            typists: typists.count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
+            typists: typists.count, threads: count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
         monitor.attach { [weak shared] in shared?.metricsSoFar() }
         defer { monitor.attach(nil) }
         guard !typists.isEmpty else {
@@ -227,8 +230,6 @@ public enum LiveRunner {
             return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: 0, stoppedEarly: monitor.isStopRequested)
         }
 
-        // One field thread per core, each the UI thread of every n-th typist.
-        let count = min(typists.count, max(1, options.fieldThreads ?? Processors.active))
         let typingLatch = QuietLatch(count: count)
         let threads = makeThreads(shared, count) { typingLatch.arrive() }
         shared.startClock()
@@ -261,20 +262,26 @@ public enum LiveRunner {
     }
 }
 
-/// What every field of one run shares: the clock's origin, the recorder, the backend.
+/// What every field of one run shares: the clock's origin, the recorders, the backend.
 final class LiveRunShared: Sendable {
     /// Set once by `startClock()`, before any field thread runs.
     nonisolated(unsafe) private(set) var startNanos: UInt64
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
-    private let recorder: Locked<Recorder?>
+    /// One recorder per field thread, for its typists (slots `t, t + threads, …`): a thread
+    /// records without waiting for another, and the shards' metrics merge into exactly those of
+    /// one recorder holding every typist.
+    let shards: [LiveRecorderShard]
 
-    init(typists: Int, backend: any LiveSearchBackend, settleInterval: Int64, monitor: LiveRunMonitor) {
+    init(typists: Int, threads: Int, backend: any LiveSearchBackend, settleInterval: Int64, monitor: LiveRunMonitor) {
         self.backend = backend
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
-        recorder = Locked(Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleIntervalNanos: settleInterval))
+        shards = (0..<max(1, threads)).map { thread in
+            LiveRecorderShard(slots: Array(Swift.stride(from: thread, to: typists, by: max(1, threads))),
+                              expectsBackend: backend.reportsBackendWork, settleInterval: settleInterval)
+        }
         startNanos = MonotonicClock.now()
     }
 
@@ -297,29 +304,78 @@ final class LiveRunShared: Sendable {
         Int64(bitPattern: nanos &- startNanos)
     }
 
-    /// Runs `body` on the recorder unless the run is closed (late completions after the drain
-    /// are not recorded: the recorder already counted that work as unfinished).
-    func record(_ body: (inout Recorder) -> Void) {
-        recorder.withLock { recorder in
-            guard recorder != nil else { return }
-            body(&recorder!)
-        }
-    }
-
-    /// The recorder's metrics so far (not finished: open work is not yet counted), `nil` once
-    /// the run is closed.
+    /// The recorders' metrics so far, merged (not finished: open work is not yet counted), `nil`
+    /// once the run is closed.
     func metricsSoFar() -> MetricSet? {
-        recorder.withLock { $0?.metrics() }
+        var parts: [MetricSet] = []
+        for shard in shards {
+            guard let metrics = shard.metricsSoFar() else { return nil }
+            parts.append(metrics)
+        }
+        return MetricSet(mergingShards: parts)
     }
 
-    /// Finishes the recorder and returns its metrics; later records are dropped.
+    /// Finishes the recorders and returns their merged metrics; later records are not counted.
     func close() -> (MetricSet, Int64) {
-        recorder.withLock { recorder in
-            let end = now()
-            guard var finished = recorder else { return (MetricSet(), end) }
-            recorder = nil
+        let end = now()
+        return (MetricSet(mergingShards: shards.compactMap { $0.close(at: end) }), end)
+    }
+}
+
+extension MetricSet {
+    /// The metrics of recorders that each held some of one run's typists, merged: exactly those
+    /// of one recorder holding them all (empty for no shard).
+    package init(mergingShards shards: [MetricSet]) {
+        guard var merged = shards.first else {
+            self.init()
+            return
+        }
+        for shard in shards.dropFirst() {
+            do {
+                try merged.merge(shard)
+            } catch {
+                // Every shard's recorder makes its histograms with the same configurations.
+                preconditionFailure("recorder shards with different histogram shapes: \(error)")
+            }
+        }
+        self = merged
+    }
+}
+
+/// The recorder of one field thread's typists (typist `i` is the thread's `i`-th field; the
+/// flaw examples name the run's slots), behind a lock only so that snapshots and the run's
+/// end can read it from another thread.
+final class LiveRecorderShard: Sendable {
+    private struct State {
+        var recorder: Recorder
+        var closed = false
+    }
+    private let state: Locked<State>
+
+    init(slots: [Int], expectsBackend: Bool, settleInterval: Int64) {
+        var recorder = Recorder(typists: slots.count, expectsBackend: expectsBackend, settleIntervalNanos: settleInterval)
+        recorder.globalTypists = slots
+        state = Locked(State(recorder: recorder))
+    }
+
+    /// Runs `body` on the recorder. After `close(at:)` records still go in, but nothing reads
+    /// them: the metrics were taken from a finished copy.
+    func withRecorder<T>(_ body: (inout Recorder) -> T) -> T {
+        state.withLock { body(&$0.recorder) }
+    }
+
+    func metricsSoFar() -> MetricSet? {
+        state.withLock { $0.closed ? nil : $0.recorder.metrics() }
+    }
+
+    /// The metrics of the recorder finished at `end`, once (`nil` after the first close).
+    func close(at end: Int64) -> MetricSet? {
+        state.withLock { state in
+            guard !state.closed else { return nil }
+            state.closed = true
+            var finished = state.recorder
             finished.finish(at: end)
-            return (finished.metrics(), end)
+            return finished.metrics()
         }
     }
 }

@@ -79,8 +79,13 @@ package enum LiveFieldRun {
 
 }
 
-/// What the fields of a live run share: the recorder and the typists' ledgers under one lock,
-/// the backend and the monitor.
+/// What the fields of a live run share: the recorders and the typists' ledgers, the backend and
+/// the monitor.
+///
+/// The books are kept in shards, typist `t` in shard `t % shardCount` as its typist
+/// `t / shardCount`, each shard under its own lock with its own recorder: the main actor, the
+/// pool threads that end the fields' sleeps and the search threads that answer them seldom wait
+/// for one another, and the shards' metrics merge into exactly those of one recorder.
 final class LiveFieldState: @unchecked Sendable {
     let startNanos: UInt64
     let backend: any LiveSearchBackend
@@ -92,78 +97,89 @@ final class LiveFieldState: @unchecked Sendable {
         /// Sleeps on the fields' clocks not yet over.
         var sleeping = 0
     }
-    private let books: Locked<Books>
+    private let shards: [Locked<Books>]
+    private let shardCount: Int
+    private let typists: Int
 
     init(typists: Int, backend: any LiveSearchBackend, monitor: LiveRunMonitor, settleInterval: Int64, expected: QueryNormalizer) {
         self.backend = backend
         self.monitor = monitor
         self.expected = expected
-        books = Locked(Books(
-            recorder: Recorder(typists: typists, expectsBackend: backend.reportsBackendWork, settleIntervalNanos: settleInterval),
-            ledgers: Array(repeating: FieldLedger(), count: typists)))
+        self.typists = typists
+        let shardCount = max(1, min(16, typists))
+        self.shardCount = shardCount
+        shards = (0..<shardCount).map { shard in
+            let slots = Array(stride(from: shard, to: typists, by: shardCount))
+            var recorder = Recorder(typists: slots.count, expectsBackend: backend.reportsBackendWork, settleIntervalNanos: settleInterval)
+            recorder.globalTypists = slots
+            return Locked(Books(recorder: recorder, ledgers: Array(repeating: FieldLedger(), count: slots.count)))
+        }
         startNanos = MonotonicClock.now()
     }
 
     /// Nanoseconds since the run started, on the monotonic clock.
     func now() -> Int64 { Int64(bitPattern: MonotonicClock.now() &- startNanos) }
 
-    /// Runs `body` on the books unless the run is closed; returns its result, or nil when closed.
-    private func withBooks<T>(_ body: (inout Recorder, inout FieldLedger, inout Int) -> T, typist: Int) -> T? {
-        books.withLock { books in
+    /// Runs `body` on typist `typist`'s books (its recorder, its ledger, its shard's count of
+    /// sleeps, and its number in that recorder) unless the run is closed; returns its result, or
+    /// nil when closed.
+    private func withBooks<T>(_ body: (inout Recorder, inout FieldLedger, inout Int, Int) -> T, typist: Int) -> T? {
+        let local = typist / shardCount
+        return shards[typist % shardCount].withLock { books in
             guard books.recorder != nil else { return nil }
-            return body(&books.recorder!, &books.ledgers[typist], &books.sleeping)
+            return body(&books.recorder!, &books.ledgers[local], &books.sleeping, local)
         }
     }
 
     func typed(_ action: TypingEvent.Action, intendedAt intended: Int64, typist: Int) {
         let time = now()
-        _ = withBooks({ recorder, ledger, _ in
-            recorder.record(.inputLag(max(0, time - intended)), typist: typist, at: time)
-            ledger.typed(action, expected: expected, typist: typist, at: time, recorder: &recorder)
+        _ = withBooks({ recorder, ledger, _, local in
+            recorder.record(.inputLag(max(0, time - intended)), typist: local, at: time)
+            ledger.typed(action, expected: expected, typist: local, at: time, recorder: &recorder)
         }, typist: typist)
     }
 
     func show(_ screen: FieldScreen, typist: Int) {
         let time = now()
-        _ = withBooks({ recorder, ledger, _ in ledger.show(screen, typist: typist, at: time, recorder: &recorder) }, typist: typist)
+        _ = withBooks({ recorder, ledger, _, local in ledger.show(screen, typist: local, at: time, recorder: &recorder) }, typist: typist)
     }
 
     /// A sleep on the field's clock starts: a debounce wait (its number, when recorded) or a
     /// timer (nil).
     func waitStarted(delay: Int64, kind: LiveFieldClock.Kind, typist: Int) -> UInt64? {
         let time = now()
-        return withBooks({ recorder, ledger, sleeping in
+        return withBooks({ recorder, ledger, sleeping, local in
             sleeping += 1
             guard kind == .debounce else { return nil }
-            return ledger.waitStarted(delay: delay, expected: expected, typist: typist, at: time, recorder: &recorder)
+            return ledger.waitStarted(delay: delay, expected: expected, typist: local, at: time, recorder: &recorder)
         }, typist: typist) ?? nil
     }
 
     /// A sleep ended: fired `lateness` after its deadline, or (nil) cancelled.
     func waitEnded(_ id: UInt64?, lateness: Int64?, kind: LiveFieldClock.Kind, typist: Int) {
         let time = now()
-        _ = withBooks({ recorder, ledger, sleeping in
+        _ = withBooks({ recorder, ledger, sleeping, local in
             sleeping -= 1
             switch kind {
             case .debounce:
                 guard let id else { return }
-                ledger.waitEnded(id, lateness: lateness, typist: typist, at: time, recorder: &recorder)
+                ledger.waitEnded(id, lateness: lateness, typist: local, at: time, recorder: &recorder)
             case .timer:
                 guard let lateness else { return }
-                ledger.timerFired(lateness: lateness, typist: typist, at: time, recorder: &recorder)
+                ledger.timerFired(lateness: lateness, typist: local, at: time, recorder: &recorder)
             }
         }, typist: typist)
     }
 
     func answeredFromCache(_ query: QueryIdentity, typist: Int) {
         let time = now()
-        _ = withBooks({ recorder, ledger, _ in ledger.answeredFromCache(query, typist: typist, at: time, recorder: &recorder) },
+        _ = withBooks({ recorder, ledger, _, local in ledger.answeredFromCache(query, typist: local, at: time, recorder: &recorder) },
                       typist: typist)
     }
 
     /// What the text field holds after the field's code set it (`text` once the run is closed).
     func fieldTextSet(_ text: String, typist: Int) -> String? {
-        switch withBooks({ _, ledger, _ in ledger.fieldTextSet(text) }, typist: typist) {
+        switch withBooks({ _, ledger, _, _ in ledger.fieldTextSet(text) }, typist: typist) {
         case let .some(shown): shown
         case .none: text
         }
@@ -172,7 +188,7 @@ final class LiveFieldState: @unchecked Sendable {
     /// The field's search: recorded, sent to the backend, cancelled with the task that awaits it.
     func search(_ query: QueryIdentity, typist: Int) async throws -> SearchAnswer {
         let time = now()
-        guard let id = withBooks({ recorder, ledger, _ in ledger.searchStarted(query, typist: typist, at: time, recorder: &recorder) },
+        guard let id = withBooks({ recorder, ledger, _, local in ledger.searchStarted(query, typist: local, at: time, recorder: &recorder) },
                                  typist: typist) else {
             throw FieldRunError(description: "a field searched after its live run ended (typist \(typist))")
         }
@@ -190,7 +206,7 @@ final class LiveFieldState: @unchecked Sendable {
             }
         } onCancel: { [self] in
             let cancelled = now()
-            _ = withBooks({ recorder, ledger, _ in ledger.cancelRequested(id, typist: typist, at: cancelled, recorder: &recorder) },
+            _ = withBooks({ recorder, ledger, _, local in ledger.cancelRequested(id, typist: local, at: cancelled, recorder: &recorder) },
                           typist: typist)
             flight.cancel()
         }
@@ -204,13 +220,13 @@ final class LiveFieldState: @unchecked Sendable {
         // The request left when the client library got round to it: the lag after the instant
         // the field asked, which latency counts from (no coordinated omission).
         let lag = outcome.startedNanos == 0 ? 0 : max(0, Int64(bitPattern: outcome.startedNanos &- startNanos) - intended)
-        _ = withBooks({ recorder, ledger, _ in
+        _ = withBooks({ recorder, ledger, _, local in
             if backend.reportsBackendWork {
                 recorder.record(.backendStopped(id: id, work: outcome.backendWork ?? BackendWork(queueNanos: 0, serviceNanos: 0)),
-                                typist: typist, at: time)
+                                typist: local, at: time)
             }
-            guard ledger.finished(id, outcome.result, scheduleLag: lag, typist: typist, at: time, recorder: &recorder) else { return }
-            if let cause = outcome.errorCause { recorder.recordError(cause, typist: typist, at: time) }
+            guard ledger.finished(id, outcome.result, scheduleLag: lag, typist: local, at: time, recorder: &recorder) else { return }
+            if let cause = outcome.errorCause { recorder.recordError(cause, typist: local, at: time) }
         }, typist: typist)
         switch outcome.result {
         case let .results(count): flight.resume(.success(SearchAnswer(query: query, count: count)))
@@ -221,23 +237,42 @@ final class LiveFieldState: @unchecked Sendable {
 
     /// No search open and no sleep pending.
     var isQuiet: Bool {
-        books.withLock { books in books.sleeping == 0 && books.ledgers.allSatisfy { $0.open.isEmpty } }
+        shards.allSatisfy { shard in
+            shard.withLock { books in books.sleeping == 0 && books.ledgers.allSatisfy { $0.open.isEmpty } }
+        }
     }
 
-    func metricsSoFar() -> MetricSet? { books.withLock { $0.recorder?.metrics() } }
-
-    /// Finishes the recorder; later records are dropped.
-    func close() -> (MetricSet, Int64, [FieldLedger]) {
-        books.withLock { books in
-            let end = now()
-            guard var recorder = books.recorder else { return (MetricSet(), end, books.ledgers) }
-            books.recorder = nil
-            for typist in books.ledgers.indices {
-                books.ledgers[typist].recordWriteBacks(typist: typist, at: end, recorder: &recorder)
-            }
-            recorder.finish(at: end)
-            return (recorder.metrics(), end, books.ledgers)
+    /// The shards' metrics so far, merged; nil once the run is closed.
+    func metricsSoFar() -> MetricSet? {
+        var parts: [MetricSet] = []
+        for shard in shards {
+            guard let metrics = shard.withLock({ $0.recorder?.metrics() }) else { return nil }
+            parts.append(metrics)
         }
+        return MetricSet(mergingShards: parts)
+    }
+
+    /// Finishes the recorders and returns their merged metrics and every typist's ledger (by
+    /// slot); later records are dropped.
+    func close() -> (MetricSet, Int64, [FieldLedger]) {
+        let end = now()
+        var parts: [MetricSet] = []
+        var ledgers = Array(repeating: FieldLedger(), count: typists)
+        for (index, shard) in shards.enumerated() {
+            let metrics = shard.withLock { books -> MetricSet? in
+                for local in books.ledgers.indices { ledgers[local * shardCount + index] = books.ledgers[local] }
+                guard var recorder = books.recorder else { return nil }
+                books.recorder = nil
+                for local in books.ledgers.indices {
+                    books.ledgers[local].recordWriteBacks(typist: local, at: end, recorder: &recorder)
+                    ledgers[local * shardCount + index] = books.ledgers[local]
+                }
+                recorder.finish(at: end)
+                return recorder.metrics()
+            }
+            if let metrics { parts.append(metrics) }
+        }
+        return (MetricSet(mergingShards: parts), end, ledgers)
     }
 }
 

@@ -14,17 +14,14 @@ struct LiveFieldKey: Sendable {
 }
 
 /// Types the typists' sessions into their fields at the intended times from one thread: each
-/// typist's next key waits on one deadline heap (no task and no sleep per typist), and the keys
+/// typist's next key waits on one deadline wheel (no task and no sleep per typist), and the keys
 /// that came due go to the main actor through an inbox, in order, one main-actor job for all the
 /// keys waiting when it runs.
-final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Sendable {
-    private struct Due: DeadlineOrdered {
-        var at: Int64
-        var order: UInt64
-        var slot: Int
-        func precedes(_ other: Due) -> Bool { at != other.at ? at < other.at : order < other.order }
-    }
-
+///
+/// Not generic: the sessions are erased when it is made, so its loop is compiled for its
+/// concrete types whatever module calls the run (a loop generic over the session ran
+/// unspecialised from the benchmark, paying metadata look-ups on every key).
+final class LiveFieldTyping: @unchecked Sendable {
     /// Keys due and not yet given to the fields; whether a main-actor job is on its way to them;
     /// and, once typing is over, who waits for the last key to be given.
     private struct Inbox {
@@ -40,21 +37,20 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
     /// The task awaiting `run` was cancelled: stop typing, as on a stop request.
     private let cancelled = CancellationFlag()
     // The typing thread's own, never touched elsewhere.
-    private var sessions: [Session]
+    private var sessions: [any TypistSession]
     private var pending: [TypingEvent?]
     private var ended: [Bool]
-    private var heap: DeadlineHeap<Due>
+    private var deadlines = KeyDeadlines()
     private var order: UInt64 = 0
     private var batch: [LiveFieldKey] = []
 
-    init(_ typists: [LiveTypist<Session>], fields: LiveFieldRun.Fields, state: LiveFieldState) {
+    init<Session: TypistSession & Sendable>(_ typists: [LiveTypist<Session>], fields: LiveFieldRun.Fields, state: LiveFieldState) {
         self.fields = fields
         self.state = state
         arrivals = typists.map(\.arrivalNanos)
-        sessions = typists.map(\.session)
+        sessions = typists.map { $0.session as any TypistSession }
         pending = Array(repeating: nil, count: typists.count)
         ended = Array(repeating: false, count: typists.count)
-        heap = DeadlineHeap(capacity: typists.count)
     }
 
     /// Types every session to its end (or until the monitor asks to stop, or the calling task
@@ -75,17 +71,19 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
         let monitor = state.monitor
         monitor.typistsActive.add(sessions.count, ordering: .relaxed)
         for slot in sessions.indices { scheduleNext(slot) }
-        while !monitor.isStopRequested, !cancelled.isCancelled, let first = heap.first {
-            let wait = first.at - state.now()
+        while !monitor.isStopRequested, !cancelled.isCancelled, let first = deadlines.first() {
+            let wait = first.deadline - state.now()
             if wait > 0 {
                 post()
-                // Awake at least every 10 ms to hear a stop request or a cancellation.
-                MonotonicClock.sleep(min(wait, 10_000_000))
+                // Awake at least every 10 ms to hear a stop request or a cancellation, and asleep
+                // at least 200 µs: the keys due meanwhile go to the main actor in one job, at
+                // most that late, rather than a wake-up and a job each.
+                MonotonicClock.sleep(min(max(wait, 200_000), 10_000_000))
                 continue
             }
-            let due = heap.popFirst()
+            let due = deadlines.popDue(first.deadline)!
             guard let event = pending[due.slot].take() else { continue }
-            batch.append(LiveFieldKey(slot: due.slot, action: event.action, intended: due.at))
+            batch.append(LiveFieldKey(slot: due.slot, action: event.action, intended: due.deadline))
             if case .end = event.action {
                 ended[due.slot] = true
             } else {
@@ -104,7 +102,7 @@ final class LiveFieldTyping<Session: TypistSession & Sendable>: @unchecked Senda
     private func scheduleNext(_ slot: Int) {
         if let next = sessions[slot].next() {
             pending[slot] = next
-            heap.push(Due(at: arrivals[slot] + next.at, order: order, slot: slot))
+            deadlines.push(DueKey(deadline: arrivals[slot] + next.at, order: order, slot: slot))
             order += 1
         } else {
             ended[slot] = true
