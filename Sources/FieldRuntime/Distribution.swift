@@ -52,12 +52,17 @@ public enum Distribution: Hashable, Sendable, CustomStringConvertible {
 /// FNV-1a over bytes: a hash that is the same in every process (Swift's `Hasher` is seeded per
 /// process, so it cannot decide anything that must replay identically).
 package func stableHash(_ text: String, into seed: UInt64 = 0xCBF2_9CE4_8422_2325) -> UInt64 {
-    var hash = seed
-    for byte in text.utf8 {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x100_0000_01B3
+    @inline(__always) func fold(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash = seed
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01B3
+        }
+        return hash
     }
-    return hash
+    // Native and small strings hand out their UTF-8 in place: several times cheaper per byte
+    // than walking the view's indices.
+    return text.utf8.withContiguousStorageIfAvailable(fold) ?? fold(text.utf8)
 }
 
 /// Mixes numbers into one well-spread 64-bit value (SplitMix64's finalizer).
