@@ -5,6 +5,7 @@ import Testing
 /// returns the field's text after each key.
 func typeHangul(_ keys: String) -> [String] {
     var editor = FieldEditor(pinyinInField: true)
+    defer { editor.freeBuffers() }
     var texts: [String] = []
     let empty: [UInt8] = []
     for key in keys.unicodeScalars {
@@ -16,9 +17,7 @@ func typeHangul(_ keys: String) -> [String] {
             let jamo = UInt8(key.value - Hangul.compatibilityBase)
             _ = empty.withUnsafeBufferPointer { editor.apply(.jamo(jamo, wordStart: false), target: $0) }
         }
-        var bytes: [UInt8] = []
-        editor.render(appendingTo: &bytes)
-        texts.append(String(decoding: bytes, as: UTF8.self))
+        texts.append(String(decoding: editor.renderedText, as: UTF8.self))
     }
     return texts
 }

@@ -56,33 +56,31 @@ struct HangulComposer: Hashable {
     }
 
     /// Type one jamo; syllables that are finished are appended to `committed` as UTF-8.
-    mutating func input(_ jamo: UInt8, committed: inout [UInt8]) {
+    /// Returns whether the text before the key (committed text and preedit) is still there
+    /// unchanged, with the new preedit after it; otherwise the preedit changed.
+    @discardableResult
+    mutating func input(_ jamo: UInt8, committed: inout RawBuffer<UInt8>) -> Bool {
         let vowel = Hangul.isVowel(jamo)
         let (lead, vowels, finals) = shape
         let hasLead = lead != 0xFF
         switch (count, vowels, finals) {
         case (0, _, _):
             push(jamo)
+            return true
         case (_, 0, _):
             if vowel {
                 push(jamo)
-            } else {
-                flush(into: &committed)
-                push(jamo)
+                return false
             }
         case (_, _, 0):
             if vowel {
                 if vowels == 1, Hangul.combine(at(count - 1), jamo) != nil {
                     push(jamo)
-                } else {
-                    flush(into: &committed)
-                    push(jamo)
+                    return false
                 }
             } else if hasLead && Hangul.tailIndex[Int(jamo)] > 0 {
                 push(jamo)
-            } else {
-                flush(into: &committed)
-                push(jamo)
+                return false
             }
         default:
             if vowel {
@@ -90,13 +88,15 @@ struct HangulComposer: Hashable {
                 flush(into: &committed)
                 push(moved)
                 push(jamo)
+                return false
             } else if finals == 1, Hangul.combine(at(count - 1), jamo) != nil {
                 push(jamo)
-            } else {
-                flush(into: &committed)
-                push(jamo)
+                return false
             }
         }
+        flush(into: &committed)
+        push(jamo)
+        return true
     }
 
     /// Remove the last jamo typed; `false` if there was none.
@@ -108,14 +108,14 @@ struct HangulComposer: Hashable {
 
     /// Commit the preedit to `committed`.
     @inline(__always)
-    mutating func flush(into committed: inout [UInt8]) {
+    mutating func flush(into committed: inout RawBuffer<UInt8>) {
         guard count > 0 else { return }
         appendPreedit(to: &committed)
         self = HangulComposer()
     }
 
     /// The preedit as UTF-8: one syllable, or one compatibility jamo when it is alone.
-    func appendPreedit(to bytes: inout [UInt8]) {
+    func appendPreedit(to bytes: inout RawBuffer<UInt8>) {
         guard count > 0 else { return }
         UTF8Bytes.append(preeditScalar, to: &bytes)
     }

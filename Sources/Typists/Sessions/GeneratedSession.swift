@@ -4,12 +4,139 @@ import Foundation
 /// slips and corrections, then leaving the field.
 ///
 /// Events are produced a query at a time into reused buffers (the field's text after each key
-/// goes into one byte arena), and handed out one by one. `next()` makes the `TypingEvent`'s
-/// Strings (the key name is always a small string; the text allocates only past 15 UTF-8
-/// bytes); `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no allocation.
+/// goes into one byte arena), and handed out one by one. `next()` makes the `TypingEvent`
+/// (the key name is always a small string, the text a ``FieldText`` view of the arena);
+/// `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no reference counting.
+///
+/// The generation state lives in one heap block (`SessionStorage`) that copies of a session
+/// share until one of them generates its next query, which then copies the state first.
 public struct GeneratedSession: TypistSession, Sendable {
     /// The typist whose session this is.
     public let profile: TypistProfile
+    var storage: SessionStorage
+    /// The current query's events are `storage`'s `out[0..<outCount]`, handed out from
+    /// `outIndex` (kept here, so that copies of a session hand out events on their own).
+    var outIndex = 0
+    var outCount = 0
+    /// The arena the current query's texts are in (the state's, while its events are handed out).
+    @usableFromInline var arena = FieldBytes.empty
+    @usableFromInline var lastEmitted: RawTypingEvent?
+
+    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
+        self.profile = profile
+        storage = SessionStorage(SessionState(profile: profile, settings: settings, rng: rng))
+    }
+
+    /// The text the typist means to have in the field at the end of the current query (the
+    /// field as it was, plus the intended words): what uncorrected errors are measured against.
+    /// Made on request; generation itself never builds it.
+    public var intendedText: String { storage.state.pointee.intendedText }
+    /// Number of words in the query being typed (the words-per-query draw, or the words added
+    /// by a refinement).
+    public var intendedWords: Int { storage.state.pointee.intendedWords }
+    /// The part of `intendedText` this query types (after the text already in the field).
+    public var intendedTyped: String { String(decoding: storage.state.pointee.target, as: UTF8.self) }
+    /// Counts the queries planned so far; changes when the events of a new query begin.
+    public var queryNumber: Int { storage.state.pointee.queryNumber }
+    /// The current query adds words to the previous one instead of starting afresh.
+    public var isRefinement: Bool { storage.state.pointee.isRefinement }
+
+    /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
+    public mutating func next() -> TypingEvent? {
+        guard let raw = nextRaw() else { return nil }
+        let action: TypingEvent.Action
+        switch raw.kind {
+        case .edit:
+            action = .edit(key: TypingKey.name(raw.key, names: storage.state.pointee.settings.keyNames),
+                           text: FieldText(storage: arena, start: raw.textStart, count: raw.textCount))
+        case .scope, .tokens:
+            action = storage.state.pointee.sideActions[Int(raw.key)]
+        case .submit:
+            action = .submit
+        case .end:
+            action = .end
+        }
+        return TypingEvent(at: raw.at, action: action)
+    }
+
+    /// The next event without making any String; for edits, read the field with
+    /// `withFieldUTF8(_:)` before the next call.
+    ///
+    /// - Complexity: amortised O(1) per event, plus the field's length to render it.
+    @inline(__always)
+    public mutating func nextRaw() -> RawTypingEvent? {
+        if outIndex == outCount {
+            refill()
+            if outIndex == outCount { return nil }
+        }
+        let event = storage.state.pointee.out[outIndex]
+        outIndex += 1
+        lastEmitted = event
+        return event
+    }
+
+    /// The field's UTF-8 text after the last edit returned by `nextRaw()`.
+    @inlinable
+    public func withFieldUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard let event = lastEmitted, event.kind == .edit else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try withExtendedLifetime(arena) {
+            try body(UnsafeBufferPointer(start: arena.base + Int(event.textStart), count: Int(event.textCount)))
+        }
+    }
+
+    /// The scope or tokens change of a raw `.scope` / `.tokens` event.
+    public func sideAction(of event: RawTypingEvent) -> TypingEvent.Action? {
+        event.kind == .scope || event.kind == .tokens ? storage.state.pointee.sideActions[Int(event.key)] : nil
+    }
+
+    /// Generates the next query's events (none once the session is over).
+    @inline(never)
+    mutating func refill() {
+        outIndex = 0
+        outCount = 0
+        lastEmitted = nil
+        // The arena's reference here would make it look shared to the state's check.
+        arena = FieldBytes.empty
+        withState { $0.refill() }
+        outCount = storage.state.pointee.out.count
+        arena = storage.state.pointee.arena
+    }
+
+    /// Calls `body` with the generation state, made this session's own first.
+    mutating func withState<R>(_ body: (inout SessionState) -> R) -> R {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return body(&storage.state.pointee)
+    }
+}
+
+/// The heap block a session's generation state lives in: one allocation and one release per
+/// session, and the state is changed through a pointer, with no exclusivity or uniqueness
+/// check per key. Copies of a session share it until one generates (`withState`).
+final class SessionStorage: @unchecked Sendable {
+    // @unchecked: the state is written only by a session that holds the only reference.
+    let state: UnsafeMutablePointer<SessionState>
+
+    init(_ state: SessionState) {
+        self.state = .allocate(capacity: 1)
+        self.state.initialize(to: state)
+    }
+
+    deinit {
+        state.pointee.freeBuffers()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// Storage with a copy of the state and buffers of its own.
+    func copy() -> SessionStorage {
+        SessionStorage(state.pointee.copy())
+    }
+}
+
+/// What a session generates from: the typist, the population's settings, the random stream,
+/// the field editor, the plan of the current query and its events.
+struct SessionState {
+    let profile: TypistProfile
     let settings: PopulationSettings
     /// The device's paste and word-prediction rates (``DeviceParameters``), kept here so that
     /// a session holds no copy of the device's parameters.
@@ -26,26 +153,30 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     var editor: FieldEditor
     /// The plan of the current query: keys, the typed bytes they produce, and its words.
-    var keys: [PlanKey] = []
+    var keys = RawBuffer<PlanKey>()
     var target: [UInt8] = []
-    var words: [PlannedWord] = []
+    var words = RawBuffer<PlannedWord>()
     /// Editor states before each key of the plan on the track typed so far.
-    var marks: [FieldEditor.Mark] = []
+    var marks = RawBuffer<FieldEditor.Mark>()
     /// The field's text when the query started (what clearing part-way returns to).
     var baseBytes: [UInt8] = []
-    /// Scratch bytes for building a field text or a syllable's keys.
-    var scratch: [UInt8] = []
+    /// Scratch bytes for building a field text.
+    var scratch = RawBuffer<UInt8>()
 
-    /// The current query's events, `out[0..<outCount]`, handed out from `outIndex`.
-    var out: [RawTypingEvent] = []
-    var outCount = 0
-    var outIndex = 0
-    /// The field's texts of the current query, one after another; bytes past `arenaCount` are
-    /// unused room.
-    @usableFromInline var arena: [UInt8] = []
+    /// The current query's events.
+    var out = RawBuffer<RawTypingEvent>()
+    /// The field's texts of the current query, in `arena.base[0..<arenaCount]`: a text that
+    /// extends the one before it (or is a prefix of it) shares its bytes, others follow;
+    /// bytes past `arenaCount` are unused room. Written only past `arenaCount` (texts handed
+    /// out view what is below it); a query starts over at 0 only in an arena no text holds.
+    var arena = FieldBytes.empty
     var arenaCount = 0
+    /// The last edit's text, `arena.base[lastTextStart..<lastTextStart + lastTextCount]`,
+    /// and whether it ends at `arenaCount` (so that a text extending it is written in place).
+    var lastTextStart = 0
+    var lastTextCount = 0
+    var lastTextEndsArena = true
     var sideActions: [TypingEvent.Action] = []
-    @usableFromInline var lastEmitted: RawTypingEvent?
 
     var now: Int64 = 0
     var prevPhysical: UInt8 = KeyboardLayout.none
@@ -58,19 +189,10 @@ public struct GeneratedSession: TypistSession, Sendable {
     var scope: String?
     var tokens: [String] = []
 
-    /// The text the typist means to have in the field at the end of the current query (the
-    /// field as it was, plus the intended words): what uncorrected errors are measured against.
-    /// Made on request; generation itself never builds it.
-    public var intendedText: String { String(decoding: baseBytes + target, as: UTF8.self) }
-    /// Number of words in the query being typed (the words-per-query draw, or the words added
-    /// by a refinement).
-    public internal(set) var intendedWords = 0
-    /// The part of `intendedText` this query types (after the text already in the field).
-    public var intendedTyped: String { String(decoding: target, as: UTF8.self) }
-    /// Counts the queries planned so far; changes when the events of a new query begin.
-    public internal(set) var queryNumber = 0
-    /// The current query adds words to the previous one instead of starting afresh.
-    public internal(set) var isRefinement = false
+    var intendedText: String { String(decoding: baseBytes + target, as: UTF8.self) }
+    var intendedWords = 0
+    var queryNumber = 0
+    var isRefinement = false
 
     struct PlannedWord {
         var firstKey: Int
@@ -128,11 +250,11 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// base text, stays).
     mutating func releaseBuffers() {
         arenaCount = 0
-        outCount = 0
-        outIndex = 0
+        out.removeAll()
         if SessionBuffers.keep({ exchangeBuffers(&$0) }) { return }
         var buffers = SessionBuffers()
         exchangeBuffers(&buffers)
+        buffers.free()
     }
 
     /// Swaps the generation buffers with `buffers`.
@@ -147,65 +269,43 @@ public struct GeneratedSession: TypistSession, Sendable {
         editor.exchangeBuffers(committed: &buffers.committed, pinyin: &buffers.pinyin, pinyinShown: &buffers.pinyinShown)
     }
 
-    /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
-    public mutating func next() -> TypingEvent? {
-        guard let raw = nextRaw() else { return nil }
-        let action: TypingEvent.Action
-        switch raw.kind {
-        case .edit:
-            action = .edit(key: TypingKey.name(raw.key, names: settings.keyNames), text: FieldText(storage: arena, start: raw.textStart, count: raw.textCount))
-        case .scope, .tokens:
-            action = sideActions[Int(raw.key)]
-        case .submit:
-            action = .submit
-        case .end:
-            action = .end
-        }
-        return TypingEvent(at: raw.at, action: action)
+    /// Frees the raw buffers (the storage is going away).
+    mutating func freeBuffers() {
+        keys.free()
+        words.free()
+        marks.free()
+        out.free()
+        scratch.free()
+        editor.freeBuffers()
     }
 
-    /// The next event without making any String; for edits, read the field with
-    /// `withFieldUTF8(_:)` before the next call.
-    ///
-    /// - Complexity: amortised O(1) per event, plus the field's length to render it.
-    @inline(__always)
-    public mutating func nextRaw() -> RawTypingEvent? {
-        if outIndex == outCount {
-            refill()
-            if outIndex == outCount { return nil }
-        }
-        let event = out[outIndex]
-        outIndex += 1
-        lastEmitted = event
-        return event
+    /// The same state with raw buffers of its own.
+    func copy() -> SessionState {
+        var copy = self
+        copy.keys = keys.copy()
+        copy.words = words.copy()
+        copy.marks = marks.copy()
+        copy.out = out.copy()
+        copy.scratch = scratch.copy()
+        copy.editor = editor.copy()
+        return copy
     }
 
-    /// The field's UTF-8 text after the last edit returned by `nextRaw()`.
-    @inlinable
-    public func withFieldUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        guard let event = lastEmitted, event.kind == .edit else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return try arena.withUnsafeBufferPointer {
-            try body(UnsafeBufferPointer(rebasing: $0[Int(event.textStart)..<Int(event.textStart + event.textCount)]))
-        }
-    }
-
-    /// The scope or tokens change of a raw `.scope` / `.tokens` event.
-    public func sideAction(of event: RawTypingEvent) -> TypingEvent.Action? {
-        event.kind == .scope || event.kind == .tokens ? sideActions[Int(event.key)] : nil
-    }
-
-    @inline(never)
+    /// The next query's events into `out` (none once the session is over).
     mutating func refill() {
-        outCount = 0
+        out.removeAll()
         arenaCount = 0
+        lastTextStart = 0
+        lastTextCount = 0
+        lastTextEndsArena = true
         if !sideActions.isEmpty { sideActions.removeAll(keepingCapacity: true) }
-        outIndex = 0
-        lastEmitted = nil
         guard !finished else {
             releaseBuffers()
             return
         }
         if queriesDone == 0 { reserveBuffers() }
+        // Texts handed out may still view the arena: then the query goes into a new one.
+        if !isKnownUniquelyReferenced(&arena) && arena.capacity > 0 { arena = FieldBytes(capacity: arena.capacity) }
         produceQuery()
     }
 }
