@@ -198,49 +198,79 @@ struct FieldEditor {
         return changed
     }
 
-    /// Length in UTF-8 bytes of the field's text (what `render(from:into:)` writes from 0).
+    /// Length in UTF-8 bytes of the field's text.
     @inline(__always)
-    var renderedCount: Int {
-        committed.count + (hangul.isEmpty ? 0 : HangulComposer.preeditByteCount) + (pinyinInField ? pinyinShown.count : 0)
-    }
+    var renderedCount: Int { rendering.count }
 
-    /// Writes the field's text from its byte `offset` on (`renderedCount - offset` bytes) at
-    /// `bytes`.
-    @inline(__always)
-    func render(from offset: Int, into bytes: UnsafeMutablePointer<UInt8>) {
-        var next = bytes
-        var skip = offset
-        if skip < committed.count {
-            copyBytes(from: committed.base + skip, to: next, count: committed.count - skip)
-            next += committed.count - skip
-            skip = 0
-        } else {
-            skip -= committed.count
-        }
-        if !hangul.isEmpty {
-            if skip == 0 {
-                hangul.writePreedit(to: next)
-                next += HangulComposer.preeditByteCount
-            } else if skip < HangulComposer.preeditByteCount {
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: HangulComposer.preeditByteCount) { preedit in
-                    hangul.writePreedit(to: preedit.baseAddress!)
-                    copyBytes(from: preedit.baseAddress! + skip, to: next, count: HangulComposer.preeditByteCount - skip)
-                }
-                next += HangulComposer.preeditByteCount - skip
+    /// Where the field's text is now, read out of the editor: a session writes the text into
+    /// memory the compiler cannot tell from the editor's, so rendering from this value spares
+    /// a copy of the whole editor per key.
+    struct Rendering {
+        let committed: UnsafePointer<UInt8>
+        let committedCount: Int
+        /// The preedit syllable or jamo, 0 if none.
+        let preedit: UInt32
+        let shown: UnsafePointer<UInt8>
+        let shownCount: Int
+
+        /// Length of the text in UTF-8 bytes.
+        @inline(__always)
+        var count: Int { committedCount + (preedit == 0 ? 0 : HangulComposer.preeditByteCount) + shownCount }
+
+        /// Writes the text from its byte `offset` on (`count - offset` bytes) at `bytes`.
+        @inline(__always)
+        func write(from offset: Int, into bytes: UnsafeMutablePointer<UInt8>) {
+            var next = bytes
+            var skip = offset
+            if skip < committedCount {
+                copyBytes(from: committed + skip, to: next, count: committedCount - skip)
+                next += committedCount - skip
                 skip = 0
             } else {
-                skip -= HangulComposer.preeditByteCount
+                skip -= committedCount
             }
+            if preedit != 0 {
+                let utf8 = (UInt8(truncatingIfNeeded: 0xE0 | preedit >> 12),
+                            UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F),
+                            UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F))
+                switch skip {
+                case 0:
+                    next[0] = utf8.0
+                    next[1] = utf8.1
+                    next[2] = utf8.2
+                    next += 3
+                case 1:
+                    next[0] = utf8.1
+                    next[1] = utf8.2
+                    next += 2
+                case 2:
+                    next[0] = utf8.2
+                    next += 1
+                default:
+                    break
+                }
+                skip = max(skip - HangulComposer.preeditByteCount, 0)
+            }
+            if skip < shownCount { copyBytes(from: shown + skip, to: next, count: shownCount - skip) }
         }
-        guard pinyinInField else { return }
-        if skip < pinyinShown.count { copyBytes(from: pinyinShown.base + skip, to: next, count: pinyinShown.count - skip) }
+    }
+
+    @inline(__always)
+    var rendering: Rendering {
+        let showsPinyin = pinyinInField && pinyinShown.count > 0
+        return Rendering(
+            committed: UnsafePointer(committed.base), committedCount: committed.count,
+            preedit: hangul.isEmpty ? 0 : hangul.preeditScalar,
+            shown: UnsafePointer(pinyinShown.base), shownCount: showsPinyin ? pinyinShown.count : 0
+        )
     }
 
     /// The field's text as UTF-8.
     var renderedText: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: renderedCount) { bytes, initialized in
-            render(from: 0, into: bytes.baseAddress!)
-            initialized = renderedCount
+        let rendering = rendering
+        return [UInt8](unsafeUninitializedCapacity: rendering.count) { bytes, initialized in
+            rendering.write(from: 0, into: bytes.baseAddress!)
+            initialized = rendering.count
         }
     }
 

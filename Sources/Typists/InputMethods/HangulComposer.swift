@@ -123,15 +123,6 @@ struct HangulComposer: Hashable {
     /// Bytes of the preedit in UTF-8: every syllable and compatibility jamo takes three.
     static let preeditByteCount = 3
 
-    /// Writes the preedit's three UTF-8 bytes at `bytes` (the composer must not be empty).
-    @inline(__always)
-    func writePreedit(to bytes: UnsafeMutablePointer<UInt8>) {
-        let scalar = preeditScalar
-        bytes[0] = UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12)
-        bytes[1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
-        bytes[2] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
-    }
-
     /// The preedit's scalar: a precomposed syllable (U+AC00…U+D7A3) or a compatibility jamo
     /// (U+3131…U+3163); the composer must not be empty.
     @inline(__always)

@@ -420,14 +420,15 @@ extension SessionState {
     /// prefix of it is a shorter view of it, and any other text copies the bytes they share
     /// from the arena and renders the rest.
     mutating func emitEdit(_ key: UInt32) {
-        let count = editor.renderedCount
+        let rendering = editor.rendering
+        let count = rendering.count
         let shared = min(editor.unchangedPrefix, lastTextCount, count)
         let start: Int
         if shared == lastTextCount && lastTextEndsArena {
             start = lastTextStart
             let end = arenaCount + count - shared
             if end > arena.capacity { growArena(to: end) }
-            editor.render(from: shared, into: arena.base + arenaCount)
+            rendering.write(from: shared, into: arena.base + arenaCount)
             arenaCount = end
         } else if shared == count {
             start = lastTextStart
@@ -438,7 +439,7 @@ extension SessionState {
             if end > arena.capacity { growArena(to: end) }
             let base = arena.base
             copyBytes(from: base + lastTextStart, to: base + start, count: shared)
-            editor.render(from: shared, into: base + start + shared)
+            rendering.write(from: shared, into: base + start + shared)
             arenaCount = end
             lastTextEndsArena = true
         }
@@ -446,7 +447,7 @@ extension SessionState {
         lastTextCount = count
         editor.markRendered()
         assert(arenaText(start, count) == editor.renderedText, "an edit's text is not the field's text")
-        append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(count)))
+        append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: start), textCount: Int32(truncatingIfNeeded: count)))
     }
 
     /// Bytes `start..<start + count` of the arena (for checking, in debug builds).
