@@ -220,6 +220,11 @@ struct FieldEditor {
         /// Writes the text from its byte `offset` on (`count - offset` bytes) at `bytes`.
         @inline(__always)
         func write(from offset: Int, into bytes: UnsafeMutablePointer<UInt8>) {
+            if preedit == 0 && shownCount == 0 {
+                // Only committed text (every key of an English query).
+                copyBytes(from: committed + offset, to: bytes, count: committedCount - offset)
+                return
+            }
             var next = bytes
             var skip = offset
             if skip < committedCount {
@@ -292,6 +297,11 @@ struct FieldEditor {
 /// of a search field, without a call to `memmove`.
 @inline(__always)
 func copyBytes(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+    if count <= 0 { return }
+    if count == 1 {
+        destination[0] = source[0]
+        return
+    }
     guard count <= 32 else {
         destination.update(from: source, count: count)
         return
