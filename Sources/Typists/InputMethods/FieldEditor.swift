@@ -69,7 +69,8 @@ struct FieldEditor {
     }
 
     var mark: Mark {
-        Mark(committedCount: Int32(committed.count), pinyinCount: Int32(pinyin.count), preedit: hangul.signature, latinMode: latinMode)
+        Mark(committedCount: Int32(truncatingIfNeeded: committed.count), pinyinCount: Int32(truncatingIfNeeded: pinyin.count),
+             preedit: hangul.signature, latinMode: latinMode)
     }
 
     /// Whether the field is now exactly in the state `mark` recorded (taken at or before the
@@ -197,6 +198,10 @@ struct FieldEditor {
         committedLowWater = min(committedLowWater, committed.count)
         return changed
     }
+
+    /// Whether the field's text is the committed text alone (no preedit shown).
+    @inline(__always)
+    var showsCommittedOnly: Bool { hangul.isEmpty && (!pinyinInField || pinyinShown.isEmpty) }
 
     /// Length in UTF-8 bytes of the field's text.
     @inline(__always)

@@ -419,7 +419,29 @@ extension SessionState {
     /// edit's text are written: a text that extends it is written in place after it, a
     /// prefix of it is a shorter view of it, and any other text copies the bytes they share
     /// from the arena and renders the rest.
+    @inline(__always)
     mutating func emitEdit(_ key: UInt32) {
+        // Most keys append to the committed text of a text that ends the arena: write the
+        // new bytes after it.
+        let committedCount = editor.committed.count
+        if editor.showsCommittedOnly && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
+            let end = arenaCount + committedCount - lastTextCount
+            if end > arena.capacity { growArena(to: end) }
+            copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: committedCount - lastTextCount)
+            arenaCount = end
+            lastTextCount = committedCount
+            editor.markRendered()
+            assert(arenaText(lastTextStart, lastTextCount) == editor.renderedText, "an edit's text is not the field's text")
+            append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: lastTextStart),
+                                  textCount: Int32(truncatingIfNeeded: committedCount)))
+            return
+        }
+        emitRenderedEdit(key)
+    }
+
+    /// `emitEdit` for any other text.
+    @inline(never)
+    mutating func emitRenderedEdit(_ key: UInt32) {
         let rendering = editor.rendering
         let count = rendering.count
         let shared = min(editor.unchangedPrefix, lastTextCount, count)
