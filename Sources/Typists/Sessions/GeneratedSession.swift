@@ -14,10 +14,17 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// The typist whose session this is.
     public let profile: TypistProfile
     var storage: SessionStorage
-    /// The current query's events are `storage`'s `out[0..<outCount]`, handed out from
-    /// `outIndex` (kept here, so that copies of a session hand out events on their own).
-    var outIndex = 0
-    var outCount = 0
+    /// The current query's events are `events[0..<outCount]` (the state's `out`), handed out
+    /// from `outIndex` (kept here, so that copies of a session hand out events on their own).
+    /// The pointers are into memory that `storage` keeps (`nonisolated(unsafe)`: a session is
+    /// used by one thread at a time, and the memory is written only while no event of it is
+    /// pending).
+    @usableFromInline var outIndex = 0
+    @usableFromInline var outCount = 0
+    @usableFromInline nonisolated(unsafe) var events: UnsafePointer<RawTypingEvent>
+    /// `TypingKey`'s names of the keys below `TypingKey.namedBelow` (the population's, which
+    /// the state keeps alive).
+    @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<String>
     /// The arena the current query's texts are in (the state's, while its events are handed out).
     @usableFromInline var arena = FieldBytes.empty
     @usableFromInline var lastEmitted: RawTypingEvent?
@@ -25,6 +32,8 @@ public struct GeneratedSession: TypistSession, Sendable {
     init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
         storage = SessionStorage(SessionState(profile: profile, settings: settings, rng: rng))
+        events = UnsafePointer(storage.state.pointee.out.base)
+        keyNames = UnsafePointer(settings.keyNamePointer)
     }
 
     /// The text the typist means to have in the field at the end of the current query (the
@@ -42,7 +51,26 @@ public struct GeneratedSession: TypistSession, Sendable {
     public var isRefinement: Bool { storage.state.pointee.isRefinement }
 
     /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
+    ///
+    /// Inlinable for the common event, a key whose name is in the table: the caller's code
+    /// then sees the event made, and need not retain and release its parts.
+    @inlinable
     public mutating func next() -> TypingEvent? {
+        if outIndex < outCount {
+            let event = events[outIndex]
+            if event.kind == .edit && event.key < TypingKey.namedBelow {
+                outIndex += 1
+                lastEmitted = event
+                return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)],
+                                                                text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
+            }
+        }
+        return nextEvent()
+    }
+
+    /// `next()` for every event: the first of a query, and those that are not a named key.
+    @usableFromInline
+    mutating func nextEvent() -> TypingEvent? {
         guard let raw = nextRaw() else { return nil }
         let action: TypingEvent.Action
         switch raw.kind {
@@ -69,7 +97,7 @@ public struct GeneratedSession: TypistSession, Sendable {
             refill()
             if outIndex == outCount { return nil }
         }
-        let event = storage.state.pointee.out[outIndex]
+        let event = events[outIndex]
         outIndex += 1
         lastEmitted = event
         return event
@@ -99,6 +127,7 @@ public struct GeneratedSession: TypistSession, Sendable {
         arena = FieldBytes.empty
         withState { $0.refill() }
         outCount = storage.state.pointee.out.count
+        events = UnsafePointer(storage.state.pointee.out.base)
         arena = storage.state.pointee.arena
     }
 
