@@ -271,14 +271,14 @@ extension SessionState {
             var interval = key.kind == .pick
                 ? pause(median: settings.config.candidatePickMedianMillis, .sigma04)
                 : keyInterval(key)
-            if rng.nextBool(settings.config.hesitationRate) {
+            if rng.nextBool(threshold: hesitationThreshold) {
                 interval += pause(median: settings.config.hesitationMedianMillis, .sigma06)
             }
-            if key.isWordStart && i > 0 && rng.nextBool(settings.config.suggestionLookRate) {
+            if key.isWordStart && i > 0 && rng.nextBool(threshold: suggestionLookThreshold) {
                 interval += pause(median: settings.config.suggestionLookMedianMillis, .sigma05)
             }
             now += millis(interval)
-            if rng.nextBool(profile.slipRate), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
+            if rng.nextBool(threshold: slipThreshold), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
                 editor.startTracking()
                 press(wrong)
                 let noticed = pool.language == .zh || rng.nextBool(profile.noticeRate)
@@ -368,7 +368,7 @@ extension SessionState {
                     }
                 }
             }
-            if profile.rolloverRate > 0 && rng.nextBool(profile.rolloverRate) {
+            if profile.rolloverRate > 0 && rng.nextBool(threshold: rolloverThreshold) {
                 ms *= 0.35 + 0.4 * rng.nextUnit()
             }
         }

@@ -179,6 +179,12 @@ struct SessionState {
     let baseIKI: Double
     /// Within-word key-pair ratios (left-left, right-right, alternating, same key), or nil.
     let pairRatios: (ll: Double, rr: Double, alt: Double, same: Double)?
+    /// `SeededGenerator.threshold(_:)` of the rates drawn on every key: hesitation,
+    /// suggestion look, slip, rollover.
+    let hesitationThreshold: UInt64
+    let suggestionLookThreshold: UInt64
+    let slipThreshold: UInt64
+    let rolloverThreshold: UInt64
 
     var editor: FieldEditor
     /// The plan of the current query: keys, the typed bytes they produce, and its words.
@@ -257,6 +263,10 @@ struct SessionState {
             * (1 - (1 - firstShare) * profile.rolloverRate * 0.45)
         baseIKI = profile.meanIKIMillis / profile.composingSpeedScale / normalisation
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
+        hesitationThreshold = SeededGenerator.threshold(settings.config.hesitationRate)
+        suggestionLookThreshold = SeededGenerator.threshold(settings.config.suggestionLookRate)
+        slipThreshold = SeededGenerator.threshold(profile.slipRate)
+        rolloverThreshold = SeededGenerator.threshold(profile.rolloverRate)
     }
 
     /// Gives the per-query buffers room for a typical query: a finished session's buffers if
