@@ -13,7 +13,9 @@ import Foundation
 public struct GeneratedSession: TypistSession, Sendable {
     /// The typist whose session this is.
     public let profile: TypistProfile
-    var storage: SessionStorage
+    /// `nonisolated(unsafe)`: a `ManagedBuffer` is never `Sendable`; the state is written only
+    /// through the one reference to it (`withState`), as an array's buffer is.
+    nonisolated(unsafe) var storage: SessionStorage
     /// The current query's events are `events[0..<outCount]` (the state's `out`), handed out
     /// from `outIndex` (kept here, so that copies of a session hand out events on their own).
     /// The pointers are into memory that `storage` keeps (`nonisolated(unsafe)`: a session is
@@ -31,7 +33,7 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
-        storage = SessionStorage(SessionState(profile: profile, settings: settings, rng: rng))
+        storage = .make(SessionState(profile: profile, settings: settings, rng: rng))
         events = UnsafePointer(storage.state.pointee.out.base)
         keyNames = UnsafePointer(settings.keyNamePointer)
     }
@@ -141,24 +143,24 @@ public struct GeneratedSession: TypistSession, Sendable {
 /// The heap block a session's generation state lives in: one allocation and one release per
 /// session, and the state is changed through a pointer, with no exclusivity or uniqueness
 /// check per key. Copies of a session share it until one generates (`withState`).
-final class SessionStorage: @unchecked Sendable {
-    // @unchecked: the state is written only by a session that holds the only reference.
-    let state: UnsafeMutablePointer<SessionState>
+final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
 
-    init(_ state: SessionState) {
-        self.state = .allocate(capacity: 1)
-        self.state.initialize(to: state)
+    /// Storage holding `state` (in the object itself: one allocation).
+    static func make(_ state: SessionState) -> SessionStorage {
+        unsafeDowncast(create(minimumCapacity: 0) { _ in state }, to: SessionStorage.self)
     }
+
+    /// The state, at the same address for the storage's life.
+    @inline(__always)
+    var state: UnsafeMutablePointer<SessionState> { withUnsafeMutablePointerToHeader { $0 } }
 
     deinit {
         state.pointee.freeBuffers()
-        state.deinitialize(count: 1)
-        state.deallocate()
     }
 
     /// Storage with a copy of the state and buffers of its own.
     func copy() -> SessionStorage {
-        SessionStorage(state.pointee.copy())
+        .make(state.pointee.copy())
     }
 }
 
