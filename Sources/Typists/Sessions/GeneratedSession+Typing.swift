@@ -90,10 +90,10 @@ extension SessionState {
     /// Build the keys that type words `fromWord..<toWord` of `phrase` after the current text.
     mutating func plan(phrase: Phrase, fromWord: Int, toWord: Int, leadingSpace: Bool) {
         keys.removeAll()
-        target.removeAll(keepingCapacity: true)
+        target.removeAll()
         words.removeAll()
-        if !baseBytes.isEmpty { baseBytes.removeAll(keepingCapacity: true) }
-        if !editor.committed.isEmpty { baseBytes.append(contentsOf: editor.committed.elements) }
+        baseBytes.removeAll()
+        baseBytes.append(contentsOf: editor.committed.elements)
         let startByte = fromWord == 0 ? 0 : phrase.wordEnds[fromWord - 1]
         let endByte = phrase.wordEnds[toWord - 1]
         if leadingSpace { target.append(UInt8(ascii: " ")) }
@@ -228,7 +228,7 @@ extension SessionState {
             if i == clearAt {
                 clearAt = -1
                 now += millis(pause(median: 800, .sigma05))
-                baseBytes.withUnsafeBufferPointer { editor.reset(to: $0) }
+                editor.reset(to: baseBytes.elements)
                 emitEdit(TypingKey.clear)
                 marks.removeAll()
                 marks.append(editor.mark)
@@ -329,7 +329,7 @@ extension SessionState {
 
     /// Press a key: the editor applies it, and the field's new text is emitted if it changed.
     mutating func press(_ key: PlanKey) {
-        let changed = target.withUnsafeBufferPointer { editor.apply(key, target: $0) }
+        let changed = editor.apply(key, target: target.elements)
         prevPhysical = key.physical
         prevHand = key.flags & PlanKey.handMask
         guard changed || settings.config.emitsUnchangedKeys else { return }
@@ -392,8 +392,8 @@ extension SessionState {
     /// Set the field to the start text plus the first `count` bytes of the target.
     mutating func resetField(toTargetPrefix count: Int) {
         scratch.removeAll()
-        baseBytes.withUnsafeBufferPointer { scratch.append(contentsOf: $0) }
-        scratch.append(copying: 0..<count, of: target)
+        scratch.append(contentsOf: baseBytes.elements)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: target.elements[0..<count]))
         editor.reset(to: scratch.elements)
     }
 

@@ -46,7 +46,7 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// by a refinement).
     public var intendedWords: Int { storage.state.pointee.intendedWords }
     /// The part of `intendedText` this query types (after the text already in the field).
-    public var intendedTyped: String { String(decoding: storage.state.pointee.target, as: UTF8.self) }
+    public var intendedTyped: String { String(decoding: storage.state.pointee.target.elements, as: UTF8.self) }
     /// Counts the queries planned so far; changes when the events of a new query begin.
     public var queryNumber: Int { storage.state.pointee.queryNumber }
     /// The current query adds words to the previous one instead of starting afresh.
@@ -191,12 +191,12 @@ struct SessionState {
     var editor: FieldEditor
     /// The plan of the current query: keys, the typed bytes they produce, and its words.
     var keys = RawBuffer<PlanKey>()
-    var target: [UInt8] = []
+    var target = RawBuffer<UInt8>()
     var words = RawBuffer<PlannedWord>()
     /// Editor states before each key of the plan on the track typed so far.
     var marks = RawBuffer<FieldEditor.Mark>()
     /// The field's text when the query started (what clearing part-way returns to).
-    var baseBytes: [UInt8] = []
+    var baseBytes = RawBuffer<UInt8>()
     /// Scratch bytes for building a field text.
     var scratch = RawBuffer<UInt8>()
 
@@ -226,7 +226,7 @@ struct SessionState {
     var scope: String?
     var tokens: [String] = []
 
-    var intendedText: String { String(decoding: baseBytes + target, as: UTF8.self) }
+    var intendedText: String { String(decoding: Array(baseBytes.elements) + Array(target.elements), as: UTF8.self) }
     var intendedWords = 0
     var queryNumber = 0
     var isRefinement = false
@@ -273,13 +273,14 @@ struct SessionState {
 
     /// Gives the per-query buffers room for a typical query: a finished session's buffers if
     /// this thread has some spare (see `SessionBuffers`), otherwise new ones within the
-    /// allocator's small, cached classes. Done at the first query rather than in `init`, so
+    /// allocator's small, cached classes; the target is the session's own (the public
+    /// properties read it after the session is over). Done at the first query rather than in `init`, so
     /// that sessions made ahead (a runner makes all of its typists' at once) hold no buffers
     /// until they type.
     mutating func reserveBuffers() {
+        target.reserveCapacity(128)
         if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
-        target.reserveCapacity(128)
         words.reserveCapacity(16)
         marks.reserveCapacity(32)
         out.reserveCapacity(40)
@@ -312,6 +313,8 @@ struct SessionState {
 
     /// Frees the raw buffers (the storage is going away).
     mutating func freeBuffers() {
+        target.free()
+        baseBytes.free()
         keys.free()
         words.free()
         marks.free()
@@ -323,6 +326,8 @@ struct SessionState {
     /// The same state with raw buffers of its own.
     func copy() -> SessionState {
         var copy = self
+        copy.target = target.copy()
+        copy.baseBytes = baseBytes.copy()
         copy.keys = keys.copy()
         copy.words = words.copy()
         copy.marks = marks.copy()
