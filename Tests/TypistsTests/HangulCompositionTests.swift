@@ -24,6 +24,15 @@ func typeHangul(_ keys: String) -> [String] {
 
 @Suite("Hangul composition (Dubeolsik, Unicode §3.12)", .timeLimit(.minutes(5)))
 struct HangulCompositionTests {
+    @Test("the written-out lead and tail index tables invert the lists of leads and tails")
+    func indexTables() {
+        for jamo in 0..<51 {
+            #expect(Int(Hangul.leadIndex[jamo]) == Hangul.leads.firstIndex(of: UInt8(jamo)) ?? -1, "lead \(jamo)")
+            let tail = Hangul.tails.indices.dropFirst().first { Hangul.tails[$0] == UInt8(jamo) }
+            #expect(Int(Hangul.tailIndex[jamo]) == tail ?? -1, "tail \(jamo)")
+        }
+    }
+
     @Test("한글: g k s r m f shows ㅎ 하 한 한ㄱ 한그 한글")
     func hangeul() {
         #expect(typeHangul("ㅎㅏㄴㄱㅡㄹ") == ["ㅎ", "하", "한", "한ㄱ", "한그", "한글"])
