@@ -203,6 +203,17 @@ struct FieldEditor {
     @inline(__always)
     var showsCommittedOnly: Bool { hangul.isEmpty && (!pinyinInField || pinyinShown.isEmpty) }
 
+    /// Whether no Hangul syllable is being composed: the field's text is then the committed
+    /// text followed by `shownPinyin`.
+    @inline(__always)
+    var hasNoHangulPreedit: Bool { hangul.isEmpty }
+
+    /// The pinyin the field shows after the committed text (none unless `pinyinInField`).
+    @inline(__always)
+    var shownPinyin: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: pinyinShown.base, count: pinyinInField ? pinyinShown.count : 0)
+    }
+
     /// Length in UTF-8 bytes of the field's text.
     @inline(__always)
     var renderedCount: Int { rendering.count }

@@ -442,6 +442,24 @@ extension SessionState {
     /// `emitEdit` for any other text.
     @inline(never)
     mutating func emitRenderedEdit(_ key: UInt32) {
+        // A pinyin letter extends the pinyin shown after the committed text: write it after
+        // the last text.
+        if editor.hasNoHangulPreedit && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount {
+            let committed = editor.committed.elements, pinyin = editor.shownPinyin
+            let count = committed.count + pinyin.count
+            if count >= lastTextCount && lastTextCount >= committed.count {
+                let end = arenaCount + count - lastTextCount
+                if end > arena.capacity { growArena(to: end) }
+                copyBytes(from: pinyin.baseAddress! + (lastTextCount - committed.count), to: arena.base + arenaCount, count: count - lastTextCount)
+                arenaCount = end
+                lastTextCount = count
+                editor.markRendered()
+                assert(arenaText(lastTextStart, lastTextCount) == editor.renderedText, "an edit's text is not the field's text")
+                append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: lastTextStart),
+                                      textCount: Int32(truncatingIfNeeded: count)))
+                return
+            }
+        }
         let rendering = editor.rendering
         let count = rendering.count
         let shared = min(editor.unchangedPrefix, lastTextCount, count)
