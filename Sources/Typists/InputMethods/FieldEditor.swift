@@ -203,6 +203,15 @@ struct FieldEditor {
     @inline(__always)
     var showsCommittedOnly: Bool { hangul.isEmpty && (!pinyinInField || pinyinShown.isEmpty) }
 
+    /// The Hangul syllable (or lone jamo) being composed, when it is all the field shows
+    /// after the committed text; `nil` otherwise.
+    @inline(__always)
+    var hangulPreedit: UInt32? {
+        mutating get {
+            hangul.isEmpty || (pinyinInField && !pinyinShown.isEmpty) ? nil : hangul.preeditScalar
+        }
+    }
+
     /// Whether no Hangul syllable is being composed: the field's text is then the committed
     /// text followed by `shownPinyin`.
     @inline(__always)
@@ -213,10 +222,6 @@ struct FieldEditor {
     var shownPinyin: UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: pinyinShown.base, count: pinyinInField ? pinyinShown.count : 0)
     }
-
-    /// Length in UTF-8 bytes of the field's text.
-    @inline(__always)
-    var renderedCount: Int { rendering.count }
 
     /// Where the field's text is now, read out of the editor: a session writes the text into
     /// memory the compiler cannot tell from the editor's, so rendering from this value spares
@@ -276,8 +281,15 @@ struct FieldEditor {
         }
     }
 
+    /// (`mutating get` only so that reading it through a session's state does not copy the
+    /// editor.)
     @inline(__always)
     var rendering: Rendering {
+        mutating get { renderingOfCopy }
+    }
+
+    @inline(__always)
+    private var renderingOfCopy: Rendering {
         let showsPinyin = pinyinInField && pinyinShown.count > 0
         return Rendering(
             committed: UnsafePointer(committed.base), committedCount: committed.count,
@@ -288,7 +300,7 @@ struct FieldEditor {
 
     /// The field's text as UTF-8.
     var renderedText: [UInt8] {
-        let rendering = rendering
+        let rendering = renderingOfCopy
         return [UInt8](unsafeUninitializedCapacity: rendering.count) { bytes, initialized in
             rendering.write(from: 0, into: bytes.baseAddress!)
             initialized = rendering.count

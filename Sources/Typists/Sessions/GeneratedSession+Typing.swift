@@ -460,6 +460,37 @@ extension SessionState {
                 return
             }
         }
+        // A Hangul syllable being composed after committed text: the text is the committed
+        // bytes and the syllable's three.
+        if let preedit = editor.hangulPreedit {
+            let committed = editor.committed.elements
+            let count = committed.count + HangulComposer.preeditByteCount
+            let start: Int
+            var from = 0
+            if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && lastTextCount <= committed.count {
+                start = lastTextStart
+                from = lastTextCount
+            } else {
+                start = arenaCount
+            }
+            let end = arenaCount + count - from
+            if end > arena.capacity { growArena(to: end) }
+            let next = arena.base + arenaCount
+            copyBytes(from: committed.baseAddress! + from, to: next, count: committed.count - from)
+            let syllable = next + committed.count - from
+            syllable[0] = UInt8(truncatingIfNeeded: 0xE0 | preedit >> 12)
+            syllable[1] = UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F)
+            syllable[2] = UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F)
+            arenaCount = end
+            lastTextStart = start
+            lastTextCount = count
+            lastTextEndsArena = true
+            editor.markRendered()
+            assert(arenaText(start, count) == editor.renderedText, "an edit's text is not the field's text")
+            append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: start),
+                                  textCount: Int32(truncatingIfNeeded: count)))
+            return
+        }
         let rendering = editor.rendering
         let count = rendering.count
         let shared = min(editor.unchangedPrefix, lastTextCount, count)
