@@ -177,6 +177,15 @@ struct FieldEditor {
         }
     }
 
+    /// `apply` of a `.character` key when there is no preedit (`!hasPreedit`): the character
+    /// goes after the committed text, with nothing to commit first.
+    @inline(__always)
+    mutating func appendCharacter(_ scalar: UInt32) {
+        assert(!hasPreedit, "a character appended past a preedit")
+        touch(committed.count)
+        UTF8Bytes.append(scalar, to: &committed)
+    }
+
     /// One backspace: the last jamo of the syllable being composed, the last pinyin letter, or
     /// the last character. Returns whether the field's text changed.
     mutating func backspace() -> Bool {

@@ -299,7 +299,11 @@ extension SessionState {
                 i = backspaceToTrack()
                 continue
             }
-            press(key)
+            if key.kind == .character && !editor.hasPreedit {
+                pressCharacter(key)
+            } else {
+                press(key)
+            }
             marks.append(editor.mark)
             i += 1
         }
@@ -346,6 +350,16 @@ extension SessionState {
             code = TypingKey.toggleHangul
         }
         emitEdit(code)
+    }
+
+    /// `press(key)` for a character key typed after committed text alone, the most common key:
+    /// the character is appended and the text written, without the editor's general `apply`.
+    @inline(never)
+    mutating func pressCharacter(_ key: PlanKey) {
+        editor.appendCharacter(key.value)
+        prevPhysical = key.physical
+        prevHand = key.flags & PlanKey.handMask
+        emitEdit(key.value)
     }
 
     /// The interval before `key`, in ms: the typist's base, the key-pair effect within words,
