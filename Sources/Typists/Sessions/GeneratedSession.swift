@@ -33,7 +33,7 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
-        storage = .make(SessionState(profile: profile, settings: settings, rng: rng))
+        storage = .make { SessionState(profile: profile, settings: settings, rng: rng) }
         events = UnsafePointer(storage.state.pointee.out.base)
         keyNames = UnsafePointer(settings.keyNamePointer)
     }
@@ -145,9 +145,10 @@ public struct GeneratedSession: TypistSession, Sendable {
 /// check per key. Copies of a session share it until one generates (`withState`).
 final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
 
-    /// Storage holding `state` (in the object itself: one allocation).
-    static func make(_ state: SessionState) -> SessionStorage {
-        unsafeDowncast(create(minimumCapacity: 0) { _ in state }, to: SessionStorage.self)
+    /// Storage holding the state `makeState` makes (in the object itself: one allocation).
+    @inline(__always)
+    static func make(_ makeState: () -> SessionState) -> SessionStorage {
+        unsafeDowncast(create(minimumCapacity: 0) { _ in makeState() }, to: SessionStorage.self)
     }
 
     /// The state, at the same address for the storage's life.
@@ -160,7 +161,7 @@ final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
 
     /// Storage with a copy of the state and buffers of its own.
     func copy() -> SessionStorage {
-        .make(state.pointee.copy())
+        .make { state.pointee.copy() }
     }
 }
 
@@ -265,8 +266,8 @@ struct SessionState {
             * (1 - (1 - firstShare) * profile.rolloverRate * 0.45)
         baseIKI = profile.meanIKIMillis / profile.composingSpeedScale / normalisation
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
-        hesitationThreshold = SeededGenerator.threshold(settings.config.hesitationRate)
-        suggestionLookThreshold = SeededGenerator.threshold(settings.config.suggestionLookRate)
+        hesitationThreshold = settings.hesitationThreshold
+        suggestionLookThreshold = settings.suggestionLookThreshold
         slipThreshold = SeededGenerator.threshold(profile.slipRate)
         rolloverThreshold = SeededGenerator.threshold(profile.rolloverRate)
     }
