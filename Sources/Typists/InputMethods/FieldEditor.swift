@@ -334,22 +334,31 @@ struct FieldEditor {
 /// of a search field, without a call to `memmove`.
 @inline(__always)
 func copyBytes(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
-    if count <= 0 { return }
-    if count == 1 {
+    @inline(__always)
+    func move<Word: FixedWidthInteger>(_: Word.Type, at offset: Int) {
+        UnsafeMutableRawPointer(destination + offset).storeBytes(of: UnsafeRawPointer(source + offset).loadUnaligned(as: Word.self), as: Word.self)
+    }
+    // Words from the start, then one last word that ends at `count` (it may overlap the
+    // word before it, which writes the same bytes).
+    switch count {
+    case ..<1:
+        return
+    case 1:
         destination[0] = source[0]
-        return
-    }
-    guard count <= 32 else {
+    case 2...3:
+        move(UInt16.self, at: 0)
+        move(UInt16.self, at: count - 2)
+    case 4...7:
+        move(UInt32.self, at: 0)
+        move(UInt32.self, at: count - 4)
+    case 8...32:
+        var offset = 0
+        while offset + 8 < count {
+            move(UInt64.self, at: offset)
+            offset += 8
+        }
+        move(UInt64.self, at: count - 8)
+    default:
         destination.update(from: source, count: count)
-        return
-    }
-    var i = 0
-    while i + 8 <= count {
-        UnsafeMutableRawPointer(destination + i).storeBytes(of: UnsafeRawPointer(source + i).loadUnaligned(as: UInt64.self), as: UInt64.self)
-        i += 8
-    }
-    while i < count {
-        destination[i] = source[i]
-        i += 1
     }
 }
