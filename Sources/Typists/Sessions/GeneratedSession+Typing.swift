@@ -443,11 +443,7 @@ extension SessionState {
             if end > arena.capacity { growArena(to: end) }
             copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: committedCount - lastTextCount)
             arenaCount = end
-            lastTextCount = committedCount
-            editor.markRendered()
-            assert(arenaText(lastTextStart, lastTextCount) == editor.renderedText, "an edit's text is not the field's text")
-            append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: lastTextStart),
-                                  textCount: Int32(truncatingIfNeeded: committedCount)))
+            recordEdit(key, start: lastTextStart, count: committedCount)
             return
         }
         emitRenderedEdit(key)
@@ -466,11 +462,7 @@ extension SessionState {
                 if end > arena.capacity { growArena(to: end) }
                 copyBytes(from: pinyin.baseAddress! + (lastTextCount - committed.count), to: arena.base + arenaCount, count: count - lastTextCount)
                 arenaCount = end
-                lastTextCount = count
-                editor.markRendered()
-                assert(arenaText(lastTextStart, lastTextCount) == editor.renderedText, "an edit's text is not the field's text")
-                append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: lastTextStart),
-                                      textCount: Int32(truncatingIfNeeded: count)))
+                recordEdit(key, start: lastTextStart, count: count)
                 return
             }
         }
@@ -496,13 +488,8 @@ extension SessionState {
             syllable[1] = UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F)
             syllable[2] = UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F)
             arenaCount = end
-            lastTextStart = start
-            lastTextCount = count
             lastTextEndsArena = true
-            editor.markRendered()
-            assert(arenaText(start, count) == editor.renderedText, "an edit's text is not the field's text")
-            append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: start),
-                                  textCount: Int32(truncatingIfNeeded: count)))
+            recordEdit(key, start: start, count: count)
             return
         }
         let rendering = editor.rendering
@@ -528,6 +515,13 @@ extension SessionState {
             arenaCount = end
             lastTextEndsArena = true
         }
+        recordEdit(key, start: start, count: count)
+    }
+
+    /// The edit's text is `arena.base[start..<start + count]`, now the last text: records the
+    /// edit's event.
+    @inline(__always)
+    mutating func recordEdit(_ key: UInt32, start: Int, count: Int) {
         lastTextStart = start
         lastTextCount = count
         editor.markRendered()
