@@ -7,7 +7,7 @@ struct FieldTextTests {
     @Test("a text from a String has its bytes, equals and hashes like the same text from a session's buffer")
     func stringAndBufferAgree() {
         let arena = Array("xx한글 ab".utf8)
-        let viewed = FieldText(storage: arena, start: 2, count: Int32(arena.count - 2))
+        let viewed = FieldText(copying: arena, start: 2, count: Int32(arena.count - 2))
         let made = FieldText("한글 ab")
         #expect(viewed == made)
         #expect(viewed.hashValue == made.hashValue)

@@ -5,6 +5,7 @@ import Testing
 /// returns the field's text after each key.
 func typeHangul(_ keys: String) -> [String] {
     var editor = FieldEditor(pinyinInField: true)
+    defer { editor.freeBuffers() }
     var texts: [String] = []
     let empty: [UInt8] = []
     for key in keys.unicodeScalars {
@@ -16,15 +17,22 @@ func typeHangul(_ keys: String) -> [String] {
             let jamo = UInt8(key.value - Hangul.compatibilityBase)
             _ = empty.withUnsafeBufferPointer { editor.apply(.jamo(jamo, wordStart: false), target: $0) }
         }
-        var bytes: [UInt8] = []
-        editor.render(appendingTo: &bytes)
-        texts.append(String(decoding: bytes, as: UTF8.self))
+        texts.append(String(decoding: editor.renderedText, as: UTF8.self))
     }
     return texts
 }
 
 @Suite("Hangul composition (Dubeolsik, Unicode §3.12)", .timeLimit(.minutes(5)))
 struct HangulCompositionTests {
+    @Test("the written-out lead and tail index tables invert the lists of leads and tails")
+    func indexTables() {
+        for jamo in 0..<51 {
+            #expect(Int(Hangul.leadIndex[jamo]) == Hangul.leads.firstIndex(of: UInt8(jamo)) ?? -1, "lead \(jamo)")
+            let tail = Hangul.tails.indices.dropFirst().first { Hangul.tails[$0] == UInt8(jamo) }
+            #expect(Int(Hangul.tailIndex[jamo]) == tail ?? -1, "tail \(jamo)")
+        }
+    }
+
     @Test("한글: g k s r m f shows ㅎ 하 한 한ㄱ 한그 한글")
     func hangeul() {
         #expect(typeHangul("ㅎㅏㄴㄱㅡㄹ") == ["ㅎ", "하", "한", "한ㄱ", "한그", "한글"])

@@ -74,11 +74,14 @@ struct InputMethodSessionTests {
         let population = try TypistPopulation(config: Support.flawless(language: language), queries: Support.shippedPool, seed: 3)
         var session = population.session(forTypist: 0)
         for phrase in pool.phrases {
-            session.editor.reset(to: EmptyCollection())
-            session.plan(phrase: phrase, fromWord: 0, toWord: phrase.wordCount, leadingSpace: false)
-            for key in session.keys { session.press(key) }
-            session.editor.flush()
-            #expect(String(decoding: session.editor.committed, as: UTF8.self) == phrase.text)
+            let typed = session.withState { state in
+                state.editor.reset()
+                state.plan(phrase: phrase, fromWord: 0, toWord: phrase.wordCount, leadingSpace: false)
+                for key in state.keys.elements { state.press(key) }
+                state.editor.flush()
+                return String(decoding: state.editor.committed.elements, as: UTF8.self)
+            }
+            #expect(typed == phrase.text)
         }
     }
 

@@ -4,14 +4,14 @@
 /// composed, or Latin pinyin) follows it. The field's text is the two together, except that
 /// pinyin can be kept out of the field until the pick (`pinyinInField == false`).
 struct FieldEditor {
-    private(set) var committed: [UInt8] = []
+    private(set) var committed = RawBuffer<UInt8>()
     private var hangul = HangulComposer()
-    private var pinyin: [UInt8] = []
+    private var pinyin = RawBuffer<UInt8>()
     /// Positions in `pinyin` after which an apostrophe separates syllables.
     private var pinyinBreaks: UInt64 = 0
     /// The pinyin as the field shows it (`ka'pai`), kept up to date key by key so rendering
     /// is one copy.
-    private var pinyinShown: [UInt8] = []
+    private var pinyinShown = RawBuffer<UInt8>()
     /// Latin mode of a Korean keyboard after the 한/영 toggle.
     private(set) var latinMode = false
     let pinyinInField: Bool
@@ -20,6 +20,11 @@ struct FieldEditor {
     /// known to be unchanged, which makes comparing `Mark`s exact without copying bytes.
     private(set) var committedLowWater = 0
     private(set) var pinyinLowWater = 0
+
+    /// Bytes at the start of the field's text that no edit has changed since the last
+    /// `markRendered()`: the text's first `unchangedPrefix` bytes (as far as both texts reach)
+    /// are those of the text then, so a session writes only what follows them.
+    private(set) var unchangedPrefix = 0
 
     init(pinyinInField: Bool) {
         self.pinyinInField = pinyinInField
@@ -33,10 +38,26 @@ struct FieldEditor {
     /// Swaps the editor's buffers with these (the session's spare buffers; see
     /// `SessionBuffers`): a session takes empty ones before it types, and gives its own up
     /// when it is over.
-    mutating func exchangeBuffers(committed: inout [UInt8], pinyin: inout [UInt8], pinyinShown: inout [UInt8]) {
+    mutating func exchangeBuffers(committed: inout RawBuffer<UInt8>, pinyin: inout RawBuffer<UInt8>, pinyinShown: inout RawBuffer<UInt8>) {
         swap(&self.committed, &committed)
         swap(&self.pinyin, &pinyin)
         swap(&self.pinyinShown, &pinyinShown)
+    }
+
+    /// Frees the editor's buffers (see `RawBuffer`); it is empty after it.
+    mutating func freeBuffers() {
+        committed.free()
+        pinyin.free()
+        pinyinShown.free()
+    }
+
+    /// The same editor with buffers of its own.
+    func copy() -> FieldEditor {
+        var copy = self
+        copy.committed = committed.copy()
+        copy.pinyin = pinyin.copy()
+        copy.pinyinShown = pinyinShown.copy()
+        return copy
     }
 
     /// Identifies the editor's state relative to a tracking start.
@@ -48,7 +69,8 @@ struct FieldEditor {
     }
 
     var mark: Mark {
-        Mark(committedCount: Int32(committed.count), pinyinCount: Int32(pinyin.count), preedit: hangul.signature, latinMode: latinMode)
+        Mark(committedCount: Int32(truncatingIfNeeded: committed.count), pinyinCount: Int32(truncatingIfNeeded: pinyin.count),
+             preedit: hangul.signature, latinMode: latinMode)
     }
 
     /// Whether the field is now exactly in the state `mark` recorded (taken at or before the
@@ -71,13 +93,26 @@ struct FieldEditor {
 
     var hasPreedit: Bool { !hangul.isEmpty || !pinyin.isEmpty }
 
+    /// The text may change from byte `offset` on.
+    @inline(__always)
+    private mutating func touch(_ offset: Int) {
+        unchangedPrefix = min(unchangedPrefix, offset)
+    }
+
+    /// The text as it is now has been written out: `unchangedPrefix` counts from here.
+    @inline(__always)
+    mutating func markRendered() {
+        unchangedPrefix = Int.max
+    }
+
     /// Replace everything with `text` (paste, suggestion, clearing).
-    mutating func reset<C: Collection<UInt8>>(to text: C) {
-        committed.removeAll(keepingCapacity: true)
+    mutating func reset(to text: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)) {
+        touch(0)
+        committed.removeAll()
         committed.append(contentsOf: text)
         hangul = HangulComposer()
-        pinyin.removeAll(keepingCapacity: true)
-        pinyinShown.removeAll(keepingCapacity: true)
+        pinyin.removeAll()
+        pinyinShown.removeAll()
         pinyinBreaks = 0
         latinMode = false
         committedLowWater = min(committedLowWater, 0)
@@ -96,19 +131,26 @@ struct FieldEditor {
     mutating func apply(_ key: PlanKey, target: UnsafeBufferPointer<UInt8>) -> Bool {
         switch key.kind {
         case .character:
+            // Committing the preedit leaves the text as it was (the syllable's bytes are the
+            // preedit's); the character follows it.
             hangul.flush(into: &committed)
             commitPinyinAsTyped()
+            touch(committed.count)
             UTF8Bytes.append(key.value, to: &committed)
             return true
         case .jamo:
             if latinMode {
                 hangul.flush(into: &committed)
+                touch(committed.count)
                 committed.append(KeyboardLayout.characters[Int(key.physical)])
             } else {
-                hangul.input(UInt8(key.value), committed: &committed)
+                let before = committed.count
+                let kept = hangul.input(UInt8(key.value), committed: &committed)
+                touch(kept ? committed.count : before)
             }
             return true
         case .pinyinLetter:
+            if pinyinInField { touch(committed.count + pinyinShown.count) }
             if pinyin.count < 63 {
                 if !pinyin.isEmpty && pinyinBreaks & (1 << UInt64(pinyin.count - 1)) != 0 {
                     pinyinShown.append(UInt8(ascii: "'"))
@@ -120,10 +162,11 @@ struct FieldEditor {
             return pinyinInField
         case .pick:
             let offset = Int(key.value >> 12), count = Int(key.value & 0xFFF)
+            touch(committed.count)
             committed.append(contentsOf: UnsafeBufferPointer(rebasing: target[offset..<(offset + count)]))
             let hadVisiblePinyin = pinyinInField && !pinyin.isEmpty
-            pinyin.removeAll(keepingCapacity: true)
-            pinyinShown.removeAll(keepingCapacity: true)
+            pinyin.removeAll()
+            pinyinShown.removeAll()
             pinyinBreaks = 0
             pinyinLowWater = 0
             return count > 0 || hadVisiblePinyin
@@ -134,61 +177,143 @@ struct FieldEditor {
         }
     }
 
+    /// `apply` of a `.character` key when there is no preedit (`!hasPreedit`): the character
+    /// goes after the committed text, with nothing to commit first.
+    @inline(__always)
+    mutating func appendCharacter(_ scalar: UInt32) {
+        assert(!hasPreedit, "a character appended past a preedit")
+        touch(committed.count)
+        UTF8Bytes.append(scalar, to: &committed)
+    }
+
     /// One backspace: the last jamo of the syllable being composed, the last pinyin letter, or
     /// the last character. Returns whether the field's text changed.
     mutating func backspace() -> Bool {
-        if hangul.backspace() { return true }
+        if hangul.backspace() {
+            touch(committed.count)
+            return true
+        }
         if !pinyin.isEmpty {
             pinyin.removeLast()
             pinyinShown.removeLast()
             if pinyinShown.last == UInt8(ascii: "'") { pinyinShown.removeLast() }
+            touch(committed.count + pinyinShown.count)
             pinyinBreaks &= ~(1 << UInt64(pinyin.count))
             pinyinLowWater = min(pinyinLowWater, pinyin.count)
             return pinyinInField
         }
         let changed = UTF8Bytes.removeLastScalar(&committed)
+        touch(committed.count)
         committedLowWater = min(committedLowWater, committed.count)
         return changed
     }
 
-    /// Length in UTF-8 bytes of the field's text (what `render(into:)` writes).
+    /// Whether the field's text is the committed text alone (no preedit shown).
     @inline(__always)
-    var renderedCount: Int {
-        committed.count + (hangul.isEmpty ? 0 : HangulComposer.preeditByteCount) + (pinyinInField ? pinyinShown.count : 0)
-    }
+    var showsCommittedOnly: Bool { hangul.isEmpty && (!pinyinInField || pinyinShown.isEmpty) }
 
-    /// Writes the field's text as UTF-8 at `bytes`, which has room for `renderedCount` bytes.
+    /// The Hangul syllable (or lone jamo) being composed, when it is all the field shows
+    /// after the committed text; `nil` otherwise.
     @inline(__always)
-    func render(into bytes: UnsafeMutablePointer<UInt8>) {
-        var next = bytes
-        committed.withUnsafeBufferPointer {
-            guard let base = $0.baseAddress else { return }
-            next.update(from: base, count: $0.count)
-            next += $0.count
-        }
-        if !hangul.isEmpty {
-            hangul.writePreedit(to: next)
-            next += HangulComposer.preeditByteCount
-        }
-        guard pinyinInField else { return }
-        pinyinShown.withUnsafeBufferPointer {
-            guard let base = $0.baseAddress else { return }
-            next.update(from: base, count: $0.count)
+    var hangulPreedit: UInt32? {
+        mutating get {
+            hangul.isEmpty || (pinyinInField && !pinyinShown.isEmpty) ? nil : hangul.preeditScalar
         }
     }
 
-    /// Writes the field's text as UTF-8 into `bytes` from `start`, which must leave room for
-    /// `renderedCount` bytes.
+    /// Whether no Hangul syllable is being composed: the field's text is then the committed
+    /// text followed by `shownPinyin`.
     @inline(__always)
-    func render(into bytes: inout [UInt8], at start: Int) {
-        bytes.withUnsafeMutableBufferPointer { render(into: $0.baseAddress! + start) }
+    var hasNoHangulPreedit: Bool { hangul.isEmpty }
+
+    /// The pinyin the field shows after the committed text (none unless `pinyinInField`).
+    @inline(__always)
+    var shownPinyin: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: pinyinShown.base, count: pinyinInField ? pinyinShown.count : 0)
     }
 
-    /// The field's text as UTF-8, appended to `bytes`.
-    func render(appendingTo bytes: inout [UInt8]) {
-        let start = bytes.count
-        bytes += [UInt8](repeating: 0, count: renderedCount)
-        render(into: &bytes, at: start)
+    /// Where the field's text is now, read out of the editor: a session writes the text into
+    /// memory the compiler cannot tell from the editor's, so rendering from this value spares
+    /// a copy of the whole editor per key.
+    struct Rendering {
+        let committed: UnsafePointer<UInt8>
+        let committedCount: Int
+        /// The preedit syllable or jamo, 0 if none.
+        let preedit: UInt32
+        let shown: UnsafePointer<UInt8>
+        let shownCount: Int
+
+        /// Length of the text in UTF-8 bytes.
+        @inline(__always)
+        var count: Int { committedCount + (preedit == 0 ? 0 : HangulComposer.preeditByteCount) + shownCount }
+
+        /// Writes the text from its byte `offset` on (`count - offset` bytes) at `bytes`.
+        @inline(__always)
+        func write(from offset: Int, into bytes: UnsafeMutablePointer<UInt8>) {
+            if preedit == 0 && shownCount == 0 {
+                // Only committed text (every key of an English query).
+                copyBytes(from: committed + offset, to: bytes, count: committedCount - offset)
+                return
+            }
+            var next = bytes
+            var skip = offset
+            if skip < committedCount {
+                copyBytes(from: committed + skip, to: next, count: committedCount - skip)
+                next += committedCount - skip
+                skip = 0
+            } else {
+                skip -= committedCount
+            }
+            if preedit != 0 {
+                let utf8 = (UInt8(truncatingIfNeeded: 0xE0 | preedit >> 12),
+                            UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F),
+                            UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F))
+                switch skip {
+                case 0:
+                    next[0] = utf8.0
+                    next[1] = utf8.1
+                    next[2] = utf8.2
+                    next += 3
+                case 1:
+                    next[0] = utf8.1
+                    next[1] = utf8.2
+                    next += 2
+                case 2:
+                    next[0] = utf8.2
+                    next += 1
+                default:
+                    break
+                }
+                skip = max(skip - HangulComposer.preeditByteCount, 0)
+            }
+            if skip < shownCount { copyBytes(from: shown + skip, to: next, count: shownCount - skip) }
+        }
+    }
+
+    /// (`mutating get` only so that reading it through a session's state does not copy the
+    /// editor.)
+    @inline(__always)
+    var rendering: Rendering {
+        mutating get { renderingOfCopy }
+    }
+
+    @inline(__always)
+    private var renderingOfCopy: Rendering {
+        let showsPinyin = pinyinInField && pinyinShown.count > 0
+        return Rendering(
+            committed: UnsafePointer(committed.base), committedCount: committed.count,
+            preedit: hangul.isEmpty ? 0 : hangul.preeditScalar,
+            shown: UnsafePointer(pinyinShown.base), shownCount: showsPinyin ? pinyinShown.count : 0
+        )
+    }
+
+    /// The field's text as UTF-8.
+    var renderedText: [UInt8] {
+        let rendering = renderingOfCopy
+        return [UInt8](unsafeUninitializedCapacity: rendering.count) { bytes, initialized in
+            rendering.write(from: 0, into: bytes.baseAddress!)
+            initialized = rendering.count
+        }
     }
 
     /// Pinyin left unpicked when something else commits goes in as Latin letters, as IMEs do
@@ -196,10 +321,44 @@ struct FieldEditor {
     @inline(__always)
     private mutating func commitPinyinAsTyped() {
         guard !pinyin.isEmpty else { return }
-        committed.append(contentsOf: pinyin)
-        pinyin.removeAll(keepingCapacity: true)
-        pinyinShown.removeAll(keepingCapacity: true)
+        touch(committed.count)
+        committed.append(contentsOf: pinyin.elements)
+        pinyin.removeAll()
+        pinyinShown.removeAll()
         pinyinBreaks = 0
         pinyinLowWater = 0
+    }
+}
+
+/// Copies `count` bytes between buffers that do not overlap: word by word for the short texts
+/// of a search field, without a call to `memmove`.
+@inline(__always)
+func copyBytes(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
+    @inline(__always)
+    func move<Word: FixedWidthInteger>(_: Word.Type, at offset: Int) {
+        UnsafeMutableRawPointer(destination + offset).storeBytes(of: UnsafeRawPointer(source + offset).loadUnaligned(as: Word.self), as: Word.self)
+    }
+    // Words from the start, then one last word that ends at `count` (it may overlap the
+    // word before it, which writes the same bytes).
+    switch count {
+    case ..<1:
+        return
+    case 1:
+        destination[0] = source[0]
+    case 2...3:
+        move(UInt16.self, at: 0)
+        move(UInt16.self, at: count - 2)
+    case 4...7:
+        move(UInt32.self, at: 0)
+        move(UInt32.self, at: count - 4)
+    case 8...32:
+        var offset = 0
+        while offset + 8 < count {
+            move(UInt64.self, at: offset)
+            offset += 8
+        }
+        move(UInt64.self, at: count - 8)
+    default:
+        destination.update(from: source, count: count)
     }
 }

@@ -15,19 +15,18 @@ enum Hangul {
     /// The 27 trailing consonants (index 1…27; 0 means none), as compatibility offsets.
     static let tails: [UInt8] = [0xFF] + "ㄱㄲㄳㄴㄵㄶㄷㄹㄺㄻㄼㄽㄾㄿㅀㅁㅂㅄㅅㅆㅇㅈㅊㅋㅌㅍㅎ".unicodeScalars.map { UInt8($0.value - compatibilityBase) }
 
-    /// Lead index (0…18) of each compatibility offset, or −1.
-    static let leadIndex: [Int8] = {
-        var table = [Int8](repeating: -1, count: 51)
-        for (index, jamo) in leads.enumerated() { table[Int(jamo)] = Int8(index) }
-        return table
-    }()
+    /// Lead index (0…18) of each compatibility offset, or −1 (`leads` inverted; written out so
+    /// that the table is static data, read with no check that it was made).
+    static let leadIndex: [Int8] = [
+        0, 1, -1, 2, -1, -1, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, 6, 7, 8, -1, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    ]
 
-    /// Tail index (1…27) of each compatibility offset, or −1.
-    static let tailIndex: [Int8] = {
-        var table = [Int8](repeating: -1, count: 51)
-        for (index, jamo) in tails.enumerated() where index > 0 { table[Int(jamo)] = Int8(index) }
-        return table
-    }()
+    /// Tail index (1…27) of each compatibility offset, or −1 (`tails` inverted, written out).
+    static let tailIndex: [Int8] = [
+        1, 2, 3, 4, 5, 6, 7, -1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, -1, 18, 19, 20, 21, 22, -1, 23, 24, 25, 26, 27,
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    ]
 
     /// The compound made by two keys, indexed `first × 51 + second` (0xFF: they do not combine).
     static let combinations: [UInt8] = {

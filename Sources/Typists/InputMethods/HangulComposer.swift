@@ -56,33 +56,31 @@ struct HangulComposer: Hashable {
     }
 
     /// Type one jamo; syllables that are finished are appended to `committed` as UTF-8.
-    mutating func input(_ jamo: UInt8, committed: inout [UInt8]) {
+    /// Returns whether the text before the key (committed text and preedit) is still there
+    /// unchanged, with the new preedit after it; otherwise the preedit changed.
+    @discardableResult
+    mutating func input(_ jamo: UInt8, committed: inout RawBuffer<UInt8>) -> Bool {
         let vowel = Hangul.isVowel(jamo)
         let (lead, vowels, finals) = shape
         let hasLead = lead != 0xFF
         switch (count, vowels, finals) {
         case (0, _, _):
             push(jamo)
+            return true
         case (_, 0, _):
             if vowel {
                 push(jamo)
-            } else {
-                flush(into: &committed)
-                push(jamo)
+                return false
             }
         case (_, _, 0):
             if vowel {
                 if vowels == 1, Hangul.combine(at(count - 1), jamo) != nil {
                     push(jamo)
-                } else {
-                    flush(into: &committed)
-                    push(jamo)
+                    return false
                 }
             } else if hasLead && Hangul.tailIndex[Int(jamo)] > 0 {
                 push(jamo)
-            } else {
-                flush(into: &committed)
-                push(jamo)
+                return false
             }
         default:
             if vowel {
@@ -90,13 +88,15 @@ struct HangulComposer: Hashable {
                 flush(into: &committed)
                 push(moved)
                 push(jamo)
+                return false
             } else if finals == 1, Hangul.combine(at(count - 1), jamo) != nil {
                 push(jamo)
-            } else {
-                flush(into: &committed)
-                push(jamo)
+                return false
             }
         }
+        flush(into: &committed)
+        push(jamo)
+        return true
     }
 
     /// Remove the last jamo typed; `false` if there was none.
@@ -108,29 +108,20 @@ struct HangulComposer: Hashable {
 
     /// Commit the preedit to `committed`.
     @inline(__always)
-    mutating func flush(into committed: inout [UInt8]) {
+    mutating func flush(into committed: inout RawBuffer<UInt8>) {
         guard count > 0 else { return }
         appendPreedit(to: &committed)
         self = HangulComposer()
     }
 
     /// The preedit as UTF-8: one syllable, or one compatibility jamo when it is alone.
-    func appendPreedit(to bytes: inout [UInt8]) {
+    func appendPreedit(to bytes: inout RawBuffer<UInt8>) {
         guard count > 0 else { return }
         UTF8Bytes.append(preeditScalar, to: &bytes)
     }
 
     /// Bytes of the preedit in UTF-8: every syllable and compatibility jamo takes three.
     static let preeditByteCount = 3
-
-    /// Writes the preedit's three UTF-8 bytes at `bytes` (the composer must not be empty).
-    @inline(__always)
-    func writePreedit(to bytes: UnsafeMutablePointer<UInt8>) {
-        let scalar = preeditScalar
-        bytes[0] = UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12)
-        bytes[1] = UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F)
-        bytes[2] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
-    }
 
     /// The preedit's scalar: a precomposed syllable (U+AC00…U+D7A3) or a compatibility jamo
     /// (U+3131…U+3163); the composer must not be empty.

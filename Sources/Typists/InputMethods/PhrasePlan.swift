@@ -2,7 +2,7 @@
 /// the query pool is built; a query takes the slice for its words.
 struct PhrasePlan: Sendable {
     var keys: [PlanKey] = []
-    var words: [GeneratedSession.PlannedWord] = []
+    var words: [SessionState.PlannedWord] = []
     /// Whether a Korean keyboard is in Latin mode after each word (before the next space).
     var latinAfterWord: [Bool] = []
 

@@ -1,7 +1,7 @@
-/// Small UTF-8 helpers on byte arrays, so the field is edited without building Strings.
+/// Small UTF-8 helpers on byte buffers, so the field is edited without building Strings.
 enum UTF8Bytes {
     @inline(__always)
-    static func append(_ scalar: UInt32, to bytes: inout [UInt8]) {
+    static func append(_ scalar: UInt32, to bytes: inout RawBuffer<UInt8>) {
         switch scalar {
         case 0..<0x80:
             bytes.append(UInt8(scalar))
@@ -35,7 +35,7 @@ enum UTF8Bytes {
 
     /// Remove the last scalar; `false` if empty.
     @inline(__always)
-    static func removeLastScalar(_ bytes: inout [UInt8]) -> Bool {
+    static func removeLastScalar(_ bytes: inout RawBuffer<UInt8>) -> Bool {
         guard !bytes.isEmpty else { return false }
         while let last = bytes.popLast(), last & 0xC0 == 0x80 {}
         return true

@@ -68,6 +68,13 @@ final class PopulationSettings: Sendable {
     let pauses: [(sampler: IntervalShape.Sampler, unitMedian: Double)]
     /// `TypingKey`'s names of the keys below U+3200, for `GeneratedSession.next()`.
     let keyNames = TypingKey.names
+    /// The same names in memory of the settings' own, which a session reads through a pointer.
+    nonisolated(unsafe) let keyNamePointer: UnsafeMutablePointer<String>
+
+    /// `SeededGenerator.threshold(_:)` of the config's per-key hesitation and suggestion-look
+    /// rates.
+    let hesitationThreshold: UInt64
+    let suggestionLookThreshold: UInt64
 
     /// The σ of the log of each kind of pause (docs/typing.md: focus 0.5, hesitation 0.6, …).
     enum PauseShape: Int {
@@ -84,9 +91,18 @@ final class PopulationSettings: Sendable {
         pauses = [0.4, 0.5, 0.6, 0.7].map { sigma in
             (IntervalShape.Sampler(.logNormal(sigma: sigma)), Foundation.exp(sigma * sigma / 2))
         }
+        hesitationThreshold = SeededGenerator.threshold(config.hesitationRate)
+        suggestionLookThreshold = SeededGenerator.threshold(config.suggestionLookRate)
+        keyNamePointer = .allocate(capacity: keyNames.count)
+        keyNamePointer.initialize(from: keyNames, count: keyNames.count)
         // The normal table that drawing a profile reads: made here, with the population's other
         // tables, rather than inside the first session a runner starts.
         _ = NormalQuantiles.table
+    }
+
+    deinit {
+        keyNamePointer.deinitialize(count: keyNames.count)
+        keyNamePointer.deallocate()
     }
 
     func pool(_ language: TypingLanguage) -> LanguagePool {

@@ -52,7 +52,7 @@ public enum IntervalShape: Sendable, Hashable, Codable {
         /// A multiplier with mean 1.
         @inlinable @inline(__always)
         func sample(_ rng: inout SeededGenerator) -> Double {
-            table.sample(rng.nextUnit())
+            table.sample(bits: rng.next())
         }
     }
 }

@@ -53,6 +53,24 @@ public struct QuantileTable: @unchecked Sendable {
         return tail(u)
     }
 
+    /// `sample(u)` for the uniform draw `u = Double(bits >> 11) * 0x1.0p-53` (what
+    /// `SeededGenerator.nextUnit()` makes of `bits`), with the same result: the cell is found
+    /// from the integer (`u × 1024 − 0.5` is exact, so its integer part is a shift), with no
+    /// checked conversion of a Double.
+    @inlinable @inline(__always)
+    func sample(bits: UInt64) -> Double {
+        let m = bits >> 11
+        // Cells 0..<1023 hold u × 1024 − 0.5 = (m − 2⁴²) / 2⁴³ in [0, 1023).
+        let offset = m &- (1 << 42)
+        if offset < UInt64(Self.cells - 1) << 43 {
+            let position = Double(m) * 0x1p-43 - 0.5
+            let index = Int(truncatingIfNeeded: offset >> 43)
+            let a = main[index]
+            return a + (main[index &+ 1] - a) * (position - Double(index))
+        }
+        return tail(Double(m) * 0x1.0p-53)
+    }
+
     /// The outermost half-cells, from the finer tables.
     @usableFromInline
     func tail(_ u: Double) -> Double {

@@ -7,6 +7,21 @@ extension SeededGenerator {
         nextUnit() < p
     }
 
+    /// `nextBool(p)` for `threshold == Self.threshold(p)`: the same draw and the same answer,
+    /// compared as integers.
+    @inline(__always)
+    mutating func nextBool(threshold: UInt64) -> Bool {
+        next() >> 11 < threshold
+    }
+
+    /// The integer that `nextBool(threshold:)` compares the draw's top 53 bits `m` with:
+    /// `nextUnit() < p` is `m × 2⁻⁵³ < p` (both exact), that is `m < ⌈p × 2⁵³⌉`.
+    static func threshold(_ p: Double) -> UInt64 {
+        guard p > 0 else { return 0 }
+        guard p < 1 else { return 1 << 53 }
+        return UInt64((p * 0x1p53).rounded(.up))
+    }
+
     /// A uniform integer in `0..<bound` (Lemire's multiply-shift; the tiny bias is irrelevant at
     /// the bounds used here and keeps the draw branch-free).
     @inlinable

@@ -11,7 +11,7 @@
 /// ``init(_:)`` copies a String's own UTF-8.
 public struct FieldText: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The buffer this text is part of.
-    @usableFromInline let storage: [UInt8]
+    @usableFromInline let storage: FieldBytes
     @usableFromInline let start: Int32
     @usableFromInline let count: Int32
 
@@ -27,9 +27,12 @@ public struct FieldText: Sendable, Hashable, Codable, CustomStringConvertible, E
     /// The text (the same as ``string``).
     public var description: String { string }
 
-    /// The text's UTF-8 bytes, without copying them.
+    /// The text's UTF-8 bytes (copied into a new array on each call; ``withUTF8(_:)`` reads
+    /// them in place).
+    ///
+    /// - Complexity: O(``utf8Count``).
     @inlinable
-    public var utf8: ArraySlice<UInt8> { storage[Int(start)..<Int(start + count)] }
+    public var utf8: ArraySlice<UInt8> { withUTF8 { ArraySlice($0) } }
 
     /// Length of the text in UTF-8 bytes.
     @inlinable
@@ -41,9 +44,15 @@ public struct FieldText: Sendable, Hashable, Codable, CustomStringConvertible, E
 
     /// A text with the characters of `string`.
     public init(_ string: String) {
-        storage = Array(string.utf8)
+        var string = string
+        let bytes = string.withUTF8 { utf8 in
+            let bytes = FieldBytes(capacity: utf8.count)
+            if let base = utf8.baseAddress { bytes.base.initialize(from: base, count: utf8.count) }
+            return bytes
+        }
+        storage = bytes
         start = 0
-        count = Int32(storage.count)
+        count = Int32(bytes.capacity)
     }
 
     /// A text with the characters of a string literal.
@@ -51,19 +60,27 @@ public struct FieldText: Sendable, Hashable, Codable, CustomStringConvertible, E
         self.init(value)
     }
 
-    /// Bytes `start..<start + count` of `storage`, which must be valid UTF-8.
-    @inlinable
-    init(storage: [UInt8], start: Int32, count: Int32) {
+    /// Bytes `start..<start + count` of `storage`, which must be valid UTF-8 and never be
+    /// written again.
+    @inlinable @inline(__always)
+    init(storage: FieldBytes, start: Int32, count: Int32) {
         self.storage = storage
         self.start = start
         self.count = count
     }
 
+    /// Bytes `start..<start + count` of a copy of `bytes`, which must be valid UTF-8.
+    init(copying bytes: [UInt8], start: Int32, count: Int32) {
+        let storage = FieldBytes(capacity: Int(count))
+        bytes.withUnsafeBufferPointer { storage.base.initialize(from: $0.baseAddress! + Int(start), count: Int(count)) }
+        self.init(storage: storage, start: 0, count: count)
+    }
+
     /// Calls `body` with the text's UTF-8 bytes, valid only during the call.
     @inlinable
     public func withUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try storage.withUnsafeBufferPointer {
-            try body(UnsafeBufferPointer(rebasing: $0[Int(start)..<Int(start + count)]))
+        try withExtendedLifetime(storage) {
+            try body(UnsafeBufferPointer(start: storage.base + Int(start), count: Int(count)))
         }
     }
 
@@ -87,4 +104,27 @@ public struct FieldText: Sendable, Hashable, Codable, CustomStringConvertible, E
         var container = encoder.singleValueContainer()
         try container.encode(string)
     }
+}
+
+/// Bytes that field texts are views of: a generated session writes the texts of a query into
+/// one of these, each byte once, and hands out ``FieldText``s of its parts; a text keeps it
+/// alive. Nothing writes a byte that a text shows (a session writes past every text it has
+/// made, and starts over only in a buffer no text holds), so texts read it from any thread.
+@usableFromInline
+final class FieldBytes: @unchecked Sendable {
+    // @unchecked: see above; the bytes a text views are written before the text exists and
+    // never after.
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    /// Bytes allocated at `base`.
+    let capacity: Int
+
+    init(capacity: Int) {
+        base = .allocate(capacity: max(capacity, 1))
+        self.capacity = capacity
+    }
+
+    deinit { base.deallocate() }
+
+    /// A buffer of no bytes, for sessions that have not typed yet.
+    static let empty = FieldBytes(capacity: 0)
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension GeneratedSession {
+extension SessionState {
     /// One query of the session: the pause before it, the follow-up choice, typing it, and
     /// Return; then whether the session goes on.
     mutating func produceQuery() {
@@ -14,7 +14,7 @@ extension GeneratedSession {
                 planRefinement()
             } else {
                 if !editor.committed.isEmpty {
-                    editor.reset(to: EmptyCollection())
+                    editor.reset()
                     emitEdit(TypingKey.clear)
                     now += millis(pause(median: 400, .sigma04))
                 }
@@ -89,11 +89,11 @@ extension GeneratedSession {
 
     /// Build the keys that type words `fromWord..<toWord` of `phrase` after the current text.
     mutating func plan(phrase: Phrase, fromWord: Int, toWord: Int, leadingSpace: Bool) {
-        keys.removeAll(keepingCapacity: true)
-        target.removeAll(keepingCapacity: true)
-        words.removeAll(keepingCapacity: true)
-        if !baseBytes.isEmpty { baseBytes.removeAll(keepingCapacity: true) }
-        baseBytes.append(copying: editor.committed)
+        keys.removeAll()
+        target.removeAll()
+        words.removeAll()
+        baseBytes.removeAll()
+        baseBytes.append(contentsOf: editor.committed.elements)
         let startByte = fromWord == 0 ? 0 : phrase.wordEnds[fromWord - 1]
         let endByte = phrase.wordEnds[toWord - 1]
         if leadingSpace { target.append(UInt8(ascii: " ")) }
@@ -104,7 +104,7 @@ extension GeneratedSession {
 
         var atWordStart = baseBytes.isEmpty || baseBytes.last == UInt8(ascii: " ")
         var wordFirstKey = -1
-        func space(_ byteOffset: Int, into session: inout GeneratedSession) {
+        func space(_ byteOffset: Int, into session: inout SessionState) {
             if wordFirstKey >= 0 {
                 session.words.append(PlannedWord(firstKey: wordFirstKey, endKey: session.keys.count, byteEnd: byteOffset))
                 wordFirstKey = -1
@@ -112,9 +112,9 @@ extension GeneratedSession {
             session.keys.append(.character(UInt32(UInt8(ascii: " ")), wordStart: false))
             atWordStart = true
         }
-        func beginKey(_ session: GeneratedSession, at index: Int? = nil) -> Bool {
+        func beginKey(at index: Int) -> Bool {
             let starts = atWordStart
-            if starts { wordFirstKey = index ?? session.keys.count }
+            if starts { wordFirstKey = index }
             atWordStart = false
             return starts
         }
@@ -147,7 +147,7 @@ extension GeneratedSession {
                     if unit.byteCount == 1 && phrase.bytes[Int(unit.byteOffset)] == UInt8(ascii: " ") {
                         space(offset, into: &self)
                     } else {
-                        keys.append(.character(UInt32(phrase.bytes[Int(unit.byteOffset)]), wordStart: beginKey(self)))
+                        keys.append(.character(UInt32(phrase.bytes[Int(unit.byteOffset)]), wordStart: beginKey(at: keys.count)))
                     }
                     index += 1
                     continue
@@ -177,7 +177,7 @@ extension GeneratedSession {
                     initial.flags |= PlanKey.syllableEnd
                     keys.append(initial)
                 }
-                if beginKey(self, at: firstLetter) { keys[firstLetter].flags |= PlanKey.wordStart }
+                if beginKey(at: firstLetter) { keys[firstLetter].flags |= PlanKey.wordStart }
                 positionInSegment += 1
                 if unit.endsSegment {
                     keys.append(.pick(byteOffset: segmentStart, byteCount: offset + Int(unit.byteCount) - segmentStart))
@@ -195,7 +195,7 @@ extension GeneratedSession {
     /// actions (scope or token change, clear and retype, suggestion, word prediction).
     mutating func typeQuery() {
         let n = keys.count
-        marks.removeAll(keepingCapacity: true)
+        marks.removeAll()
         marks.append(editor.mark)
         forgetPreviousKey()
         if rng.nextBool(pasteRate) {
@@ -228,9 +228,9 @@ extension GeneratedSession {
             if i == clearAt {
                 clearAt = -1
                 now += millis(pause(median: 800, .sigma05))
-                editor.reset(to: baseBytes)
+                editor.reset(to: baseBytes.elements)
                 emitEdit(TypingKey.clear)
-                marks.removeAll(keepingCapacity: true)
+                marks.removeAll()
                 marks.append(editor.mark)
                 forgetPreviousKey()
                 predictAt = -1
@@ -271,14 +271,14 @@ extension GeneratedSession {
             var interval = key.kind == .pick
                 ? pause(median: settings.config.candidatePickMedianMillis, .sigma04)
                 : keyInterval(key)
-            if rng.nextBool(settings.config.hesitationRate) {
+            if rng.nextBool(threshold: hesitationThreshold) {
                 interval += pause(median: settings.config.hesitationMedianMillis, .sigma06)
             }
-            if key.isWordStart && i > 0 && rng.nextBool(settings.config.suggestionLookRate) {
+            if key.isWordStart && i > 0 && rng.nextBool(threshold: suggestionLookThreshold) {
                 interval += pause(median: settings.config.suggestionLookMedianMillis, .sigma05)
             }
             now += millis(interval)
-            if rng.nextBool(profile.slipRate), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
+            if rng.nextBool(threshold: slipThreshold), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
                 editor.startTracking()
                 press(wrong)
                 let noticed = pool.language == .zh || rng.nextBool(profile.noticeRate)
@@ -299,7 +299,11 @@ extension GeneratedSession {
                 i = backspaceToTrack()
                 continue
             }
-            press(key)
+            if key.kind == .character && !editor.hasPreedit {
+                pressCharacter(key)
+            } else {
+                press(key)
+            }
             marks.append(editor.mark)
             i += 1
         }
@@ -315,11 +319,11 @@ extension GeneratedSession {
             forgetPreviousKey()
             if let j = marks.lastIndex(where: { editor.matches($0) }) {
                 editor.setLatinMode(marks[j].latinMode)
-                marks.removeSubrange((j + 1)...)
+                marks.truncate(to: j + 1)
                 return j
             }
             if !changed && !editor.hasPreedit && editor.committed.isEmpty {
-                marks.removeAll(keepingCapacity: true)
+                marks.removeAll()
                 marks.append(editor.mark)
                 return 0
             }
@@ -329,7 +333,7 @@ extension GeneratedSession {
 
     /// Press a key: the editor applies it, and the field's new text is emitted if it changed.
     mutating func press(_ key: PlanKey) {
-        let changed = target.withUnsafeBufferPointer { editor.apply(key, target: $0) }
+        let changed = editor.apply(key, target: target.elements)
         prevPhysical = key.physical
         prevHand = key.flags & PlanKey.handMask
         guard changed || settings.config.emitsUnchangedKeys else { return }
@@ -346,6 +350,16 @@ extension GeneratedSession {
             code = TypingKey.toggleHangul
         }
         emitEdit(code)
+    }
+
+    /// `press(key)` for a character key typed after committed text alone, the most common key:
+    /// the character is appended and the text written, without the editor's general `apply`.
+    @inline(never)
+    mutating func pressCharacter(_ key: PlanKey) {
+        editor.appendCharacter(key.value)
+        prevPhysical = key.physical
+        prevHand = key.flags & PlanKey.handMask
+        emitEdit(key.value)
     }
 
     /// The interval before `key`, in ms: the typist's base, the key-pair effect within words,
@@ -368,7 +382,7 @@ extension GeneratedSession {
                     }
                 }
             }
-            if profile.rolloverRate > 0 && rng.nextBool(profile.rolloverRate) {
+            if profile.rolloverRate > 0 && rng.nextBool(threshold: rolloverThreshold) {
                 ms *= 0.35 + 0.4 * rng.nextUnit()
             }
         }
@@ -391,10 +405,10 @@ extension GeneratedSession {
 
     /// Set the field to the start text plus the first `count` bytes of the target.
     mutating func resetField(toTargetPrefix count: Int) {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(copying: baseBytes)
-        scratch.append(copying: 0..<count, of: target)
-        editor.reset(to: scratch)
+        scratch.removeAll()
+        scratch.append(contentsOf: baseBytes.elements)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: target.elements[0..<count]))
+        editor.reset(to: scratch.elements)
     }
 
     mutating func changeScopeOrTokens() {
@@ -415,26 +429,117 @@ extension GeneratedSession {
         }
     }
 
+    /// Emits an edit with the field's text now. Only the bytes that differ from the last
+    /// edit's text are written: a text that extends it is written in place after it, a
+    /// prefix of it is a shorter view of it, and any other text copies the bytes they share
+    /// from the arena and renders the rest.
+    @inline(__always)
     mutating func emitEdit(_ key: UInt32) {
-        let start = arenaCount
-        let end = start + editor.renderedCount
-        if end > arena.count { growArena(to: end) }
-        editor.render(into: &arena, at: start)
-        arenaCount = end
-        append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(start), textCount: Int32(end - start)))
+        // Most keys append to the committed text of a text that ends the arena: write the
+        // new bytes after it.
+        let committedCount = editor.committed.count
+        if editor.showsCommittedOnly && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
+            let end = arenaCount + committedCount - lastTextCount
+            if end > arena.capacity { growArena(to: end) }
+            copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: committedCount - lastTextCount)
+            arenaCount = end
+            recordEdit(key, start: lastTextStart, count: committedCount)
+            return
+        }
+        emitRenderedEdit(key)
     }
 
-    /// Makes the arena at least `count` bytes long (it grows by doubling, so texts are copied
-    /// into it with no per-key bookkeeping of the array's length).
+    /// `emitEdit` for any other text.
     @inline(never)
-    mutating func growArena(to count: Int) {
-        var grown = [UInt8](repeating: 0, count: max(count, 2 * arena.count, 1024))
-        grown.withUnsafeMutableBufferPointer { to in
-            arena.withUnsafeBufferPointer { from in
-                guard let base = from.baseAddress else { return }
-                to.baseAddress!.update(from: base, count: arenaCount)
+    mutating func emitRenderedEdit(_ key: UInt32) {
+        // A pinyin letter extends the pinyin shown after the committed text: write it after
+        // the last text.
+        if editor.hasNoHangulPreedit && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount {
+            let committed = editor.committed.elements, pinyin = editor.shownPinyin
+            let count = committed.count + pinyin.count
+            if count >= lastTextCount && lastTextCount >= committed.count {
+                let end = arenaCount + count - lastTextCount
+                if end > arena.capacity { growArena(to: end) }
+                copyBytes(from: pinyin.baseAddress! + (lastTextCount - committed.count), to: arena.base + arenaCount, count: count - lastTextCount)
+                arenaCount = end
+                recordEdit(key, start: lastTextStart, count: count)
+                return
             }
         }
+        // A Hangul syllable being composed after committed text: the text is the committed
+        // bytes and the syllable's three.
+        if let preedit = editor.hangulPreedit {
+            let committed = editor.committed.elements
+            let count = committed.count + HangulComposer.preeditByteCount
+            let start: Int
+            var from = 0
+            if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && lastTextCount <= committed.count {
+                start = lastTextStart
+                from = lastTextCount
+            } else {
+                start = arenaCount
+            }
+            let end = arenaCount + count - from
+            if end > arena.capacity { growArena(to: end) }
+            let next = arena.base + arenaCount
+            copyBytes(from: committed.baseAddress! + from, to: next, count: committed.count - from)
+            let syllable = next + committed.count - from
+            syllable[0] = UInt8(truncatingIfNeeded: 0xE0 | preedit >> 12)
+            syllable[1] = UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F)
+            syllable[2] = UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F)
+            arenaCount = end
+            lastTextEndsArena = true
+            recordEdit(key, start: start, count: count)
+            return
+        }
+        let rendering = editor.rendering
+        let count = rendering.count
+        let shared = min(editor.unchangedPrefix, lastTextCount, count)
+        let start: Int
+        if shared == lastTextCount && lastTextEndsArena {
+            start = lastTextStart
+            let end = arenaCount + count - shared
+            if end > arena.capacity { growArena(to: end) }
+            rendering.write(from: shared, into: arena.base + arenaCount)
+            arenaCount = end
+        } else if shared == count {
+            start = lastTextStart
+            lastTextEndsArena = lastTextEndsArena && count == lastTextCount
+        } else {
+            start = arenaCount
+            let end = start + count
+            if end > arena.capacity { growArena(to: end) }
+            let base = arena.base
+            copyBytes(from: base + lastTextStart, to: base + start, count: shared)
+            rendering.write(from: shared, into: base + start + shared)
+            arenaCount = end
+            lastTextEndsArena = true
+        }
+        recordEdit(key, start: start, count: count)
+    }
+
+    /// The edit's text is `arena.base[start..<start + count]`, now the last text: records the
+    /// edit's event.
+    @inline(__always)
+    mutating func recordEdit(_ key: UInt32, start: Int, count: Int) {
+        lastTextStart = start
+        lastTextCount = count
+        editor.markRendered()
+        assert(arenaText(start, count) == editor.renderedText, "an edit's text is not the field's text")
+        append(RawTypingEvent(at: now, kind: .edit, key: key, textStart: Int32(truncatingIfNeeded: start), textCount: Int32(truncatingIfNeeded: count)))
+    }
+
+    /// Bytes `start..<start + count` of the arena (for checking, in debug builds).
+    func arenaText(_ start: Int, _ count: Int) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: arena.base + start, count: count))
+    }
+
+    /// Gives the arena room for at least `count` bytes (it grows by doubling; the bytes
+    /// written so far move with it, and texts of an earlier arena keep theirs).
+    @inline(never)
+    mutating func growArena(to count: Int) {
+        let grown = FieldBytes(capacity: max(count, 2 * arena.capacity, 1024))
+        grown.base.update(from: arena.base, count: arenaCount)
         arena = grown
     }
 
@@ -442,14 +547,9 @@ extension GeneratedSession {
         append(RawTypingEvent(at: now, kind: kind, key: key, textStart: 0, textCount: 0))
     }
 
-    /// Adds `event` to the query's events (`out` is reused by position, like the arena).
+    /// Adds `event` to the query's events.
     @inline(__always)
     mutating func append(_ event: RawTypingEvent) {
-        if outCount < out.count {
-            out[outCount] = event
-        } else {
-            out.append(event)
-        }
-        outCount += 1
+        out.append(event)
     }
 }

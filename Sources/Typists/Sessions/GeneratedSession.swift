@@ -4,12 +4,171 @@ import Foundation
 /// slips and corrections, then leaving the field.
 ///
 /// Events are produced a query at a time into reused buffers (the field's text after each key
-/// goes into one byte arena), and handed out one by one. `next()` makes the `TypingEvent`'s
-/// Strings (the key name is always a small string; the text allocates only past 15 UTF-8
-/// bytes); `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no allocation.
+/// goes into one byte arena), and handed out one by one. `next()` makes the `TypingEvent`
+/// (the key name is always a small string, the text a ``FieldText`` view of the arena);
+/// `nextRaw()` with `withFieldUTF8(_:)` hands out the same stream with no reference counting.
+///
+/// The generation state lives in one heap block (`SessionStorage`) that copies of a session
+/// share until one of them generates its next query, which then copies the state first.
 public struct GeneratedSession: TypistSession, Sendable {
     /// The typist whose session this is.
     public let profile: TypistProfile
+    /// `nonisolated(unsafe)`: a `ManagedBuffer` is never `Sendable`; the state is written only
+    /// through the one reference to it (`withState`), as an array's buffer is.
+    nonisolated(unsafe) var storage: SessionStorage
+    /// The current query's events are `events[0..<outCount]` (the state's `out`), handed out
+    /// from `outIndex` (kept here, so that copies of a session hand out events on their own).
+    /// The pointers are into memory that `storage` keeps (`nonisolated(unsafe)`: a session is
+    /// used by one thread at a time, and the memory is written only while no event of it is
+    /// pending).
+    @usableFromInline var outIndex = 0
+    @usableFromInline var outCount = 0
+    @usableFromInline nonisolated(unsafe) var events: UnsafePointer<RawTypingEvent>
+    /// `TypingKey`'s names of the keys below `TypingKey.namedBelow` (the population's, which
+    /// the state keeps alive).
+    @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<String>
+    /// The arena the current query's texts are in (the state's, while its events are handed out).
+    @usableFromInline var arena = FieldBytes.empty
+    @usableFromInline var lastEmitted: RawTypingEvent?
+
+    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
+        self.profile = profile
+        storage = .make { SessionState(profile: profile, settings: settings, rng: rng) }
+        events = UnsafePointer(storage.state.pointee.out.base)
+        keyNames = UnsafePointer(settings.keyNamePointer)
+    }
+
+    /// The text the typist means to have in the field at the end of the current query (the
+    /// field as it was, plus the intended words): what uncorrected errors are measured against.
+    /// Made on request; generation itself never builds it.
+    public var intendedText: String { storage.state.pointee.intendedText }
+    /// Number of words in the query being typed (the words-per-query draw, or the words added
+    /// by a refinement).
+    public var intendedWords: Int { storage.state.pointee.intendedWords }
+    /// The part of `intendedText` this query types (after the text already in the field).
+    public var intendedTyped: String { String(decoding: storage.state.pointee.target.elements, as: UTF8.self) }
+    /// Counts the queries planned so far; changes when the events of a new query begin.
+    public var queryNumber: Int { storage.state.pointee.queryNumber }
+    /// The current query adds words to the previous one instead of starting afresh.
+    public var isRefinement: Bool { storage.state.pointee.isRefinement }
+
+    /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
+    ///
+    /// Inlinable for the common event, a key whose name is in the table: the caller's code
+    /// then sees the event made, and need not retain and release its parts.
+    @inlinable
+    public mutating func next() -> TypingEvent? {
+        if outIndex < outCount {
+            let event = events[outIndex]
+            if event.kind == .edit && event.key < TypingKey.namedBelow {
+                outIndex += 1
+                lastEmitted = event
+                return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)],
+                                                                text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
+            }
+        }
+        return nextEvent()
+    }
+
+    /// `next()` for every event: the first of a query, and those that are not a named key.
+    @usableFromInline
+    mutating func nextEvent() -> TypingEvent? {
+        guard let raw = nextRaw() else { return nil }
+        let action: TypingEvent.Action
+        switch raw.kind {
+        case .edit:
+            action = .edit(key: TypingKey.name(raw.key, names: storage.state.pointee.settings.keyNames),
+                           text: FieldText(storage: arena, start: raw.textStart, count: raw.textCount))
+        case .scope, .tokens:
+            action = storage.state.pointee.sideActions[Int(raw.key)]
+        case .submit:
+            action = .submit
+        case .end:
+            action = .end
+        }
+        return TypingEvent(at: raw.at, action: action)
+    }
+
+    /// The next event without making any String; for edits, read the field with
+    /// `withFieldUTF8(_:)` before the next call.
+    ///
+    /// - Complexity: amortised O(1) per event, plus the field's length to render it.
+    @inline(__always)
+    public mutating func nextRaw() -> RawTypingEvent? {
+        if outIndex == outCount {
+            refill()
+            if outIndex == outCount { return nil }
+        }
+        let event = events[outIndex]
+        outIndex += 1
+        lastEmitted = event
+        return event
+    }
+
+    /// The field's UTF-8 text after the last edit returned by `nextRaw()`.
+    @inlinable
+    public func withFieldUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard let event = lastEmitted, event.kind == .edit else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try withExtendedLifetime(arena) {
+            try body(UnsafeBufferPointer(start: arena.base + Int(event.textStart), count: Int(event.textCount)))
+        }
+    }
+
+    /// The scope or tokens change of a raw `.scope` / `.tokens` event.
+    public func sideAction(of event: RawTypingEvent) -> TypingEvent.Action? {
+        event.kind == .scope || event.kind == .tokens ? storage.state.pointee.sideActions[Int(event.key)] : nil
+    }
+
+    /// Generates the next query's events (none once the session is over).
+    @inline(never)
+    mutating func refill() {
+        outIndex = 0
+        outCount = 0
+        lastEmitted = nil
+        // The arena's reference here would make it look shared to the state's check.
+        arena = FieldBytes.empty
+        withState { $0.refill() }
+        outCount = storage.state.pointee.out.count
+        events = UnsafePointer(storage.state.pointee.out.base)
+        arena = storage.state.pointee.arena
+    }
+
+    /// Calls `body` with the generation state, made this session's own first.
+    mutating func withState<R>(_ body: (inout SessionState) -> R) -> R {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return body(&storage.state.pointee)
+    }
+}
+
+/// The heap block a session's generation state lives in: one allocation and one release per
+/// session, and the state is changed through a pointer, with no exclusivity or uniqueness
+/// check per key. Copies of a session share it until one generates (`withState`).
+final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
+
+    /// Storage holding the state `makeState` makes (in the object itself: one allocation).
+    @inline(__always)
+    static func make(_ makeState: () -> SessionState) -> SessionStorage {
+        unsafeDowncast(create(minimumCapacity: 0) { _ in makeState() }, to: SessionStorage.self)
+    }
+
+    /// The state, at the same address for the storage's life.
+    @inline(__always)
+    var state: UnsafeMutablePointer<SessionState> { withUnsafeMutablePointerToHeader { $0 } }
+
+    deinit {
+        state.pointee.freeBuffers()
+    }
+
+    /// Storage with a copy of the state and buffers of its own.
+    func copy() -> SessionStorage {
+        .make { state.pointee.copy() }
+    }
+}
+
+/// What a session generates from: the typist, the population's settings, the random stream,
+/// the field editor, the plan of the current query and its events.
+struct SessionState {
+    let profile: TypistProfile
     let settings: PopulationSettings
     /// The device's paste and word-prediction rates (``DeviceParameters``), kept here so that
     /// a session holds no copy of the device's parameters.
@@ -23,29 +182,39 @@ public struct GeneratedSession: TypistSession, Sendable {
     let baseIKI: Double
     /// Within-word key-pair ratios (left-left, right-right, alternating, same key), or nil.
     let pairRatios: (ll: Double, rr: Double, alt: Double, same: Double)?
+    /// `SeededGenerator.threshold(_:)` of the rates drawn on every key: hesitation,
+    /// suggestion look, slip, rollover.
+    let hesitationThreshold: UInt64
+    let suggestionLookThreshold: UInt64
+    let slipThreshold: UInt64
+    let rolloverThreshold: UInt64
 
     var editor: FieldEditor
     /// The plan of the current query: keys, the typed bytes they produce, and its words.
-    var keys: [PlanKey] = []
-    var target: [UInt8] = []
-    var words: [PlannedWord] = []
+    var keys = RawBuffer<PlanKey>()
+    var target = RawBuffer<UInt8>()
+    var words = RawBuffer<PlannedWord>()
     /// Editor states before each key of the plan on the track typed so far.
-    var marks: [FieldEditor.Mark] = []
+    var marks = RawBuffer<FieldEditor.Mark>()
     /// The field's text when the query started (what clearing part-way returns to).
-    var baseBytes: [UInt8] = []
-    /// Scratch bytes for building a field text or a syllable's keys.
-    var scratch: [UInt8] = []
+    var baseBytes = RawBuffer<UInt8>()
+    /// Scratch bytes for building a field text.
+    var scratch = RawBuffer<UInt8>()
 
-    /// The current query's events, `out[0..<outCount]`, handed out from `outIndex`.
-    var out: [RawTypingEvent] = []
-    var outCount = 0
-    var outIndex = 0
-    /// The field's texts of the current query, one after another; bytes past `arenaCount` are
-    /// unused room.
-    @usableFromInline var arena: [UInt8] = []
+    /// The current query's events.
+    var out = RawBuffer<RawTypingEvent>()
+    /// The field's texts of the current query, in `arena.base[0..<arenaCount]`: a text that
+    /// extends the one before it (or is a prefix of it) shares its bytes, others follow;
+    /// bytes past `arenaCount` are unused room. Written only past `arenaCount` (texts handed
+    /// out view what is below it); a query starts over at 0 only in an arena no text holds.
+    var arena = FieldBytes.empty
     var arenaCount = 0
+    /// The last edit's text, `arena.base[lastTextStart..<lastTextStart + lastTextCount]`,
+    /// and whether it ends at `arenaCount` (so that a text extending it is written in place).
+    var lastTextStart = 0
+    var lastTextCount = 0
+    var lastTextEndsArena = true
     var sideActions: [TypingEvent.Action] = []
-    @usableFromInline var lastEmitted: RawTypingEvent?
 
     var now: Int64 = 0
     var prevPhysical: UInt8 = KeyboardLayout.none
@@ -58,19 +227,10 @@ public struct GeneratedSession: TypistSession, Sendable {
     var scope: String?
     var tokens: [String] = []
 
-    /// The text the typist means to have in the field at the end of the current query (the
-    /// field as it was, plus the intended words): what uncorrected errors are measured against.
-    /// Made on request; generation itself never builds it.
-    public var intendedText: String { String(decoding: baseBytes + target, as: UTF8.self) }
-    /// Number of words in the query being typed (the words-per-query draw, or the words added
-    /// by a refinement).
-    public internal(set) var intendedWords = 0
-    /// The part of `intendedText` this query types (after the text already in the field).
-    public var intendedTyped: String { String(decoding: target, as: UTF8.self) }
-    /// Counts the queries planned so far; changes when the events of a new query begin.
-    public internal(set) var queryNumber = 0
-    /// The current query adds words to the previous one instead of starting afresh.
-    public internal(set) var isRefinement = false
+    var intendedText: String { String(decoding: Array(baseBytes.elements) + Array(target.elements), as: UTF8.self) }
+    var intendedWords = 0
+    var queryNumber = 0
+    var isRefinement = false
 
     struct PlannedWord {
         var firstKey: Int
@@ -106,17 +266,22 @@ public struct GeneratedSession: TypistSession, Sendable {
             * (1 - (1 - firstShare) * profile.rolloverRate * 0.45)
         baseIKI = profile.meanIKIMillis / profile.composingSpeedScale / normalisation
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
+        hesitationThreshold = settings.hesitationThreshold
+        suggestionLookThreshold = settings.suggestionLookThreshold
+        slipThreshold = SeededGenerator.threshold(profile.slipRate)
+        rolloverThreshold = SeededGenerator.threshold(profile.rolloverRate)
     }
 
     /// Gives the per-query buffers room for a typical query: a finished session's buffers if
     /// this thread has some spare (see `SessionBuffers`), otherwise new ones within the
-    /// allocator's small, cached classes. Done at the first query rather than in `init`, so
+    /// allocator's small, cached classes; the target is the session's own (the public
+    /// properties read it after the session is over). Done at the first query rather than in `init`, so
     /// that sessions made ahead (a runner makes all of its typists' at once) hold no buffers
     /// until they type.
     mutating func reserveBuffers() {
+        target.reserveCapacity(128)
         if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
-        target.reserveCapacity(128)
         words.reserveCapacity(16)
         marks.reserveCapacity(32)
         out.reserveCapacity(40)
@@ -128,11 +293,11 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// base text, stays).
     mutating func releaseBuffers() {
         arenaCount = 0
-        outCount = 0
-        outIndex = 0
+        out.removeAll()
         if SessionBuffers.keep({ exchangeBuffers(&$0) }) { return }
         var buffers = SessionBuffers()
         exchangeBuffers(&buffers)
+        buffers.free()
     }
 
     /// Swaps the generation buffers with `buffers`.
@@ -147,65 +312,47 @@ public struct GeneratedSession: TypistSession, Sendable {
         editor.exchangeBuffers(committed: &buffers.committed, pinyin: &buffers.pinyin, pinyinShown: &buffers.pinyinShown)
     }
 
-    /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
-    public mutating func next() -> TypingEvent? {
-        guard let raw = nextRaw() else { return nil }
-        let action: TypingEvent.Action
-        switch raw.kind {
-        case .edit:
-            action = .edit(key: TypingKey.name(raw.key, names: settings.keyNames), text: FieldText(storage: arena, start: raw.textStart, count: raw.textCount))
-        case .scope, .tokens:
-            action = sideActions[Int(raw.key)]
-        case .submit:
-            action = .submit
-        case .end:
-            action = .end
-        }
-        return TypingEvent(at: raw.at, action: action)
+    /// Frees the raw buffers (the storage is going away).
+    mutating func freeBuffers() {
+        target.free()
+        baseBytes.free()
+        keys.free()
+        words.free()
+        marks.free()
+        out.free()
+        scratch.free()
+        editor.freeBuffers()
     }
 
-    /// The next event without making any String; for edits, read the field with
-    /// `withFieldUTF8(_:)` before the next call.
-    ///
-    /// - Complexity: amortised O(1) per event, plus the field's length to render it.
-    @inline(__always)
-    public mutating func nextRaw() -> RawTypingEvent? {
-        if outIndex == outCount {
-            refill()
-            if outIndex == outCount { return nil }
-        }
-        let event = out[outIndex]
-        outIndex += 1
-        lastEmitted = event
-        return event
+    /// The same state with raw buffers of its own.
+    func copy() -> SessionState {
+        var copy = self
+        copy.target = target.copy()
+        copy.baseBytes = baseBytes.copy()
+        copy.keys = keys.copy()
+        copy.words = words.copy()
+        copy.marks = marks.copy()
+        copy.out = out.copy()
+        copy.scratch = scratch.copy()
+        copy.editor = editor.copy()
+        return copy
     }
 
-    /// The field's UTF-8 text after the last edit returned by `nextRaw()`.
-    @inlinable
-    public func withFieldUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        guard let event = lastEmitted, event.kind == .edit else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return try arena.withUnsafeBufferPointer {
-            try body(UnsafeBufferPointer(rebasing: $0[Int(event.textStart)..<Int(event.textStart + event.textCount)]))
-        }
-    }
-
-    /// The scope or tokens change of a raw `.scope` / `.tokens` event.
-    public func sideAction(of event: RawTypingEvent) -> TypingEvent.Action? {
-        event.kind == .scope || event.kind == .tokens ? sideActions[Int(event.key)] : nil
-    }
-
-    @inline(never)
+    /// The next query's events into `out` (none once the session is over).
     mutating func refill() {
-        outCount = 0
+        out.removeAll()
         arenaCount = 0
+        lastTextStart = 0
+        lastTextCount = 0
+        lastTextEndsArena = true
         if !sideActions.isEmpty { sideActions.removeAll(keepingCapacity: true) }
-        outIndex = 0
-        lastEmitted = nil
         guard !finished else {
             releaseBuffers()
             return
         }
         if queriesDone == 0 { reserveBuffers() }
+        // Texts handed out may still view the arena: then the query goes into a new one.
+        if !isKnownUniquelyReferenced(&arena) && arena.capacity > 0 { arena = FieldBytes(capacity: arena.capacity) }
         produceQuery()
     }
 }

@@ -61,6 +61,10 @@ public enum TypingKey {
         }
     }
 
+    /// Codes below this have their name in `names`.
+    @inlinable
+    static var namedBelow: UInt32 { 0x3200 }
+
     /// Names of the scalars below U+3200 (ASCII and the compatibility jamo are what typists
     /// press), made once: every one is a small string, so copying them costs nothing.
     static let names: [String] = (0..<0x3200).map { code in

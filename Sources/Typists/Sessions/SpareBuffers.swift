@@ -8,16 +8,28 @@ import Foundation
 /// holds on to after it ends (the query's target and base text) is not among them. Buffers
 /// hold no state between sessions, so which set a session gets changes nothing it types.
 struct SessionBuffers {
-    var keys: [PlanKey] = []
-    var words: [GeneratedSession.PlannedWord] = []
-    var marks: [FieldEditor.Mark] = []
-    var out: [RawTypingEvent] = []
-    var arena: [UInt8] = []
-    var scratch: [UInt8] = []
+    var keys = RawBuffer<PlanKey>()
+    var words = RawBuffer<SessionState.PlannedWord>()
+    var marks = RawBuffer<FieldEditor.Mark>()
+    var out = RawBuffer<RawTypingEvent>()
+    var arena = FieldBytes.empty
+    var scratch = RawBuffer<UInt8>()
     var sideActions: [TypingEvent.Action] = []
-    var committed: [UInt8] = []
-    var pinyin: [UInt8] = []
-    var pinyinShown: [UInt8] = []
+    var committed = RawBuffer<UInt8>()
+    var pinyin = RawBuffer<UInt8>()
+    var pinyinShown = RawBuffer<UInt8>()
+
+    /// Frees the raw buffers (see `RawBuffer`).
+    mutating func free() {
+        keys.free()
+        words.free()
+        marks.free()
+        out.free()
+        scratch.free()
+        committed.free()
+        pinyin.free()
+        pinyinShown.free()
+    }
 
     /// Sets kept per thread: enough for a thread that interleaves a few sessions.
     static let limit = 4
@@ -38,9 +50,8 @@ struct SessionBuffers {
     ///
     /// Only what a session reads before writing is emptied here (the committed text, the
     /// pinyin, the side actions): the plan's keys and words, the marks and the scratch bytes
-    /// are emptied where each query starts, and the arena and the events are written by
-    /// position (the arena's texts may still be read by whoever kept them: writing then copies
-    /// it first).
+    /// are emptied where each query starts, the events too, and the arena is written only
+    /// once no text of it is kept (a session checks before its first query).
     @inline(__always)
     static func keep(_ exchange: (inout SessionBuffers) -> Void) -> Bool {
         guard let store = ThreadStore.current(creating: true), store.pointee.count < limit else { return false }
@@ -52,9 +63,9 @@ struct SessionBuffers {
     }
 
     private mutating func emptyWhatIsReadFirst() {
-        if !committed.isEmpty { committed.removeAll(keepingCapacity: true) }
-        if !pinyin.isEmpty { pinyin.removeAll(keepingCapacity: true) }
-        if !pinyinShown.isEmpty { pinyinShown.removeAll(keepingCapacity: true) }
+        committed.removeAll()
+        pinyin.removeAll()
+        pinyinShown.removeAll()
         if !sideActions.isEmpty { sideActions.removeAll(keepingCapacity: true) }
     }
 
@@ -72,6 +83,7 @@ struct SessionBuffers {
             var key = pthread_key_t()
             let status = pthread_key_create(&key) { raw in
                 guard let store = raw?.assumingMemoryBound(to: Store.self) else { return }
+                for slot in store.pointee.sets.indices { store.pointee.sets[slot].free() }
                 store.deinitialize(count: 1)
                 store.deallocate()
             }
