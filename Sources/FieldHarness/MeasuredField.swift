@@ -121,12 +121,13 @@ public struct FieldParameters: Sendable, Equatable {
 public struct FieldEnvironment: Sendable {
     /// The typist's index in the population.
     public let typist: Int
-    /// The clock to sleep on (`try await env.clock.sleep(for: .milliseconds(300))`). Plain
-    /// `Task.sleep` works too in virtual time (virtualised and counted).
-    public let clock: any Clock<Duration>
+    /// The clock to sleep on (`try await env.clock.sleep(for: .milliseconds(300))`): its sleeps
+    /// run on the caller's actor, with no hop (`FieldClock`). Plain `Task.sleep` works too in
+    /// virtual time (virtualised and counted).
+    public let clock: FieldClock
     /// The knobs the factory reads (`--field-parameters NAME=VALUE`).
     public let parameters: FieldParameters
-    let searchFunction: @Sendable (QueryIdentity) async throws -> SearchAnswer
+    let searchFunction: nonisolated(nonsending) @Sendable (QueryIdentity) async throws -> SearchAnswer
     let showFunction: @Sendable @MainActor (FieldScreen) -> Void
     /// Where the run records what only the field's code knows (nil outside a run of Typestorm's).
     let facts: (any FieldFacts)?
@@ -144,11 +145,11 @@ public struct FieldEnvironment: Sendable {
     /// and write-backs.
     package init(
         typist: Int, clock: any Clock<Duration>, parameters: FieldParameters, facts: (any FieldFacts)?,
-        search: @escaping @Sendable (QueryIdentity) async throws -> SearchAnswer,
+        search: nonisolated(nonsending) @escaping @Sendable (QueryIdentity) async throws -> SearchAnswer,
         show: @escaping @Sendable @MainActor (FieldScreen) -> Void
     ) {
         self.typist = typist
-        self.clock = clock
+        self.clock = FieldClock(clock)
         self.parameters = parameters
         searchFunction = search
         showFunction = show
@@ -157,11 +158,15 @@ public struct FieldEnvironment: Sendable {
 
     /// Searches the run's backend. Throws `CancellationError` when the calling task is
     /// cancelled (once the backend model says the client saw it) and `SearchFailure` when the
-    /// backend fails.
-    public func search(_ query: QueryIdentity) async throws -> SearchAnswer { try await searchFunction(query) }
+    /// backend fails. Runs on the caller's actor until the search itself suspends (no hop).
+    public nonisolated(nonsending) func search(_ query: QueryIdentity) async throws -> SearchAnswer {
+        try await searchFunction(query)
+    }
 
     /// Searches for the text `query` (no scope, no tokens).
-    public func search(_ query: String) async throws -> SearchAnswer { try await searchFunction(QueryIdentity(text: query)) }
+    public nonisolated(nonsending) func search(_ query: String) async throws -> SearchAnswer {
+        try await searchFunction(QueryIdentity(text: query))
+    }
 
     /// Tells Typestorm what the field shows now (call it whenever the screen changes; repeats
     /// are ignored).

@@ -30,10 +30,17 @@ public struct VirtualClock: Clock {
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try await sleep(untilNanoseconds: deadline.nanoseconds)
+    }
+
+    /// The sleep itself, on the caller's actor `isolation` (what `FieldClock` calls without a
+    /// hop; the operation captures `isolation`, so it runs there too, and so does the resumption).
+    func sleep(untilNanoseconds deadline: Int64, isolation: isolated (any Actor)? = #isolation) async throws {
         let sleeper = Sleeper(observer: waits)
         try await withTaskCancellationHandler {
+            _ = isolation
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                VirtualScheduler.shared.sleep(sleeper, continuation, until: deadline.nanoseconds)
+                VirtualScheduler.shared.sleep(sleeper, continuation, until: deadline)
             }
         } onCancel: {
             VirtualScheduler.shared.cancel(sleeper)

@@ -235,7 +235,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
 
     // MARK: Searching
 
-    func search(_ query: QueryIdentity, typist: Int) async throws -> SearchAnswer {
+    /// Runs on the caller's actor `isolation`, its operation and resumption too (no hop).
+    func search(_ query: QueryIdentity, typist: Int, isolation: isolated (any Actor)? = #isolation) async throws -> SearchAnswer {
         guard VirtualScheduler.shared.session === self, VirtualScheduler.shared.onSchedulerThread else {
             throw FieldRunError(description: "field '\(name)' searched outside its virtual run (from another thread, or after the run ended)")
         }
@@ -244,7 +245,8 @@ final class VirtualFieldRun: VirtualSession, @unchecked Sendable {
         let pending = PendingSearch(id: id, query: query, key: key, handle: world.send(id, query: query, typist: typist))
         typists[typist].open.append(pending)
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in pending.continuation = continuation }
+            _ = isolation
+            return try await withUnsafeThrowingContinuation { continuation in pending.continuation = continuation }
         } onCancel: { [unowned self] in
             self.cancel(pending, typist: typist)
         }
