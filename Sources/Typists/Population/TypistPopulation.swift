@@ -64,6 +64,8 @@ final class PopulationSettings: Sendable {
     let devices: [(DeviceClass, Double)]
     let languages: [(TypingLanguage, Double)]
     let samplers: (desktop: IntervalShape.Sampler, mobile: IntervalShape.Sampler)
+    /// Each device's within-word key-pair factors (`KeyPairFactors`).
+    let pairFactors: (desktop: KeyPairFactors, mobile: KeyPairFactors)
     /// Log-normal pauses by σ: a unit-mean sampler and the factor that makes its median 1.
     let pauses: [(sampler: IntervalShape.Sampler, unitMedian: Double)]
     /// `TypingKey`'s names of the keys below U+3200, for `GeneratedSession.next()`.
@@ -88,6 +90,7 @@ final class PopulationSettings: Sendable {
         self.languages = languages.map { ($0, max(config.languageShares[$0] ?? 0, 0)) }
         samplers = (IntervalShape.Sampler(config.intervalShape ?? .logNormal(sigma: config.desktop.ikiSigma)),
                     IntervalShape.Sampler(config.intervalShape ?? .logNormal(sigma: config.mobile.ikiSigma)))
+        pairFactors = (KeyPairFactors(config.desktop.keyPairMillis), KeyPairFactors(config.mobile.keyPairMillis))
         pauses = [0.4, 0.5, 0.6, 0.7].map { sigma in
             (IntervalShape.Sampler(.logNormal(sigma: sigma)), Foundation.exp(sigma * sigma / 2))
         }
@@ -103,6 +106,8 @@ final class PopulationSettings: Sendable {
     deinit {
         keyNamePointer.deinitialize(count: keyNames.count)
         keyNamePointer.deallocate()
+        pairFactors.desktop.deallocate()
+        pairFactors.mobile.deallocate()
     }
 
     func pool(_ language: TypingLanguage) -> LanguagePool {

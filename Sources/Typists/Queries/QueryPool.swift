@@ -192,10 +192,17 @@ final class LanguagePool: Sendable {
     func draw(words: Int, _ rng: inout SeededGenerator) -> Int {
         let table = draws[min(max(words, 1), draws.count) - 1]
         let x = rng.nextUnit() * table.cumulative[table.cumulative.count - 1]
-        var low = 0, high = table.cumulative.count - 1
-        while low < high {
-            let mid = (low + high) / 2
-            if table.cumulative[mid] > x { high = mid } else { low = mid + 1 }
+        // The first phrase whose cumulative weight passes x (the last one if none does before
+        // it), halving the range with selects rather than branches: each halving is a coin toss,
+        // which a branch would mispredict half the time.
+        var low = 0, remaining = table.cumulative.count - 1
+        table.cumulative.withUnsafeBufferPointer { cumulative in
+            while remaining > 0 {
+                let half = remaining / 2
+                let below = cumulative[low + half] <= x
+                low = below ? low + half + 1 : low
+                remaining = below ? remaining - half - 1 : half
+            }
         }
         return Int(table.indices[low])
     }

@@ -372,16 +372,7 @@ extension SessionState {
         if key.isWordStart {
             ms *= profile.firstKeyFactor
         } else {
-            if let ratios = pairRatios {
-                let hand = key.flags & PlanKey.handMask
-                if hand != 0 && prevHand != 0 {
-                    if key.physical == prevPhysical {
-                        ms *= ratios.same
-                    } else {
-                        ms *= hand != prevHand ? ratios.alt : (hand == PlanKey.leftHand ? ratios.ll : ratios.rr)
-                    }
-                }
-            }
+            ms *= pairFactors.factor(hand: key.flags & PlanKey.handMask, previousHand: prevHand, sameKey: key.physical == prevPhysical)
             if profile.rolloverRate > 0 && rng.nextBool(threshold: rolloverThreshold) {
                 ms *= 0.35 + 0.4 * rng.nextUnit()
             }

@@ -180,8 +180,8 @@ struct SessionState {
 
     /// Per-key interval before the per-key factors, in ms, for composing a query.
     let baseIKI: Double
-    /// Within-word key-pair ratios (left-left, right-right, alternating, same key), or nil.
-    let pairRatios: (ll: Double, rr: Double, alt: Double, same: Double)?
+    /// Within-word key-pair factors of the typist's device (all 1 without key-pair times).
+    let pairFactors: KeyPairFactors
     /// `SeededGenerator.threshold(_:)` of the rates drawn on every key: hesitation,
     /// suggestion look, slip, rollover.
     let hesitationThreshold: UInt64
@@ -248,18 +248,10 @@ struct SessionState {
         let desktop = profile.device == .desktop
         pasteRate = desktop ? settings.config.desktop.pasteRate : settings.config.mobile.pasteRate
         predictionRate = desktop ? settings.config.desktop.predictionRate : settings.config.mobile.predictionRate
-        let keyPairMillis = desktop ? settings.config.desktop.keyPairMillis : settings.config.mobile.keyPairMillis
         self.pool = settings.pool(profile.language)
         self.rng = rng
         self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
-        if let pair = keyPairMillis {
-            // Normalise by the mix of pairs in running text (about half alternating) so the
-            // ratios move keys around the typist's mean without changing it.
-            let mix = 0.5 * pair.alternating + 0.25 * pair.leftLeft + 0.22 * pair.rightRight + 0.03 * pair.sameKey
-            pairRatios = (pair.leftLeft / mix, pair.rightRight / mix, pair.alternating / mix, pair.sameKey / mix)
-        } else {
-            pairRatios = nil
-        }
+        pairFactors = desktop ? settings.pairFactors.desktop : settings.pairFactors.mobile
         // About one key in six starts a word; rollover keys take about 55 % of an interval.
         let firstShare = 0.16
         let normalisation = (1 + firstShare * (profile.firstKeyFactor - 1))
