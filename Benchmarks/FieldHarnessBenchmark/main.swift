@@ -2,7 +2,7 @@
 // 300 ms debounce restarted on every change, `isCancelled` guard, injected clock) under a
 // population of typists in virtual time: keystrokes per CPU second and memory per typist.
 //
-// usage: FieldHarnessBenchmark [typists] [repeats] [--field seed|null|task|plain]   (release build; run from the repository root)
+// usage: FieldHarnessBenchmark [typists] [repeats] [--field seed|minimal|null|task|plain]   (release build; run from the repository root)
 import FieldHarness
 import Foundation
 import Observation
@@ -57,6 +57,47 @@ final class SeedField: MeasuredField {
             if model.committedQuery.isEmpty { return .idle }
             guard let count = model.count, count > 0 else { return .empty(for: model.committedQuery) }
             return .results(for: model.committedQuery, count: count)
+        }
+    }
+    func textChanged(_ text: String) { model.searchText = text }
+}
+
+/// The smallest seed-000 field: an `@Observable` model whose screen reads one property (its last
+/// answer), trimmed, 2-character minimum, 300 ms debounce, `isCancelled` guards before and after
+/// the search. Against the seed field it shows what a model with more observed properties costs.
+@Observable @MainActor
+final class MinimalModel {
+    var searchText = "" { didSet { restart() } }
+    var answer: SearchAnswer?
+    @ObservationIgnored private var task: Task<Void, Never>?
+    @ObservationIgnored let env: FieldEnvironment
+
+    init(_ env: FieldEnvironment) { self.env = env }
+
+    func restart() {
+        task?.cancel()
+        task = Task {
+            let query = searchText.trimmingCharacters(in: .whitespaces)
+            guard query.count >= 2 else { answer = nil; return }
+            try? await env.clock.sleep(for: .milliseconds(300))
+            guard !Task.isCancelled else { return }
+            let found = try? await env.search(query)
+            guard !Task.isCancelled else { return }
+            answer = found
+        }
+    }
+}
+
+@MainActor
+final class MinimalField: MeasuredField {
+    let model: MinimalModel
+    init(_ env: FieldEnvironment) {
+        let model = MinimalModel(env)
+        self.model = model
+        env.track {
+            guard let answer = model.answer else { return .idle }
+            guard let count = answer.count, count > 0 else { return .empty(answer.query) }
+            return .results(answer.query, count: count)
         }
     }
     func textChanged(_ text: String) { model.searchText = text }
@@ -124,7 +165,7 @@ func residentBytes() -> Int64 {
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let typists = arguments.first ?? 1000
 let repeats = arguments.dropFirst().first ?? 5
-/// `--field null|task|plain` measures a lighter field instead (where the time goes).
+/// `--field minimal|null|task|plain` measures a lighter field instead (where the time goes).
 let variant = CommandLine.arguments.firstIndex(of: "--field").flatMap { CommandLine.arguments.dropFirst($0 + 1).first } ?? "seed"
 
 runVirtualMain {
@@ -142,6 +183,7 @@ runVirtualMain {
         case "null": NullField(env)
         case "task": TaskField(env)
         case "plain": PlainSeedField(env)
+        case "minimal": MinimalField(env)
         default: SeedField(env)
         }
     }
