@@ -259,18 +259,27 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         context.effects = []
         runner.observe(.event(event), typist: typist, at: time)
         _strategy.handle(event, at: time, into: &effects)
-        // Each effect is moved out of the buffer (no copy, one destroy) and its slot refilled
-        // with a payload-free effect, which is popped below without touching a reference count.
-        effects.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            for index in 0..<buffer.count {
-                let effect = (base + index).move()
-                (base + index).initialize(to: .cancelTimer(0))
-                runner.observe(.effect(effect), typist: typist, at: time)
-                perform(effect, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        // Reversed in place by bitwise moves, then popped from the end: each effect is moved out
+        // of the buffer and destroyed once, after it was performed. Moving them out from the
+        // front needed a placeholder in each emptied slot, and every placeholder cost a destroy
+        // of its own through the enum's value witnesses (as `reverse()`'s swaps copy through them).
+        if effects.count > 1 {
+            effects.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var low = base, high = base + (buffer.count - 1)
+                while low < high {
+                    let first = low.move()
+                    low.moveInitialize(from: high, count: 1)
+                    high.initialize(to: consume first)
+                    low += 1
+                    high -= 1
+                }
             }
         }
-        while !effects.isEmpty { effects.removeLast() }
+        while let effect = effects.popLast() {
+            runner.observe(.effect(effect), typist: typist, at: time)
+            perform(effect, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        }
         context.effects = effects
     }
 

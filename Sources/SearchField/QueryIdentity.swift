@@ -94,13 +94,16 @@ public struct QueryNormalizer: Hashable, Sendable {
         if minimumLength <= 0 { return true }
         let utf8 = text.utf8
         if utf8.count < minimumLength { return false }
-        // ASCII (but for "\r\n", which is one character): one character per byte. Read in
-        // place (see `trimmed`).
-        let ascii = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes where byte >= 0x80 || byte == 0x0D { return false }
+        // Between two ASCII bytes other than CR there is always a character boundary (nothing
+        // in ASCII extends, prepends or joins; CR LF is the one pair that stays together). So
+        // when the first `minimumLength + 1` bytes (or all of them, if fewer) are such bytes, the
+        // first `minimumLength` bytes are whole characters of their own: the text is long
+        // enough, whatever follows. Read in place (see `trimmed`); only that prefix is looked at.
+        let prefixIsPlain = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes.prefix(minimumLength + 1) where byte >= 0x80 || byte == 0x0D { return false }
             return true
         }
-        if ascii == true { return true }
+        if prefixIsPlain == true { return true }
         return text.count >= minimumLength
     }
 
