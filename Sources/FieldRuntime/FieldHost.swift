@@ -177,8 +177,9 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
 
     @inlinable
     func recordInput<Sink: RecordSink>(_ typist: Int, at time: Int64, context: FieldHostContext, recorder: inout Sink) {
-        // `expected` trims, so its identities are trimmed already.
-        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { $0.trimmed(alreadyTrimmed: true) }
+        // `expected` trims, so its identities are trimmed already: the recorder's key as it is.
+        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens)
+        assert(query.map { QueryNormalizer.trimmed($0.text) == $0.text } ?? true, "the expected query is not trimmed")
         recorder.keystroke(query, typist: typist, at: time)
     }
 
