@@ -286,40 +286,48 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
 
     @inlinable
     mutating func perform<Sink: RecordSink, Runner: FieldRunner>(
-        _ effect: SearchEffect, typist: Int, at time: Int64,
+        _ effect: consuming SearchEffect, typist: Int, at time: Int64,
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
     ) where Runner.Handle == Handle {
         let trimmed = context.identitiesTrimmed
+        // First what the recorder is told (the effect as a whole, borrowed), then the effect is
+        // taken apart: its payloads are destroyed one by one where they are used, not the whole
+        // enum through its value witnesses, which cost more than most effects' work.
         switch effect {
-        case let .scheduleTimer(id, delay, purpose):
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            var debounce = false
-            if case .debounce = purpose { debounce = true }
-            timers.append(OpenTimer(id: id, debounce: debounce))
-            runner.scheduleTimer(id, at: time + delay, typist: typist)
         case let .cancelTimer(id):
             guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
             let debounce = timers.remove(at: index).debounce
             recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
             runner.cancelTimer(id, typist: typist)
-        case let .sendRequest(id, query):
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            let handle = runner.startRequest(id, query: query, local: false, typist: typist, at: time)
-            requests.append(OpenRequest(id: id, local: false, handle: handle))
-        case let .runLocally(id, query):
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            let handle = runner.startRequest(id, query: query, local: true, typist: typist, at: time)
-            requests.append(OpenRequest(id: id, local: true, handle: handle))
+            return
         case let .cancelRequest(id):
             guard let open = requests.first(where: { $0.id == id }) else { return }
             recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
             // Work on the UI thread cannot be interrupted: it runs to its end.
             if !open.local { runner.cancelRequest(open.handle, id: id, typist: typist, at: time) }
+            return
+        case .setFieldText:
+            break
+        case .scheduleTimer, .sendRequest, .runLocally, .display, .commit, .apply, .discard, .writeBack:
+            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+        }
+        switch consume effect {
+        case let .scheduleTimer(id, delay, purpose):
+            var debounce = false
+            if case .debounce = purpose { debounce = true }
+            timers.append(OpenTimer(id: id, debounce: debounce))
+            runner.scheduleTimer(id, at: time + delay, typist: typist)
+        case let .sendRequest(id, query):
+            let handle = runner.startRequest(id, query: query, local: false, typist: typist, at: time)
+            requests.append(OpenRequest(id: id, local: false, handle: handle))
+        case let .runLocally(id, query):
+            let handle = runner.startRequest(id, query: query, local: true, typist: typist, at: time)
+            requests.append(OpenRequest(id: id, local: true, handle: handle))
         case let .setFieldText(text):
             let reported = field.programmaticSet(text)
             deliver(.fieldTextSet(reported), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
-        case .display, .commit, .apply, .discard, .writeBack:
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+        case .display, .commit, .apply, .cancelTimer, .cancelRequest, .discard, .writeBack:
+            break
         }
     }
 }
