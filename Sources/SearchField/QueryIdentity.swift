@@ -3,25 +3,61 @@
 /// Two requests answer the same question exactly when their identities are equal, so every
 /// "is this result still current?" check in Typestorm compares identities, never raw text.
 public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
+    /// The three parts in one immutable box, so that copying an identity costs one reference
+    /// count instead of one per string and array in it: strategies, hosts and the recorder copy
+    /// identities many times per simulated keystroke. Setting a part makes a new box.
+    @usableFromInline var storage: Storage
+
+    @usableFromInline
+    final class Storage: Sendable {
+        @usableFromInline let text: String
+        @usableFromInline let scope: String?
+        @usableFromInline let tokens: [String]
+
+        @inlinable init(text: String, scope: String?, tokens: [String]) {
+            self.text = text
+            self.scope = scope
+            self.tokens = tokens
+        }
+    }
+
     /// The query text, as the strategy searches for it (trimmed when its normalizer trims).
-    public var text: String
+    @inlinable public var text: String {
+        get { storage.text }
+        set { storage = Storage(text: newValue, scope: storage.scope, tokens: storage.tokens) }
+    }
     /// The search scope (`nil`: all scopes).
-    public var scope: String?
+    @inlinable public var scope: String? {
+        get { storage.scope }
+        set { storage = Storage(text: storage.text, scope: newValue, tokens: storage.tokens) }
+    }
     /// Active search tokens (filter chips), in the order the field holds them; empty for none.
-    public var tokens: [String]
+    @inlinable public var tokens: [String] {
+        get { storage.tokens }
+        set { storage = Storage(text: storage.text, scope: storage.scope, tokens: newValue) }
+    }
 
     /// The identity of searching `text` within `scope` (`nil`: all) with `tokens`.
+    @inlinable
     public init(text: String, scope: String? = nil, tokens: [String] = []) {
-        self.text = text
-        self.scope = scope
-        self.tokens = tokens
+        storage = Storage(text: text, scope: scope, tokens: tokens)
+    }
+
+    /// Hashes the text, the scope and the tokens, in that order (equal identities hash equally).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.text)
+        hasher.combine(storage.scope)
+        hasher.combine(storage.tokens)
     }
 
     /// Field by field, like the synthesized one, but with the scope compared without the
     /// standard library's tuple of two optionals and the text first: the recorder compares
-    /// identities several times per simulated keystroke.
+    /// identities several times per simulated keystroke. Copies of one identity share their box,
+    /// and compare equal without reading it.
     @inlinable
     public static func == (a: QueryIdentity, b: QueryIdentity) -> Bool {
+        let a = a.storage, b = b.storage
+        if a === b { return true }
         guard a.text == b.text else { return false }
         if let scope = a.scope {
             guard let other = b.scope, scope == other else { return false }
