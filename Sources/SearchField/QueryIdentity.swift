@@ -136,7 +136,13 @@ public struct QueryNormalizer: Hashable, Sendable {
         // first `minimumLength` bytes are whole characters of their own: the text is long
         // enough, whatever follows. Read in place (see `trimmed`); only that prefix is looked at.
         let prefixIsPlain = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes.prefix(minimumLength + 1) where byte >= 0x80 || byte == 0x0D { return false }
+            let end = Swift.min(bytes.count, minimumLength + 1)
+            var index = 0
+            while index < end {
+                let byte = bytes[index]
+                if byte >= 0x80 || byte == 0x0D { return false }
+                index += 1
+            }
             return true
         }
         if prefixIsPlain == true { return true }
