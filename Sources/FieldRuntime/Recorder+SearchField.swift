@@ -15,19 +15,23 @@ extension RecordSink {
     /// trimmed already and its key is made without trimming again.
     @inlinable
     public mutating func record(
-        _ effect: SearchEffect, isDebounceWait: Bool = false, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
+        _ effect: borrowing SearchEffect, isDebounceWait: Bool = false, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
     ) {
         // Each identity goes to the recorder as it is when it is trimmed already, so the common
         // case passes the effect's own payload (no copy of the identity, so no reference counts);
         // only an untrimmed one is rebuilt trimmed (`QueryIdentity.trimmed(alreadyTrimmed:)`).
+        // The effect is borrowed, so its payloads are read in place, not copied out.
         switch effect {
         case let .scheduleTimer(id, _, purpose):
-            if case let .debounce(query) = purpose {
+            switch purpose {
+            case let .debounce(query):
                 if identitiesTrimmed {
                     waitStarted(id: id, query: query, typist: typist, at: time)
                 } else {
                     waitStarted(id: id, query: query.trimmed(), typist: typist, at: time)
                 }
+            case .stalled, .throttle:
+                break
             }
         case let .cancelTimer(id):
             if isDebounceWait { cancelRequested(id: id, wait: true, typist: typist, at: time) }

@@ -10,9 +10,8 @@ struct SimRequest {
     /// Bumped when the handle is reused, so stale events for the old request are ignored.
     var generation: UInt32 = 0
     var local = false
-    /// The query text's length in characters and UTF-8 bytes, and its stable hash: all the model
-    /// needs of it, so a request holds no reference and copies cheaply.
-    var characters: Int32 = 0
+    /// The query text's length in UTF-8 bytes and its stable hash: all the model needs of it once
+    /// it is sent, so a request holds no reference and copies cheaply.
     var utf8Length: Int32 = 0
     var textHash: UInt64 = 0
     var cell: Int32 = 0
@@ -109,7 +108,6 @@ struct VirtualWorld: FieldRunner {
         request.id = id
         request.local = local
         let text = query.text
-        request.characters = Int32(truncatingIfNeeded: Self.characterCount(text))
         request.utf8Length = Int32(truncatingIfNeeded: text.utf8.count)
         request.textHash = stableHash(text)
         request.cell = cell
@@ -129,7 +127,10 @@ struct VirtualWorld: FieldRunner {
             request.items = backend.localCatalogItems
             request.serviceNanos = backend.localServiceNanos
         } else {
-            let draw = backend.draw(seed: seed, typist: globalIndex, request: id, queryLength: Int(request.characters))
+            // The length in characters (grapheme breaking, unless the text is plain ASCII) only
+            // when the service time depends on it.
+            let length = backend.serviceDependsOnQueryLength ? Self.characterCount(text) : 0
+            let draw = backend.draw(seed: seed, typist: globalIndex, request: id, queryLength: length)
             request.oneWay = draw.oneWayNanos
             request.serviceNanos = draw.serviceNanos
             request.items = draw.items
