@@ -32,7 +32,11 @@ package struct ServerCell<Handle> {
 
     /// The next waiting request, when one of `workers` workers is free for it; it leaves the
     /// queue (the runner starts it, or skips it if it was dropped while it waited).
-    @inlinable package mutating func nextWaiting(workers: Int) -> Handle? {
+    ///
+    /// Specialised here for the virtual runner's handles: its calls from another module run the
+    /// generic body, which looked up the queue's generic metadata on every call.
+    @inlinable @_specialize(exported: true, where Handle == Int32)
+    package mutating func nextWaiting(workers: Int) -> Handle? {
         busy < workers ? waiting.popFirst() : nil
     }
 }
