@@ -172,6 +172,13 @@ public struct BackendModel: Hashable, Sendable {
         return RequestDraw(oneWayNanos: oneWay, failure: failure, serviceNanos: serviceNanos, items: items)
     }
 
+    /// Whether a request's draws depend on its query's length (`draw(queryLength:)`): only a
+    /// ``CostModel`` service reads it, so a runner may pass 0 otherwise without counting.
+    package var serviceDependsOnQueryLength: Bool {
+        if case .cost = service { return true }
+        return false
+    }
+
     /// Service time and items scanned for one request.
     package func serviceTime(queryLength: Int, _ rng: inout SeededGenerator) -> (ns: Int64, items: Int64) {
         var ns: Int64

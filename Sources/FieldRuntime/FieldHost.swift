@@ -177,8 +177,9 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
 
     @inlinable
     func recordInput<Sink: RecordSink>(_ typist: Int, at time: Int64, context: FieldHostContext, recorder: inout Sink) {
-        // `expected` trims, so its identities are trimmed already.
-        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens).map { $0.trimmed(alreadyTrimmed: true) }
+        // `expected` trims, so its identities are trimmed already: the recorder's key as it is.
+        let query = context.expected.identity(text: input.text, scope: input.scope, tokens: input.tokens)
+        assert(query.map { QueryNormalizer.trimmed($0.text) == $0.text } ?? true, "the expected query is not trimmed")
         recorder.keystroke(query, typist: typist, at: time)
     }
 
@@ -259,57 +260,74 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         context.effects = []
         runner.observe(.event(event), typist: typist, at: time)
         _strategy.handle(event, at: time, into: &effects)
-        // Each effect is moved out of the buffer (no copy, one destroy) and its slot refilled
-        // with a payload-free effect, which is popped below without touching a reference count.
-        effects.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            for index in 0..<buffer.count {
-                let effect = (base + index).move()
-                (base + index).initialize(to: .cancelTimer(0))
-                runner.observe(.effect(effect), typist: typist, at: time)
-                perform(effect, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        // Reversed in place by bitwise moves, then popped from the end: each effect is moved out
+        // of the buffer and destroyed once, after it was performed. Moving them out from the
+        // front needed a placeholder in each emptied slot, and every placeholder cost a destroy
+        // of its own through the enum's value witnesses (as `reverse()`'s swaps copy through them).
+        if effects.count > 1 {
+            effects.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var low = base, high = base + (buffer.count - 1)
+                while low < high {
+                    let first = low.move()
+                    low.moveInitialize(from: high, count: 1)
+                    high.initialize(to: consume first)
+                    low += 1
+                    high -= 1
+                }
             }
         }
-        while !effects.isEmpty { effects.removeLast() }
+        while let effect = effects.popLast() {
+            runner.observe(.effect(effect), typist: typist, at: time)
+            perform(effect, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
+        }
         context.effects = effects
     }
 
     @inlinable
     mutating func perform<Sink: RecordSink, Runner: FieldRunner>(
-        _ effect: SearchEffect, typist: Int, at time: Int64,
+        _ effect: consuming SearchEffect, typist: Int, at time: Int64,
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
     ) where Runner.Handle == Handle {
         let trimmed = context.identitiesTrimmed
+        // First what the recorder is told (the effect as a whole, borrowed), then the effect is
+        // taken apart: its payloads are destroyed one by one where they are used, not the whole
+        // enum through its value witnesses, which cost more than most effects' work.
         switch effect {
-        case let .scheduleTimer(id, delay, purpose):
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            var debounce = false
-            if case .debounce = purpose { debounce = true }
-            timers.append(OpenTimer(id: id, debounce: debounce))
-            runner.scheduleTimer(id, at: time + delay, typist: typist)
         case let .cancelTimer(id):
             guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
             let debounce = timers.remove(at: index).debounce
             recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
             runner.cancelTimer(id, typist: typist)
-        case let .sendRequest(id, query):
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            let handle = runner.startRequest(id, query: query, local: false, typist: typist, at: time)
-            requests.append(OpenRequest(id: id, local: false, handle: handle))
-        case let .runLocally(id, query):
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            let handle = runner.startRequest(id, query: query, local: true, typist: typist, at: time)
-            requests.append(OpenRequest(id: id, local: true, handle: handle))
+            return
         case let .cancelRequest(id):
             guard let open = requests.first(where: { $0.id == id }) else { return }
             recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
             // Work on the UI thread cannot be interrupted: it runs to its end.
             if !open.local { runner.cancelRequest(open.handle, id: id, typist: typist, at: time) }
+            return
+        case .setFieldText:
+            break
+        case .scheduleTimer, .sendRequest, .runLocally, .display, .commit, .apply, .discard, .writeBack:
+            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+        }
+        switch consume effect {
+        case let .scheduleTimer(id, delay, purpose):
+            var debounce = false
+            if case .debounce = purpose { debounce = true }
+            timers.append(OpenTimer(id: id, debounce: debounce))
+            runner.scheduleTimer(id, at: time + delay, typist: typist)
+        case let .sendRequest(id, query):
+            let handle = runner.startRequest(id, query: query, local: false, typist: typist, at: time)
+            requests.append(OpenRequest(id: id, local: false, handle: handle))
+        case let .runLocally(id, query):
+            let handle = runner.startRequest(id, query: query, local: true, typist: typist, at: time)
+            requests.append(OpenRequest(id: id, local: true, handle: handle))
         case let .setFieldText(text):
             let reported = field.programmaticSet(text)
             deliver(.fieldTextSet(reported), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
-        case .display, .commit, .apply, .discard, .writeBack:
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+        case .display, .commit, .apply, .cancelTimer, .cancelRequest, .discard, .writeBack:
+            break
         }
     }
 }

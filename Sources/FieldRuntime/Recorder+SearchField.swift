@@ -15,35 +15,66 @@ extension RecordSink {
     /// trimmed already and its key is made without trimming again.
     @inlinable
     public mutating func record(
-        _ effect: SearchEffect, isDebounceWait: Bool = false, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
+        _ effect: borrowing SearchEffect, isDebounceWait: Bool = false, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
     ) {
-        func key(_ query: QueryIdentity) -> QueryIdentity { query.trimmed(alreadyTrimmed: identitiesTrimmed) }
+        // Each identity goes to the recorder as it is when it is trimmed already, so the common
+        // case passes the effect's own payload (no copy of the identity, so no reference counts);
+        // only an untrimmed one is rebuilt trimmed (`QueryIdentity.trimmed(alreadyTrimmed:)`).
+        // The effect is borrowed, so its payloads are read in place, not copied out.
         switch effect {
         case let .scheduleTimer(id, _, purpose):
-            if case let .debounce(query) = purpose {
-                waitStarted(id: id, query: key(query), typist: typist, at: time)
+            switch purpose {
+            case let .debounce(query):
+                if identitiesTrimmed {
+                    waitStarted(id: id, query: query, typist: typist, at: time)
+                } else {
+                    waitStarted(id: id, query: query.trimmed(), typist: typist, at: time)
+                }
+            case .stalled, .throttle:
+                break
             }
         case let .cancelTimer(id):
             if isDebounceWait { cancelRequested(id: id, wait: true, typist: typist, at: time) }
         case let .sendRequest(id, query), let .runLocally(id, query):
             // The lag is not known yet: the runner reports it with the request's end.
-            requestStarted(id: id, query: key(query), lag: nil, typist: typist, at: time)
+            if identitiesTrimmed {
+                requestStarted(id: id, query: query, lag: nil, typist: typist, at: time)
+            } else {
+                requestStarted(id: id, query: query.trimmed(), lag: nil, typist: typist, at: time)
+            }
         case let .cancelRequest(id):
             cancelRequested(id: id, wait: false, typist: typist, at: time)
         case let .display(state):
-            let (kind, query) = DisplayState.record(state, trimmed: identitiesTrimmed)
-            display(kind, query: query, typist: typist, at: time)
+            let kind = state.recordedKind
+            switch state {
+            case .idle, .loading, .stalled:
+                display(kind, query: nil, typist: typist, at: time)
+            case let .results(query, _), let .empty(query), let .error(query):
+                if identitiesTrimmed {
+                    display(kind, query: query, typist: typist, at: time)
+                } else {
+                    display(kind, query: query.trimmed(), typist: typist, at: time)
+                }
+            }
         case .setFieldText:
             break
         case let .commit(query, cached):
-            commit(key(query), cached: cached, typist: typist, at: time)
+            if identitiesTrimmed {
+                commit(query, cached: cached, typist: typist, at: time)
+            } else {
+                commit(query.trimmed(), cached: cached, typist: typist, at: time)
+            }
         case let .apply(id, query, kind):
             let displayKind: DisplayKind = switch kind {
             case .results: .results
             case .empty: .empty
             case .error: .error
             }
-            apply(id: id, query: key(query), kind: displayKind, typist: typist, at: time)
+            if identitiesTrimmed {
+                apply(id: id, query: query, kind: displayKind, typist: typist, at: time)
+            } else {
+                apply(id: id, query: query.trimmed(), kind: displayKind, typist: typist, at: time)
+            }
         case let .discard(id):
             record(.discard(id: id), typist: typist, at: time)
         case let .writeBack(reentries, runaway, broke):
@@ -53,17 +84,16 @@ extension RecordSink {
 }
 
 extension DisplayState {
-    /// The recorder's view of a display state: its kind and the key of the query it shows.
+    /// The recorder's kind of a display state (the query it shows, trimmed, is its key).
     @inlinable
-    static func record(_ state: DisplayState, trimmed: Bool = false) -> (DisplayKind, QueryIdentity?) {
-        func key(_ query: QueryIdentity) -> QueryIdentity { query.trimmed(alreadyTrimmed: trimmed) }
-        return switch state {
-        case .idle: (.idle, nil)
-        case .loading: (.loading, nil)
-        case .stalled: (.stalled, nil)
-        case let .results(query, _): (.results, key(query))
-        case let .empty(query): (.empty, key(query))
-        case let .error(query): (.error, key(query))
+    var recordedKind: DisplayKind {
+        switch self {
+        case .idle: .idle
+        case .loading: .loading
+        case .stalled: .stalled
+        case .results: .results
+        case .empty: .empty
+        case .error: .error
         }
     }
 }

@@ -16,15 +16,18 @@ package struct ServerCell<Handle> {
     @inlinable package init() {}
 
     /// A worker starts serving a request.
-    @inlinable package mutating func startServing() { busy += 1 }
+    @inlinable @_specialize(exported: true, where Handle == Int32)
+    package mutating func startServing() { busy += 1 }
 
     /// A worker is done with its request (served, or stopped by a cancellation).
-    @inlinable package mutating func stopServing() { busy -= 1 }
+    @inlinable @_specialize(exported: true, where Handle == Int32)
+    package mutating func stopServing() { busy -= 1 }
 
 
     /// A request arrives: `true` when one of `workers` workers is free for it now (the runner
     /// starts serving it), else it joins the queue (`false`).
-    @inlinable package mutating func admit(_ handle: Handle, workers: Int) -> Bool {
+    @inlinable @_specialize(exported: true, where Handle == Int32)
+    package mutating func admit(_ handle: Handle, workers: Int) -> Bool {
         if busy < workers { return true }
         waiting.append(handle)
         return false
@@ -32,7 +35,12 @@ package struct ServerCell<Handle> {
 
     /// The next waiting request, when one of `workers` workers is free for it; it leaves the
     /// queue (the runner starts it, or skips it if it was dropped while it waited).
-    @inlinable package mutating func nextWaiting(workers: Int) -> Handle? {
+    ///
+    /// Specialised here for the virtual runner's handles (as are the methods above): its calls
+    /// from another module run the generic body, which looked up the queue's generic metadata on
+    /// every call.
+    @inlinable @_specialize(exported: true, where Handle == Int32)
+    package mutating func nextWaiting(workers: Int) -> Handle? {
         busy < workers ? waiting.popFirst() : nil
     }
 }

@@ -3,25 +3,61 @@
 /// Two requests answer the same question exactly when their identities are equal, so every
 /// "is this result still current?" check in Typestorm compares identities, never raw text.
 public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
+    /// The three parts in one immutable box, so that copying an identity costs one reference
+    /// count instead of one per string and array in it: strategies, hosts and the recorder copy
+    /// identities many times per simulated keystroke. Setting a part makes a new box.
+    @usableFromInline var storage: Storage
+
+    @usableFromInline
+    final class Storage: Sendable {
+        @usableFromInline let text: String
+        @usableFromInline let scope: String?
+        @usableFromInline let tokens: [String]
+
+        @inlinable init(text: String, scope: String?, tokens: [String]) {
+            self.text = text
+            self.scope = scope
+            self.tokens = tokens
+        }
+    }
+
     /// The query text, as the strategy searches for it (trimmed when its normalizer trims).
-    public var text: String
+    @inlinable public var text: String {
+        get { storage.text }
+        set { storage = Storage(text: newValue, scope: storage.scope, tokens: storage.tokens) }
+    }
     /// The search scope (`nil`: all scopes).
-    public var scope: String?
+    @inlinable public var scope: String? {
+        get { storage.scope }
+        set { storage = Storage(text: storage.text, scope: newValue, tokens: storage.tokens) }
+    }
     /// Active search tokens (filter chips), in the order the field holds them; empty for none.
-    public var tokens: [String]
+    @inlinable public var tokens: [String] {
+        get { storage.tokens }
+        set { storage = Storage(text: storage.text, scope: storage.scope, tokens: newValue) }
+    }
 
     /// The identity of searching `text` within `scope` (`nil`: all) with `tokens`.
+    @inlinable
     public init(text: String, scope: String? = nil, tokens: [String] = []) {
-        self.text = text
-        self.scope = scope
-        self.tokens = tokens
+        storage = Storage(text: text, scope: scope, tokens: tokens)
+    }
+
+    /// Hashes the text, the scope and the tokens, in that order (equal identities hash equally).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.text)
+        hasher.combine(storage.scope)
+        hasher.combine(storage.tokens)
     }
 
     /// Field by field, like the synthesized one, but with the scope compared without the
     /// standard library's tuple of two optionals and the text first: the recorder compares
-    /// identities several times per simulated keystroke.
+    /// identities several times per simulated keystroke. Copies of one identity share their box,
+    /// and compare equal without reading it.
     @inlinable
     public static func == (a: QueryIdentity, b: QueryIdentity) -> Bool {
+        let a = a.storage, b = b.storage
+        if a === b { return true }
         guard a.text == b.text else { return false }
         if let scope = a.scope {
             guard let other = b.scope, scope == other else { return false }
@@ -94,13 +130,22 @@ public struct QueryNormalizer: Hashable, Sendable {
         if minimumLength <= 0 { return true }
         let utf8 = text.utf8
         if utf8.count < minimumLength { return false }
-        // ASCII (but for "\r\n", which is one character): one character per byte. Read in
-        // place (see `trimmed`).
-        let ascii = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes where byte >= 0x80 || byte == 0x0D { return false }
+        // Between two ASCII bytes other than CR there is always a character boundary (nothing
+        // in ASCII extends, prepends or joins; CR LF is the one pair that stays together). So
+        // when the first `minimumLength + 1` bytes (or all of them, if fewer) are such bytes, the
+        // first `minimumLength` bytes are whole characters of their own: the text is long
+        // enough, whatever follows. Read in place (see `trimmed`); only that prefix is looked at.
+        let prefixIsPlain = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            let end = Swift.min(bytes.count, minimumLength + 1)
+            var index = 0
+            while index < end {
+                let byte = bytes[index]
+                if byte >= 0x80 || byte == 0x0D { return false }
+                index += 1
+            }
             return true
         }
-        if ascii == true { return true }
+        if prefixIsPlain == true { return true }
         return text.count >= minimumLength
     }
 

@@ -103,15 +103,20 @@ public struct Histogram: Sendable, Equatable {
             try container.encode(significantDigits, forKey: .significantDigits)
         }
 
+        /// Inlined into `record`, and in wrapping arithmetic: every operand is a small
+        /// non-negative number (the shift is in `0..<64` for any value, as `subBucketMask` sets
+        /// bit `63 - base`), so the checked operators only added branches to every record.
+        @inline(__always)
         func index(of value: Int64) -> Int {
             let bucket = bucketIndex(of: value)
-            let subBucket = Int(value >> Int64(bucket + unitMagnitude))
-            return ((bucket + 1) << subBucketHalfCountMagnitude) + (subBucket - subBucketHalfCount)
+            let subBucket = Int(truncatingIfNeeded: value &>> Int64(truncatingIfNeeded: bucket &+ unitMagnitude))
+            return ((bucket &+ 1) &<< subBucketHalfCountMagnitude) &+ (subBucket &- subBucketHalfCount)
         }
 
+        @inline(__always)
         func bucketIndex(of value: Int64) -> Int {
-            let base = 64 - unitMagnitude - subBucketHalfCountMagnitude - 1
-            return base - (value | subBucketMask).leadingZeroBitCount
+            let base = 64 &- unitMagnitude &- subBucketHalfCountMagnitude &- 1
+            return base &- (value | subBucketMask).leadingZeroBitCount
         }
 
         /// The lowest value that lands in counts slot `index`.

@@ -117,18 +117,45 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         }
     }
 
+    /// Whether `query` is ``target``, compared where the phase and the screen hold it: reading
+    /// `target` copies an identity (a reference count per string in it) on every keystroke, and so
+    /// does a `switch` over a stored property in a method, which these static functions' borrowed
+    /// parameters avoid.
+    private static func isTarget(_ query: QueryIdentity?, phase: borrowing Phase, shown: borrowing ShownContent) -> Bool {
+        switch phase {
+        case let .waiting(_, current), let .loading(_, current, _):
+            guard let query else { return false }
+            return query == current
+        case .idle:
+            return screenAnswers(query, shown: shown)
+        }
+    }
+
+    /// Whether `query` is `shown.answeredQuery`, compared in place.
+    private static func screenAnswers(_ query: QueryIdentity?, shown: borrowing ShownContent) -> Bool {
+        switch shown {
+        case let .results(answered, _, _):
+            guard let query else { return false }
+            return query == answered
+        case .nothing, .error:
+            return query == nil
+        }
+    }
+
     private mutating func restart(into effects: inout [SearchEffect]) {
         var query = configuration.identity(of: input)
         if configuration.restartKey == .text, let target, let text = query?.text, text == target.text {
             query = target
         }
-        guard query != target || (query == nil && shown != .nothing) else { return }
+        var showsNothing = false
+        if case .nothing = shown { showsNothing = true }
+        guard !Self.isTarget(query, phase: phase, shown: shown) || (query == nil && !showsNothing) else { return }
         cancelPhase(into: &effects)
         guard let query else {
             shown = .nothing
             return
         }
-        if query == shown.answeredQuery { return }
+        if Self.screenAnswers(query, shown: shown) { return }
         if let hit = cache.hit(query, into: &effects) {
             shown = hit
             return
