@@ -12,7 +12,8 @@
 //    `LiveFieldRun` on Swift's own executors and `ContinuousClock`, same typists and engine.
 //
 // Usage: LiveBenchmark [--typists 10000] [--seconds 20] [--items 1000000] [--cancels 200]
-//                      [--workers 1] [--field-typists N (default --typists; 0: skip)] [--json]
+//                      [--workers 1] [--field-typists N (default --typists; 0: skip)]
+//                      [--coalescing-us 200 (a field thread's shortest sleep)] [--json]
 import ProductCatalog
 import Dispatch
 import FieldHarness
@@ -33,6 +34,7 @@ struct Options {
     var cancels = 200
     var workers = 1
     var fieldTypists: Int?
+    var coalescingNanos = LiveRunOptions.defaultCoalescingNanos
     var json = false
     var root = "."
 
@@ -51,6 +53,7 @@ struct Options {
             case "--cancels": cancels = Int(value()) ?? cancels
             case "--workers": workers = Int(value()) ?? workers
             case "--field-typists": fieldTypists = Int(value())
+            case "--coalescing-us": coalescingNanos = (Int64(value()) ?? coalescingNanos / 1_000) * 1_000
             case "--root": root = value()
             case "--json": json = true
             case let other: fail("unknown option \(other)")
@@ -98,7 +101,7 @@ do {
     fail("bad typist configuration: \(error)")
 }
 
-log("timer lateness: \(options.typists) typists for \(options.seconds) s, split-state, engine on \(shipped.count) products, \(options.workers) search worker(s)")
+log("timer lateness: \(options.typists) typists for \(options.seconds) s, split-state, engine on \(shipped.count) products, \(options.workers) search worker(s), field threads asleep at least \(options.coalescingNanos / 1_000) µs")
 // One part per search: the backend's capacity is its worker threads, not a split of each scan.
 let engine: SearchEngine
 do { engine = try SearchEngine.build(catalog: shipped, tuning: SearchEngine.Tuning(parts: 1)) } catch { fail(error.description) }
@@ -107,6 +110,8 @@ let typists = (0..<options.typists).map { index in
     // Arrivals spread over the first two seconds, so every typist is typing concurrently.
     LiveTypist(arrivalNanos: Int64(index) * 2_000_000_000 / Int64(max(1, options.typists)), session: population.session(forTypist: index))
 }
+var runOptions = LiveRunOptions(drainTimeoutNanos: 5_000_000_000)
+runOptions.coalescingNanos = options.coalescingNanos
 let monitor = LiveRunMonitor()
 let stopper = Task { [seconds = options.seconds] in
     try? await Task.sleep(for: .seconds(seconds))
@@ -115,7 +120,7 @@ let stopper = Task { [seconds = options.seconds] in
 let cpuBefore = (try? ResourceUsage.current())?.cpuSeconds ?? 0
 let liveStart = MonotonicClock.now()
 let liveResult = await LiveRunner.run(typists: typists, strategy: .splitState, backend: backend,
-                                      options: LiveRunOptions(drainTimeoutNanos: 5_000_000_000), monitor: monitor)
+                                      options: runOptions, monitor: monitor)
 let liveWall = Double(MonotonicClock.since(liveStart)) / 1e9
 let cpuAfter = (try? ResourceUsage.current())?.cpuSeconds ?? 0
 let searchCPU = Double(backend.searchCPUNanos) / 1e9
@@ -186,7 +191,7 @@ if field.typists > 0 {
     do {
         let result = try await LiveFieldRun.run(
             definition, name: "seed-000", typists: fieldTypists, globalIndices: Array(0..<field.typists), backend: fieldBackend,
-            parameters: FieldParameters(), options: LiveRunOptions(drainTimeoutNanos: 5_000_000_000), monitor: fieldMonitor)
+            parameters: FieldParameters(), options: runOptions, monitor: fieldMonitor)
         field.wall = Double(MonotonicClock.since(start)) / 1e9
         field.cpu = ((try? ResourceUsage.current())?.cpuSeconds ?? 0) - before
         field.searchCPU = Double(fieldBackend.searchCPUNanos) / 1e9
@@ -324,8 +329,18 @@ let stopText = stopLatency.isEmpty
     (floor p99 ≤ 1 ms: \((stopP99 ?? .max) <= 1_000_000 ? "met" : "NOT met"))
     """
 
+/// The report without the figures that were not measured (NaN: no samples), which JSON cannot
+/// hold and which are absent rather than zero.
+func measuredOnly(_ value: [String: Any]) -> [String: Any] {
+    value.compactMapValues { element -> Any? in
+        if let number = element as? Double, number.isNaN { return nil }
+        if let nested = element as? [String: Any] { return measuredOnly(nested) }
+        return element
+    }
+}
+
 if options.json {
-    let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys, .prettyPrinted])
+    let data = try JSONSerialization.data(withJSONObject: measuredOnly(report), options: [.sortedKeys, .prettyPrinted])
     print(String(decoding: data, as: UTF8.self))
 } else {
     print("""

@@ -84,12 +84,6 @@ final class LiveFieldQueue: @unchecked Sendable {
         deadlines.push(Entry(deadline: deadline, sequence: sequence, slot: Int32(slot), kind: kind, timer: timer))
     }
 
-    /// Whether the earliest entry is due at `now` (run time).
-    func isDue(_ now: Int64) -> Bool {
-        guard let top = deadlines.first() else { return false }
-        return top.deadline <= now
-    }
-
     /// The earliest entry if it is due at `now` (run time), taken out.
     func popDue(_ now: Int64) -> Entry? {
         deadlines.popDue(now)
@@ -97,12 +91,16 @@ final class LiveFieldQueue: @unchecked Sendable {
 
     var nextDeadline: Int64? { deadlines.first()?.deadline }
 
-    /// Takes every message posted so far.
+    /// Takes every message posted so far (and ends the last sleep's wait for one).
     func takeMessages(into messages: inout [LiveFieldMessage]) {
-        inbox.withLock { swap(&$0.messages, &messages) }
+        inbox.withLock { inbox in
+            inbox.waiting = false
+            swap(&inbox.messages, &messages)
+        }
     }
 
     /// Sleeps until a message arrives or `nanos` (relative) passed; at once if one is waiting.
+    /// The thread takes its messages next, which ends the wait (one lock per wake-up, not two).
     func sleep(nanos: Int64?) {
         let idle = inbox.withLock { inbox -> Bool in
             guard inbox.messages.isEmpty else { return false }
@@ -115,7 +113,6 @@ final class LiveFieldQueue: @unchecked Sendable {
         } else {
             wake.wait()
         }
-        inbox.withLock { $0.waiting = false }
     }
 
     // MARK: Any thread

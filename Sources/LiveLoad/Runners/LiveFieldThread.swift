@@ -84,12 +84,6 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         entry = { [unowned self] in self.loop() }
     }
 
-    /// A thread with nothing due sleeps at least this long (200 µs) unless a message wakes it:
-    /// the keystrokes and timers that come due meanwhile run in one wake-up, at most this late,
-    /// rather than one wake-up (two context switches) each, which cost more than the keystroke
-    /// itself. Answers still wake the thread at once, so request latency is not padded.
-    static var coalescingNanos: Int64 { 200_000 }
-
     private let name: String
     private var entry: @Sendable () -> Void = {}
 
@@ -135,32 +129,43 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             reportQuiet()
             for (reply, unfinished) in replies { reply(unfinished) }
             guard running else { break }
-            // The due entries, in batches of at most 64 under the recorder's lock (a snapshot
-            // of the metrics waits for one batch at most).
+            // The due entries in deadline order, each handled at the clock read just before it
+            // runs (its lateness, its input lag), the same read that found it due; in batches of
+            // at most 64 under the recorder's lock (a snapshot of the metrics waits for one batch
+            // at most).
             var now = shared.now()
-            while queue.isDue(now) {
+            while var entry = queue.popDue(now) {
                 shard.withRecorder { recorder in
                     var handled = 0
-                    while handled < 64, let entry = queue.popDue(now) {
-                        let field = fields[Int(entry.slot) / stride]
-                        switch entry.kind {
-                        case .keystroke: keystroke(field, recorder: &recorder)
-                        case .timer:
-                            field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.index, at: shared.now(),
-                                                  context: &context, recorder: &recorder, runner: &field.actions)
-                            checkQuiet(field)
-                        }
+                    while true {
+                        handle(entry, at: now, recorder: &recorder)
                         handled += 1
+                        now = shared.now()
+                        guard handled < 64, let next = queue.popDue(now) else { break }
+                        entry = next
                     }
                 }
-                now = shared.now()
             }
             reportQuiet()
-            let wait = queue.nextDeadline.map { $0 - shared.now() }
-            if let wait, wait <= 0 { continue }
-            queue.sleep(nanos: wait.map { max($0, Self.coalescingNanos) })
+            // Nothing is due at `now`. A thread with nothing due sleeps at least the coalescing
+            // time unless a message wakes it: what falls due meanwhile runs in one wake-up, at
+            // most that late, rather than one wake-up (two context switches) each, which cost
+            // more than the keystroke itself. Answers still wake it at once.
+            queue.sleep(nanos: queue.nextDeadline.map { max($0 - now, shared.coalescingNanos) })
         }
         exited.signal()
+    }
+
+    private func handle(_ entry: LiveFieldQueue.Entry, at now: Int64, recorder: inout Recorder) {
+        let field = fields[Int(entry.slot) / stride]
+        switch entry.kind {
+        case .keystroke:
+            keystroke(field, at: now, recorder: &recorder)
+        case .timer:
+            field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.index, at: now,
+                                  context: &context, recorder: &recorder, runner: &field.actions)
+            checkQuiet(field)
+        }
     }
 
     /// Fetches the typist's next action and puts it on the wheel; a session that ran out ends.
@@ -174,11 +179,11 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         queue.push(deadline: field.arrivalNanos + event.at, slot: field.slot, kind: .keystroke)
     }
 
-    private func keystroke(_ field: LiveField<Strategy>, recorder: inout Recorder) {
+    private func keystroke(_ field: LiveField<Strategy>, at now: Int64, recorder: inout Recorder) {
         guard field.typing, field.pending != nil else { return }
         // A stop request ends the session before the next key, even before its message arrives.
         if shared.monitor.isStopRequested {
-            finishTyping(field, at: shared.now(), recorder: &recorder)
+            finishTyping(field, at: now, recorder: &recorder)
             return
         }
         if !field.active {
@@ -186,7 +191,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             shared.monitor.typistsActive.add(1, ordering: .relaxed)
         }
         if case .end = field.pending!.action {
-            finishTyping(field, at: shared.now(), recorder: &recorder)
+            finishTyping(field, at: now, recorder: &recorder)
             return
         }
         // `local-filter` runs on the UI thread: the key waits until it returns.
@@ -194,12 +199,11 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             field.held = true
             return
         }
-        type(field, field.pending.take()!, recorder: &recorder)
+        type(field, field.pending.take()!, at: now, recorder: &recorder)
     }
 
-    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent, recorder: inout Recorder) {
+    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent, at now: Int64, recorder: inout Recorder) {
         if case .edit = event.action { shared.monitor.keystrokes.add(1, ordering: .relaxed) }
-        let now = shared.now()
         field.host.type(event.action, intendedAt: field.arrivalNanos + event.at, typist: field.index, at: now,
                         context: &context, recorder: &recorder, runner: &field.actions)
         advance(field, at: now, recorder: &recorder)
@@ -242,7 +246,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             field.actions.uiBusy = false
             if field.held, let event = field.pending.take() {
                 field.held = false
-                type(field, event, recorder: &recorder)
+                type(field, event, at: now, recorder: &recorder)
             }
         }
         checkQuiet(field)

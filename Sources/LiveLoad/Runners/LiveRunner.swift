@@ -47,6 +47,12 @@ public struct LiveRunOptions: Sendable {
     package var drainTimeoutNanos: Int64
     /// ``settleInterval`` in nanoseconds.
     package var settleIntervalNanos: Int64
+    /// How long a field thread with nothing due sleeps at least, unless a message wakes it
+    /// (nanoseconds): what falls due meanwhile runs in one wake-up, at most this late, rather
+    /// than a wake-up (two context switches) each. 0: each sleep ends at the next deadline.
+    package var coalescingNanos: Int64 = LiveRunOptions.defaultCoalescingNanos
+    /// The default of ``coalescingNanos``: 200 µs.
+    package static var defaultCoalescingNanos: Int64 { 200_000 }
 
     /// Options: by default a 10 s drain and a 1 s settle interval, one field thread per core.
     ///
@@ -222,7 +228,8 @@ public enum LiveRunner {
         // One field thread per core, each the UI thread of every n-th typist.
         let count = min(typists.count, max(1, options.fieldThreads ?? Processors.active))
         let shared = LiveRunShared(
-            typists: typists.count, threads: count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
+            typists: typists.count, threads: count, backend: backend, settleInterval: options.settleIntervalNanos,
+            coalescingNanos: options.coalescingNanos, monitor: monitor)
         monitor.attach { [weak shared] in shared?.metricsSoFar() }
         defer { monitor.attach(nil) }
         guard !typists.isEmpty else {
@@ -269,13 +276,17 @@ final class LiveRunShared: Sendable {
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
+    /// ``LiveRunOptions/coalescingNanos``.
+    let coalescingNanos: Int64
     /// One recorder per field thread, for its typists (slots `t, t + threads, …`): a thread
     /// records without waiting for another, and the shards' metrics merge into exactly those of
     /// one recorder holding every typist.
     let shards: [LiveRecorderShard]
 
-    init(typists: Int, threads: Int, backend: any LiveSearchBackend, settleInterval: Int64, monitor: LiveRunMonitor) {
+    init(typists: Int, threads: Int, backend: any LiveSearchBackend, settleInterval: Int64,
+         coalescingNanos: Int64 = LiveRunOptions.defaultCoalescingNanos, monitor: LiveRunMonitor) {
         self.backend = backend
+        self.coalescingNanos = max(0, coalescingNanos)
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
         shards = (0..<max(1, threads)).map { thread in
