@@ -3,12 +3,15 @@ import FieldRuntime
 import TypestormMetrics
 import SearchField
 import Typists
+import TypestormSystem
 
 /// A field thread as the run's async part sees it, whatever its strategy type.
 protocol LiveFieldThreadHandle: Sendable {
     var queue: LiveFieldQueue { get }
     func start()
     func join()
+    /// The thread's CPU time (ns), once joined.
+    var cpuNanos: Int64 { get }
 }
 
 /// One typist as a field thread holds it: its session behind an existential, so the threads'
@@ -57,6 +60,8 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     private var typingEnded = false
     private let typingDone: @Sendable () -> Void
     private let exited = DispatchSemaphore(value: 0)
+    /// Set as the thread leaves its loop, read after `join()`.
+    private(set) var cpuNanos: Int64 = 0
 
     /// The thread for slots `first, first + stride, …` of `typists`.
     init(name: String, typists: [LiveFieldTypist], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
@@ -74,6 +79,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
                                     strategy: prototype, actions: LiveFieldActions(slot: slot, shared: shared, queue: queue)))
         }
         typing = fields.count
+        queue.listTimers(fields: fields.count)
         self.name = name
         // Every typist's first action is drawn before the run's clock starts.
         shard.withRecorder { recorder in
@@ -153,15 +159,19 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             // more than the keystroke itself. Answers still wake it at once.
             queue.sleep(nanos: queue.nextDeadline.map { max($0 - now, shared.coalescingNanos) })
         }
+        cpuNanos = CPUTime.thread()
         exited.signal()
     }
 
     private func handle(_ entry: LiveFieldQueue.Entry, at now: Int64, recorder: inout Recorder) {
-        let field = fields[Int(entry.slot) / stride]
+        let index = Int(entry.slot) / stride
         switch entry.kind {
         case .keystroke:
-            keystroke(field, at: now, recorder: &recorder)
+            keystroke(fields[index], at: now, recorder: &recorder)
         case .timer:
+            // Most timers were cancelled (a debounce restarted by the next key): dropped here.
+            guard queue.takeArmed(entry.timer, field: index) else { return }
+            let field = fields[index]
             field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.index, at: now,
                                   context: &context, recorder: &recorder, runner: &field.actions)
             checkQuiet(field)

@@ -157,12 +157,17 @@ public struct LiveRunResult: Sendable {
     public var undrainedTypists: Int
     /// The run stopped early (`LiveRunMonitor.requestStop()`).
     public var stoppedEarly: Bool
+    /// CPU time the field threads spent (ns, their threads' CPU clocks summed), `nil` for a run
+    /// that has none.
+    package var fieldThreadCPUNanos: Int64?
 
-    package init(metrics: MetricSet, elapsedNanos: Int64, undrainedTypists: Int, stoppedEarly: Bool) {
+    package init(metrics: MetricSet, elapsedNanos: Int64, undrainedTypists: Int, stoppedEarly: Bool,
+                 fieldThreadCPUNanos: Int64? = nil) {
         self.metrics = metrics
         self.elapsedNanos = elapsedNanos
         self.undrainedTypists = undrainedTypists
         self.stoppedEarly = stoppedEarly
+        self.fieldThreadCPUNanos = fieldThreadCPUNanos
     }
 }
 
@@ -260,12 +265,14 @@ public enum LiveRunner {
             }
         }
         let (metrics, end) = shared.close()
+        var cpu: Int64 = 0
         for thread in threads {
             thread.queue.post(.exit)
             thread.join()
+            cpu += thread.cpuNanos
         }
         return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: undrained,
-                             stoppedEarly: monitor.isStopRequested)
+                             stoppedEarly: monitor.isStopRequested, fieldThreadCPUNanos: cpu)
     }
 }
 
