@@ -13,7 +13,8 @@
 //
 // Usage: LiveBenchmark [--typists 10000] [--seconds 20] [--items 1000000] [--cancels 200]
 //                      [--workers 1] [--field-typists N (default --typists; 0: skip)]
-//                      [--coalescing-us 200 (a field thread's shortest sleep)] [--json]
+//                      [--coalescing-us 200 (a field thread's shortest sleep)]
+//                      [--field-threads N (default: one per core)] [--json]
 import ProductCatalog
 import Dispatch
 import FieldHarness
@@ -35,6 +36,7 @@ struct Options {
     var workers = 1
     var fieldTypists: Int?
     var coalescingNanos = LiveRunOptions.defaultCoalescingNanos
+    var fieldThreads: Int?
     var json = false
     var root = "."
 
@@ -53,6 +55,7 @@ struct Options {
             case "--cancels": cancels = Int(value()) ?? cancels
             case "--workers": workers = Int(value()) ?? workers
             case "--field-typists": fieldTypists = Int(value())
+            case "--field-threads": fieldThreads = Int(value()).map { max(1, $0) }
             case "--coalescing-us": coalescingNanos = (Int64(value()) ?? coalescingNanos / 1_000) * 1_000
             case "--root": root = value()
             case "--json": json = true
@@ -101,7 +104,7 @@ do {
     fail("bad typist configuration: \(error)")
 }
 
-log("timer lateness: \(options.typists) typists for \(options.seconds) s, split-state, engine on \(shipped.count) products, \(options.workers) search worker(s), field threads asleep at least \(options.coalescingNanos / 1_000) µs")
+log("timer lateness: \(options.typists) typists for \(options.seconds) s, split-state, engine on \(shipped.count) products, \(options.workers) search worker(s), \(options.fieldThreads.map(String.init) ?? "one per core") field threads, asleep at least \(options.coalescingNanos / 1_000) µs")
 // One part per search: the backend's capacity is its worker threads, not a split of each scan.
 let engine: SearchEngine
 do { engine = try SearchEngine.build(catalog: shipped, tuning: SearchEngine.Tuning(parts: 1)) } catch { fail(error.description) }
@@ -112,6 +115,7 @@ let typists = (0..<options.typists).map { index in
 }
 var runOptions = LiveRunOptions(drainTimeoutNanos: 5_000_000_000)
 runOptions.coalescingNanos = options.coalescingNanos
+runOptions.fieldThreads = options.fieldThreads
 let monitor = LiveRunMonitor()
 let stopper = Task { [seconds = options.seconds] in
     try? await Task.sleep(for: .seconds(seconds))
