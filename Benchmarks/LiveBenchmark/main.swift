@@ -140,6 +140,9 @@ let otherCPUPerKeystrokeMicros = keystrokes > 0 ? (cpuAfter - cpuBefore - search
 let inputLagP99 = inputLag.percentile(99)
 /// The field threads' own CPU per keystroke (their thread clocks): the loop, the fields, the
 /// typists and the recorder, without the main thread, the timers of the runtime or the searches.
+/// How long the field threads, ready to run, waited for a core (seconds, summed): lateness that
+/// other threads' use of the cores caused, not the loop's own work.
+let fieldThreadWaitSeconds = liveResult.fieldThreadRunQueueWaitNanos.map { Double($0) / 1e9 } ?? .nan
 let fieldThreadMicrosPerKeystroke = liveResult.fieldThreadCPUNanos.map { keystrokes > 0 ? Double($0) / Double(keystrokes) / 1e3 : .nan } ?? .nan
 
 // MARK: 3. A field of yours under the live runner
@@ -283,6 +286,8 @@ var report: [String: Any] = [
         "other_cpu_floor_us": 10.0,
         "other_cpu_floor_met": otherCPUPerKeystrokeMicros <= 10,
         "field_thread_cpu_us_per_keystroke": fieldThreadMicrosPerKeystroke,
+        "field_thread_cpu_seconds": liveResult.fieldThreadCPUNanos.map { Double($0) / 1e9 } ?? Double.nan,
+        "field_thread_runqueue_wait_seconds": fieldThreadWaitSeconds,
     ],
     "own_field": [
         "typists": field.typists,
@@ -364,6 +369,8 @@ if options.json {
         CPU per keystroke outside the searches: \(String(format: "%.1f", otherCPUPerKeystrokeMicros)) µs  \
     (floor ≤ 10 µs: \(otherCPUPerKeystrokeMicros <= 10 ? "met" : "NOT met")); \
     the field threads' own \(String(format: "%.1f", fieldThreadMicrosPerKeystroke)) µs
+        field threads: CPU \(String(format: "%.1f", (liveResult.fieldThreadCPUNanos).map { Double($0) / 1e9 } ?? .nan)) s, \
+    waited for a core while ready \(fieldThreadWaitSeconds.isNaN ? "(not measured)" : String(format: "%.1f s", fieldThreadWaitSeconds))
     \(ownFieldText)
     \(stopText)
     """)

@@ -12,6 +12,9 @@ protocol LiveFieldThreadHandle: Sendable {
     func join()
     /// The thread's CPU time (ns), once joined.
     var cpuNanos: Int64 { get }
+    /// How long the thread waited for a core while ready to run (ns), once joined; `nil` where
+    /// the system does not say.
+    var runQueueWaitNanos: Int64? { get }
 }
 
 /// One typist as a field thread holds it: its session behind an existential, so the threads'
@@ -62,6 +65,8 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     private let exited = DispatchSemaphore(value: 0)
     /// Set as the thread leaves its loop, read after `join()`.
     private(set) var cpuNanos: Int64 = 0
+    /// Set as the thread leaves its loop, read after `join()`.
+    private(set) var runQueueWaitNanos: Int64?
 
     /// The thread for slots `first, first + stride, …` of `typists`.
     init(name: String, typists: [LiveFieldTypist], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
@@ -160,6 +165,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             queue.sleep(nanos: queue.nextDeadline.map { max($0 - now, shared.coalescingNanos) })
         }
         cpuNanos = CPUTime.thread()
+        runQueueWaitNanos = CPUTime.threadRunQueueWait()
         exited.signal()
     }
 

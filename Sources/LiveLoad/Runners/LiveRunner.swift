@@ -160,14 +160,19 @@ public struct LiveRunResult: Sendable {
     /// CPU time the field threads spent (ns, their threads' CPU clocks summed), `nil` for a run
     /// that has none.
     package var fieldThreadCPUNanos: Int64?
+    /// How long the field threads waited for a core while they had work (ns, summed): time
+    /// other threads, this process's or others', had the cores. `nil` where the system does not
+    /// say, or for a run without field threads.
+    package var fieldThreadRunQueueWaitNanos: Int64?
 
     package init(metrics: MetricSet, elapsedNanos: Int64, undrainedTypists: Int, stoppedEarly: Bool,
-                 fieldThreadCPUNanos: Int64? = nil) {
+                 fieldThreadCPUNanos: Int64? = nil, fieldThreadRunQueueWaitNanos: Int64? = nil) {
         self.metrics = metrics
         self.elapsedNanos = elapsedNanos
         self.undrainedTypists = undrainedTypists
         self.stoppedEarly = stoppedEarly
         self.fieldThreadCPUNanos = fieldThreadCPUNanos
+        self.fieldThreadRunQueueWaitNanos = fieldThreadRunQueueWaitNanos
     }
 }
 
@@ -266,13 +271,16 @@ public enum LiveRunner {
         }
         let (metrics, end) = shared.close()
         var cpu: Int64 = 0
+        var waited: Int64? = 0
         for thread in threads {
             thread.queue.post(.exit)
             thread.join()
             cpu += thread.cpuNanos
+            waited = waited.flatMap { sum in thread.runQueueWaitNanos.map { sum + $0 } }
         }
         return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: undrained,
-                             stoppedEarly: monitor.isStopRequested, fieldThreadCPUNanos: cpu)
+                             stoppedEarly: monitor.isStopRequested, fieldThreadCPUNanos: cpu,
+                             fieldThreadRunQueueWaitNanos: waited)
     }
 }
 
