@@ -28,6 +28,24 @@ package enum CPUTime {
         return nanos(usage.ru_utime) + nanos(usage.ru_stime)
     }
 
+    /// How long the calling thread has waited so far for a core while it was ready to run (ns):
+    /// the second field of Linux's `/proc/thread-self/schedstat`; `nil` where it cannot be read.
+    package static func threadRunQueueWait() -> Int64? {
+        #if os(Linux)
+        let file = open("/proc/thread-self/schedstat", O_RDONLY)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let fields = bytes[..<count].split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
+        guard fields.count >= 2 else { return nil }
+        return Int64(String(decoding: fields[1], as: UTF8.self))
+        #else
+        return nil
+        #endif
+    }
+
     private static func clock(_ id: clockid_t) -> Int64 {
         var spec = timespec()
         clock_gettime(id, &spec)

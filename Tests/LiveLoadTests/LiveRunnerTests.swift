@@ -62,6 +62,8 @@ struct LiveRunnerTests {
         #expect(result.metrics.histograms[MetricName.requestLatency]?.totalCount == 21)
         // Every request's real start is compared with the instant the strategy asked for it.
         #expect(result.metrics.histograms[MetricName.scheduleLag]?.totalCount == 21)
+        // The field threads' CPU is measured, not left out.
+        #expect((result.fieldThreadCPUNanos ?? 0) > 0)
     }
 
     @Test func splitStateWaitsForThePause() async {

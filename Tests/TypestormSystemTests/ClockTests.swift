@@ -33,6 +33,19 @@ struct ClockTests {
         #expect(CPUTime.process() >= CPUTime.thread())
     }
 
+    #if os(Linux)
+    /// The kernel's count of a thread's wait for a core is read, and never runs backwards.
+    @Test func threadRunQueueWaitIsReadAndNeverFalls() throws {
+        let before = try #require(CPUTime.threadRunQueueWait())
+        #expect(before >= 0)
+        var x: UInt64 = 1
+        for i in 0..<2_000_000 { x = x &* 6364136223846793005 &+ UInt64(i) }
+        #expect(x != 0)
+        let after = try #require(CPUTime.threadRunQueueWait())
+        #expect(after >= before)
+    }
+    #endif
+
     @Test func reapedChildrenIsNeverNegative() {
         #expect(CPUTime.reapedChildren() >= 0)
     }

@@ -72,6 +72,12 @@ final class LiveFieldQueue: @unchecked Sendable {
     /// Touched only by the owning thread.
     private var deadlines = DeadlineWheel<Entry>()
     private var sequence: UInt64 = 0
+    /// The timers each of the thread's fields holds (field `i` at `2i`, `2i + 1`; 0: none), so a
+    /// cancelled timer, whose entry stays on the wheel, is dropped when it comes due without
+    /// touching its field (whose state is far away in memory). A field that holds a third timer,
+    /// or one numbered 0, is `unlisted`: its field is asked about every timer.
+    private var armed: [TimerID] = []
+    private var unlisted: [Bool] = []
     private let inbox = Locked(Inbox())
     private let wake = DispatchSemaphore(value: 0)
 
@@ -84,10 +90,50 @@ final class LiveFieldQueue: @unchecked Sendable {
         deadlines.push(Entry(deadline: deadline, sequence: sequence, slot: Int32(slot), kind: kind, timer: timer))
     }
 
-    /// Whether the earliest entry is due at `now` (run time).
-    func isDue(_ now: Int64) -> Bool {
-        guard let top = deadlines.first() else { return false }
-        return top.deadline <= now
+    /// Lists the timers of `count` fields (none armed yet).
+    func listTimers(fields count: Int) {
+        armed = Array(repeating: 0, count: 2 * count)
+        unlisted = Array(repeating: false, count: count)
+    }
+
+    /// Field `field` holds timer `id` (its entry is on the wheel).
+    func arm(_ id: TimerID, field: Int) {
+        if id != 0 {
+            if armed[2 * field] == 0 {
+                armed[2 * field] = id
+                return
+            }
+            if armed[2 * field + 1] == 0 {
+                armed[2 * field + 1] = id
+                return
+            }
+        }
+        unlisted[field] = true
+    }
+
+    /// Field `field` cancelled timer `id` (its entry stays on the wheel).
+    func disarm(_ id: TimerID, field: Int) {
+        if armed[2 * field] == id {
+            armed[2 * field] = 0
+        } else if armed[2 * field + 1] == id {
+            armed[2 * field + 1] = 0
+        }
+    }
+
+    /// Timer `id` of field `field` came due: whether the field may still hold it (false: it was
+    /// cancelled). Either way it is no longer armed.
+    func takeArmed(_ id: TimerID, field: Int) -> Bool {
+        if id != 0 {
+            if armed[2 * field] == id {
+                armed[2 * field] = 0
+                return true
+            }
+            if armed[2 * field + 1] == id {
+                armed[2 * field + 1] = 0
+                return true
+            }
+        }
+        return unlisted[field]
     }
 
     /// The earliest entry if it is due at `now` (run time), taken out.
@@ -97,12 +143,16 @@ final class LiveFieldQueue: @unchecked Sendable {
 
     var nextDeadline: Int64? { deadlines.first()?.deadline }
 
-    /// Takes every message posted so far.
+    /// Takes every message posted so far (and ends the last sleep's wait for one).
     func takeMessages(into messages: inout [LiveFieldMessage]) {
-        inbox.withLock { swap(&$0.messages, &messages) }
+        inbox.withLock { inbox in
+            inbox.waiting = false
+            swap(&inbox.messages, &messages)
+        }
     }
 
     /// Sleeps until a message arrives or `nanos` (relative) passed; at once if one is waiting.
+    /// The thread takes its messages next, which ends the wait (one lock per wake-up, not two).
     func sleep(nanos: Int64?) {
         let idle = inbox.withLock { inbox -> Bool in
             guard inbox.messages.isEmpty else { return false }
@@ -115,7 +165,6 @@ final class LiveFieldQueue: @unchecked Sendable {
         } else {
             wake.wait()
         }
-        inbox.withLock { $0.waiting = false }
     }
 
     // MARK: Any thread
@@ -148,12 +197,16 @@ struct LiveFieldActions: FieldRunner {
         self.queue = queue
     }
 
+    /// `typist` is the field's place in its thread (``LiveField/index``).
     mutating func scheduleTimer(_ id: TimerID, at deadline: Int64, typist: Int) {
         queue.push(deadline: deadline, slot: slot, kind: .timer, timer: id)
+        queue.arm(id, field: typist)
     }
 
-    /// The entry stays on the wheel: the host ignores a timer it no longer holds.
-    mutating func cancelTimer(_ id: TimerID, typist: Int) {}
+    /// The entry stays on the wheel; when it comes due the thread drops it unasked.
+    mutating func cancelTimer(_ id: TimerID, typist: Int) {
+        queue.disarm(id, field: typist)
+    }
 
     mutating func startRequest(_ id: RequestID, query: QueryIdentity, local: Bool, typist: Int, at time: Int64) -> any LiveSearchTicket {
         if local { uiBusy = true }

@@ -3,12 +3,18 @@ import FieldRuntime
 import TypestormMetrics
 import SearchField
 import Typists
+import TypestormSystem
 
 /// A field thread as the run's async part sees it, whatever its strategy type.
 protocol LiveFieldThreadHandle: Sendable {
     var queue: LiveFieldQueue { get }
     func start()
     func join()
+    /// The thread's CPU time (ns), once joined.
+    var cpuNanos: Int64 { get }
+    /// How long the thread waited for a core while ready to run (ns), once joined; `nil` where
+    /// the system does not say.
+    var runQueueWaitNanos: Int64? { get }
 }
 
 /// One typist as a field thread holds it: its session behind an existential, so the threads'
@@ -57,6 +63,10 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     private var typingEnded = false
     private let typingDone: @Sendable () -> Void
     private let exited = DispatchSemaphore(value: 0)
+    /// Set as the thread leaves its loop, read after `join()`.
+    private(set) var cpuNanos: Int64 = 0
+    /// Set as the thread leaves its loop, read after `join()`.
+    private(set) var runQueueWaitNanos: Int64?
 
     /// The thread for slots `first, first + stride, …` of `typists`.
     init(name: String, typists: [LiveFieldTypist], first: Int, stride: Int, prototype: Strategy, shared: LiveRunShared,
@@ -74,6 +84,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
                                     strategy: prototype, actions: LiveFieldActions(slot: slot, shared: shared, queue: queue)))
         }
         typing = fields.count
+        queue.listTimers(fields: fields.count)
         self.name = name
         // Every typist's first action is drawn before the run's clock starts.
         shard.withRecorder { recorder in
@@ -83,12 +94,6 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         // called through the handle protocol, and a loop called from there would run generic.
         entry = { [unowned self] in self.loop() }
     }
-
-    /// A thread with nothing due sleeps at least this long (200 µs) unless a message wakes it:
-    /// the keystrokes and timers that come due meanwhile run in one wake-up, at most this late,
-    /// rather than one wake-up (two context switches) each, which cost more than the keystroke
-    /// itself. Answers still wake the thread at once, so request latency is not padded.
-    static var coalescingNanos: Int64 { 200_000 }
 
     private let name: String
     private var entry: @Sendable () -> Void = {}
@@ -135,32 +140,48 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             reportQuiet()
             for (reply, unfinished) in replies { reply(unfinished) }
             guard running else { break }
-            // The due entries, in batches of at most 64 under the recorder's lock (a snapshot
-            // of the metrics waits for one batch at most).
+            // The due entries in deadline order, each handled at the clock read just before it
+            // runs (its lateness, its input lag), the same read that found it due; in batches of
+            // at most 64 under the recorder's lock (a snapshot of the metrics waits for one batch
+            // at most).
             var now = shared.now()
-            while queue.isDue(now) {
+            while var entry = queue.popDue(now) {
                 shard.withRecorder { recorder in
                     var handled = 0
-                    while handled < 64, let entry = queue.popDue(now) {
-                        let field = fields[Int(entry.slot) / stride]
-                        switch entry.kind {
-                        case .keystroke: keystroke(field, recorder: &recorder)
-                        case .timer:
-                            field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.index, at: shared.now(),
-                                                  context: &context, recorder: &recorder, runner: &field.actions)
-                            checkQuiet(field)
-                        }
+                    while true {
+                        handle(entry, at: now, recorder: &recorder)
                         handled += 1
+                        now = shared.now()
+                        guard handled < 64, let next = queue.popDue(now) else { break }
+                        entry = next
                     }
                 }
-                now = shared.now()
             }
             reportQuiet()
-            let wait = queue.nextDeadline.map { $0 - shared.now() }
-            if let wait, wait <= 0 { continue }
-            queue.sleep(nanos: wait.map { max($0, Self.coalescingNanos) })
+            // Nothing is due at `now`. A thread with nothing due sleeps at least the coalescing
+            // time unless a message wakes it: what falls due meanwhile runs in one wake-up, at
+            // most that late, rather than one wake-up (two context switches) each, which cost
+            // more than the keystroke itself. Answers still wake it at once.
+            queue.sleep(nanos: queue.nextDeadline.map { max($0 - now, shared.coalescingNanos) })
         }
+        cpuNanos = CPUTime.thread()
+        runQueueWaitNanos = CPUTime.threadRunQueueWait()
         exited.signal()
+    }
+
+    private func handle(_ entry: LiveFieldQueue.Entry, at now: Int64, recorder: inout Recorder) {
+        let index = Int(entry.slot) / stride
+        switch entry.kind {
+        case .keystroke:
+            keystroke(fields[index], at: now, recorder: &recorder)
+        case .timer:
+            // Most timers were cancelled (a debounce restarted by the next key): dropped here.
+            guard queue.takeArmed(entry.timer, field: index) else { return }
+            let field = fields[index]
+            field.host.timerFired(entry.timer, deadline: entry.deadline, typist: field.index, at: now,
+                                  context: &context, recorder: &recorder, runner: &field.actions)
+            checkQuiet(field)
+        }
     }
 
     /// Fetches the typist's next action and puts it on the wheel; a session that ran out ends.
@@ -174,11 +195,11 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
         queue.push(deadline: field.arrivalNanos + event.at, slot: field.slot, kind: .keystroke)
     }
 
-    private func keystroke(_ field: LiveField<Strategy>, recorder: inout Recorder) {
+    private func keystroke(_ field: LiveField<Strategy>, at now: Int64, recorder: inout Recorder) {
         guard field.typing, field.pending != nil else { return }
         // A stop request ends the session before the next key, even before its message arrives.
         if shared.monitor.isStopRequested {
-            finishTyping(field, at: shared.now(), recorder: &recorder)
+            finishTyping(field, at: now, recorder: &recorder)
             return
         }
         if !field.active {
@@ -186,7 +207,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             shared.monitor.typistsActive.add(1, ordering: .relaxed)
         }
         if case .end = field.pending!.action {
-            finishTyping(field, at: shared.now(), recorder: &recorder)
+            finishTyping(field, at: now, recorder: &recorder)
             return
         }
         // `local-filter` runs on the UI thread: the key waits until it returns.
@@ -194,12 +215,11 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             field.held = true
             return
         }
-        type(field, field.pending.take()!, recorder: &recorder)
+        type(field, field.pending.take()!, at: now, recorder: &recorder)
     }
 
-    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent, recorder: inout Recorder) {
+    private func type(_ field: LiveField<Strategy>, _ event: TypingEvent, at now: Int64, recorder: inout Recorder) {
         if case .edit = event.action { shared.monitor.keystrokes.add(1, ordering: .relaxed) }
-        let now = shared.now()
         field.host.type(event.action, intendedAt: field.arrivalNanos + event.at, typist: field.index, at: now,
                         context: &context, recorder: &recorder, runner: &field.actions)
         advance(field, at: now, recorder: &recorder)
@@ -242,7 +262,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
             field.actions.uiBusy = false
             if field.held, let event = field.pending.take() {
                 field.held = false
-                type(field, event, recorder: &recorder)
+                type(field, event, at: now, recorder: &recorder)
             }
         }
         checkQuiet(field)

@@ -47,6 +47,12 @@ public struct LiveRunOptions: Sendable {
     package var drainTimeoutNanos: Int64
     /// ``settleInterval`` in nanoseconds.
     package var settleIntervalNanos: Int64
+    /// How long a field thread with nothing due sleeps at least, unless a message wakes it
+    /// (nanoseconds): what falls due meanwhile runs in one wake-up, at most this late, rather
+    /// than a wake-up (two context switches) each. 0: each sleep ends at the next deadline.
+    package var coalescingNanos: Int64 = LiveRunOptions.defaultCoalescingNanos
+    /// The default of ``coalescingNanos``: 200 µs.
+    package static var defaultCoalescingNanos: Int64 { 200_000 }
 
     /// Options: by default a 10 s drain and a 1 s settle interval, one field thread per core.
     ///
@@ -151,12 +157,22 @@ public struct LiveRunResult: Sendable {
     public var undrainedTypists: Int
     /// The run stopped early (`LiveRunMonitor.requestStop()`).
     public var stoppedEarly: Bool
+    /// CPU time the field threads spent (ns, their threads' CPU clocks summed), `nil` for a run
+    /// that has none.
+    package var fieldThreadCPUNanos: Int64?
+    /// How long the field threads waited for a core while they had work (ns, summed): time
+    /// other threads, this process's or others', had the cores. `nil` where the system does not
+    /// say, or for a run without field threads.
+    package var fieldThreadRunQueueWaitNanos: Int64?
 
-    package init(metrics: MetricSet, elapsedNanos: Int64, undrainedTypists: Int, stoppedEarly: Bool) {
+    package init(metrics: MetricSet, elapsedNanos: Int64, undrainedTypists: Int, stoppedEarly: Bool,
+                 fieldThreadCPUNanos: Int64? = nil, fieldThreadRunQueueWaitNanos: Int64? = nil) {
         self.metrics = metrics
         self.elapsedNanos = elapsedNanos
         self.undrainedTypists = undrainedTypists
         self.stoppedEarly = stoppedEarly
+        self.fieldThreadCPUNanos = fieldThreadCPUNanos
+        self.fieldThreadRunQueueWaitNanos = fieldThreadRunQueueWaitNanos
     }
 }
 
@@ -222,7 +238,8 @@ public enum LiveRunner {
         // One field thread per core, each the UI thread of every n-th typist.
         let count = min(typists.count, max(1, options.fieldThreads ?? Processors.active))
         let shared = LiveRunShared(
-            typists: typists.count, threads: count, backend: backend, settleInterval: options.settleIntervalNanos, monitor: monitor)
+            typists: typists.count, threads: count, backend: backend, settleInterval: options.settleIntervalNanos,
+            coalescingNanos: options.coalescingNanos, monitor: monitor)
         monitor.attach { [weak shared] in shared?.metricsSoFar() }
         defer { monitor.attach(nil) }
         guard !typists.isEmpty else {
@@ -253,12 +270,17 @@ public enum LiveRunner {
             }
         }
         let (metrics, end) = shared.close()
+        var cpu: Int64 = 0
+        var waited: Int64? = 0
         for thread in threads {
             thread.queue.post(.exit)
             thread.join()
+            cpu += thread.cpuNanos
+            waited = waited.flatMap { sum in thread.runQueueWaitNanos.map { sum + $0 } }
         }
         return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: undrained,
-                             stoppedEarly: monitor.isStopRequested)
+                             stoppedEarly: monitor.isStopRequested, fieldThreadCPUNanos: cpu,
+                             fieldThreadRunQueueWaitNanos: waited)
     }
 }
 
@@ -269,13 +291,17 @@ final class LiveRunShared: Sendable {
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
+    /// ``LiveRunOptions/coalescingNanos``.
+    let coalescingNanos: Int64
     /// One recorder per field thread, for its typists (slots `t, t + threads, …`): a thread
     /// records without waiting for another, and the shards' metrics merge into exactly those of
     /// one recorder holding every typist.
     let shards: [LiveRecorderShard]
 
-    init(typists: Int, threads: Int, backend: any LiveSearchBackend, settleInterval: Int64, monitor: LiveRunMonitor) {
+    init(typists: Int, threads: Int, backend: any LiveSearchBackend, settleInterval: Int64,
+         coalescingNanos: Int64 = LiveRunOptions.defaultCoalescingNanos, monitor: LiveRunMonitor) {
         self.backend = backend
+        self.coalescingNanos = max(0, coalescingNanos)
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
         shards = (0..<max(1, threads)).map { thread in

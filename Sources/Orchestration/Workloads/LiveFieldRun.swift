@@ -30,7 +30,7 @@ package enum LiveFieldRun {
         defer { monitor.attach(nil) }
         let fields = try await Fields(definition, name: name, count: typists.count, globalIndices: globalIndices,
                                       parameters: parameters, state: state)
-        await LiveFieldTyping(typists, fields: fields, state: state).run()
+        await LiveFieldTyping(typists, fields: fields, state: state, coalescingNanos: options.coalescingNanos).run()
         // The drain: until no search is open and no sleep on the field's clock is pending, or the
         // scenario's drain time has passed.
         let drainEnd = state.now() + options.drainTimeoutNanos

@@ -43,10 +43,14 @@ final class LiveFieldTyping: @unchecked Sendable {
     private var deadlines = KeyDeadlines()
     private var order: UInt64 = 0
     private var batch: [LiveFieldKey] = []
+    /// ``LiveRunOptions/coalescingNanos``.
+    private let coalescingNanos: Int64
 
-    init<Session: TypistSession & Sendable>(_ typists: [LiveTypist<Session>], fields: LiveFieldRun.Fields, state: LiveFieldState) {
+    init<Session: TypistSession & Sendable>(_ typists: [LiveTypist<Session>], fields: LiveFieldRun.Fields, state: LiveFieldState,
+                                            coalescingNanos: Int64) {
         self.fields = fields
         self.state = state
+        self.coalescingNanos = max(0, coalescingNanos)
         arrivals = typists.map(\.arrivalNanos)
         sessions = typists.map { $0.session as any TypistSession }
         pending = Array(repeating: nil, count: typists.count)
@@ -76,9 +80,9 @@ final class LiveFieldTyping: @unchecked Sendable {
             if wait > 0 {
                 post()
                 // Awake at least every 10 ms to hear a stop request or a cancellation, and asleep
-                // at least 200 µs: the keys due meanwhile go to the main actor in one job, at
-                // most that late, rather than a wake-up and a job each.
-                MonotonicClock.sleep(min(max(wait, 200_000), 10_000_000))
+                // at least the coalescing time: the keys due meanwhile go to the main actor in one
+                // job, at most that late, rather than a wake-up and a job each.
+                MonotonicClock.sleep(min(max(wait, coalescingNanos), 10_000_000))
                 continue
             }
             let due = deadlines.popDue(first.deadline)!
