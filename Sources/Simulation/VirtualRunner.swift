@@ -37,12 +37,14 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     private var activeGroup = 0
     /// Per runner-local typist, its group's index into `recorders`; empty: every typist in group 0.
     let groupOf: [Int32]
-    /// Per typist of the server cell being run (slot `typist - cellStart`), in parallel arrays
+    /// Per typist of the server cell being run (slot `typist - cellStart`), in parallel buffers
     /// so that the hot path mutates each in place and never copies a typist's whole state. Cells
     /// run one after another and share nothing, so only one cell's sessions and fields are held
     /// at a time: memory per typist is what the recorder and the world keep, not a whole session.
-    var hosts: [FieldHost<Strategy, Int32>] = []
-    var sessions: [Session] = []
+    /// The buffers are made and freed by `runCell` and valid only while it runs; being the
+    /// cell's own memory, not arrays, every access skips a copy-on-write uniqueness check.
+    var hosts: UnsafeMutablePointer<FieldHost<Strategy, Int32>>?
+    var sessions: UnsafeMutablePointer<Session>?
     /// The runner-local index of the first typist of the cell being run.
     var cellStart = 0
     let prototype: Strategy
@@ -133,11 +135,22 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     private mutating func runCell(_ typists: Range<Int>) -> Int64 {
         world.now = 0
         cellStart = typists.lowerBound
-        sessions = makeSessions(typists)
-        precondition(sessions.count == typists.count, "one session per typist of the cell")
-        hosts.removeAll(keepingCapacity: true)
-        hosts.append(contentsOf: repeatElement(FieldHost(strategy: prototype), count: typists.count))
-        defer { sessions = [] }
+        let made = makeSessions(typists)
+        precondition(made.count == typists.count, "one session per typist of the cell")
+        let hosts = UnsafeMutablePointer<FieldHost<Strategy, Int32>>.allocate(capacity: typists.count)
+        hosts.initialize(repeating: FieldHost(strategy: prototype), count: typists.count)
+        let sessions = UnsafeMutablePointer<Session>.allocate(capacity: typists.count)
+        _ = UnsafeMutableBufferPointer(start: sessions, count: typists.count).initialize(from: made)
+        self.hosts = hosts
+        self.sessions = sessions
+        defer {
+            hosts.deinitialize(count: typists.count)
+            hosts.deallocate()
+            sessions.deinitialize(count: typists.count)
+            sessions.deallocate()
+            self.hosts = nil
+            self.sessions = nil
+        }
         for typist in typists {
             recordFor(typist)
             scheduleNextTyping(typist)
@@ -191,7 +204,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     // MARK: Typing
 
     private mutating func scheduleNextTyping(_ typist: Int) {
-        let next = sessions[typist - cellStart].next()
+        let next = sessions.unsafelyUnwrapped[typist - cellStart].next()
         if let at = next?.at {
             world.queue.push(max(at, world.now), .typing, typist: Int32(typist))
             // `typing` took the slot's event, so the slot is empty: initialize it in place with
@@ -202,7 +215,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 slot.initialize(to: consume next)
             }
         } else {
-            hosts[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorder)
+            hosts.unsafelyUnwrapped[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorder)
         }
     }
 
@@ -214,7 +227,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         }
         // Moved out, not copied: the event's strings are neither retained nor released here.
         guard let typed = world.slots[typist].pending.take() else { return }
-        hosts[typist - cellStart].type(typed.action, intendedAt: typed.at, typist: typist, at: now,
+        hosts.unsafelyUnwrapped[typist - cellStart].type(typed.action, intendedAt: typed.at, typist: typist, at: now,
                            context: &context, recorder: &recorder, runner: &world)
         if case .end = typed.action { return }
         scheduleNextTyping(typist)
