@@ -1,70 +1,54 @@
+import Locking
+
 /// What a search is for: the normalized text, the scope and the tokens (docs/strategies.md).
 ///
 /// Two requests answer the same question exactly when their identities are equal, so every
 /// "is this result still current?" check in Typestorm compares identities, never raw text.
 public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
-    /// The three parts in one immutable box, so that copying an identity costs one reference
-    /// count instead of one per string and array in it: strategies, hosts and the recorder copy
-    /// identities many times per simulated keystroke. Setting a part makes a new box.
-    @usableFromInline var storage: Storage
-
-    @usableFromInline
-    final class Storage: Sendable {
-        @usableFromInline let text: String
-        @usableFromInline let scope: String?
-        @usableFromInline let tokens: [String]
-
-        @inlinable init(text: String, scope: String?, tokens: [String]) {
-            self.text = text
-            self.scope = scope
-            self.tokens = tokens
-        }
-    }
+    /// The text, held directly, and the scope and tokens as a number standing for them
+    /// (`QueryExtras`; 0: no scope and no tokens, as nearly every identity has). So making an
+    /// identity allocates nothing of its own, copying one costs the string's reference count
+    /// alone (none for a text of up to 15 UTF-8 bytes, which the string holds inline), and two
+    /// compare by their texts and one integer.
+    @usableFromInline var _text: String
+    @usableFromInline var _extras: UInt32
 
     /// The query text, as the strategy searches for it (trimmed when its normalizer trims).
     @inlinable public var text: String {
-        get { storage.text }
-        set { storage = Storage(text: newValue, scope: storage.scope, tokens: storage.tokens) }
+        get { _text }
+        set { _text = newValue }
     }
     /// The search scope (`nil`: all scopes).
-    @inlinable public var scope: String? {
-        get { storage.scope }
-        set { storage = Storage(text: storage.text, scope: newValue, tokens: storage.tokens) }
+    public var scope: String? {
+        get { _extras == 0 ? nil : QueryExtras.shared.parts(_extras).scope }
+        set { _extras = QueryExtras.shared.number(scope: newValue, tokens: tokens) }
     }
     /// Active search tokens (filter chips), in the order the field holds them; empty for none.
-    @inlinable public var tokens: [String] {
-        get { storage.tokens }
-        set { storage = Storage(text: storage.text, scope: storage.scope, tokens: newValue) }
+    public var tokens: [String] {
+        get { _extras == 0 ? [] : QueryExtras.shared.parts(_extras).tokens }
+        set { _extras = QueryExtras.shared.number(scope: scope, tokens: newValue) }
     }
 
     /// The identity of searching `text` within `scope` (`nil`: all) with `tokens`.
     @inlinable
     public init(text: String, scope: String? = nil, tokens: [String] = []) {
-        storage = Storage(text: text, scope: scope, tokens: tokens)
+        _text = text
+        _extras = scope == nil && tokens.isEmpty ? 0 : QueryExtras.shared.number(scope: scope, tokens: tokens)
     }
 
     /// Hashes the text, the scope and the tokens, in that order (equal identities hash equally).
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage.text)
-        hasher.combine(storage.scope)
-        hasher.combine(storage.tokens)
+        hasher.combine(_text)
+        hasher.combine(scope)
+        hasher.combine(tokens)
     }
 
-    /// Field by field, like the synthesized one, but with the scope compared without the
-    /// standard library's tuple of two optionals and the text first: the recorder compares
-    /// identities several times per simulated keystroke. Copies of one identity share their box,
-    /// and compare equal without reading it.
+    /// The texts, then the numbers standing for the scope and tokens (one number per distinct
+    /// pair, so equal numbers mean equal parts). Copies of one text compare equal by the
+    /// string's own first check (the same bits), without reading its bytes.
     @inlinable
     public static func == (a: QueryIdentity, b: QueryIdentity) -> Bool {
-        let a = a.storage, b = b.storage
-        if a === b { return true }
-        guard a.text == b.text else { return false }
-        if let scope = a.scope {
-            guard let other = b.scope, scope == other else { return false }
-        } else if b.scope != nil {
-            return false
-        }
-        return a.tokens == b.tokens
+        a._extras == b._extras && a._text == b._text
     }
 
     public var description: String {
@@ -72,6 +56,46 @@ public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
         if let scope { parts += " in \(scope)" }
         if !tokens.isEmpty { parts += " [" + tokens.joined(separator: ",") + "]" }
         return parts
+    }
+}
+
+/// The scopes and token lists of query identities, each distinct pair once, numbered from 1:
+/// an identity holds the number, so that the common identity (a text alone) needs no box, and
+/// equal numbers mean equal pairs. A process keeps the few pairs its fields use (scopes and
+/// token lists come from the scenario, not from typing), and numbers are never reused.
+@usableFromInline
+final class QueryExtras: Sendable {
+    @usableFromInline static let shared = QueryExtras()
+
+    struct Parts: Hashable {
+        var scope: String?
+        var tokens: [String]
+    }
+
+    private struct Table {
+        var parts: [Parts] = []
+        var numbers: [Parts: UInt32] = [:]
+    }
+
+    private let table = Locked(Table())
+
+    /// The number standing for `scope` and `tokens` (0 for neither).
+    @usableFromInline
+    func number(scope: String?, tokens: [String]) -> UInt32 {
+        if scope == nil, tokens.isEmpty { return 0 }
+        let key = Parts(scope: scope, tokens: tokens)
+        return table.withLock { table in
+            if let number = table.numbers[key] { return number }
+            table.parts.append(key)
+            let number = UInt32(table.parts.count)
+            table.numbers[key] = number
+            return number
+        }
+    }
+
+    /// The pair `number` (not 0) stands for.
+    func parts(_ number: UInt32) -> Parts {
+        table.withLock { table in table.parts[Int(number) - 1] }
     }
 }
 
