@@ -103,7 +103,10 @@ struct VirtualWorld: FieldRunner {
         let handle = allocate()
         let cell = slots[typist].cell
         let globalIndex = slots[typist].globalIndex
-        var request = requests[Int(handle)]
+        // Made whole (every other field at its start value) rather than read, changed and written
+        // back: the handle's old request is only needed for its generation.
+        var request = SimRequest()
+        request.generation = requests[Int(handle)].generation
         request.typist = Int32(typist)
         request.id = id
         request.local = local
@@ -111,13 +114,6 @@ struct VirtualWorld: FieldRunner {
         request.utf8Length = Int32(truncatingIfNeeded: text.utf8.count)
         request.textHash = stableHash(text)
         request.cell = cell
-        request.clientDone = false
-        request.server = .travelling
-        request.serverCancel = false
-        request.fails = nil
-        request.items = 0
-        request.scripted = false
-        request.timeoutScheduled = false
         if let scripted = backend.scriptedTime(for: text) {
             request.scripted = true
             request.oneWay = 0
@@ -140,18 +136,19 @@ struct VirtualWorld: FieldRunner {
             case nil: break
             }
         }
-        requests[Int(handle)] = request
-        let tag = payload(handle)
+        let tag = UInt64(UInt32(handle)) | UInt64(request.generation) << 32
         if local {
             let start = max(now, slots[typist].uiBusyUntil)
             slots[typist].uiBusyUntil = start + request.serviceNanos
-            requests[Int(handle)].server = .inService
-            requests[Int(handle)].arrivedAt = now
-            requests[Int(handle)].serviceStart = start
+            request.server = .inService
+            request.arrivedAt = now
+            request.serviceStart = start
+            requests[Int(handle)] = request
             queue.push(start + request.serviceNanos, .localDone, typist: Int32(typist), payload: tag)
             return handle
         }
-        requests[Int(handle)].sentAt = now
+        request.sentAt = now
+        requests[Int(handle)] = request
         queue.push(now + request.oneWay, .serverArrive, typist: Int32(typist), payload: tag)
         if backend.timeoutNanos != nil, request.oneWay * 2 >= backend.timeoutNanos! {
             scheduleTimeout(handle)
