@@ -21,9 +21,11 @@ struct QueryInterner: Sendable {
     /// The key of each ref, by `raw`, and its hash.
     private var keys: [QueryIdentity] = []
     private var hashes: [UInt64] = []
-    /// Open addressing, linear probing: a ref plus one, 0 for an empty slot. A power of two in
-    /// size, at most half full.
-    private var slots: [UInt32] = Array(repeating: 0, count: 1024)
+    /// Open addressing, linear probing: a ref plus one in the low 32 bits (0 for an empty slot),
+    /// the high 32 bits of its key's hash above them, so that a probe passes other keys without
+    /// reading their hashes or keys (the table outgrows the caches in a long run, and each of
+    /// those reads was a miss). A power of two in size, at most half full.
+    private var slots: [UInt64] = Array(repeating: 0, count: 1024)
     /// Per typist, the ref of its last key plus one (0: none yet).
     private var recent: [UInt32]
     /// Compaction is due once this many keys are held (see `Recorder.compactQueries()`).
@@ -63,7 +65,7 @@ struct QueryInterner: Sendable {
             let hash = Self.hash(key)
             var slot = Int(truncatingIfNeeded: hash) & (size - 1)
             while slots[slot] != 0 { slot = (slot &+ 1) & (size - 1) }
-            slots[slot] = UInt32(keys.count) &+ 1
+            slots[slot] = Self.entry(raw: UInt32(keys.count), hash: hash)
             keys.append(key)
             hashes.append(hash)
         }
@@ -85,34 +87,43 @@ struct QueryInterner: Sendable {
         let hash = Self.hash(key)
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
+        let high = hash & 0xFFFF_FFFF_0000_0000
         while true {
             let entry = slots[slot]
             if entry == 0 { break }
-            let raw = Int(entry &- 1)
-            if hashes[raw] == hash, keys[raw] == key {
-                recent[typist] = entry
-                return QueryRef(raw: entry &- 1)
+            if entry & 0xFFFF_FFFF_0000_0000 == high {
+                let raw = UInt32(truncatingIfNeeded: entry) &- 1
+                if keys[Int(raw)] == key {
+                    recent[typist] = raw &+ 1
+                    return QueryRef(raw: raw)
+                }
             }
             slot = (slot &+ 1) & mask
         }
         let raw = UInt32(keys.count)
         keys.append(key)
         hashes.append(hash)
-        slots[slot] = raw &+ 1
+        slots[slot] = Self.entry(raw: raw, hash: hash)
         if keys.count * 2 > slots.count { grow() }
         recent[typist] = raw &+ 1
         return QueryRef(raw: raw)
     }
 
     private mutating func grow() {
-        var bigger = [UInt32](repeating: 0, count: slots.count * 2)
+        var bigger = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = bigger.count - 1
         for raw in hashes.indices {
             var slot = Int(truncatingIfNeeded: hashes[raw]) & mask
             while bigger[slot] != 0 { slot = (slot &+ 1) & mask }
-            bigger[slot] = UInt32(raw) &+ 1
+            bigger[slot] = Self.entry(raw: UInt32(raw), hash: hashes[raw])
         }
         slots = bigger
+    }
+
+    /// A slot's entry for ref `raw` whose key hashes to `hash`.
+    @inline(__always)
+    private static func entry(raw: UInt32, hash: UInt64) -> UInt64 {
+        hash & 0xFFFF_FFFF_0000_0000 | UInt64(raw &+ 1)
     }
 
     /// FNV-1a over the text, the scope and the tokens, each followed by a separator byte that
