@@ -192,7 +192,8 @@ final class LiveFieldState: @unchecked Sendable {
     }
 
     /// The field's search: recorded, sent to the backend, cancelled with the task that awaits it.
-    func search(_ query: QueryIdentity, typist: Int) async throws -> SearchAnswer {
+    /// Starts on the caller's actor `isolation` (the field's), with no hop.
+    func search(_ query: QueryIdentity, typist: Int, isolation: isolated (any Actor)? = #isolation) async throws -> SearchAnswer {
         let time = now()
         guard let id = withBooks({ recorder, ledger, _, local in ledger.searchStarted(query, typist: local, at: time, recorder: &recorder) },
                                  typist: typist) else {
@@ -201,7 +202,8 @@ final class LiveFieldState: @unchecked Sendable {
         monitor.requestsStarted.add(1, ordering: .relaxed)
         let flight = Flight()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchAnswer, any Error>) in
+            _ = isolation
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchAnswer, any Error>) in
                 flight.set(continuation)
                 let request = LiveSearchRequest(typist: typist, id: id, query: query, local: false,
                                                 intendedNanos: startNanos &+ UInt64(max(0, time)))

@@ -7,9 +7,9 @@ import TypestormSystem
 ///
 /// A sleep is filed by its deadline in a wheel and suspends its task on the caller's actor; the
 /// thread wakes when the earliest sleep is due (at most every coalescing interval) and resumes
-/// the tasks whose sleeps are over, each straight onto its actor (the main actor for a
-/// `@MainActor` field). Cancelling the task takes its sleep out of the wheel and resumes it at
-/// once with `CancellationError`, as `ContinuousClock` does. `ContinuousClock` would cost a
+/// the tasks whose sleeps are over. Cancelling the task takes its sleep out of the wheel, and the
+/// thread resumes it with `CancellationError` when it next wakes (at most the coalescing
+/// interval later; `ContinuousClock` resumes it at once). `ContinuousClock` would cost a
 /// Dispatch timer per sleep and two hops through the cooperative pool (to sleep there, and back
 /// to the field's actor); a field that restarts its sleep on every key makes tens of thousands
 /// of them a second.
@@ -46,6 +46,8 @@ final class LiveFieldTimers: Sendable {
         var closing = false
         /// The thread has ended: a sleep that starts now ends at once, cancelled.
         var ended = false
+        /// Sleeps cancelled since the thread last woke, to resume with `CancellationError`.
+        var cancelled: [UnsafeContinuation<Void, any Error>] = []
     }
 
     private let state = Locked(State())
@@ -106,22 +108,29 @@ final class LiveFieldTimers: Sendable {
         }
     }
 
+    /// Takes `sleep` out of the wheel; the thread resumes its task with `CancellationError` when
+    /// it next wakes (at most the coalescing interval later), so the task that cancels (the
+    /// main actor, typing) does not wake a pool thread for each sleep it cancels.
     private func cancel(_ sleep: Sleep) {
-        let continuation = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
+        let signal = state.withLock { state -> Bool in
             switch sleep.phase {
             case .starting:
                 sleep.phase = .cancelled
-                return nil
+                return false
             case .waiting:
                 state.wheel.remove(sleep)
                 sleep.phase = .ended
-                defer { sleep.continuation = nil }
-                return sleep.continuation
+                state.cancelled.append(sleep.continuation!)
+                sleep.continuation = nil
+                let soon = now() + coalescingNanos
+                guard state.wakeAt > soon else { return false }
+                state.wakeAt = soon
+                return true
             case .cancelled, .ended:
-                return nil
+                return false
             }
         }
-        continuation?.resume(throwing: CancellationError())
+        if signal { wake.signal() }
     }
 
     /// The run is over: the thread ends once the sleeps still filed have ended (at their
@@ -133,9 +142,11 @@ final class LiveFieldTimers: Sendable {
 
     private func loop() {
         var due: [UnsafeContinuation<Void, any Error>] = []
+        var cancelled: [UnsafeContinuation<Void, any Error>] = []
         while true {
             let time = now()
             let (wakeAt, over) = state.withLock { state -> (Int64, Bool) in
+                swap(&cancelled, &state.cancelled)
                 state.wheel.takeDue(time) { sleep in
                     sleep.phase = .ended
                     due.append(sleep.continuation!)
@@ -149,6 +160,8 @@ final class LiveFieldTimers: Sendable {
                 state.wakeAt = max(next, time + coalescingNanos)
                 return (state.wakeAt, false)
             }
+            for continuation in cancelled { continuation.resume(throwing: CancellationError()) }
+            cancelled.removeAll(keepingCapacity: true)
             for continuation in due { continuation.resume() }
             due.removeAll(keepingCapacity: true)
             if over { return }
