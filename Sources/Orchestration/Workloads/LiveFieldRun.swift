@@ -29,6 +29,9 @@ package enum LiveFieldRun {
                                    coalescingNanos: options.coalescingNanos)
         monitor.attach { [weak state] in state?.metricsSoFar() }
         defer { monitor.attach(nil) }
+        // A run that fails before it closes (a field that throws while being made) ends the
+        // timers' thread too.
+        defer { state.timers.close() }
         let fields = try await Fields(definition, name: name, count: typists.count, globalIndices: globalIndices,
                                       parameters: parameters, state: state)
         await LiveFieldTyping(typists, fields: fields, state: state, coalescingNanos: options.coalescingNanos).run()

@@ -42,10 +42,9 @@ final class LiveFieldTimers: Sendable {
         var wheel = SleepWheel()
         /// When the thread wakes next (`.max`: when told); a sleep due earlier wakes it.
         var wakeAt: Int64 = .max
-        /// The run is over: the thread ends once the last sleep has ended.
+        /// The run is over: a sleep that starts now ends at once, cancelled, and the thread ends
+        /// once the last sleep filed has ended.
         var closing = false
-        /// The thread has ended: a sleep that starts now ends at once, cancelled.
-        var ended = false
         /// Sleeps cancelled since the thread last woke, to resume with `CancellationError`.
         var cancelled: [UnsafeContinuation<Void, any Error>] = []
     }
@@ -85,7 +84,7 @@ final class LiveFieldTimers: Sendable {
     private func start(_ sleep: Sleep, _ continuation: UnsafeContinuation<Void, any Error>) {
         enum Next { case wait, signal, cancelled, due }
         let next = state.withLock { state -> Next in
-            guard sleep.phase == .starting, !state.ended else {
+            guard sleep.phase == .starting, !state.closing else {
                 sleep.phase = .ended
                 return .cancelled
             }
@@ -133,8 +132,8 @@ final class LiveFieldTimers: Sendable {
         if signal { wake.signal() }
     }
 
-    /// The run is over: the thread ends once the sleeps still filed have ended (at their
-    /// deadlines, or cancelled); a sleep that starts after that ends at once, cancelled.
+    /// The run is over: a sleep that starts from now on ends at once, cancelled, and the thread
+    /// ends once the sleeps still filed have ended (at their deadlines, or cancelled).
     func close() {
         state.withLock { $0.closing = true }
         wake.signal()
@@ -154,7 +153,6 @@ final class LiveFieldTimers: Sendable {
                 }
                 guard let next = state.wheel.earliest() else {
                     state.wakeAt = .max
-                    state.ended = state.closing
                     return (.max, state.closing)
                 }
                 state.wakeAt = max(next, time + coalescingNanos)
