@@ -25,9 +25,13 @@ package enum LiveFieldRun {
         backend: any LiveSearchBackend, parameters: FieldParameters, options: LiveRunOptions, monitor: LiveRunMonitor
     ) async throws -> LiveRunResult {
         let state = LiveFieldState(typists: typists.count, backend: backend, monitor: monitor, settleInterval: options.settleIntervalNanos,
-                                   expected: QueryNormalizer(trims: true, minimumLength: definition.minimumLength))
+                                   expected: QueryNormalizer(trims: true, minimumLength: definition.minimumLength),
+                                   coalescingNanos: options.coalescingNanos)
         monitor.attach { [weak state] in state?.metricsSoFar() }
         defer { monitor.attach(nil) }
+        // A run that fails before it closes (a field that throws while being made) ends the
+        // timers' thread too.
+        defer { state.timers.close() }
         let fields = try await Fields(definition, name: name, count: typists.count, globalIndices: globalIndices,
                                       parameters: parameters, state: state)
         await LiveFieldTyping(typists, fields: fields, state: state, coalescingNanos: options.coalescingNanos).run()
@@ -64,7 +68,7 @@ package enum LiveFieldRun {
              state: LiveFieldState) throws {
             all = try (0..<count).map { slot in
             let environment = FieldEnvironment(
-                typist: globalIndices[slot], clock: LiveFieldClock(state: state, typist: slot, kind: .debounce),
+                typist: globalIndices[slot], clock: FieldClock(live: LiveFieldClock(state: state, typist: slot, kind: .debounce)),
                 parameters: parameters, facts: LiveFieldFacts(state: state, typist: slot),
                 search: { query in try await state.search(query, typist: slot) },
                 show: { screen in state.show(screen, typist: slot) })
@@ -91,6 +95,8 @@ final class LiveFieldState: @unchecked Sendable {
     let backend: any LiveSearchBackend
     let monitor: LiveRunMonitor
     let expected: QueryNormalizer
+    /// The fields' sleeps.
+    let timers: LiveFieldTimers
     private struct Books {
         var recorder: Recorder?
         var ledgers: [FieldLedger]
@@ -101,7 +107,8 @@ final class LiveFieldState: @unchecked Sendable {
     private let shardCount: Int
     private let typists: Int
 
-    init(typists: Int, backend: any LiveSearchBackend, monitor: LiveRunMonitor, settleInterval: Int64, expected: QueryNormalizer) {
+    init(typists: Int, backend: any LiveSearchBackend, monitor: LiveRunMonitor, settleInterval: Int64, expected: QueryNormalizer,
+         coalescingNanos: Int64 = LiveRunOptions.defaultCoalescingNanos) {
         self.backend = backend
         self.monitor = monitor
         self.expected = expected
@@ -115,6 +122,7 @@ final class LiveFieldState: @unchecked Sendable {
             return Locked(Books(recorder: recorder, ledgers: Array(repeating: FieldLedger(), count: slots.count)))
         }
         startNanos = MonotonicClock.now()
+        timers = LiveFieldTimers(startNanos: startNanos, coalescingNanos: coalescingNanos)
     }
 
     /// Nanoseconds since the run started, on the monotonic clock.
@@ -144,20 +152,21 @@ final class LiveFieldState: @unchecked Sendable {
         _ = withBooks({ recorder, ledger, _, local in ledger.show(screen, typist: local, at: time, recorder: &recorder) }, typist: typist)
     }
 
-    /// A sleep on the field's clock starts: a debounce wait (its number, when recorded) or a
-    /// timer (nil).
-    func waitStarted(delay: Int64, kind: LiveFieldClock.Kind, typist: Int) -> UInt64? {
+    /// A sleep on the field's clock until `deadline` starts: a debounce wait (its number, when
+    /// recorded) or a timer (nil).
+    func waitStarted(deadline: Int64, kind: LiveFieldClock.Kind, typist: Int) -> UInt64? {
         let time = now()
         return withBooks({ recorder, ledger, sleeping, local in
             sleeping += 1
             guard kind == .debounce else { return nil }
-            return ledger.waitStarted(delay: delay, expected: expected, typist: local, at: time, recorder: &recorder)
+            return ledger.waitStarted(delay: max(0, deadline - time), expected: expected, typist: local, at: time, recorder: &recorder)
         }, typist: typist) ?? nil
     }
 
-    /// A sleep ended: fired `lateness` after its deadline, or (nil) cancelled.
-    func waitEnded(_ id: UInt64?, lateness: Int64?, kind: LiveFieldClock.Kind, typist: Int) {
+    /// A sleep until `deadline` ended: fired (late by the time since), or (nil) cancelled.
+    func waitEnded(_ id: UInt64?, deadline: Int64?, kind: LiveFieldClock.Kind, typist: Int) {
         let time = now()
+        let lateness = deadline.map { max(0, time - $0) }
         _ = withBooks({ recorder, ledger, sleeping, local in
             sleeping -= 1
             switch kind {
@@ -186,7 +195,8 @@ final class LiveFieldState: @unchecked Sendable {
     }
 
     /// The field's search: recorded, sent to the backend, cancelled with the task that awaits it.
-    func search(_ query: QueryIdentity, typist: Int) async throws -> SearchAnswer {
+    /// Starts on the caller's actor `isolation` (the field's), with no hop.
+    func search(_ query: QueryIdentity, typist: Int, isolation: isolated (any Actor)? = #isolation) async throws -> SearchAnswer {
         let time = now()
         guard let id = withBooks({ recorder, ledger, _, local in ledger.searchStarted(query, typist: local, at: time, recorder: &recorder) },
                                  typist: typist) else {
@@ -195,7 +205,8 @@ final class LiveFieldState: @unchecked Sendable {
         monitor.requestsStarted.add(1, ordering: .relaxed)
         let flight = Flight()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchAnswer, any Error>) in
+            _ = isolation
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SearchAnswer, any Error>) in
                 flight.set(continuation)
                 let request = LiveSearchRequest(typist: typist, id: id, query: query, local: false,
                                                 intendedNanos: startNanos &+ UInt64(max(0, time)))
@@ -255,6 +266,7 @@ final class LiveFieldState: @unchecked Sendable {
     /// Finishes the recorders and returns their merged metrics and every typist's ledger (by
     /// slot); later records are dropped.
     func close() -> (MetricSet, Int64, [FieldLedger]) {
+        timers.close()
         let end = now()
         var parts: [MetricSet] = []
         var ledgers = Array(repeating: FieldLedger(), count: typists)
@@ -316,30 +328,31 @@ final class Flight: Sendable {
     }
 }
 
-/// `ContinuousClock` for a field's `env.clock` in a live run: its sleeps are recorded as the
-/// field's waits (started, fired with their lateness, or cancelled), as in virtual time; for
-/// `env.timerClock`, a fired sleep is recorded as a timer's lateness.
-struct LiveFieldClock: Clock {
-    typealias Instant = ContinuousClock.Instant
+/// A field's `env.clock` in a live run (behind a `FieldClock`): real time since the run
+/// started, its sleeps ended by the run's timers (`LiveFieldTimers`) on the caller's actor and
+/// recorded as the field's waits (started, fired with their lateness, or cancelled), as in
+/// virtual time; for `env.timerClock`, a fired sleep is recorded as a timer's lateness. The
+/// lateness is measured when the sleeping code resumes on its actor: how late the field's code
+/// after the sleep ran.
+struct LiveFieldClock: LiveSleeper {
     enum Kind { case debounce, timer }
     let state: LiveFieldState
     let typist: Int
     let kind: Kind
 
-    var now: Instant { ContinuousClock.now }
-    var minimumResolution: Duration { ContinuousClock().minimumResolution }
+    var now: Duration { .nanoseconds(state.now()) }
+    var minimumResolution: Duration { .nanoseconds(1) }
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = state.waitStarted(delay: max(0, ContinuousClock.now.duration(to: deadline).wholeNanoseconds), kind: kind,
-                                   typist: typist)
+    nonisolated(nonsending) func sleep(until deadline: Duration) async throws {
+        let deadline = deadline.wholeNanoseconds
+        let id = state.waitStarted(deadline: deadline, kind: kind, typist: typist)
         do {
-            try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
+            try await state.timers.sleep(until: deadline)
         } catch {
-            state.waitEnded(id, lateness: nil, kind: kind, typist: typist)
+            state.waitEnded(id, deadline: nil, kind: kind, typist: typist)
             throw error
         }
-        state.waitEnded(id, lateness: max(0, deadline.duration(to: ContinuousClock.now).wholeNanoseconds), kind: kind,
-                        typist: typist)
+        state.waitEnded(id, deadline: deadline, kind: kind, typist: typist)
     }
 }
 
@@ -349,7 +362,7 @@ struct LiveFieldFacts: FieldFacts {
     let state: LiveFieldState
     let typist: Int
 
-    var timerClock: any Clock<Duration> { LiveFieldClock(state: state, typist: typist, kind: .timer) }
+    var timerClock: any Clock<Duration> { FieldClock(live: LiveFieldClock(state: state, typist: typist, kind: .timer)) }
 
     func answeredFromCache(_ query: QueryIdentity) { state.answeredFromCache(query, typist: typist) }
 
