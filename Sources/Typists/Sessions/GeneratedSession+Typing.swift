@@ -288,7 +288,7 @@ extension SessionState {
                     i += 1
                     continue
                 }
-                let extra = drawIndex(profile.device == .desktop ? settings.config.desktop.noticeDelayWeights : settings.config.mobile.noticeDelayWeights)
+                let extra = drawIndex(profile.device == .desktop ? settings.noticeDelayWeights.desktop : settings.noticeDelayWeights.mobile)
                 var typed = 0
                 while typed < extra && i + 1 + typed < n && keys[i + 1 + typed].kind != .pick {
                     now += millis(keyInterval(keys[i + 1 + typed]))

@@ -24,9 +24,9 @@ public struct GeneratedSession: TypistSession, Sendable {
     @usableFromInline var outIndex = 0
     @usableFromInline var outCount = 0
     @usableFromInline nonisolated(unsafe) var events: UnsafePointer<RawTypingEvent>
-    /// `TypingKey`'s names of the keys below `TypingKey.namedBelow` (the population's, which
-    /// the state keeps alive).
-    @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<String>
+    /// `TypingKey`'s names of the keys below `TypingKey.namedBelow` as `String` bits (the
+    /// population's, which the state keeps alive).
+    @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<KeyNameBits>
     /// The arena the current query's texts are in (the state's, while its events are handed out).
     @usableFromInline var arena = FieldBytes.empty
     @usableFromInline var lastEmitted: RawTypingEvent?
@@ -35,7 +35,7 @@ public struct GeneratedSession: TypistSession, Sendable {
         self.profile = profile
         storage = .make { SessionState(profile: profile, settings: settings, rng: rng) }
         events = UnsafePointer(storage.state.pointee.out.base)
-        keyNames = UnsafePointer(settings.keyNamePointer)
+        keyNames = UnsafePointer(settings.keyNameBits)
     }
 
     /// The text the typist means to have in the field at the end of the current query (the
@@ -55,7 +55,8 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
     ///
     /// Inlinable for the common event, a key whose name is in the table: the caller's code
-    /// then sees the event made, and need not retain and release its parts.
+    /// then sees the event made, and need not retain and release its key's name (made from
+    /// the bits of an immortal string, see `KeyNameBits`).
     @inlinable
     public mutating func next() -> TypingEvent? {
         if outIndex < outCount {
@@ -63,7 +64,7 @@ public struct GeneratedSession: TypistSession, Sendable {
             if event.kind == .edit && event.key < TypingKey.namedBelow {
                 outIndex += 1
                 lastEmitted = event
-                return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)],
+                return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)].string,
                                                                 text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
             }
         }
@@ -137,6 +138,29 @@ public struct GeneratedSession: TypistSession, Sendable {
     mutating func withState<R>(_ body: (inout SessionState) -> R) -> R {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
         return body(&storage.state.pointee)
+    }
+}
+
+/// The bits of a key's name, a `String` that holds no reference (every name is a small
+/// string, checked when the table is made): a `String` made from them is one the optimiser
+/// knows to need no retain and no release, where one loaded from a table of `String`s is
+/// retained for the event and released by its consumer.
+@usableFromInline
+struct KeyNameBits {
+    @usableFromInline let bits: (UInt64, UInt64)
+
+    init(_ name: String) {
+        bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        // Bit 63 of a String's object word marks an immortal value (small strings and
+        // literals), whose reference counting does nothing.
+        precondition(MemoryLayout<String>.size == 16 && bits.1 >> 63 == 1, "a key name that is not an immortal string")
+    }
+
+    /// The name, moved out of a copy of the bits: the `String` is owned without a retain.
+    @inlinable @inline(__always)
+    var string: String {
+        var copy = self
+        return withUnsafeMutablePointer(to: &copy) { $0.withMemoryRebound(to: String.self, capacity: 1) { $0.move() } }
     }
 }
 
@@ -246,11 +270,12 @@ struct SessionState {
         // Read through the shared settings field by field: calling a method of the config would
         // copy all of it (and retain its arrays) for every session.
         let desktop = profile.device == .desktop
-        pasteRate = desktop ? settings.config.desktop.pasteRate : settings.config.mobile.pasteRate
-        predictionRate = desktop ? settings.config.desktop.predictionRate : settings.config.mobile.predictionRate
+        let device = desktop ? settings.deviceDraws.desktop : settings.deviceDraws.mobile
+        pasteRate = device.pasteRate
+        predictionRate = device.predictionRate
         self.pool = settings.pool(profile.language)
         self.rng = rng
-        self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
+        self.sampler = desktop ? settings.samplers.desktop : settings.samplers.mobile
         pairFactors = desktop ? settings.pairFactors.desktop : settings.pairFactors.mobile
         // About one key in six starts a word; rollover keys take about 55 % of an interval.
         let firstShare = 0.16
@@ -260,7 +285,8 @@ struct SessionState {
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
         hesitationThreshold = settings.hesitationThreshold
         suggestionLookThreshold = settings.suggestionLookThreshold
-        slipThreshold = SeededGenerator.threshold(profile.slipRate)
+        // The profile's slip rate is its device's.
+        slipThreshold = profile.slipRate == device.slipRate ? device.slipThreshold : SeededGenerator.threshold(profile.slipRate)
         rolloverThreshold = SeededGenerator.threshold(profile.rolloverRate)
     }
 
