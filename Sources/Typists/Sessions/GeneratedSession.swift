@@ -29,11 +29,15 @@ public struct GeneratedSession: TypistSession, Sendable {
     @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<KeyNameBits>
     /// The arena the current query's texts are in (the state's, while its events are handed out).
     @usableFromInline var arena = FieldBytes.empty
-    @usableFromInline var lastEmitted: RawTypingEvent?
+
+    /// The event handed out last, if it is of the current query: `events[outIndex - 1]` (not
+    /// kept apart, so that handing out an event stores nothing but `outIndex`).
+    @inlinable
+    var lastEmitted: RawTypingEvent? { outIndex > 0 ? events[outIndex - 1] : nil }
 
     init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
-        storage = .make { SessionState(profile: profile, settings: settings, rng: rng) }
+        storage = .make { SessionState(profile: profile, settings: settings, rng: rng, target: $0, baseBytes: $1) }
         events = UnsafePointer(storage.state.pointee.out.base)
         keyNames = UnsafePointer(settings.keyNameBits)
     }
@@ -63,7 +67,6 @@ public struct GeneratedSession: TypistSession, Sendable {
             let event = events[outIndex]
             if event.kind == .edit && event.key < TypingKey.namedBelow {
                 outIndex += 1
-                lastEmitted = event
                 return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)].string,
                                                                 text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
             }
@@ -102,7 +105,6 @@ public struct GeneratedSession: TypistSession, Sendable {
         }
         let event = events[outIndex]
         outIndex += 1
-        lastEmitted = event
         return event
     }
 
@@ -125,7 +127,6 @@ public struct GeneratedSession: TypistSession, Sendable {
     mutating func refill() {
         outIndex = 0
         outCount = 0
-        lastEmitted = nil
         // The arena's reference here would make it look shared to the state's check.
         arena = FieldBytes.empty
         withState { $0.refill() }
@@ -169,10 +170,21 @@ struct KeyNameBits {
 /// check per key. Copies of a session share it until one generates (`withState`).
 final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
 
-    /// Storage holding the state `makeState` makes (in the object itself: one allocation).
+    /// Bytes of the object's own for the query's target and for its base text, which
+    /// `make` lends the state: most queries need no more, so a session allocates neither.
+    static let targetCapacity = 128
+    static let baseCapacity = 64
+
+    /// Storage holding the state `makeState` makes (in the object itself: one allocation)
+    /// from the target and base text buffers it is lent.
     @inline(__always)
-    static func make(_ makeState: () -> SessionState) -> SessionStorage {
-        unsafeDowncast(create(minimumCapacity: 0) { _ in makeState() }, to: SessionStorage.self)
+    static func make(_ makeState: (_ target: RawBuffer<UInt8>, _ baseBytes: RawBuffer<UInt8>) -> SessionState) -> SessionStorage {
+        unsafeDowncast(create(minimumCapacity: targetCapacity + baseCapacity) { buffer in
+            buffer.withUnsafeMutablePointerToElements { bytes in
+                makeState(RawBuffer(lending: bytes, capacity: targetCapacity),
+                          RawBuffer(lending: bytes + targetCapacity, capacity: baseCapacity))
+            }
+        }, to: SessionStorage.self)
     }
 
     /// The state, at the same address for the storage's life.
@@ -180,12 +192,12 @@ final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
     var state: UnsafeMutablePointer<SessionState> { withUnsafeMutablePointerToHeader { $0 } }
 
     deinit {
-        state.pointee.freeBuffers()
+        state.pointee.deallocateBuffers()
     }
 
     /// Storage with a copy of the state and buffers of its own.
     func copy() -> SessionStorage {
-        .make { state.pointee.copy() }
+        .make { state.pointee.copy(target: $0, baseBytes: $1) }
     }
 }
 
@@ -216,12 +228,12 @@ struct SessionState {
     var editor: FieldEditor
     /// The plan of the current query: keys, the typed bytes they produce, and its words.
     var keys = RawBuffer<PlanKey>()
-    var target = RawBuffer<UInt8>()
+    var target: RawBuffer<UInt8>
     var words = RawBuffer<PlannedWord>()
     /// Editor states before each key of the plan on the track typed so far.
     var marks = RawBuffer<FieldEditor.Mark>()
     /// The field's text when the query started (what clearing part-way returns to).
-    var baseBytes = RawBuffer<UInt8>()
+    var baseBytes: RawBuffer<UInt8>
     /// Scratch bytes for building a field text.
     var scratch = RawBuffer<UInt8>()
 
@@ -264,8 +276,11 @@ struct SessionState {
         var byteEnd: Int
     }
 
-    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
+    /// `target` and `baseBytes` are the empty buffers the state's storage lends it.
+    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator, target: RawBuffer<UInt8>, baseBytes: RawBuffer<UInt8>) {
         self.profile = profile
+        self.target = target
+        self.baseBytes = baseBytes
         self.settings = settings
         // Read through the shared settings field by field: calling a method of the config would
         // copy all of it (and retain its arrays) for every session.
@@ -292,12 +307,11 @@ struct SessionState {
 
     /// Gives the per-query buffers room for a typical query: a finished session's buffers if
     /// this thread has some spare (see `SessionBuffers`), otherwise new ones within the
-    /// allocator's small, cached classes; the target is the session's own (the public
-    /// properties read it after the session is over). Done at the first query rather than in `init`, so
-    /// that sessions made ahead (a runner makes all of its typists' at once) hold no buffers
-    /// until they type.
+    /// allocator's small, cached classes; the target and the base text are the session's own
+    /// (the public properties read them after the session is over), in its storage. Done at
+    /// the first query rather than in `init`, so that sessions made ahead (a runner makes all
+    /// of its typists' at once) hold no buffers until they type.
     mutating func reserveBuffers() {
-        target.reserveCapacity(128)
         if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
         words.reserveCapacity(16)
@@ -330,23 +344,26 @@ struct SessionState {
         editor.exchangeBuffers(committed: &buffers.committed, pinyin: &buffers.pinyin, pinyinShown: &buffers.pinyinShown)
     }
 
-    /// Frees the raw buffers (the storage is going away).
-    mutating func freeBuffers() {
-        target.free()
-        baseBytes.free()
-        keys.free()
-        words.free()
-        marks.free()
-        out.free()
-        scratch.free()
-        editor.freeBuffers()
+    /// Frees the raw buffers, which leaves the state unusable (the storage is going away).
+    mutating func deallocateBuffers() {
+        target.deallocate()
+        baseBytes.deallocate()
+        keys.deallocate()
+        words.deallocate()
+        marks.deallocate()
+        out.deallocate()
+        scratch.deallocate()
+        editor.deallocateBuffers()
     }
 
-    /// The same state with raw buffers of its own.
-    func copy() -> SessionState {
+    /// The same state with raw buffers of its own: the target and base text in the empty
+    /// buffers given (see `SessionStorage.make`), the others allocated.
+    func copy(target: RawBuffer<UInt8>, baseBytes: RawBuffer<UInt8>) -> SessionState {
         var copy = self
-        copy.target = target.copy()
-        copy.baseBytes = baseBytes.copy()
+        copy.target = target
+        copy.target.append(contentsOf: self.target.elements)
+        copy.baseBytes = baseBytes
+        copy.baseBytes.append(contentsOf: self.baseBytes.elements)
         copy.keys = keys.copy()
         copy.words = words.copy()
         copy.marks = marks.copy()
