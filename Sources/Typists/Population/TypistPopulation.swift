@@ -70,6 +70,10 @@ final class PopulationSettings: Sendable {
     let deviceDraws: (desktop: DeviceDraw, mobile: DeviceDraw)
     /// Each device's `noticeDelayWeights`, read without copying the device's parameters.
     let noticeDelayWeights: (desktop: [Double], mobile: [Double])
+    /// The sums of `noticeDelayWeights` and of the config's `wordsPerQuery` (what drawing
+    /// from them divides up).
+    let noticeDelayTotals: (desktop: Double, mobile: Double)
+    let wordsPerQueryTotal: Double
     let samplers: (desktop: IntervalShape.Sampler, mobile: IntervalShape.Sampler)
     /// Each device's within-word key-pair factors (`KeyPairFactors`).
     let pairFactors: (desktop: KeyPairFactors, mobile: KeyPairFactors)
@@ -100,6 +104,8 @@ final class PopulationSettings: Sendable {
         languageShareTotal = self.languages.reduce(0.0) { $0 + $1.1 }
         deviceDraws = (DeviceDraw(config.desktop, intervalShape: config.intervalShape), DeviceDraw(config.mobile, intervalShape: config.intervalShape))
         noticeDelayWeights = (config.desktop.noticeDelayWeights, config.mobile.noticeDelayWeights)
+        noticeDelayTotals = (config.desktop.noticeDelayWeights.reduce(0, +), config.mobile.noticeDelayWeights.reduce(0, +))
+        wordsPerQueryTotal = config.wordsPerQuery.reduce(0, +)
         samplers = (IntervalShape.Sampler(config.intervalShape ?? .logNormal(sigma: config.desktop.ikiSigma)),
                     IntervalShape.Sampler(config.intervalShape ?? .logNormal(sigma: config.mobile.ikiSigma)))
         pairFactors = (KeyPairFactors(config.desktop.keyPairMillis), KeyPairFactors(config.mobile.keyPairMillis))

@@ -67,12 +67,12 @@ extension SessionState {
     }
 
     mutating func drawWordCount() -> Int {
-        drawIndex(settings.config.wordsPerQuery) + 1
+        drawIndex(settings.config.wordsPerQuery, total: settings.wordsPerQueryTotal) + 1
     }
 
-    /// An index with probability proportional to `weights`.
-    mutating func drawIndex(_ weights: [Double]) -> Int {
-        let total = weights.reduce(0, +)
+    /// An index with probability proportional to `weights`, whose sum is `total`
+    /// (`weights.reduce(0, +)`, made once by the population's settings).
+    mutating func drawIndex(_ weights: [Double], total: Double) -> Int {
         guard total > 0 else { return 0 }
         var x = rng.nextUnit() * total
         for (index, weight) in weights.enumerated() {
@@ -292,7 +292,9 @@ extension SessionState {
                     i += 1
                     continue
                 }
-                let extra = drawIndex(profile.device == .desktop ? settings.noticeDelayWeights.desktop : settings.noticeDelayWeights.mobile)
+                let extra = profile.device == .desktop
+                    ? drawIndex(settings.noticeDelayWeights.desktop, total: settings.noticeDelayTotals.desktop)
+                    : drawIndex(settings.noticeDelayWeights.mobile, total: settings.noticeDelayTotals.mobile)
                 var typed = 0
                 while typed < extra && i + 1 + typed < n && keys[i + 1 + typed].kind != .pick {
                     now += millis(keyInterval(keys[i + 1 + typed]))
