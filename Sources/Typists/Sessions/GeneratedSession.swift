@@ -27,8 +27,11 @@ public struct GeneratedSession: TypistSession, Sendable {
     /// `TypingKey`'s names of the keys below `TypingKey.namedBelow` as `String` bits (the
     /// population's, which the state keeps alive).
     @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<KeyNameBits>
-    /// The arena the current query's texts are in (the state's, while its events are handed out).
-    @usableFromInline var arena = FieldBytes.empty
+    /// The arena the current query's texts are in: the state's, which keeps it alive for as
+    /// long as its events are handed out. Not retained here (`unowned(unsafe)`): a reference
+    /// here would cost a retain and a release per query and make the arena look shared to
+    /// the state's check before it writes the next query.
+    @usableFromInline unowned(unsafe) var arena = FieldBytes.empty
 
     /// The event handed out last, if it is of the current query: `events[outIndex - 1]` (not
     /// kept apart, so that handing out an event stores nothing but `outIndex`).
@@ -58,23 +61,33 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
     ///
-    /// Inlinable for the common event, a key whose name is in the table: the caller's code
-    /// then sees the event made, and need not retain and release its key's name (made from
-    /// the bits of an immortal string, see `KeyNameBits`).
+    /// Inlinable for the common events, a key whose name is in the table, a submit and the
+    /// end: the caller's code then sees the event made, and need not retain and release its
+    /// key's name (made from the bits of an immortal string, see `KeyNameBits`).
     @inlinable
     public mutating func next() -> TypingEvent? {
-        if outIndex < outCount {
-            let event = events[outIndex]
-            if event.kind == .edit && event.key < TypingKey.namedBelow {
-                outIndex += 1
-                return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)].string,
-                                                                text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
-            }
+        if outIndex == outCount {
+            refill()
+            if outIndex == outCount { return nil }
         }
-        return nextEvent()
+        let event = events[outIndex]
+        switch event.kind {
+        case .edit where event.key < TypingKey.namedBelow:
+            outIndex += 1
+            return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)].string,
+                                                            text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
+        case .submit:
+            outIndex += 1
+            return TypingEvent(at: event.at, action: .submit)
+        case .end:
+            outIndex += 1
+            return TypingEvent(at: event.at, action: .end)
+        default:
+            return nextEvent()
+        }
     }
 
-    /// `next()` for every event: the first of a query, and those that are not a named key.
+    /// `next()` for the other events: keys named by `TypingKey.name`, scope and token changes.
     @usableFromInline
     mutating func nextEvent() -> TypingEvent? {
         guard let raw = nextRaw() else { return nil }
@@ -123,12 +136,10 @@ public struct GeneratedSession: TypistSession, Sendable {
     }
 
     /// Generates the next query's events (none once the session is over).
-    @inline(never)
+    @inline(never) @usableFromInline
     mutating func refill() {
         outIndex = 0
         outCount = 0
-        // The arena's reference here would make it look shared to the state's check.
-        arena = FieldBytes.empty
         withState { $0.refill() }
         outCount = storage.state.pointee.out.count
         events = UnsafePointer(storage.state.pointee.out.base)
