@@ -52,6 +52,16 @@ struct RawBuffer<Element> {
         count += 1
     }
 
+    /// Appends three elements, with one check for room.
+    @inline(__always)
+    mutating func append(_ first: Element, _ second: Element, _ third: Element) {
+        if count + 3 > capacity { grow(to: count + 3) }
+        base[count] = first
+        base[count + 1] = second
+        base[count + 2] = third
+        count += 3
+    }
+
     @inline(__always)
     mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
         guard let source = elements.baseAddress, elements.count > 0 else { return }
