@@ -17,6 +17,8 @@ public struct TypistPopulation: Sendable {
 
     /// What every session of this population shares, behind one reference.
     let settings: PopulationSettings
+    /// `SeededGenerator.streamBase(seed:)` of `seed`, which every typist's streams start from.
+    let streamBase: UInt64
 
     /// A population drawing from `config` and `queries` under `seed`. Throws
     /// ``QueryPoolError/invalid(_:)`` naming the problems of `config`, a language with a share but no
@@ -38,11 +40,12 @@ public struct TypistPopulation: Sendable {
         self.seed = seed
         self.languages = wanted
         self.settings = PopulationSettings(config: config, pools: queries.pools, languages: wanted)
+        streamBase = SeededGenerator.streamBase(seed: seed)
     }
 
     /// Who typist `index` is.
     public func profile(forTypist index: Int) -> TypistProfile {
-        var rng = SeededGenerator(seed: seed, stream: UInt64(truncatingIfNeeded: index) &* 2)
+        var rng = SeededGenerator(streamBase: streamBase, stream: UInt64(truncatingIfNeeded: index) &* 2)
         return TypistProfile.draw(index: index, settings: settings, rng: &rng)
     }
 
@@ -50,7 +53,7 @@ public struct TypistPopulation: Sendable {
     /// between queries, and a String is made only when an event is handed out).
     public func session(forTypist index: Int) -> GeneratedSession {
         let profile = profile(forTypist: index)
-        let rng = SeededGenerator(seed: seed, stream: UInt64(truncatingIfNeeded: index) &* 2 &+ 1)
+        let rng = SeededGenerator(streamBase: streamBase, stream: UInt64(truncatingIfNeeded: index) &* 2 &+ 1)
         return GeneratedSession(profile: profile, settings: settings, rng: rng)
     }
 }

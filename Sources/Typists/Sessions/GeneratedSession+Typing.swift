@@ -369,7 +369,8 @@ extension SessionState {
         editor.appendCharacter(key.value)
         prevPhysical = key.physical
         prevHand = key.flags & PlanKey.handMask
-        emitEdit(key.value)
+        // With no preedit before the key, the field shows the committed text alone.
+        emitCommittedEdit(key.value)
     }
 
     /// `press(key)` for a pinyin letter shown in the field: the letter extends the text.
@@ -467,10 +468,20 @@ extension SessionState {
     /// from the arena and renders the rest.
     @inline(__always)
     mutating func emitEdit(_ key: UInt32) {
+        if editor.showsCommittedOnly {
+            emitCommittedEdit(key)
+        } else {
+            emitRenderedEdit(key)
+        }
+    }
+
+    /// `emitEdit` when the field shows the committed text alone (`editor.showsCommittedOnly`).
+    @inline(__always)
+    mutating func emitCommittedEdit(_ key: UInt32) {
         // Most keys append to the committed text of a text that ends the arena: write the
         // new bytes after it.
         let committedCount = editor.committed.count
-        if editor.showsCommittedOnly && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
+        if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
             let end = arenaCount + committedCount - lastTextCount
             if end > arena.capacity { growArena(to: end) }
             copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: committedCount - lastTextCount)
