@@ -153,29 +153,6 @@ public struct GeneratedSession: TypistSession, Sendable {
     }
 }
 
-/// The bits of a key's name, a `String` that holds no reference (every name is a small
-/// string, checked when the table is made): a `String` made from them is one the optimiser
-/// knows to need no retain and no release, where one loaded from a table of `String`s is
-/// retained for the event and released by its consumer.
-@usableFromInline
-struct KeyNameBits {
-    @usableFromInline let bits: (UInt64, UInt64)
-
-    init(_ name: String) {
-        bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
-        // Bit 63 of a String's object word marks an immortal value (small strings and
-        // literals), whose reference counting does nothing.
-        precondition(MemoryLayout<String>.size == 16 && bits.1 >> 63 == 1, "a key name that is not an immortal string")
-    }
-
-    /// The name, moved out of a copy of the bits: the `String` is owned without a retain.
-    @inlinable @inline(__always)
-    var string: String {
-        var copy = self
-        return withUnsafeMutablePointer(to: &copy) { $0.withMemoryRebound(to: String.self, capacity: 1) { $0.move() } }
-    }
-}
-
 /// The heap block a session's generation state lives in: one allocation and one release per
 /// session, and the state is changed through a pointer, with no exclusivity or uniqueness
 /// check per key. Copies of a session share it until one generates (`withState`).
