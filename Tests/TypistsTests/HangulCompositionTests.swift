@@ -33,6 +33,16 @@ struct HangulCompositionTests {
         }
     }
 
+    @Test("the written-out compounds are the table of combinations")
+    func combinations() {
+        for first in 0..<51 {
+            for second in 0..<51 {
+                let compound = Hangul.combinations[first * 51 + second]
+                #expect(Hangul.combine(UInt8(first), UInt8(second)) == (compound == 0xFF ? nil : compound), "\(first) \(second)")
+            }
+        }
+    }
+
     @Test("한글: g k s r m f shows ㅎ 하 한 한ㄱ 한그 한글")
     func hangeul() {
         #expect(typeHangul("ㅎㅏㄴㄱㅡㄹ") == ["ㅎ", "하", "한", "한ㄱ", "한그", "한글"])

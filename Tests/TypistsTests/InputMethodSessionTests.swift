@@ -16,6 +16,11 @@ struct InputMethodSessionTests {
 
     static let dictionary = PinyinDictionary(entries: ["手": ["shou"], "机": ["ji"], "华": ["hua"], "为": ["wei"], "行": ["hang"], "行李箱": ["xing", "li", "xiang"], "李": ["li"], "箱": ["xiang"]])
 
+    @Test("a pick is the space bar's key with no hand, as the general key init makes it")
+    func pickKey() {
+        #expect(PlanKey.pick(byteOffset: 12, byteCount: 6) == PlanKey(kind: .pick, physical: KeyboardLayout.space, flags: 0, value: 12 << 12 | 6))
+    }
+
     @Test("pinyin: Latin pinyin with apostrophes in the field, replaced by the characters at the pick")
     func pinyinVisible() throws {
         var config = Support.flawless(language: .zh)

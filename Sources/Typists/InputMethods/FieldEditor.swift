@@ -51,6 +51,14 @@ struct FieldEditor {
         pinyinShown.free()
     }
 
+    /// Frees the editor's buffers (see `RawBuffer`), which leaves it unusable: for an owner
+    /// that is going away.
+    mutating func deallocateBuffers() {
+        committed.deallocate()
+        pinyin.deallocate()
+        pinyinShown.deallocate()
+    }
+
     /// The same editor with buffers of its own.
     func copy() -> FieldEditor {
         var copy = self
@@ -144,21 +152,11 @@ struct FieldEditor {
                 touch(committed.count)
                 committed.append(KeyboardLayout.characters[Int(key.physical)])
             } else {
-                let before = committed.count
-                let kept = hangul.input(UInt8(key.value), committed: &committed)
-                touch(kept ? committed.count : before)
+                inputJamo(UInt8(key.value))
             }
             return true
         case .pinyinLetter:
-            if pinyinInField { touch(committed.count + pinyinShown.count) }
-            if pinyin.count < 63 {
-                if !pinyin.isEmpty && pinyinBreaks & (1 << UInt64(pinyin.count - 1)) != 0 {
-                    pinyinShown.append(UInt8(ascii: "'"))
-                }
-                if key.flags & PlanKey.syllableEnd != 0 { pinyinBreaks |= 1 << UInt64(pinyin.count) }
-                pinyin.append(UInt8(key.value))
-                pinyinShown.append(UInt8(key.value))
-            }
+            appendPinyinLetter(key)
             return pinyinInField
         case .pick:
             let offset = Int(key.value >> 12), count = Int(key.value & 0xFFF)
@@ -176,6 +174,33 @@ struct FieldEditor {
             return false
         }
     }
+
+    /// `apply` of a `.jamo` key in Hangul mode (`!latinMode`): the composer takes the jamo.
+    @inline(__always)
+    mutating func inputJamo(_ jamo: UInt8) {
+        let before = committed.count
+        let kept = hangul.input(jamo, committed: &committed)
+        touch(kept ? committed.count : before)
+    }
+
+    /// `apply` of a `.pinyinLetter` key: the letter joins the pinyin (and the field's text
+    /// when `pinyinInField`).
+    @inline(__always)
+    mutating func appendPinyinLetter(_ key: PlanKey) {
+        if pinyinInField { touch(committed.count + pinyinShown.count) }
+        if pinyin.count < 63 {
+            if !pinyin.isEmpty && pinyinBreaks & (1 << UInt64(pinyin.count - 1)) != 0 {
+                pinyinShown.append(UInt8(ascii: "'"))
+            }
+            if key.flags & PlanKey.syllableEnd != 0 { pinyinBreaks |= 1 << UInt64(pinyin.count) }
+            pinyin.append(UInt8(key.value))
+            pinyinShown.append(UInt8(key.value))
+        }
+    }
+
+    /// Whether no pinyin is being typed.
+    @inline(__always)
+    var hasNoPinyin: Bool { pinyin.isEmpty }
 
     /// `apply` of a `.character` key when there is no preedit (`!hasPreedit`): the character
     /// goes after the committed text, with nothing to commit first.

@@ -54,11 +54,31 @@ enum Hangul {
     @inline(__always)
     static func isVowel(_ jamo: UInt8) -> Bool { jamo >= vowelOffset }
 
+    /// The compound made by two keys, or `nil` (`combinations`, written out as a switch: the
+    /// composer asks on most keys, and reading the table would check each time that it is made).
     @inline(__always)
     static func combine(_ first: UInt8, _ second: UInt8) -> UInt8? {
-        guard first < 51 && second < 51 else { return nil }
-        let compound = combinations[Int(first) * 51 + Int(second)]
-        return compound == 0xFF ? nil : compound
+        switch (first, second) {
+        case (38, 30): return 39  // ㅗ ㅏ → ㅘ
+        case (38, 31): return 40  // ㅗ ㅐ → ㅙ
+        case (38, 50): return 41  // ㅗ ㅣ → ㅚ
+        case (43, 34): return 44  // ㅜ ㅓ → ㅝ
+        case (43, 35): return 45  // ㅜ ㅔ → ㅞ
+        case (43, 50): return 46  // ㅜ ㅣ → ㅟ
+        case (48, 50): return 49  // ㅡ ㅣ → ㅢ
+        case (0, 20): return 2    // ㄱ ㅅ → ㄳ
+        case (3, 23): return 4    // ㄴ ㅈ → ㄵ
+        case (3, 29): return 5    // ㄴ ㅎ → ㄶ
+        case (8, 0): return 9     // ㄹ ㄱ → ㄺ
+        case (8, 16): return 10   // ㄹ ㅁ → ㄻ
+        case (8, 17): return 11   // ㄹ ㅂ → ㄼ
+        case (8, 20): return 12   // ㄹ ㅅ → ㄽ
+        case (8, 27): return 13   // ㄹ ㅌ → ㄾ
+        case (8, 28): return 14   // ㄹ ㅍ → ㄿ
+        case (8, 29): return 15   // ㄹ ㅎ → ㅀ
+        case (17, 20): return 19  // ㅂ ㅅ → ㅄ
+        default: return nil
+        }
     }
 
     static func scalar(ofJamo jamo: UInt8) -> UInt32 { compatibilityBase + UInt32(jamo) }

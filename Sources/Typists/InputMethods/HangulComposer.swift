@@ -114,10 +114,14 @@ struct HangulComposer: Hashable {
         self = HangulComposer()
     }
 
-    /// The preedit as UTF-8: one syllable, or one compatibility jamo when it is alone.
+    /// The preedit as UTF-8: one syllable, or one compatibility jamo when it is alone (three
+    /// bytes either way).
     func appendPreedit(to bytes: inout RawBuffer<UInt8>) {
         guard count > 0 else { return }
-        UTF8Bytes.append(preeditScalar, to: &bytes)
+        let scalar = preeditScalar
+        bytes.append(UInt8(truncatingIfNeeded: 0xE0 | scalar >> 12),
+                     UInt8(truncatingIfNeeded: 0x80 | (scalar >> 6) & 0x3F),
+                     UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
     }
 
     /// Bytes of the preedit in UTF-8: every syllable and compatibility jamo takes three.

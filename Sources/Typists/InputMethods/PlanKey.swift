@@ -64,8 +64,18 @@ struct PlanKey: Hashable {
         )
     }
 
+    /// The key, its flags as given (no hand looked up).
+    private init(kind: Kind, physical: UInt8, handFlags flags: UInt8, value: UInt32) {
+        self.kind = kind
+        self.physical = physical
+        self.flags = flags
+        self.value = value
+    }
+
+    /// A pick with the space bar, which is off the layout's rows: no hand (its flags are 0),
+    /// which is made here without reading the layout's tables.
     static func pick(byteOffset: Int, byteCount: Int) -> PlanKey {
-        PlanKey(kind: .pick, physical: KeyboardLayout.space, flags: 0, value: UInt32(byteOffset) << 12 | UInt32(byteCount))
+        PlanKey(kind: .pick, physical: KeyboardLayout.space, handFlags: 0, value: UInt32(byteOffset) << 12 | UInt32(byteCount))
     }
 
     static let toggle = PlanKey(kind: .toggle, physical: KeyboardLayout.none, flags: 0, value: 0)

@@ -30,9 +30,9 @@ public struct TypistProfile: Sendable, Hashable, Codable {
     public var composingMeanIKIMillis: Double { meanIKIMillis / composingSpeedScale }
 
     static func draw(index: Int, settings: PopulationSettings, rng: inout SeededGenerator) -> TypistProfile {
-        let device = pick(settings.devices, &rng) ?? .desktop
-        let language = pick(settings.languages, &rng) ?? settings.languages.first?.0 ?? .en
-        let parameters = device == .desktop ? settings.config.desktop : settings.config.mobile
+        let device = settings.drawDevice(&rng)
+        let language = settings.drawLanguage(&rng)
+        let parameters = device == .desktop ? settings.deviceDraws.desktop : settings.deviceDraws.mobile
         let wpm = parameters.wpm.sample(&rng)
         let composing = rng.nextUniform(settings.config.composingSpeedScale)
         let firstKey = min(max(parameters.firstKeyFactor + 0.15 * rng.nextStandardNormal(), 1.1), parameters.firstKeyFactorMax)
@@ -46,19 +46,7 @@ public struct TypistProfile: Sendable, Hashable, Codable {
             meanIKIMillis: parameters.ikiNumeratorMillis / wpm,
             composingSpeedScale: composing, firstKeyFactor: firstKey, rolloverRate: rollover,
             slipRate: parameters.slipRate, noticeRate: parameters.noticeRate,
-            intervalShape: settings.config.intervalShape ?? .logNormal(sigma: parameters.ikiSigma)
+            intervalShape: parameters.intervalShape
         )
-    }
-
-    /// One of `choices` with probability proportional to its share.
-    static func pick<T>(_ choices: [(T, Double)], _ rng: inout SeededGenerator) -> T? {
-        let total = choices.reduce(0.0) { $0 + $1.1 }
-        guard total > 0 else { return nil }
-        var x = rng.nextUnit() * total
-        for (choice, share) in choices {
-            if share > 0 && x < share { return choice }
-            x -= share
-        }
-        return choices.last { $0.1 > 0 }?.0
     }
 }

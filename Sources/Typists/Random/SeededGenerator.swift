@@ -20,8 +20,18 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 
     /// An independent stream for `stream` (a typist index, a purpose tag) under `seed`.
     public init(seed: UInt64, stream: UInt64) {
+        self.init(streamBase: Self.streamBase(seed: seed), stream: stream)
+    }
+
+    /// What `init(seed:stream:)` derives from `seed` for every stream: made once by a caller
+    /// that derives many streams under one seed (a population, two per typist).
+    static func streamBase(seed: UInt64) -> UInt64 {
         var mixer = SplitMix64(state: seed ^ 0x5DEE_CE66_D1CE_4E5B)
-        let base = mixer.next()
+        return mixer.next()
+    }
+
+    /// `init(seed:stream:)` for `base == streamBase(seed: seed)`.
+    init(streamBase base: UInt64, stream: UInt64) {
         var streamMixer = SplitMix64(state: base &+ stream &* 0x9E37_79B9_7F4A_7C15)
         self.init(seed: streamMixer.next() ^ stream)
     }

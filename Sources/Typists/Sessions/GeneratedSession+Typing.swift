@@ -67,12 +67,12 @@ extension SessionState {
     }
 
     mutating func drawWordCount() -> Int {
-        drawIndex(settings.config.wordsPerQuery) + 1
+        drawIndex(settings.config.wordsPerQuery, total: settings.wordsPerQueryTotal) + 1
     }
 
-    /// An index with probability proportional to `weights`.
-    mutating func drawIndex(_ weights: [Double]) -> Int {
-        let total = weights.reduce(0, +)
+    /// An index with probability proportional to `weights`, whose sum is `total`
+    /// (`weights.reduce(0, +)`, made once by the population's settings).
+    mutating func drawIndex(_ weights: [Double], total: Double) -> Int {
         guard total > 0 else { return 0 }
         var x = rng.nextUnit() * total
         for (index, weight) in weights.enumerated() {
@@ -268,17 +268,21 @@ extension SessionState {
                     continue
                 }
             }
+            // The key's draws go through a local copy of the generator, written back once.
+            var random = rng
             var interval = key.kind == .pick
-                ? pause(median: settings.config.candidatePickMedianMillis, .sigma04)
-                : keyInterval(key)
-            if rng.nextBool(threshold: hesitationThreshold) {
-                interval += pause(median: settings.config.hesitationMedianMillis, .sigma06)
+                ? pause(median: settings.config.candidatePickMedianMillis, .sigma04, using: &random)
+                : keyInterval(key, using: &random)
+            if random.nextBool(threshold: hesitationThreshold) {
+                interval += pause(median: settings.config.hesitationMedianMillis, .sigma06, using: &random)
             }
-            if key.isWordStart && i > 0 && rng.nextBool(threshold: suggestionLookThreshold) {
-                interval += pause(median: settings.config.suggestionLookMedianMillis, .sigma05)
+            if key.isWordStart && i > 0 && random.nextBool(threshold: suggestionLookThreshold) {
+                interval += pause(median: settings.config.suggestionLookMedianMillis, .sigma05, using: &random)
             }
             now += millis(interval)
-            if rng.nextBool(threshold: slipThreshold), let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
+            let slips = random.nextBool(threshold: slipThreshold)
+            rng = random
+            if slips, let wrong = key.slip(choosing: rng.nextInt(below: 8)) {
                 editor.startTracking()
                 press(wrong)
                 let noticed = pool.language == .zh || rng.nextBool(profile.noticeRate)
@@ -288,7 +292,9 @@ extension SessionState {
                     i += 1
                     continue
                 }
-                let extra = drawIndex(profile.device == .desktop ? settings.config.desktop.noticeDelayWeights : settings.config.mobile.noticeDelayWeights)
+                let extra = profile.device == .desktop
+                    ? drawIndex(settings.noticeDelayWeights.desktop, total: settings.noticeDelayTotals.desktop)
+                    : drawIndex(settings.noticeDelayWeights.mobile, total: settings.noticeDelayTotals.mobile)
                 var typed = 0
                 while typed < extra && i + 1 + typed < n && keys[i + 1 + typed].kind != .pick {
                     now += millis(keyInterval(keys[i + 1 + typed]))
@@ -301,6 +307,10 @@ extension SessionState {
             }
             if key.kind == .character && !editor.hasPreedit {
                 pressCharacter(key)
+            } else if key.kind == .pinyinLetter && editor.pinyinInField {
+                pressPinyinLetter(key)
+            } else if key.kind == .jamo && !editor.latinMode && editor.hasNoPinyin {
+                pressJamo(key)
             } else {
                 press(key)
             }
@@ -359,7 +369,27 @@ extension SessionState {
         editor.appendCharacter(key.value)
         prevPhysical = key.physical
         prevHand = key.flags & PlanKey.handMask
-        emitEdit(key.value)
+        // With no preedit before the key, the field shows the committed text alone.
+        emitCommittedEdit(key.value)
+    }
+
+    /// `press(key)` for a pinyin letter shown in the field: the letter extends the text.
+    @inline(never)
+    mutating func pressPinyinLetter(_ key: PlanKey) {
+        editor.appendPinyinLetter(key)
+        prevPhysical = key.physical
+        prevHand = key.flags & PlanKey.handMask
+        if !emitPinyinExtension(key.value) { emitRenderedEdit(key.value) }
+    }
+
+    /// `press(key)` for a jamo in Hangul mode with no pinyin: the composer takes it, and the
+    /// text is the committed text and the syllable being composed.
+    @inline(never)
+    mutating func pressJamo(_ key: PlanKey) {
+        editor.inputJamo(UInt8(key.value))
+        prevPhysical = key.physical
+        prevHand = key.flags & PlanKey.handMask
+        emitHangulEdit(Hangul.scalar(ofJamo: UInt8(key.value)), preedit: editor.hangulPreedit!)
     }
 
     /// The interval before `key`, in ms: the typist's base, the key-pair effect within words,
@@ -368,23 +398,35 @@ extension SessionState {
     /// - Complexity: O(1); one or two uniform draws and one normal draw.
     @inline(__always)
     mutating func keyInterval(_ key: PlanKey) -> Double {
+        keyInterval(key, using: &rng)
+    }
+
+    /// `keyInterval(key)` drawing from `random` (a copy of `rng` that the caller writes back).
+    @inline(__always)
+    func keyInterval(_ key: PlanKey, using random: inout SeededGenerator) -> Double {
         var ms = baseIKI
         if key.isWordStart {
             ms *= profile.firstKeyFactor
         } else {
             ms *= pairFactors.factor(hand: key.flags & PlanKey.handMask, previousHand: prevHand, sameKey: key.physical == prevPhysical)
-            if profile.rolloverRate > 0 && rng.nextBool(threshold: rolloverThreshold) {
-                ms *= 0.35 + 0.4 * rng.nextUnit()
+            if profile.rolloverRate > 0 && random.nextBool(threshold: rolloverThreshold) {
+                ms *= 0.35 + 0.4 * random.nextUnit()
             }
         }
-        return ms * sampler.sample(&rng)
+        return ms * sampler.sample(&random)
     }
 
     /// A log-normal pause with this median, from the population's tables (no `exp` per draw).
     @inline(__always)
     mutating func pause(median: Double, _ shape: PopulationSettings.PauseShape) -> Double {
+        pause(median: median, shape, using: &rng)
+    }
+
+    /// `pause(median:_:)` drawing from `random` (a copy of `rng` that the caller writes back).
+    @inline(__always)
+    func pause(median: Double, _ shape: PopulationSettings.PauseShape, using random: inout SeededGenerator) -> Double {
         let table = settings.pauses[shape.rawValue]
-        return median * table.unitMedian * table.sampler.sample(&rng)
+        return median * table.unitMedian * table.sampler.sample(&random)
     }
 
     /// The next key follows no key on the layout (after a pause, a backspace, a paste).
@@ -426,10 +468,20 @@ extension SessionState {
     /// from the arena and renders the rest.
     @inline(__always)
     mutating func emitEdit(_ key: UInt32) {
+        if editor.showsCommittedOnly {
+            emitCommittedEdit(key)
+        } else {
+            emitRenderedEdit(key)
+        }
+    }
+
+    /// `emitEdit` when the field shows the committed text alone (`editor.showsCommittedOnly`).
+    @inline(__always)
+    mutating func emitCommittedEdit(_ key: UInt32) {
         // Most keys append to the committed text of a text that ends the arena: write the
         // new bytes after it.
         let committedCount = editor.committed.count
-        if editor.showsCommittedOnly && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
+        if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
             let end = arenaCount + committedCount - lastTextCount
             if end > arena.capacity { growArena(to: end) }
             copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: committedCount - lastTextCount)
@@ -443,44 +495,9 @@ extension SessionState {
     /// `emitEdit` for any other text.
     @inline(never)
     mutating func emitRenderedEdit(_ key: UInt32) {
-        // A pinyin letter extends the pinyin shown after the committed text: write it after
-        // the last text.
-        if editor.hasNoHangulPreedit && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount {
-            let committed = editor.committed.elements, pinyin = editor.shownPinyin
-            let count = committed.count + pinyin.count
-            if count >= lastTextCount && lastTextCount >= committed.count {
-                let end = arenaCount + count - lastTextCount
-                if end > arena.capacity { growArena(to: end) }
-                copyBytes(from: pinyin.baseAddress! + (lastTextCount - committed.count), to: arena.base + arenaCount, count: count - lastTextCount)
-                arenaCount = end
-                recordEdit(key, start: lastTextStart, count: count)
-                return
-            }
-        }
-        // A Hangul syllable being composed after committed text: the text is the committed
-        // bytes and the syllable's three.
+        if emitPinyinExtension(key) { return }
         if let preedit = editor.hangulPreedit {
-            let committed = editor.committed.elements
-            let count = committed.count + HangulComposer.preeditByteCount
-            let start: Int
-            var from = 0
-            if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && lastTextCount <= committed.count {
-                start = lastTextStart
-                from = lastTextCount
-            } else {
-                start = arenaCount
-            }
-            let end = arenaCount + count - from
-            if end > arena.capacity { growArena(to: end) }
-            let next = arena.base + arenaCount
-            copyBytes(from: committed.baseAddress! + from, to: next, count: committed.count - from)
-            let syllable = next + committed.count - from
-            syllable[0] = UInt8(truncatingIfNeeded: 0xE0 | preedit >> 12)
-            syllable[1] = UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F)
-            syllable[2] = UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F)
-            arenaCount = end
-            lastTextEndsArena = true
-            recordEdit(key, start: start, count: count)
+            emitHangulEdit(key, preedit: preedit)
             return
         }
         let rendering = editor.rendering
@@ -506,6 +523,50 @@ extension SessionState {
             arenaCount = end
             lastTextEndsArena = true
         }
+        recordEdit(key, start: start, count: count)
+    }
+
+    /// A pinyin letter extends the pinyin shown after the committed text: writes it after the
+    /// last text and records the edit, if the text is that; `false` (nothing done) otherwise.
+    @inline(__always)
+    mutating func emitPinyinExtension(_ key: UInt32) -> Bool {
+        guard editor.hasNoHangulPreedit && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount else { return false }
+        let committed = editor.committed.elements, pinyin = editor.shownPinyin
+        let count = committed.count + pinyin.count
+        guard count >= lastTextCount && lastTextCount >= committed.count else { return false }
+        let end = arenaCount + count - lastTextCount
+        if end > arena.capacity { growArena(to: end) }
+        copyBytes(from: pinyin.baseAddress! + (lastTextCount - committed.count), to: arena.base + arenaCount, count: count - lastTextCount)
+        arenaCount = end
+        recordEdit(key, start: lastTextStart, count: count)
+        return true
+    }
+
+    /// Emits an edit whose text is the committed text and the Hangul syllable (or jamo)
+    /// `preedit` being composed after it: the committed bytes the last text does not share
+    /// and the syllable's three.
+    @inline(__always)
+    mutating func emitHangulEdit(_ key: UInt32, preedit: UInt32) {
+        let committed = editor.committed.elements
+        let count = committed.count + HangulComposer.preeditByteCount
+        let start: Int
+        var from = 0
+        if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && lastTextCount <= committed.count {
+            start = lastTextStart
+            from = lastTextCount
+        } else {
+            start = arenaCount
+        }
+        let end = arenaCount + count - from
+        if end > arena.capacity { growArena(to: end) }
+        let next = arena.base + arenaCount
+        copyBytes(from: committed.baseAddress! + from, to: next, count: committed.count - from)
+        let syllable = next + committed.count - from
+        syllable[0] = UInt8(truncatingIfNeeded: 0xE0 | preedit >> 12)
+        syllable[1] = UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F)
+        syllable[2] = UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F)
+        arenaCount = end
+        lastTextEndsArena = true
         recordEdit(key, start: start, count: count)
     }
 

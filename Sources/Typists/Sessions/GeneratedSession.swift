@@ -24,18 +24,25 @@ public struct GeneratedSession: TypistSession, Sendable {
     @usableFromInline var outIndex = 0
     @usableFromInline var outCount = 0
     @usableFromInline nonisolated(unsafe) var events: UnsafePointer<RawTypingEvent>
-    /// `TypingKey`'s names of the keys below `TypingKey.namedBelow` (the population's, which
-    /// the state keeps alive).
-    @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<String>
-    /// The arena the current query's texts are in (the state's, while its events are handed out).
-    @usableFromInline var arena = FieldBytes.empty
-    @usableFromInline var lastEmitted: RawTypingEvent?
+    /// `TypingKey`'s names of the keys below `TypingKey.namedBelow` as `String` bits (the
+    /// population's, which the state keeps alive).
+    @usableFromInline nonisolated(unsafe) let keyNames: UnsafePointer<KeyNameBits>
+    /// The arena the current query's texts are in: the state's, which keeps it alive for as
+    /// long as its events are handed out. Not retained here (`unowned(unsafe)`): a reference
+    /// here would cost a retain and a release per query and make the arena look shared to
+    /// the state's check before it writes the next query.
+    @usableFromInline unowned(unsafe) var arena = FieldBytes.empty
+
+    /// The event handed out last, if it is of the current query: `events[outIndex - 1]` (not
+    /// kept apart, so that handing out an event stores nothing but `outIndex`).
+    @inlinable
+    var lastEmitted: RawTypingEvent? { outIndex > 0 ? events[outIndex - 1] : nil }
 
     init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
         self.profile = profile
-        storage = .make { SessionState(profile: profile, settings: settings, rng: rng) }
+        storage = .make { SessionState(profile: profile, settings: settings, rng: rng, target: $0, baseBytes: $1) }
         events = UnsafePointer(storage.state.pointee.out.base)
-        keyNames = UnsafePointer(settings.keyNamePointer)
+        keyNames = UnsafePointer(settings.keyNameBits)
     }
 
     /// The text the typist means to have in the field at the end of the current query (the
@@ -54,23 +61,33 @@ public struct GeneratedSession: TypistSession, Sendable {
 
     /// The next event; an edit's text is a view of the session's arena (see ``FieldText``).
     ///
-    /// Inlinable for the common event, a key whose name is in the table: the caller's code
-    /// then sees the event made, and need not retain and release its parts.
+    /// Inlinable for the common events, a key whose name is in the table, a submit and the
+    /// end: the caller's code then sees the event made, and need not retain and release its
+    /// key's name (made from the bits of an immortal string, see `KeyNameBits`).
     @inlinable
     public mutating func next() -> TypingEvent? {
-        if outIndex < outCount {
-            let event = events[outIndex]
-            if event.kind == .edit && event.key < TypingKey.namedBelow {
-                outIndex += 1
-                lastEmitted = event
-                return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)],
-                                                                text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
-            }
+        if outIndex == outCount {
+            refill()
+            if outIndex == outCount { return nil }
         }
-        return nextEvent()
+        let event = events[outIndex]
+        switch event.kind {
+        case .edit where event.key < TypingKey.namedBelow:
+            outIndex += 1
+            return TypingEvent(at: event.at, action: .edit(key: keyNames[Int(event.key)].string,
+                                                            text: FieldText(storage: arena, start: event.textStart, count: event.textCount)))
+        case .submit:
+            outIndex += 1
+            return TypingEvent(at: event.at, action: .submit)
+        case .end:
+            outIndex += 1
+            return TypingEvent(at: event.at, action: .end)
+        default:
+            return nextEvent()
+        }
     }
 
-    /// `next()` for every event: the first of a query, and those that are not a named key.
+    /// `next()` for the other events: keys named by `TypingKey.name`, scope and token changes.
     @usableFromInline
     mutating func nextEvent() -> TypingEvent? {
         guard let raw = nextRaw() else { return nil }
@@ -101,7 +118,6 @@ public struct GeneratedSession: TypistSession, Sendable {
         }
         let event = events[outIndex]
         outIndex += 1
-        lastEmitted = event
         return event
     }
 
@@ -120,13 +136,10 @@ public struct GeneratedSession: TypistSession, Sendable {
     }
 
     /// Generates the next query's events (none once the session is over).
-    @inline(never)
+    @inline(never) @usableFromInline
     mutating func refill() {
         outIndex = 0
         outCount = 0
-        lastEmitted = nil
-        // The arena's reference here would make it look shared to the state's check.
-        arena = FieldBytes.empty
         withState { $0.refill() }
         outCount = storage.state.pointee.out.count
         events = UnsafePointer(storage.state.pointee.out.base)
@@ -145,10 +158,21 @@ public struct GeneratedSession: TypistSession, Sendable {
 /// check per key. Copies of a session share it until one generates (`withState`).
 final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
 
-    /// Storage holding the state `makeState` makes (in the object itself: one allocation).
+    /// Bytes of the object's own for the query's target and for its base text, which
+    /// `make` lends the state: most queries need no more, so a session allocates neither.
+    static let targetCapacity = 128
+    static let baseCapacity = 64
+
+    /// Storage holding the state `makeState` makes (in the object itself: one allocation)
+    /// from the target and base text buffers it is lent.
     @inline(__always)
-    static func make(_ makeState: () -> SessionState) -> SessionStorage {
-        unsafeDowncast(create(minimumCapacity: 0) { _ in makeState() }, to: SessionStorage.self)
+    static func make(_ makeState: (_ target: RawBuffer<UInt8>, _ baseBytes: RawBuffer<UInt8>) -> SessionState) -> SessionStorage {
+        unsafeDowncast(create(minimumCapacity: targetCapacity + baseCapacity) { buffer in
+            buffer.withUnsafeMutablePointerToElements { bytes in
+                makeState(RawBuffer(lending: bytes, capacity: targetCapacity),
+                          RawBuffer(lending: bytes + targetCapacity, capacity: baseCapacity))
+            }
+        }, to: SessionStorage.self)
     }
 
     /// The state, at the same address for the storage's life.
@@ -156,12 +180,12 @@ final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
     var state: UnsafeMutablePointer<SessionState> { withUnsafeMutablePointerToHeader { $0 } }
 
     deinit {
-        state.pointee.freeBuffers()
+        state.pointee.deallocateBuffers()
     }
 
     /// Storage with a copy of the state and buffers of its own.
     func copy() -> SessionStorage {
-        .make { state.pointee.copy() }
+        .make { state.pointee.copy(target: $0, baseBytes: $1) }
     }
 }
 
@@ -192,12 +216,12 @@ struct SessionState {
     var editor: FieldEditor
     /// The plan of the current query: keys, the typed bytes they produce, and its words.
     var keys = RawBuffer<PlanKey>()
-    var target = RawBuffer<UInt8>()
+    var target: RawBuffer<UInt8>
     var words = RawBuffer<PlannedWord>()
     /// Editor states before each key of the plan on the track typed so far.
     var marks = RawBuffer<FieldEditor.Mark>()
     /// The field's text when the query started (what clearing part-way returns to).
-    var baseBytes = RawBuffer<UInt8>()
+    var baseBytes: RawBuffer<UInt8>
     /// Scratch bytes for building a field text.
     var scratch = RawBuffer<UInt8>()
 
@@ -240,17 +264,21 @@ struct SessionState {
         var byteEnd: Int
     }
 
-    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator) {
+    /// `target` and `baseBytes` are the empty buffers the state's storage lends it.
+    init(profile: TypistProfile, settings: PopulationSettings, rng: SeededGenerator, target: RawBuffer<UInt8>, baseBytes: RawBuffer<UInt8>) {
         self.profile = profile
+        self.target = target
+        self.baseBytes = baseBytes
         self.settings = settings
         // Read through the shared settings field by field: calling a method of the config would
         // copy all of it (and retain its arrays) for every session.
         let desktop = profile.device == .desktop
-        pasteRate = desktop ? settings.config.desktop.pasteRate : settings.config.mobile.pasteRate
-        predictionRate = desktop ? settings.config.desktop.predictionRate : settings.config.mobile.predictionRate
+        let device = desktop ? settings.deviceDraws.desktop : settings.deviceDraws.mobile
+        pasteRate = device.pasteRate
+        predictionRate = device.predictionRate
         self.pool = settings.pool(profile.language)
         self.rng = rng
-        self.sampler = profile.device == .desktop ? settings.samplers.desktop : settings.samplers.mobile
+        self.sampler = desktop ? settings.samplers.desktop : settings.samplers.mobile
         pairFactors = desktop ? settings.pairFactors.desktop : settings.pairFactors.mobile
         // About one key in six starts a word; rollover keys take about 55 % of an interval.
         let firstShare = 0.16
@@ -260,18 +288,18 @@ struct SessionState {
         editor = FieldEditor(pinyinInField: settings.config.pinyinInField)
         hesitationThreshold = settings.hesitationThreshold
         suggestionLookThreshold = settings.suggestionLookThreshold
-        slipThreshold = SeededGenerator.threshold(profile.slipRate)
+        // The profile's slip rate is its device's.
+        slipThreshold = profile.slipRate == device.slipRate ? device.slipThreshold : SeededGenerator.threshold(profile.slipRate)
         rolloverThreshold = SeededGenerator.threshold(profile.rolloverRate)
     }
 
     /// Gives the per-query buffers room for a typical query: a finished session's buffers if
     /// this thread has some spare (see `SessionBuffers`), otherwise new ones within the
-    /// allocator's small, cached classes; the target is the session's own (the public
-    /// properties read it after the session is over). Done at the first query rather than in `init`, so
-    /// that sessions made ahead (a runner makes all of its typists' at once) hold no buffers
-    /// until they type.
+    /// allocator's small, cached classes; the target and the base text are the session's own
+    /// (the public properties read them after the session is over), in its storage. Done at
+    /// the first query rather than in `init`, so that sessions made ahead (a runner makes all
+    /// of its typists' at once) hold no buffers until they type.
     mutating func reserveBuffers() {
-        target.reserveCapacity(128)
         if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
         words.reserveCapacity(16)
@@ -304,23 +332,26 @@ struct SessionState {
         editor.exchangeBuffers(committed: &buffers.committed, pinyin: &buffers.pinyin, pinyinShown: &buffers.pinyinShown)
     }
 
-    /// Frees the raw buffers (the storage is going away).
-    mutating func freeBuffers() {
-        target.free()
-        baseBytes.free()
-        keys.free()
-        words.free()
-        marks.free()
-        out.free()
-        scratch.free()
-        editor.freeBuffers()
+    /// Frees the raw buffers, which leaves the state unusable (the storage is going away).
+    mutating func deallocateBuffers() {
+        target.deallocate()
+        baseBytes.deallocate()
+        keys.deallocate()
+        words.deallocate()
+        marks.deallocate()
+        out.deallocate()
+        scratch.deallocate()
+        editor.deallocateBuffers()
     }
 
-    /// The same state with raw buffers of its own.
-    func copy() -> SessionState {
+    /// The same state with raw buffers of its own: the target and base text in the empty
+    /// buffers given (see `SessionStorage.make`), the others allocated.
+    func copy(target: RawBuffer<UInt8>, baseBytes: RawBuffer<UInt8>) -> SessionState {
         var copy = self
-        copy.target = target.copy()
-        copy.baseBytes = baseBytes.copy()
+        copy.target = target
+        copy.target.append(contentsOf: self.target.elements)
+        copy.baseBytes = baseBytes
+        copy.baseBytes.append(contentsOf: self.baseBytes.elements)
         copy.keys = keys.copy()
         copy.words = words.copy()
         copy.marks = marks.copy()

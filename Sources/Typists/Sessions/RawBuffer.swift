@@ -11,11 +11,23 @@ struct RawBuffer<Element> {
     private(set) var base: UnsafeMutablePointer<Element>
     private(set) var count = 0
     private(set) var capacity = 0
+    /// Whether `base` was allocated here (and is freed here); memory lent with
+    /// `init(lending:capacity:)` is not, and the buffer moves to memory of its own to grow.
+    private var ownsMemory = true
 
     /// An empty buffer that has allocated nothing.
     init() {
         assert(_isPOD(Element.self), "RawBuffer holds trivial values only: it never deinitializes them")
         base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!
+    }
+
+    /// An empty buffer in `capacity` elements at `memory`, which its lender keeps allocated
+    /// while the buffer is used and frees itself.
+    init(lending memory: UnsafeMutablePointer<Element>, capacity: Int) {
+        assert(_isPOD(Element.self), "RawBuffer holds trivial values only: it never deinitializes them")
+        base = memory
+        self.capacity = capacity
+        ownsMemory = false
     }
 
     var isEmpty: Bool { count == 0 }
@@ -38,6 +50,16 @@ struct RawBuffer<Element> {
         if count == capacity { grow(to: count + 1) }
         base[count] = element
         count += 1
+    }
+
+    /// Appends three elements, with one check for room.
+    @inline(__always)
+    mutating func append(_ first: Element, _ second: Element, _ third: Element) {
+        if count + 3 > capacity { grow(to: count + 3) }
+        base[count] = first
+        base[count + 1] = second
+        base[count + 2] = third
+        count += 3
     }
 
     @inline(__always)
@@ -106,9 +128,10 @@ struct RawBuffer<Element> {
         let newCapacity = Swift.max(minimum, 2 * capacity, 16)
         let grown = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
         if count > 0 { grown.update(from: base, count: count) }
-        if capacity > 0 { base.deallocate() }
+        if capacity > 0 && ownsMemory { base.deallocate() }
         base = grown
         capacity = newCapacity
+        ownsMemory = true
     }
 
     /// A buffer with the same elements in memory of its own.
@@ -120,7 +143,12 @@ struct RawBuffer<Element> {
 
     /// Frees the memory; the buffer is empty after it.
     mutating func free() {
-        if capacity > 0 { base.deallocate() }
+        if capacity > 0 && ownsMemory { base.deallocate() }
         self = RawBuffer()
+    }
+
+    /// Frees the memory and leaves the buffer unusable: for an owner that is going away.
+    func deallocate() {
+        if capacity > 0 && ownsMemory { base.deallocate() }
     }
 }
