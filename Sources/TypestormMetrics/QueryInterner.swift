@@ -12,15 +12,21 @@ struct QueryRef: Hashable, Sendable {
 ///
 /// Most of a typist's records name the same query as that typist's record before (a keystroke,
 /// then the debounce wait for it; a commit, then its request, its apply, its display), so each
-/// typist's last key is compared first, in place. Other keys go through a small open-addressing
-/// table hashed with FNV-1a over the key's bytes: a query is a few bytes, and `Hasher`'s
-/// SipHash through `Dictionary` cost several times more per keystroke.
+/// typist's last key is compared first, in place. Those records mostly carry one and the same
+/// identity box (the strategy's), so the table keeps, per key, the box it last saw for it and
+/// its address: the same box again is a match by address, without reading the strings. Other
+/// keys go through a small open-addressing table hashed with FNV-1a over the key's bytes: a
+/// query is a few bytes, and `Hasher`'s SipHash through `Dictionary` cost several times more per
+/// keystroke.
 ///
 /// - Complexity: O(1) expected per lookup; memory O(distinct queries of the run + typists).
 struct QueryInterner: Sendable {
     /// The key of each ref, by `raw`, and its hash.
     private var keys: [QueryIdentity] = []
     private var hashes: [UInt64] = []
+    /// The address of each key's box (`QueryIdentity.boxAddress`), by `raw`. `keys` holds the
+    /// box, so no other box can have that address while it is there.
+    private var boxes: [UInt] = []
     /// Open addressing, linear probing: a ref plus one, 0 for an empty slot. A power of two in
     /// size, at most half full.
     private var slots: [UInt32] = Array(repeating: 0, count: 1024)
@@ -55,6 +61,7 @@ struct QueryInterner: Sendable {
         dropped += keys.count - live.count
         keys = []
         hashes = []
+        boxes = []
         var size = 1024
         while size < live.count * 2 { size *= 2 }
         slots = Array(repeating: 0, count: size)
@@ -66,6 +73,7 @@ struct QueryInterner: Sendable {
             slots[slot] = UInt32(keys.count) &+ 1
             keys.append(key)
             hashes.append(hash)
+            boxes.append(key.boxAddress)
         }
         limit = max(floor, live.count * 4)
     }
@@ -80,8 +88,19 @@ struct QueryInterner: Sendable {
     }
 
     private mutating func intern(_ key: QueryIdentity, typist: Int) -> QueryRef {
+        let box = key.boxAddress
         let last = recent[typist]
-        if last != 0, keys[Int(last &- 1)] == key { return QueryRef(raw: last &- 1) }
+        if last != 0 {
+            let raw = Int(last &- 1)
+            if boxes[raw] == box { return QueryRef(raw: last &- 1) }
+            if keys[raw] == key {
+                // The same query in another box: the records after this one usually carry this
+                // box (a keystroke's identity is made by the host, the rest by the strategy).
+                keys[raw] = key
+                boxes[raw] = box
+                return QueryRef(raw: last &- 1)
+            }
+        }
         let hash = Self.hash(key)
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -98,6 +117,7 @@ struct QueryInterner: Sendable {
         let raw = UInt32(keys.count)
         keys.append(key)
         hashes.append(hash)
+        boxes.append(box)
         slots[slot] = raw &+ 1
         if keys.count * 2 > slots.count { grow() }
         recent[typist] = raw &+ 1
@@ -141,4 +161,12 @@ struct QueryInterner: Sendable {
         hash = hash &* 0xBF58_476D_1CE4_E5B9
         return hash ^ (hash >> 32)
     }
+}
+
+extension QueryIdentity {
+    /// The address of the immutable box that holds the identity's parts: an identity is one
+    /// reference to it (`unsafeBitCast` traps if that ever changes). While a box is alive no
+    /// other has its address, so two live identities with equal addresses are equal.
+    @inline(__always)
+    var boxAddress: UInt { unsafeBitCast(self, to: UInt.self) }
 }
