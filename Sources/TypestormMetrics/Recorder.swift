@@ -63,7 +63,56 @@ public struct Recorder: RecordSink, Sendable {
 
     /// Records one fact about typist slot `typist` at `time` (nanoseconds on the runner's clock,
     /// the run starting at 0).
+    @inlinable
     public mutating func record(_ record: Record, typist: Int, at time: Int64) {
+        // Inlined where the record is made, so that the records a runner sends for nearly every
+        // keystroke or request go straight to their own bookkeeping, without a `Record` built
+        // and taken apart again.
+        switch record {
+        case let .inputLag(lag):
+            inputLag(lag, at: time)
+        case let .scheduleLag(lag):
+            scheduleLag(lag, at: time)
+        case let .workStopped(id, reason):
+            workStopped(id: id, reason: reason, typist: typist, at: time)
+        case let .backendStopped(id, work):
+            backendStopped(id: id, work: work, typist: typist, at: time)
+        default:
+            recordAny(record, typist: typist, at: time)
+        }
+    }
+
+    /// `record(.inputLag(_:))`.
+    @usableFromInline
+    mutating func inputLag(_ lag: Int64, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.inputLag.record(lag)
+    }
+
+    /// `record(.scheduleLag(_:))`.
+    @usableFromInline
+    mutating func scheduleLag(_ lag: Int64, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.scheduleLag.record(lag)
+    }
+
+    /// `record(.workStopped(id:reason:))`.
+    @usableFromInline
+    mutating func workStopped(id: UInt64, reason: StopReason, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].workStopped(id, reason: reason, at: time, totals: &totals)
+    }
+
+    /// `record(.backendStopped(id:work:))`.
+    @usableFromInline
+    mutating func backendStopped(id: UInt64, work: BackendWork, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
+    }
+
+    /// `record(_:typist:at:)` for any record.
+    @usableFromInline
+    mutating func recordAny(_ record: Record, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         switch record {
         case let .keystroke(_, query):
