@@ -27,6 +27,8 @@ struct QueryInterner: Sendable {
     /// The address of each key's box (`QueryIdentity.boxAddress`), by `raw`. `keys` holds the
     /// box, so no other box can have that address while it is there.
     private var boxes: [UInt] = []
+    /// The length of each key's text in UTF-8, by `raw`.
+    private var lengths: [Int] = []
     /// Open addressing, linear probing: a ref plus one, 0 for an empty slot. A power of two in
     /// size, at most half full.
     private var slots: [UInt32] = Array(repeating: 0, count: 1024)
@@ -62,6 +64,7 @@ struct QueryInterner: Sendable {
         keys = []
         hashes = []
         boxes = []
+        lengths = []
         var size = 1024
         while size < live.count * 2 { size *= 2 }
         slots = Array(repeating: 0, count: size)
@@ -74,26 +77,37 @@ struct QueryInterner: Sendable {
             keys.append(key)
             hashes.append(hash)
             boxes.append(key.boxAddress)
+            lengths.append(key.text.utf8.count)
         }
         limit = max(floor, live.count * 4)
     }
 
+    /// Inlined: the typist's last box again, the common case, costs two loads and a compare.
+    @inline(__always)
     mutating func ref(_ key: QueryIdentity, typist: Int) -> QueryRef {
-        intern(key, typist: typist)
-    }
-
-    mutating func ref(_ key: QueryIdentity?, typist: Int) -> QueryRef? {
-        guard let key else { return nil }
+        let last = recent[typist]
+        if last != 0, boxes[Int(last &- 1)] == key.boxAddress { return QueryRef(raw: last &- 1) }
         return intern(key, typist: typist)
     }
 
+    @inline(__always)
+    mutating func ref(_ key: QueryIdentity?, typist: Int) -> QueryRef? {
+        switch key {
+        case .none: nil
+        case let .some(key): ref(key as QueryIdentity, typist: typist) as QueryRef
+        }
+    }
+
+    /// `ref` past the typist's last box.
+    @inline(never)
     private mutating func intern(_ key: QueryIdentity, typist: Int) -> QueryRef {
         let box = key.boxAddress
         let last = recent[typist]
         if last != 0 {
             let raw = Int(last &- 1)
-            if boxes[raw] == box { return QueryRef(raw: last &- 1) }
-            if keys[raw] == key {
+            // A keystroke's query is usually new: texts of different lengths differ without a
+            // string comparison.
+            if lengths[raw] == key.text.utf8.count, keys[raw] == key {
                 // The same query in another box: the records after this one usually carry this
                 // box (a keystroke's identity is made by the host, the rest by the strategy).
                 keys[raw] = key
@@ -118,6 +132,7 @@ struct QueryInterner: Sendable {
         keys.append(key)
         hashes.append(hash)
         boxes.append(box)
+        lengths.append(key.text.utf8.count)
         slots[slot] = raw &+ 1
         if keys.count * 2 > slots.count { grow() }
         recent[typist] = raw &+ 1

@@ -420,13 +420,20 @@ struct Track: Sendable {
     }
 
     mutating func waitFired(_ id: UInt64) {
-        if let index = waits.firstIndex(where: { $0.id == id }) { waits.remove(at: index) }
+        if let index = waits.firstIndex(where: { $0.id == id }) { removeWait(at: index) }
+    }
+
+    /// Usually the last (a typist has one wait open at a time), which `removeLast` takes without
+    /// moving any.
+    @discardableResult
+    mutating func removeWait(at index: Int) -> Wait {
+        index == waits.count - 1 ? waits.removeLast() : waits.remove(at: index)
     }
 
     mutating func cancelRequested(_ id: UInt64, wait: Bool, at time: Int64, totals: inout Totals) {
         if wait {
             guard let index = waits.firstIndex(where: { $0.id == id }) else { return }
-            let obsoleteAt = waits.remove(at: index).obsoleteAt
+            let obsoleteAt = removeWait(at: index).obsoleteAt
             if obsoleteAt >= 0 {
                 totals.signalLatency.record(time - obsoleteAt)
             } else {
@@ -522,7 +529,8 @@ struct Track: Sendable {
 
     /// Counts the unit's work as useful or wasted and forgets it.
     mutating func finalize(_ index: Int, totals: inout Totals) {
-        let unit = units.remove(at: index)
+        // Usually the last (the newest request), which `removeLast` takes without moving any.
+        let unit = index == units.count - 1 ? units.removeLast() : units.remove(at: index)
         if !(unit.completed && unit.applied && !unit.staleAtCompletion) {
             totals.wastedRequests += 1
             totals.wastedServiceNs += unit.serviceNanos
