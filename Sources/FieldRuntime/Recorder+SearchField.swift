@@ -35,8 +35,16 @@ extension RecordSink {
             }
         case let .cancelTimer(id):
             if isDebounceWait { cancelRequested(id: id, wait: true, typist: typist, at: time) }
-        case let .sendRequest(id, query), let .runLocally(id, query):
+        // One case per pattern: a shared binding (`let .a(x), let .b(x)`) copied the whole
+        // effect (or display state) out first.
+        case let .sendRequest(id, query):
             // The lag is not known yet: the runner reports it with the request's end.
+            if identitiesTrimmed {
+                requestStarted(id: id, query: query, lag: nil, typist: typist, at: time)
+            } else {
+                requestStarted(id: id, query: query.trimmed(), lag: nil, typist: typist, at: time)
+            }
+        case let .runLocally(id, query):
             if identitiesTrimmed {
                 requestStarted(id: id, query: query, lag: nil, typist: typist, at: time)
             } else {
@@ -44,18 +52,18 @@ extension RecordSink {
             }
         case let .cancelRequest(id):
             cancelRequested(id: id, wait: false, typist: typist, at: time)
-        case let .display(state):
-            let kind = state.recordedKind
-            switch state {
-            case .idle, .loading, .stalled:
-                display(kind, query: nil, typist: typist, at: time)
-            case let .results(query, _), let .empty(query), let .error(query):
-                if identitiesTrimmed {
-                    display(kind, query: query, typist: typist, at: time)
-                } else {
-                    display(kind, query: query.trimmed(), typist: typist, at: time)
-                }
-            }
+        case .display(.idle):
+            display(.idle, query: nil, typist: typist, at: time)
+        case .display(.loading):
+            display(.loading, query: nil, typist: typist, at: time)
+        case .display(.stalled):
+            display(.stalled, query: nil, typist: typist, at: time)
+        case let .display(.results(query, _)):
+            display(.results, query: identitiesTrimmed ? query : query.trimmed(), typist: typist, at: time)
+        case let .display(.empty(query)):
+            display(.empty, query: identitiesTrimmed ? query : query.trimmed(), typist: typist, at: time)
+        case let .display(.error(query)):
+            display(.error, query: identitiesTrimmed ? query : query.trimmed(), typist: typist, at: time)
         case .setFieldText:
             break
         case let .commit(query, cached):
@@ -79,21 +87,6 @@ extension RecordSink {
             record(.discard(id: id), typist: typist, at: time)
         case let .writeBack(reentries, runaway, broke):
             record(.writeBack(reentries: reentries, runaway: runaway, brokeComposition: broke), typist: typist, at: time)
-        }
-    }
-}
-
-extension DisplayState {
-    /// The recorder's kind of a display state (the query it shows, trimmed, is its key).
-    @inlinable
-    var recordedKind: DisplayKind {
-        switch self {
-        case .idle: .idle
-        case .loading: .loading
-        case .stalled: .stalled
-        case .results: .results
-        case .empty: .empty
-        case .error: .error
         }
     }
 }

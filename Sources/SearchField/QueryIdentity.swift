@@ -51,6 +51,16 @@ public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
         a._extras == b._extras && a._text == b._text
     }
 
+    /// Whether `other` is this very value: the same text string (or the same inline small
+    /// string) and the same scope and tokens. Enough for equality, not needed for it (equal
+    /// texts in two strings are equal but not the same value); it never reads the text's bytes.
+    @inlinable @inline(__always)
+    package func isSameValue(as other: QueryIdentity) -> Bool {
+        typealias Bits = (UInt64, UInt64)
+        let mine = unsafeBitCast(_text, to: Bits.self), theirs = unsafeBitCast(other._text, to: Bits.self)
+        return _extras == other._extras && mine.0 == theirs.0 && mine.1 == theirs.1
+    }
+
     public var description: String {
         var parts = "\"\(text)\""
         if let scope { parts += " in \(scope)" }

@@ -157,6 +157,9 @@ public struct Histogram: Sendable, Equatable {
     public var isEmpty: Bool { totalCount == 0 }
 
     /// Records `value` once (negative values are recorded as 0).
+    ///
+    /// Inlined into the recorder's bookkeeping (its calls cost as much as the record).
+    @inline(__always)
     public mutating func record(_ value: Int64) {
         // The one-count case, on every metric of every event: no multiply, no overflow report.
         let value = Swift.max(0, value)

@@ -12,15 +12,19 @@ struct QueryRef: Hashable, Sendable {
 ///
 /// Most of a typist's records name the same query as that typist's record before (a keystroke,
 /// then the debounce wait for it; a commit, then its request, its apply, its display), so each
-/// typist's last key is compared first, in place. Other keys go through a small open-addressing
-/// table hashed with FNV-1a over the key's bytes: a query is a few bytes, and `Hasher`'s
-/// SipHash through `Dictionary` cost several times more per keystroke.
+/// typist's last key is compared first, in place: those records mostly carry the same text
+/// (the field's one string, or one inline small string), which compares equal by its bits
+/// without reading its bytes. Other keys go through a small open-addressing table hashed with
+/// FNV-1a over the key's bytes: a query is a few bytes, and `Hasher`'s SipHash through
+/// `Dictionary` cost several times more per keystroke.
 ///
 /// - Complexity: O(1) expected per lookup; memory O(distinct queries of the run + typists).
 struct QueryInterner: Sendable {
     /// The key of each ref, by `raw`, and its hash.
     private var keys: [QueryIdentity] = []
     private var hashes: [UInt64] = []
+    /// The length of each key's text in UTF-8, by `raw`.
+    private var lengths: [Int] = []
     /// Open addressing, linear probing: a ref plus one in the low 32 bits (0 for an empty slot),
     /// the high 32 bits of its key's hash above them, so that a probe passes other keys without
     /// reading their hashes or keys (the table outgrows the caches in a long run, and each of
@@ -57,6 +61,7 @@ struct QueryInterner: Sendable {
         dropped += keys.count - live.count
         keys = []
         hashes = []
+        lengths = []
         var size = 1024
         while size < live.count * 2 { size *= 2 }
         slots = Array(repeating: 0, count: size)
@@ -68,22 +73,39 @@ struct QueryInterner: Sendable {
             slots[slot] = Self.entry(raw: UInt32(keys.count), hash: hash)
             keys.append(key)
             hashes.append(hash)
+            lengths.append(key.text.utf8.count)
         }
         limit = max(floor, live.count * 4)
     }
 
+    /// Inlined: the typist's last key again, the common case, costs a few loads and compares
+    /// when its text is the same string.
+    @inline(__always)
     mutating func ref(_ key: QueryIdentity, typist: Int) -> QueryRef {
-        intern(key, typist: typist)
-    }
-
-    mutating func ref(_ key: QueryIdentity?, typist: Int) -> QueryRef? {
-        guard let key else { return nil }
+        let last = recent[typist]
+        if last != 0, keys[Int(last &- 1)].isSameValue(as: key) { return QueryRef(raw: last &- 1) }
         return intern(key, typist: typist)
     }
 
+    @inline(__always)
+    mutating func ref(_ key: QueryIdentity?, typist: Int) -> QueryRef? {
+        switch key {
+        case .none: nil
+        case let .some(key): ref(key as QueryIdentity, typist: typist) as QueryRef
+        }
+    }
+
+    /// `ref` past the typist's last key held as the same value.
+    @inline(never)
     private mutating func intern(_ key: QueryIdentity, typist: Int) -> QueryRef {
+        let length = key.text.utf8.count
         let last = recent[typist]
-        if last != 0, keys[Int(last &- 1)] == key { return QueryRef(raw: last &- 1) }
+        if last != 0 {
+            let raw = Int(last &- 1)
+            // A keystroke's query is usually new: texts of different lengths differ without a
+            // string comparison.
+            if lengths[raw] == length, keys[raw] == key { return QueryRef(raw: last &- 1) }
+        }
         let hash = Self.hash(key)
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -93,7 +115,7 @@ struct QueryInterner: Sendable {
             if entry == 0 { break }
             if entry & 0xFFFF_FFFF_0000_0000 == high {
                 let raw = UInt32(truncatingIfNeeded: entry) &- 1
-                if keys[Int(raw)] == key {
+                if lengths[Int(raw)] == length, keys[Int(raw)] == key {
                     recent[typist] = raw &+ 1
                     return QueryRef(raw: raw)
                 }
@@ -103,6 +125,7 @@ struct QueryInterner: Sendable {
         let raw = UInt32(keys.count)
         keys.append(key)
         hashes.append(hash)
+        lengths.append(length)
         slots[slot] = Self.entry(raw: raw, hash: hash)
         if keys.count * 2 > slots.count { grow() }
         recent[typist] = raw &+ 1

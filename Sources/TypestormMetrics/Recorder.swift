@@ -63,7 +63,56 @@ public struct Recorder: RecordSink, Sendable {
 
     /// Records one fact about typist slot `typist` at `time` (nanoseconds on the runner's clock,
     /// the run starting at 0).
+    @inlinable
     public mutating func record(_ record: Record, typist: Int, at time: Int64) {
+        // Inlined where the record is made, so that the records a runner sends for nearly every
+        // keystroke or request go straight to their own bookkeeping, without a `Record` built
+        // and taken apart again.
+        switch record {
+        case let .inputLag(lag):
+            inputLag(lag, at: time)
+        case let .scheduleLag(lag):
+            scheduleLag(lag, at: time)
+        case let .workStopped(id, reason):
+            workStopped(id: id, reason: reason, typist: typist, at: time)
+        case let .backendStopped(id, work):
+            backendStopped(id: id, work: work, typist: typist, at: time)
+        default:
+            recordAny(record, typist: typist, at: time)
+        }
+    }
+
+    /// `record(.inputLag(_:))`.
+    @usableFromInline
+    mutating func inputLag(_ lag: Int64, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.inputLag.record(lag)
+    }
+
+    /// `record(.scheduleLag(_:))`.
+    @usableFromInline
+    mutating func scheduleLag(_ lag: Int64, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        totals.scheduleLag.record(lag)
+    }
+
+    /// `record(.workStopped(id:reason:))`.
+    @usableFromInline
+    mutating func workStopped(id: UInt64, reason: StopReason, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].workStopped(id, reason: reason, at: time, totals: &totals)
+    }
+
+    /// `record(.backendStopped(id:work:))`.
+    @usableFromInline
+    mutating func backendStopped(id: UInt64, work: BackendWork, typist: Int, at time: Int64) {
+        if time > totals.runEnd { totals.runEnd = time }
+        tracks[typist].backendStopped(id, work: work, at: time, totals: &totals)
+    }
+
+    /// `record(_:typist:at:)` for any record.
+    @usableFromInline
+    mutating func recordAny(_ record: Record, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
         switch record {
         case let .keystroke(_, query):
@@ -371,13 +420,20 @@ struct Track: Sendable {
     }
 
     mutating func waitFired(_ id: UInt64) {
-        if let index = waits.firstIndex(where: { $0.id == id }) { waits.remove(at: index) }
+        if let index = waits.firstIndex(where: { $0.id == id }) { removeWait(at: index) }
+    }
+
+    /// Usually the last (a typist has one wait open at a time), which `removeLast` takes without
+    /// moving any.
+    @discardableResult
+    mutating func removeWait(at index: Int) -> Wait {
+        index == waits.count - 1 ? waits.removeLast() : waits.remove(at: index)
     }
 
     mutating func cancelRequested(_ id: UInt64, wait: Bool, at time: Int64, totals: inout Totals) {
         if wait {
             guard let index = waits.firstIndex(where: { $0.id == id }) else { return }
-            let obsoleteAt = waits.remove(at: index).obsoleteAt
+            let obsoleteAt = removeWait(at: index).obsoleteAt
             if obsoleteAt >= 0 {
                 totals.signalLatency.record(time - obsoleteAt)
             } else {
@@ -473,7 +529,8 @@ struct Track: Sendable {
 
     /// Counts the unit's work as useful or wasted and forgets it.
     mutating func finalize(_ index: Int, totals: inout Totals) {
-        let unit = units.remove(at: index)
+        // Usually the last (the newest request), which `removeLast` takes without moving any.
+        let unit = index == units.count - 1 ? units.removeLast() : units.remove(at: index)
         if !(unit.completed && unit.applied && !unit.staleAtCompletion) {
             totals.wastedRequests += 1
             totals.wastedServiceNs += unit.serviceNanos

@@ -48,6 +48,12 @@ package struct Timeline: Sendable, Equatable {
     /// `completed`: it delivered an answer.
     mutating func requestStopped(start: Int64, end: Int64, completed didComplete: Bool) {
         let last = Self.bucket(end)
+        // Most requests start and stop within one bucket that already exists.
+        if start >= 0, start < end, last < started.count, Self.bucket(start) == last {
+            if didComplete { completed[last] &+= 1 }
+            inFlightNanos[last] &+= end &- start
+            return
+        }
         grow(to: last)
         if didComplete { completed[last] += 1 }
         var from = max(0, start)
