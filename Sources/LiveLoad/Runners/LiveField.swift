@@ -80,6 +80,9 @@ final class LiveFieldQueue: @unchecked Sendable {
     private var unlisted: [Bool] = []
     private let inbox = Locked(Inbox())
     private let wake = DispatchSemaphore(value: 0)
+    /// Requests to the engine made since the last `submitSearches(to:)` (touched only by the
+    /// owning thread).
+    private var searches: [EngineSearchBackend.Job] = []
 
     init() {}
 
@@ -134,6 +137,16 @@ final class LiveFieldQueue: @unchecked Sendable {
             }
         }
         return unlisted[field]
+    }
+
+    /// Holds a request to the engine until the batch of events that made it is over.
+    func hold(_ search: EngineSearchBackend.Job) {
+        searches.append(search)
+    }
+
+    /// Hands the requests held since the last call to `engine` in one go.
+    func submitSearches(to engine: EngineSearchBackend?) {
+        if let engine, !searches.isEmpty { engine.submit(&searches) }
     }
 
     /// The earliest entry if it is due at `now` (run time), taken out.
@@ -214,9 +227,15 @@ struct LiveFieldActions: FieldRunner {
         intendedTimes.append((id, time))
         let (queue, slot) = (self.queue, self.slot)
         let request = LiveSearchRequest(typist: slot, id: id, query: query, local: local, intendedNanos: shared.nanos(atRunTime: time))
-        return shared.backend.start(request) { outcome in
+        let completion: @Sendable (LiveSearchOutcome) -> Void = { outcome in
             queue.post(.completed(slot: slot, id: id, local: local, outcome))
         }
+        // The engine gets the batch's requests at once, as the thread finishes the batch (the
+        // wait until then is schedule lag, as for any client that sends once it gets round to it).
+        guard let engine = shared.engine else { return shared.backend.start(request, completion: completion) }
+        let job = engine.prepare(request, completion: completion)
+        queue.hold(job)
+        return job
     }
 
     func cancelRequest(_ handle: any LiveSearchTicket, id: RequestID, typist: Int, at time: Int64) {

@@ -136,6 +136,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
                     }
                 }
                 messages.removeAll(keepingCapacity: true)
+                queue.submitSearches(to: shared.engine)
             }
             reportQuiet()
             for (reply, unfinished) in replies { reply(unfinished) }
@@ -156,6 +157,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
                         entry = next
                     }
                 }
+                queue.submitSearches(to: shared.engine)
             }
             reportQuiet()
             // Nothing is due at `now`. A thread with nothing due sleeps at least the coalescing
