@@ -189,7 +189,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     /// Fetches the typist's next action and puts it on the wheel; a session that ran out ends.
     private func advance(_ field: LiveField<Strategy>, at now: Int64, recorder: inout Recorder) {
         guard field.typing else { return }
-        guard let event = field.session.next() else {
+        guard let event = field.nextAction() else {
             finishTyping(field, at: now, recorder: &recorder)
             return
         }
