@@ -31,6 +31,10 @@ package final class WorkerPool<Job: Sendable>: Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)
     private let perform: @Sendable (Job) -> Void
+    /// Set for a pool made with `performBatch`: a thread takes up to `batchLimit` waiting jobs
+    /// at once and runs them in one call.
+    private let performBatch: (@Sendable (inout [Job]) -> Void)?
+    private let batchLimit: Int
 
     /// `threads` threads named `name-0`, `name-1`, … calling `perform` for each job in arrival
     /// order. `capacity`: jobs that may wait (`Int.max`: unbounded). `startSuspended`: the threads
@@ -41,11 +45,32 @@ package final class WorkerPool<Job: Sendable>: Sendable {
         self.capacity = capacity
         threadCount = threads
         self.perform = perform
+        performBatch = nil
+        batchLimit = 1
+        startThreads(name: name, startSuspended: startSuspended)
+    }
+
+    /// `threads` threads that each take the jobs waiting when it wakes (up to `batchLimit`,
+    /// shared out fairly between the threads) and hand them to `performBatch` in arrival order,
+    /// in one call: a caller that hands the pool several jobs at once wakes a thread once, and
+    /// the thread can answer them together. Unbounded queue.
+    package init(threads: Int, name: String, startSuspended: Bool = false, batchLimit: Int,
+                 performBatch: @escaping @Sendable (inout [Job]) -> Void) {
+        precondition(threads >= 1, "a worker pool needs at least one thread")
+        capacity = .max
+        threadCount = threads
+        perform = { _ in preconditionFailure("a batch pool runs its jobs through performBatch") }
+        self.performBatch = performBatch
+        self.batchLimit = max(1, batchLimit)
+        startThreads(name: name, startSuspended: startSuspended)
+    }
+
+    private func startThreads(name: String, startSuspended: Bool) {
         if !startSuspended { resume() }
-        for index in 0..<threads {
+        for index in 0..<threadCount {
             let thread = Thread { [self] in
                 gate.wait()
-                workLoop()
+                if performBatch != nil { batchLoop() } else { workLoop() }
             }
             thread.name = "\(name)-\(index)"
             thread.stackSize = 1 << 20
@@ -81,6 +106,26 @@ package final class WorkerPool<Job: Sendable>: Sendable {
             s.queue.append(job)
         }
         available.signal()
+    }
+
+    /// Enqueues `jobs` in order under one lock and wakes one thread for them (a batch pool's
+    /// threads take every waiting job when they wake); false (and none queued) when the pool
+    /// is stopping or the queue has no room for all of them.
+    package func enqueue(contentsOf jobs: [Job]) -> Bool {
+        guard !jobs.isEmpty else { return true }
+        let accepted = state.withLock { s -> Bool in
+            guard !s.stopping, s.queue.count + s.reserved <= capacity - jobs.count else { return false }
+            for job in jobs { s.queue.append(job) }
+            return true
+        }
+        if accepted {
+            if performBatch != nil {
+                available.signal()
+            } else {
+                for _ in jobs { available.signal() }
+            }
+        }
+        return accepted
     }
 
     /// Enqueues `job`; false (and not queued) when the queue is full or the pool is stopping.
@@ -137,6 +182,32 @@ package final class WorkerPool<Job: Sendable>: Sendable {
             guard let job = next else { continue }
             perform(job)
             state.withLock { $0.running -= 1 }
+        }
+        exited.signal()
+    }
+
+    /// `workLoop` for a batch pool: each wake-up takes the jobs waiting then (its share of them,
+    /// at most `batchLimit`). A signal whose jobs an earlier wake-up took finds none and waits
+    /// again.
+    private func batchLoop() {
+        guard let performBatch else { return }
+        var jobs: [Job] = []
+        while true {
+            available.wait()
+            let (stop, more) = state.withLock { s -> (Bool, Bool) in
+                let share = min(batchLimit, max(1, (s.queue.count + threadCount - 1) / threadCount))
+                while jobs.count < share, let job = s.queue.popFirst() { jobs.append(job) }
+                s.running += jobs.count
+                return (jobs.isEmpty && s.stopping, !s.queue.isEmpty)
+            }
+            if stop { break }
+            // Jobs left for the other threads (or this one, next): one wake-up for them.
+            if more { available.signal() }
+            guard !jobs.isEmpty else { continue }
+            let count = jobs.count
+            performBatch(&jobs)
+            jobs.removeAll(keepingCapacity: true)
+            state.withLock { $0.running -= count }
         }
         exited.signal()
     }

@@ -6,6 +6,7 @@ import SearchField
 import SearchServer
 import Testing
 import Typists
+import TypestormSystem
 @testable import LiveLoad
 
 /// A typist that types `text` one key every `interval`, starting at `start`, then leaves.
@@ -141,6 +142,40 @@ struct EngineSearchBackendTests {
         }
         #expect(results[2] == .failed(.cancelled))
         #expect(results[1] == .results(count: 0))
+    }
+
+    /// Jobs made with `prepare` leave together at `submit`; one cancelled before it never left
+    /// (no start time) and is answered at once, the others are searched and answered.
+    @Test func preparedJobsLeaveAtSubmitAndACancelledOneNeverLeaves() async throws {
+        let catalog = LiveRunnerTests.catalog
+        let backend = EngineSearchBackend(engine: SearchEngine(catalog: catalog), reference: ReferenceFilter(catalog: catalog),
+                                          workers: 1, limit: 50, startSuspended: true)
+        defer { backend.shutdown() }
+        let query = QueryIdentity(text: "zzz-no-match", scope: nil, tokens: [])
+        let outcomes = AsyncStream<(RequestID, LiveSearchOutcome)>.makeStream()
+        var jobs: [EngineSearchBackend.Job] = []
+        for id: RequestID in 1...3 {
+            jobs.append(backend.prepare(LiveSearchRequest(typist: 0, id: id, query: query, local: false, intendedNanos: 0)) {
+                outcomes.continuation.yield((id, $0))
+            })
+        }
+        jobs[1].cancel()
+        let submitted = MonotonicClock.now()
+        backend.submit(&jobs)
+        #expect(jobs.isEmpty)
+        backend.resume()
+        var results: [RequestID: LiveSearchOutcome] = [:]
+        for await (id, outcome) in outcomes.stream {
+            results[id] = outcome
+            if results.count == 3 { break }
+        }
+        #expect(results[2]?.result == .failed(.cancelled))
+        #expect(results[2]?.startedNanos == 0)
+        #expect(results[2]?.backendWork?.queueNanos == 0)
+        for id: RequestID in [1, 3] {
+            #expect(results[id]?.result == .results(count: 0))
+            #expect((results[id]?.startedNanos ?? 0) >= submitted)
+        }
     }
 }
 

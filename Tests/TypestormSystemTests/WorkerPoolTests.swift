@@ -66,4 +66,38 @@ struct WorkerPoolTests {
         pool.shutdown()
         #expect(ran.withLock { $0 } == [0])
     }
+
+    /// A batch pool's thread takes every job waiting when it wakes, in order, in one call; a
+    /// stopped pool refuses a batch.
+    @Test func aBatchPoolRunsTheWaitingJobsInOneCall() {
+        let batches = Locked<[[Int]]>([])
+        let ran = DispatchSemaphore(value: 0)
+        let pool = WorkerPool<Int>(threads: 1, name: "test-pool", startSuspended: true, batchLimit: 8) { jobs in
+            batches.withLock { $0.append(jobs) }
+            for _ in jobs { ran.signal() }
+        }
+        #expect(pool.enqueue(contentsOf: [1, 2, 3]))
+        #expect(pool.enqueue(4))
+        #expect(pool.enqueue(contentsOf: []))
+        pool.resume()
+        for _ in 0..<4 { ran.wait() }
+        #expect(batches.withLock { $0 } == [[1, 2, 3, 4]])
+        pool.shutdown()
+        #expect(!pool.enqueue(contentsOf: [5]))
+    }
+
+    /// A batch pool takes at most its limit per call, the rest on the next.
+    @Test func aBatchPoolTakesAtMostItsLimit() {
+        let batches = Locked<[[Int]]>([])
+        let ran = DispatchSemaphore(value: 0)
+        let pool = WorkerPool<Int>(threads: 1, name: "test-pool", startSuspended: true, batchLimit: 2) { jobs in
+            batches.withLock { $0.append(jobs) }
+            for _ in jobs { ran.signal() }
+        }
+        #expect(pool.enqueue(contentsOf: [1, 2, 3, 4, 5]))
+        pool.resume()
+        for _ in 0..<5 { ran.wait() }
+        #expect(batches.withLock { $0 } == [[1, 2], [3, 4], [5]])
+        pool.shutdown()
+    }
 }

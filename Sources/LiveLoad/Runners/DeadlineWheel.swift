@@ -26,6 +26,10 @@ package struct DeadlineWheel<Entry: DeadlineFiled> {
     /// `b & (bucketCount - 1)`, unordered.
     private var buckets: [[Entry]]
     private var bucketed = 0
+    /// An emptied bucket's array, kept with its capacity for the next bucket that comes due, so
+    /// that buckets do not grow anew from empty every 4.3 s (a reallocation and copy each
+    /// doubling).
+    private var spare: [Entry] = []
     /// Entries of later buckets.
     private var far = DeadlineHeap<Entry>()
     private var current: Int64 = .min
@@ -80,10 +84,10 @@ package struct DeadlineWheel<Entry: DeadlineFiled> {
             current += 1
             let index = Int(current & (Self.bucketCount - 1))
             if !buckets[index].isEmpty {
-                let entries = buckets[index]
-                buckets[index] = []
-                bucketed -= entries.count
-                for entry in entries { near.push(entry) }
+                swap(&buckets[index], &spare)
+                bucketed -= spare.count
+                for entry in spare { near.push(entry) }
+                spare.removeAll(keepingCapacity: true)
             }
             // The wheel now reaches one bucket further: take the far entries it covers.
             while let next = far.first, Self.bucket(next.deadline) - current < Self.bucketCount {

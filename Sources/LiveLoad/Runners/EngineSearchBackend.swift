@@ -15,13 +15,22 @@ import Synchronization
 /// at the engine's next cancellation check (stop latency). Searches spin
 /// the CPU, so they run on their own threads, never on the cooperative pool that runs the
 /// typists' timers.
+///
+/// Hand-offs between threads are batched, because waking a sleeping thread costs more CPU
+/// than a first-page search: a search thread takes every request waiting when it wakes and
+/// delivers their answers together after the last (an answer waits at most 50 µs for the
+/// searches after it), and the live runner's field threads hand over the requests of each batch
+/// of events at once (`prepare` and `submit`).
 public final class EngineSearchBackend: LiveSearchBackend {
     /// True: the engine reports queue and service time for every request.
     public let reportsBackendWork = true
 
-    private final class Job: LiveSearchTicket {
+    /// One request: its ticket, and what a search thread takes from the queue.
+    package final class Job: LiveSearchTicket {
         let request: LiveSearchRequest
-        let enqueuedNanos: UInt64
+        /// When the job was handed to the search threads (monotonic ns); 0 while a caller that
+        /// made it with `prepare` has not submitted it yet.
+        private let queued = Atomic<UInt64>(0)
         let flag = CancellationFlag()
         let completion: @Sendable (LiveSearchOutcome) -> Void
         /// Who answers the job: 0 while it waits, then `taken` (a search thread runs it) or
@@ -29,11 +38,16 @@ public final class EngineSearchBackend: LiveSearchBackend {
         private let claim = Atomic<UInt8>(0)
         private static let taken: UInt8 = 1, dropped: UInt8 = 2
 
-        init(request: LiveSearchRequest, enqueuedNanos: UInt64, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) {
+        init(request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) {
             self.request = request
-            self.enqueuedNanos = enqueuedNanos
             self.completion = completion
         }
+
+        /// When the job was handed to the search threads: when the request left.
+        var enqueuedNanos: UInt64 { queued.load(ordering: .relaxed) }
+
+        /// The job leaves now (before it is queued: the queue's lock publishes it).
+        func markQueued(at nanos: UInt64) { queued.store(nanos, ordering: .relaxed) }
 
         /// A search thread takes the job: false when it was answered already.
         func take() -> Bool {
@@ -41,20 +55,22 @@ public final class EngineSearchBackend: LiveSearchBackend {
         }
 
         /// Answers a job no search thread has taken as cancelled, at once; false when one has.
+        /// A job cancelled before it was submitted never left: no start time, no queue time.
         func drop() -> Bool {
             guard claim.compareExchange(expected: 0, desired: Self.dropped, ordering: .acquiringAndReleasing).exchanged else {
                 return false
             }
             let now = MonotonicClock.now()
+            let enqueued = enqueuedNanos
             completion(LiveSearchOutcome(
-                result: .failed(.cancelled), startedNanos: enqueuedNanos,
-                backendWork: BackendWork(queueNanos: Int64(now - enqueuedNanos), serviceNanos: 0)))
+                result: .failed(.cancelled), startedNanos: enqueued,
+                backendWork: BackendWork(queueNanos: enqueued == 0 ? 0 : Int64(now - enqueued), serviceNanos: 0)))
             return true
         }
 
         /// O(1): a waiting job stays in the queue, answered, and the thread that comes to it
         /// skips it (a queue of thousands is not searched on every keystroke's cancel).
-        func cancel() {
+        package func cancel() {
             flag.cancel()
             _ = drop()
         }
@@ -100,26 +116,83 @@ public final class EngineSearchBackend: LiveSearchBackend {
         self.countsTotal = countsTotal
         let (engine, reference) = (engine, reference)
         let searchCPU = searchCPU
-        pool = WorkerPool(threads: workers, name: "typestorm-search", startSuspended: startSuspended) { job in
-            guard job.take() else { return }
-            let before = CPUTime.thread()
-            Self.run(job, engine: engine, reference: reference, limit: limit, countsTotal: countsTotal, forcedPath: forcedPath)
-            searchCPU.nanos.add(CPUTime.thread() - before, ordering: .relaxed)
+        pool = WorkerPool(threads: workers, name: "typestorm-search", startSuspended: startSuspended,
+                          batchLimit: Self.batchLimit) { jobs in
+            Self.run(&jobs, engine: engine, reference: reference, limit: limit, countsTotal: countsTotal,
+                     forcedPath: forcedPath, searchCPU: searchCPU)
         }
     }
+
+    /// Jobs a search thread takes at once at most.
+    private static var batchLimit: Int { 32 }
+    /// How long answers of one batch may wait for the batch's later searches (ns): beyond
+    /// this, those ready are delivered before the next search starts.
+    private static var answerHoldNanos: UInt64 { 50_000 }
 
     /// Queues `request` for the engine's search threads; `completion` is called exactly once, with
     /// the engine's queue and service time.
     public func start(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> any LiveSearchTicket {
-        let job = Job(request: request, enqueuedNanos: MonotonicClock.now(), completion: completion)
-        if !pool.enqueue(job), job.take() {
-            completion(LiveSearchOutcome(result: .failed(.transport), startedNanos: job.enqueuedNanos))
-        }
+        var jobs = [prepare(request, completion: completion)]
+        let job = jobs[0]
+        submit(&jobs)
         return job
     }
 
-    private static func run(_ job: Job, engine: SearchEngine, reference: ReferenceFilter, limit: Int, countsTotal: Bool,
-                            forcedPath: ForcedPath?) {
+    /// The job of `request`, not yet queued: `submit(_:)` queues the jobs a caller made in a
+    /// batch of its events in one hand-off, which wakes a search thread once rather than once
+    /// each. The job is also the request's ticket: cancelled before it is submitted, it is
+    /// answered at once and never searched.
+    package func prepare(_ request: LiveSearchRequest, completion: @escaping @Sendable (LiveSearchOutcome) -> Void) -> Job {
+        Job(request: request, completion: completion)
+    }
+
+    /// Queues `jobs` (from `prepare(_:completion:)`), in order, all leaving now, and empties
+    /// the array; after a shutdown they fail as `transport`.
+    package func submit(_ jobs: inout [Job]) {
+        guard !jobs.isEmpty else { return }
+        let now = MonotonicClock.now()
+        for job in jobs { job.markQueued(at: now) }
+        if !pool.enqueue(contentsOf: jobs) {
+            for job in jobs where job.take() {
+                job.completion(LiveSearchOutcome(result: .failed(.transport), startedNanos: now))
+            }
+        }
+        jobs.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs a search thread's batch in order and answers it: the answers are delivered after
+    /// the batch's last search (or once the first waited `answerHoldNanos`), so that a field
+    /// thread with several answers in the batch is woken once for them. The search threads' CPU
+    /// is read around the searches of the batch, not each one (a thread's CPU clock is a
+    /// system call).
+    private static func run(_ jobs: inout [Job], engine: SearchEngine, reference: ReferenceFilter, limit: Int,
+                            countsTotal: Bool, forcedPath: ForcedPath?, searchCPU: CPUCount) {
+        var answers: [(Job, LiveSearchOutcome)] = []
+        answers.reserveCapacity(jobs.count)
+        var firstAnswer: UInt64 = 0
+        var cpuBefore = CPUTime.thread()
+        func deliver() {
+            searchCPU.nanos.add(CPUTime.thread() - cpuBefore, ordering: .relaxed)
+            for (job, outcome) in answers { job.completion(outcome) }
+            answers.removeAll(keepingCapacity: true)
+            cpuBefore = CPUTime.thread()
+        }
+        for job in jobs where job.take() {
+            if !answers.isEmpty, MonotonicClock.now() &- firstAnswer >= answerHoldNanos { deliver() }
+            let outcome = search(job, engine: engine, reference: reference, limit: limit, countsTotal: countsTotal,
+                                 forcedPath: forcedPath)
+            if answers.isEmpty { firstAnswer = MonotonicClock.now() }
+            answers.append((job, outcome))
+        }
+        if answers.isEmpty {
+            searchCPU.nanos.add(CPUTime.thread() - cpuBefore, ordering: .relaxed)
+        } else {
+            deliver()
+        }
+    }
+
+    private static func search(_ job: Job, engine: SearchEngine, reference: ReferenceFilter, limit: Int, countsTotal: Bool,
+                               forcedPath: ForcedPath?) -> LiveSearchOutcome {
         let started = MonotonicClock.now()
         let queueNanos = Int64(started - job.enqueuedNanos)
         let request = SearchRequest(job.request.query, limit: limit, needsTotal: countsTotal)
@@ -131,7 +204,7 @@ public final class EngineSearchBackend: LiveSearchBackend {
         let result: LiveSearchOutcome.Result = response.wasCancelled
             ? .failed(.cancelled)
             : .results(count: response.total ?? response.items.count)
-        job.completion(LiveSearchOutcome(result: result, startedNanos: job.enqueuedNanos, backendWork: work))
+        return LiveSearchOutcome(result: result, startedNanos: job.enqueuedNanos, backendWork: work)
     }
 
     /// Lets workers started suspended take jobs.

@@ -136,6 +136,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
                     }
                 }
                 messages.removeAll(keepingCapacity: true)
+                queue.submitSearches(to: shared.engine)
             }
             reportQuiet()
             for (reply, unfinished) in replies { reply(unfinished) }
@@ -156,6 +157,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
                         entry = next
                     }
                 }
+                queue.submitSearches(to: shared.engine)
             }
             reportQuiet()
             // Nothing is due at `now`. A thread with nothing due sleeps at least the coalescing
@@ -187,7 +189,7 @@ final class LiveFieldThread<Strategy: SearchFieldStrategy>: LiveFieldThreadHandl
     /// Fetches the typist's next action and puts it on the wheel; a session that ran out ends.
     private func advance(_ field: LiveField<Strategy>, at now: Int64, recorder: inout Recorder) {
         guard field.typing else { return }
-        guard let event = field.session.next() else {
+        guard let event = field.nextAction() else {
             finishTyping(field, at: now, recorder: &recorder)
             return
         }

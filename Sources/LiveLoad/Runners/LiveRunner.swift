@@ -164,15 +164,22 @@ public struct LiveRunResult: Sendable {
     /// other threads, this process's or others', had the cores. `nil` where the system does not
     /// say, or for a run without field threads.
     package var fieldThreadRunQueueWaitNanos: Int64?
+    /// The whole process's CPU time (ns, every thread) from the start of the typing to the end
+    /// of the drain: the run without making the fields before it (each typist's field and
+    /// first key) and finishing the recorders after it, which cost per typist, not per
+    /// keystroke. `nil` for a run without typists.
+    package var typingProcessCPUNanos: Int64?
 
     package init(metrics: MetricSet, elapsedNanos: Int64, undrainedTypists: Int, stoppedEarly: Bool,
-                 fieldThreadCPUNanos: Int64? = nil, fieldThreadRunQueueWaitNanos: Int64? = nil) {
+                 fieldThreadCPUNanos: Int64? = nil, fieldThreadRunQueueWaitNanos: Int64? = nil,
+                 typingProcessCPUNanos: Int64? = nil) {
         self.metrics = metrics
         self.elapsedNanos = elapsedNanos
         self.undrainedTypists = undrainedTypists
         self.stoppedEarly = stoppedEarly
         self.fieldThreadCPUNanos = fieldThreadCPUNanos
         self.fieldThreadRunQueueWaitNanos = fieldThreadRunQueueWaitNanos
+        self.typingProcessCPUNanos = typingProcessCPUNanos
     }
 }
 
@@ -249,6 +256,7 @@ public enum LiveRunner {
 
         let typingLatch = QuietLatch(count: count)
         let threads = makeThreads(shared, count) { typingLatch.arrive() }
+        let cpuAtStart = CPUTime.process()
         shared.startClock()
         threads.forEach { $0.start() }
         // A stop request ends every session at once (a typist between keys stops then, not at its
@@ -269,6 +277,7 @@ public enum LiveRunner {
                 }
             }
         }
+        let typingCPU = CPUTime.process() - cpuAtStart
         let (metrics, end) = shared.close()
         var cpu: Int64 = 0
         var waited: Int64? = 0
@@ -280,7 +289,7 @@ public enum LiveRunner {
         }
         return LiveRunResult(metrics: metrics, elapsedNanos: end, undrainedTypists: undrained,
                              stoppedEarly: monitor.isStopRequested, fieldThreadCPUNanos: cpu,
-                             fieldThreadRunQueueWaitNanos: waited)
+                             fieldThreadRunQueueWaitNanos: waited, typingProcessCPUNanos: typingCPU)
     }
 }
 
@@ -289,6 +298,9 @@ final class LiveRunShared: Sendable {
     /// Set once by `startClock()`, before any field thread runs.
     nonisolated(unsafe) private(set) var startNanos: UInt64
     let backend: any LiveSearchBackend
+    /// The backend when it is the engine in this process: a field thread then hands it the
+    /// requests of each batch of events at once (``EngineSearchBackend/submit(_:)``).
+    let engine: EngineSearchBackend?
     let monitor: LiveRunMonitor
     let quiet: QuietLatch
     /// ``LiveRunOptions/coalescingNanos``.
@@ -301,6 +313,7 @@ final class LiveRunShared: Sendable {
     init(typists: Int, threads: Int, backend: any LiveSearchBackend, settleInterval: Int64,
          coalescingNanos: Int64 = LiveRunOptions.defaultCoalescingNanos, monitor: LiveRunMonitor) {
         self.backend = backend
+        engine = backend as? EngineSearchBackend
         self.coalescingNanos = max(0, coalescingNanos)
         self.monitor = monitor
         quiet = QuietLatch(count: typists)
