@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "Locking", swiftSettings: swiftSettings),
         .target(name: "TypestormMetrics", dependencies: ["SearchField"], swiftSettings: swiftSettings),
         .target(name: "Typists", dependencies: ["Locking", "JSONReading"], swiftSettings: swiftSettings),
-        .target(name: "SearchField", dependencies: ["Locking"], swiftSettings: swiftSettings),
+        .target(name: "SearchField", swiftSettings: swiftSettings),
         .target(name: "JSONReading", swiftSettings: swiftSettings),
         .target(name: "Diagnostics", swiftSettings: swiftSettings),
 

@@ -1,4 +1,11 @@
-import Locking
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What a search is for: the normalized text, the scope and the tokens (docs/strategies.md).
 ///
@@ -79,7 +86,7 @@ public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
 /// equal numbers mean equal pairs. A process keeps the few pairs its fields use (scopes and
 /// token lists come from the scenario, not from typing), and numbers are never reused.
 @usableFromInline
-final class QueryExtras: Sendable {
+final class QueryExtras: @unchecked Sendable {
     @usableFromInline static let shared = QueryExtras()
 
     struct Parts: Hashable {
@@ -92,14 +99,31 @@ final class QueryExtras: Sendable {
         var numbers: [Parts: UInt32] = [:]
     }
 
-    private let table = Locked(Table())
+    /// Read and written only while `busy` is held (`withTable`): `@unchecked Sendable` rests on it.
+    private var table = Table()
+    /// A spin lock of its own, as this module depends on no other module of the project: it is
+    /// taken only to make or read an identity with a scope or tokens, for a dictionary lookup, so
+    /// a waiter spins for a moment and yields the core if it has to wait longer. Atomics with
+    /// acquiring and releasing order, which ThreadSanitizer sees.
+    private let busy = Atomic<Bool>(false)
+
+    private func withTable<Result>(_ body: (inout Table) -> Result) -> Result {
+        var spins = 0
+        while !busy.compareExchange(expected: false, desired: true, successOrdering: .acquiring,
+                                    failureOrdering: .relaxed).exchanged {
+            spins += 1
+            if spins % 64 == 0 { sched_yield() }
+        }
+        defer { busy.store(false, ordering: .releasing) }
+        return body(&table)
+    }
 
     /// The number standing for `scope` and `tokens` (0 for neither).
     @usableFromInline
     func number(scope: String?, tokens: [String]) -> UInt32 {
         if scope == nil, tokens.isEmpty { return 0 }
         let key = Parts(scope: scope, tokens: tokens)
-        return table.withLock { table in
+        return withTable { table in
             if let number = table.numbers[key] { return number }
             table.parts.append(key)
             let number = UInt32(table.parts.count)
@@ -110,7 +134,7 @@ final class QueryExtras: Sendable {
 
     /// The pair `number` (not 0) stands for.
     func parts(_ number: UInt32) -> Parts {
-        table.withLock { table in table.parts[Int(number) - 1] }
+        withTable { table in table.parts[Int(number) - 1] }
     }
 }
 

@@ -7,27 +7,6 @@ import TypestormMetrics
 import Typists
 @testable import Orchestration
 
-/// A typist that types `text` one key every 20 ms from `start`, then leaves.
-private struct TwoKeySession: TypistSession, Sendable {
-    var events: [TypingEvent]
-    var index = 0
-
-    init(_ text: String, start: Int64) {
-        var typed = ""
-        events = text.enumerated().map { offset, character in
-            typed.append(character)
-            return TypingEvent(at: start + Int64(offset) * 20_000_000, action: .edit(key: String(character), text: typed))
-        }
-        events.append(TypingEvent(at: start + Int64(text.count) * 20_000_000, action: .end))
-    }
-
-    mutating func next() -> TypingEvent? {
-        guard index < events.count else { return nil }
-        defer { index += 1 }
-        return events[index]
-    }
-}
-
 /// Searches on every change and shows the answer, except for typist `silent`, whose field
 /// never reports what it shows.
 @MainActor
@@ -64,7 +43,7 @@ struct LiveFieldRunTests {
         let backend = EngineSearchBackend(engine: SearchEngine(catalog: Self.catalog), reference: ReferenceFilter(catalog: Self.catalog),
                                           workers: 2)
         defer { backend.shutdown() }
-        let sessions = (0..<typists).map { LiveTypist(arrivalNanos: Int64($0) * 1_000_000, session: TwoKeySession("sw", start: 0)) }
+        let sessions = (0..<typists).map { LiveTypist(arrivalNanos: Int64($0) * 1_000_000, session: typedSession("sw", start: 0)) }
         let definition = FieldDefinition(minimumLength: 1) { env in ShowingField(env, silent: silent) }
         return try await LiveFieldRun.run(definition, name: "showing", typists: sessions, globalIndices: Array(100..<(100 + typists)),
                                           backend: backend, parameters: FieldParameters(),

@@ -96,27 +96,6 @@ struct LiveFieldTimersTests {
     }
 }
 
-/// Types `text` one key every 20 ms from `start`, then leaves.
-private struct KeysSession: TypistSession, Sendable {
-    var events: [TypingEvent]
-    var index = 0
-
-    init(_ text: String, start: Int64) {
-        var typed = ""
-        events = text.enumerated().map { offset, character in
-            typed.append(character)
-            return TypingEvent(at: start + Int64(offset) * 20_000_000, action: .edit(key: String(character), text: typed))
-        }
-        events.append(TypingEvent(at: start + Int64(text.count) * 20_000_000 + 200_000_000, action: .end))
-    }
-
-    mutating func next() -> TypingEvent? {
-        guard index < events.count else { return nil }
-        defer { index += 1 }
-        return events[index]
-    }
-}
-
 /// Seed 000's debounce: a 300 ms sleep on `env.clock` restarted on every change, then the search;
 /// a 1 ms sleep on `env.timerClock` before it shows the answer.
 @MainActor
@@ -155,7 +134,7 @@ struct LiveFieldSleepTests {
         let backend = EngineSearchBackend(engine: SearchEngine(catalog: catalog), reference: ReferenceFilter(catalog: catalog), workers: 2)
         defer { backend.shutdown() }
         let typists = 40
-        let sessions = (0..<typists).map { LiveTypist(arrivalNanos: Int64($0) * 1_000_000, session: KeysSession("sw", start: 0)) }
+        let sessions = (0..<typists).map { LiveTypist(arrivalNanos: Int64($0) * 1_000_000, session: typedSession("sw", start: 0, endPause: 200_000_000)) }
         let definition = FieldDefinition(minimumLength: 1) { env in DebouncingField(env) }
         let result = try await LiveFieldRun.run(definition, name: "debouncing", typists: sessions, globalIndices: Array(0..<typists),
                                                 backend: backend, parameters: FieldParameters(),

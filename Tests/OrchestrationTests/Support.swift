@@ -2,6 +2,7 @@ import Foundation
 import TypestormMetrics
 @testable import Orchestration
 import TypestormSystem
+import Typists
 
 // Helpers for tests that start servers and processes; every suite that uses them sets a
 // `.timeLimit`, so a hang fails that test instead of stalling the run.
@@ -146,4 +147,16 @@ func httpGet(port: UInt16, _ path: String) throws -> String {
         response += buffer[0..<count]
     }
     return String(decoding: response, as: UTF8.self)
+}
+
+/// A typist that types `text` one key every 20 ms from `start` (nanoseconds), then leaves
+/// `endPause` after its last key.
+func typedSession(_ text: String, start: Int64, endPause: Int64 = 0) -> TraceSession {
+    var typed = ""
+    var events = text.enumerated().map { offset, character in
+        typed.append(character)
+        return TypingEvent(at: start + Int64(offset) * 20_000_000, action: .edit(key: String(character), text: typed))
+    }
+    events.append(TypingEvent(at: start + Int64(text.count) * 20_000_000 + endPause, action: .end))
+    return TraceSession(events: events)
 }
