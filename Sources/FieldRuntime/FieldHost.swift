@@ -193,7 +193,7 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
     ) where Runner.Handle == Handle {
         guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
-        let timer = Self.remove(at: index, from: &timers)
+        let timer = timers.removeMostlyLast(at: index)
         let lateness = max(0, time - deadline)
         if timer.debounce {
             recorder.waitFired(id: id, lateness: lateness, typist: typist, at: time)
@@ -212,7 +212,7 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
     ) where Runner.Handle == Handle {
         guard let index = requests.firstIndex(where: { $0.id == id }) else { return }
-        _ = Self.remove(at: index, from: &requests)
+        _ = requests.removeMostlyLast(at: index)
         if let scheduleLag { recorder.record(.scheduleLag(max(0, scheduleLag)), typist: typist, at: time) }
         switch result {
         case let .results(count):
@@ -245,14 +245,6 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         for request in requests where !request.local { runner.cancelRequest(request.handle, id: request.id, typist: typist, at: time) }
         requests.removeAll()
         return open
-    }
-
-    /// `array.remove(at: index)`, with the common case first: a field holds a timer or two and a
-    /// request or two, and the one taken is usually the last (`remove(at:)` costs a call to move
-    /// the rest even when there is none).
-    @inlinable @inline(__always)
-    static func remove<Element>(at index: Int, from array: inout [Element]) -> Element {
-        index == array.count - 1 ? array.removeLast() : array.remove(at: index)
     }
 
     // MARK: Strategy
@@ -304,7 +296,7 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         switch effect {
         case let .cancelTimer(id):
             guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
-            let debounce = Self.remove(at: index, from: &timers).debounce
+            let debounce = timers.removeMostlyLast(at: index).debounce
             recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
             runner.cancelTimer(id, typist: typist)
             return

@@ -423,11 +423,10 @@ struct Track: Sendable {
         if let index = waits.firstIndex(where: { $0.id == id }) { removeWait(at: index) }
     }
 
-    /// Usually the last (a typist has one wait open at a time), which `removeLast` takes without
-    /// moving any.
+    /// Usually the last: a typist has one wait open at a time.
     @discardableResult
     mutating func removeWait(at index: Int) -> Wait {
-        index == waits.count - 1 ? waits.removeLast() : waits.remove(at: index)
+        waits.removeMostlyLast(at: index)
     }
 
     mutating func cancelRequested(_ id: UInt64, wait: Bool, at time: Int64, totals: inout Totals) {
@@ -529,8 +528,8 @@ struct Track: Sendable {
 
     /// Counts the unit's work as useful or wasted and forgets it.
     mutating func finalize(_ index: Int, totals: inout Totals) {
-        // Usually the last (the newest request), which `removeLast` takes without moving any.
-        let unit = index == units.count - 1 ? units.removeLast() : units.remove(at: index)
+        // Usually the last: the newest request.
+        let unit = units.removeMostlyLast(at: index)
         if !(unit.completed && unit.applied && !unit.staleAtCompletion) {
             totals.wastedRequests += 1
             totals.wastedServiceNs += unit.serviceNanos
