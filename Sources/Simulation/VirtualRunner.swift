@@ -117,7 +117,13 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             cells.append(first..<last)
             first = last
         }
-        for cell in cells { end = max(end, runCell(cell)) }
+        for cell in cells {
+            end = max(end, runCell(cell))
+            // The cell's typists are done: their recorders' query tables start over, so that they
+            // hold one cell's queries, not the run's.
+            recorder.retire(cell)
+            for group in parked.indices where group != activeGroup { parked[group].retire(cell) }
+        }
         world.now = end
         for group in parked.indices {
             record(into: group)

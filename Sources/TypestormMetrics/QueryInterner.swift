@@ -6,6 +6,12 @@ import SearchField
 /// per-typist state (units, waits, the field, the display) holds no reference-counted strings.
 struct QueryRef: Hashable, Sendable {
     var raw: UInt32
+
+    /// Refs of retired typists (`QueryInterner.retire`) have this bit set: they name a key of
+    /// the retired list, not of the table typing uses.
+    static let retiredBit: UInt32 = 1 << 31
+
+    var isRetired: Bool { raw & Self.retiredBit != 0 }
 }
 
 /// Hands out one `QueryRef` per distinct `QueryIdentity` seen by a recorder.
@@ -17,6 +23,11 @@ struct QueryRef: Hashable, Sendable {
 /// without reading its bytes. Other keys go through a small open-addressing table hashed with
 /// FNV-1a over the key's bytes: a query is a few bytes, and `Hasher`'s SipHash through
 /// `Dictionary` cost several times more per keystroke.
+///
+/// A runner whose typists finish in groups (the virtual runner's server cells) retires each
+/// group when it is done: the refs its typists still hold move to a plain list, and the table
+/// starts over, so it only ever holds the queries of the typists still typing and stays in
+/// cache however long the run.
 ///
 /// - Complexity: O(1) expected per lookup; memory O(distinct queries of the run + typists).
 struct QueryInterner: Sendable {
@@ -32,6 +43,8 @@ struct QueryInterner: Sendable {
     private var slots: [UInt64] = Array(repeating: 0, count: 1024)
     /// Per typist, the ref of its last key plus one (0: none yet).
     private var recent: [UInt32]
+    /// The keys of refs moved out of the table by `retire`, by `raw` without `retiredBit`.
+    private var retired: [QueryIdentity] = []
     /// Compaction is due once this many keys are held (see `Recorder.compactQueries()`).
     private var limit: Int
     private let floor: Int
@@ -46,14 +59,41 @@ struct QueryInterner: Sendable {
     /// Keys dropped by compactions so far.
     private(set) var dropped = 0
 
-    /// Number of keys held (live or not).
+    /// Number of keys held in the table (live or not), retired ones not counted.
     var count: Int { keys.count }
 
     /// A run with millions of typists types millions of distinct prefixes; most are dead (no
     /// typist state refers to them) soon after they were typed, so the recorder compacts.
     var needsCompaction: Bool { keys.count >= limit }
 
-    func key(_ ref: QueryRef) -> QueryIdentity { keys[Int(ref.raw)] }
+    func key(_ ref: QueryRef) -> QueryIdentity {
+        ref.isRetired ? retired[Int(ref.raw & ~QueryRef.retiredBit)] : keys[Int(ref.raw)]
+    }
+
+    /// Moves the table's keys that `refs` (each typist's refs, visited once) still name to the
+    /// retired list and empties the table: `refs` must visit every ref of the table still held,
+    /// and gets each one's retired ref to hold instead. Equal refs stay equal and different
+    /// refs different, so every comparison gives the same answer as before. `typists`: the
+    /// typists whose last keys `recent` remembers (the ones just retired).
+    mutating func retire(typists: Range<Int>, _ refs: ((QueryRef) -> QueryRef) -> Void) {
+        var moved = [UInt32](repeating: .max, count: keys.count)
+        refs { ref in
+            if ref.isRetired { return ref }
+            let raw = Int(ref.raw)
+            if moved[raw] == .max {
+                precondition(retired.count < Int(QueryRef.retiredBit), "too many retired queries")
+                moved[raw] = UInt32(retired.count) | QueryRef.retiredBit
+                retired.append(keys[raw])
+            }
+            return QueryRef(raw: moved[raw])
+        }
+        dropped += keys.count - moved.lazy.filter { $0 != .max }.count
+        keys.removeAll(keepingCapacity: true)
+        hashes.removeAll(keepingCapacity: true)
+        lengths.removeAll(keepingCapacity: true)
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        for typist in typists { recent[typist] = 0 }
+    }
 
     /// Starts over with `live` as refs `0..<live.count`: the recorder has renumbered every ref
     /// it holds to match. The next compaction is due when the table has grown fourfold.

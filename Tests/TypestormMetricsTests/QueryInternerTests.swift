@@ -55,11 +55,17 @@ struct RecorderCompactionTests {
     }
 
     /// Feeds the same random timeline (many typists, hundreds of distinct queries, every record
-    /// kind that carries a query) to `recorder`.
+    /// kind that carries a query) to `recorder`, then finishes it.
     static func play(into recorder: inout Recorder, typists: Int) {
-        var mixer = Mixer(state: 7)
         var time = [Int64](repeating: 0, count: typists)
-        var nextID = [UInt64](repeating: 1, count: typists)
+        play(into: &recorder, typists: 0..<typists, steps: 20_000, seed: 7, time: &time)
+        recorder.finish(at: time.max()! + 1)
+    }
+
+    /// `steps` random records for typists `typists` only; `time` holds every typist's clock.
+    static func play(into recorder: inout Recorder, typists: Range<Int>, steps: Int, seed: UInt64, time: inout [Int64]) {
+        var mixer = Mixer(state: seed)
+        var nextID = [UInt64](repeating: 1, count: time.count)
         // Each typist moves through epochs of three queries: equal queries are frequent (so
         // every comparison matters), and old epochs leave thousands of dead queries behind.
         var epoch = 0
@@ -67,9 +73,9 @@ struct RecorderCompactionTests {
         func query(_ mixer: inout Mixer) -> QueryIdentity {
             QueryIdentity(text: "t\(typist)e\(epoch)q\(mixer.next(3))", scope: mixer.next(8) == 0 ? "bags" : nil)
         }
-        for step in 0..<20_000 {
+        for step in 0..<steps {
             epoch = step / 200
-            typist = mixer.next(typists)
+            typist = typists.lowerBound + mixer.next(typists.count)
             time[typist] += Int64(mixer.next(400_000_000))
             let at = time[typist]
             let back = UInt64(mixer.next(3))
@@ -101,7 +107,6 @@ struct RecorderCompactionTests {
                 recorder.display(kind, query: shows ? query(&mixer) : nil, typist: typist, at: at)
             }
         }
-        recorder.finish(at: time.max()! + 1)
     }
 
     @Test func compactingOftenGivesTheSameMetricsAsNever() {
@@ -119,5 +124,36 @@ struct RecorderCompactionTests {
         let sameMetrics = often.metrics() == never.metrics()
         #expect(sameMetrics)
         #expect(often.metrics().counter(MetricName.keystrokes) > 1_000)
+    }
+
+    /// The virtual runner retires each server cell's typists once the cell has run; with a
+    /// compaction in the middle of cells too, every metric (the examples' texts included) must
+    /// be what one table holding every query gives.
+    @Test func retiringCellsGivesTheSameMetricsAsNever() {
+        func recorder(floor: Int) -> Recorder {
+            Recorder(typists: 20, expectsBackend: true, settleIntervalNanos: 1_000_000_000, blinkThresholdNanos: 200_000_000,
+                     compactionFloor: floor)
+        }
+        var retiring = recorder(floor: 64)
+        var never = recorder(floor: 1 << 30)
+        var retiringTime = [Int64](repeating: 0, count: 20)
+        var neverTime = retiringTime
+        for (index, cell) in [0..<5, 5..<12, 12..<13, 13..<20].enumerated() {
+            Self.play(into: &retiring, typists: cell, steps: 4_000, seed: UInt64(index + 1), time: &retiringTime)
+            Self.play(into: &never, typists: cell, steps: 4_000, seed: UInt64(index + 1), time: &neverTime)
+            retiring.retire(cell)
+            #expect(retiring.queries.count == 0)
+        }
+        retiring.finish(at: retiringTime.max()! + 1)
+        never.finish(at: neverTime.max()! + 1)
+        #expect(retiring.queries.dropped > 0)
+        #expect(never.metrics().examples?.isEmpty == false)
+        #expect(retiring.metrics().examples == never.metrics().examples)
+        // Compared as Bools: a mismatch would print megabytes of counters and histogram bins.
+        let sameCounters = retiring.metrics().counters == never.metrics().counters
+        #expect(sameCounters)
+        let sameMetrics = retiring.metrics() == never.metrics()
+        #expect(sameMetrics)
+        #expect(retiring.metrics().counter(MetricName.keystrokes) > 1_000)
     }
 }
