@@ -31,11 +31,10 @@ struct QueryRef: Hashable, Sendable {
 ///
 /// - Complexity: O(1) expected per lookup; memory O(distinct queries of the run + typists).
 struct QueryInterner: Sendable {
-    /// The key of each ref, by `raw`, and its hash.
-    private var keys: [QueryIdentity] = []
-    private var hashes: [UInt64] = []
-    /// The length of each key's text in UTF-8, by `raw`.
-    private var lengths: [Int] = []
+    /// Each ref's key, by `raw`, with its hash and its text's length in UTF-8 (which tells most
+    /// new texts apart from old ones without a string comparison): one array, so that a lookup
+    /// reads one line and an insert appends once.
+    private var entries: [Entry] = []
     /// Open addressing, linear probing: a ref plus one in the low 32 bits (0 for an empty slot),
     /// the high 32 bits of its key's hash above them, so that a probe passes other keys without
     /// reading their hashes or keys (the table outgrows the caches in a long run, and each of
@@ -43,6 +42,12 @@ struct QueryInterner: Sendable {
     private var slots: [UInt64] = Array(repeating: 0, count: 1024)
     /// Per typist, the ref of its last key plus one (0: none yet).
     private var recent: [UInt32]
+
+    struct Entry: Sendable {
+        var key: QueryIdentity
+        var hash: UInt64
+        var length: Int
+    }
     /// The keys of refs moved out of the table by `retire`, by `raw` without `retiredBit`.
     private var retired: [QueryIdentity] = []
     /// Compaction is due once this many keys are held (see `Recorder.compactQueries()`).
@@ -60,14 +65,14 @@ struct QueryInterner: Sendable {
     private(set) var dropped = 0
 
     /// Number of keys held in the table (live or not), retired ones not counted.
-    var count: Int { keys.count }
+    var count: Int { entries.count }
 
     /// A run with millions of typists types millions of distinct prefixes; most are dead (no
     /// typist state refers to them) soon after they were typed, so the recorder compacts.
-    var needsCompaction: Bool { keys.count >= limit }
+    var needsCompaction: Bool { entries.count >= limit }
 
     func key(_ ref: QueryRef) -> QueryIdentity {
-        ref.isRetired ? retired[Int(ref.raw & ~QueryRef.retiredBit)] : keys[Int(ref.raw)]
+        ref.isRetired ? retired[Int(ref.raw & ~QueryRef.retiredBit)] : entries[Int(ref.raw)].key
     }
 
     /// Moves the table's keys that `refs` (each typist's refs, visited once) still name to the
@@ -76,21 +81,19 @@ struct QueryInterner: Sendable {
     /// refs different, so every comparison gives the same answer as before. `typists`: the
     /// typists whose last keys `recent` remembers (the ones just retired).
     mutating func retire(typists: Range<Int>, _ refs: ((QueryRef) -> QueryRef) -> Void) {
-        var moved = [UInt32](repeating: .max, count: keys.count)
+        var moved = [UInt32](repeating: .max, count: entries.count)
         refs { ref in
             if ref.isRetired { return ref }
             let raw = Int(ref.raw)
             if moved[raw] == .max {
                 precondition(retired.count < Int(QueryRef.retiredBit), "too many retired queries")
                 moved[raw] = UInt32(retired.count) | QueryRef.retiredBit
-                retired.append(keys[raw])
+                retired.append(entries[raw].key)
             }
             return QueryRef(raw: moved[raw])
         }
-        dropped += keys.count - moved.lazy.filter { $0 != .max }.count
-        keys.removeAll(keepingCapacity: true)
-        hashes.removeAll(keepingCapacity: true)
-        lengths.removeAll(keepingCapacity: true)
+        dropped += entries.count - moved.lazy.filter { $0 != .max }.count
+        entries.removeAll(keepingCapacity: true)
         slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         for typist in typists { recent[typist] = 0 }
     }
@@ -98,10 +101,8 @@ struct QueryInterner: Sendable {
     /// Starts over with `live` as refs `0..<live.count`: the recorder has renumbered every ref
     /// it holds to match. The next compaction is due when the table has grown fourfold.
     mutating func rebuild(keeping live: [QueryIdentity]) {
-        dropped += keys.count - live.count
-        keys = []
-        hashes = []
-        lengths = []
+        dropped += entries.count - live.count
+        entries = []
         var size = 1024
         while size < live.count * 2 { size *= 2 }
         slots = Array(repeating: 0, count: size)
@@ -110,10 +111,8 @@ struct QueryInterner: Sendable {
             let hash = Self.hash(key)
             var slot = Int(truncatingIfNeeded: hash) & (size - 1)
             while slots[slot] != 0 { slot = (slot &+ 1) & (size - 1) }
-            slots[slot] = Self.entry(raw: UInt32(keys.count), hash: hash)
-            keys.append(key)
-            hashes.append(hash)
-            lengths.append(key.text.utf8.count)
+            slots[slot] = Self.entry(raw: UInt32(entries.count), hash: hash)
+            entries.append(Entry(key: key, hash: hash, length: key.text.utf8.count))
         }
         limit = max(floor, live.count * 4)
     }
@@ -123,7 +122,7 @@ struct QueryInterner: Sendable {
     @inline(__always)
     mutating func ref(_ key: QueryIdentity, typist: Int) -> QueryRef {
         let last = recent[typist]
-        if last != 0, keys[Int(last &- 1)].isSameValue(as: key) { return QueryRef(raw: last &- 1) }
+        if last != 0, entries[Int(last &- 1)].key.isSameValue(as: key) { return QueryRef(raw: last &- 1) }
         return intern(key, typist: typist)
     }
 
@@ -144,7 +143,7 @@ struct QueryInterner: Sendable {
             let raw = Int(last &- 1)
             // A keystroke's query is usually new: texts of different lengths differ without a
             // string comparison.
-            if lengths[raw] == length, keys[raw] == key { return QueryRef(raw: last &- 1) }
+            if entries[raw].length == length, entries[raw].key == key { return QueryRef(raw: last &- 1) }
         }
         let hash = Self.hash(key)
         let mask = slots.count - 1
@@ -155,19 +154,17 @@ struct QueryInterner: Sendable {
             if entry == 0 { break }
             if entry & 0xFFFF_FFFF_0000_0000 == high {
                 let raw = UInt32(truncatingIfNeeded: entry) &- 1
-                if lengths[Int(raw)] == length, keys[Int(raw)] == key {
+                if entries[Int(raw)].length == length, entries[Int(raw)].key == key {
                     recent[typist] = raw &+ 1
                     return QueryRef(raw: raw)
                 }
             }
             slot = (slot &+ 1) & mask
         }
-        let raw = UInt32(keys.count)
-        keys.append(key)
-        hashes.append(hash)
-        lengths.append(length)
+        let raw = UInt32(entries.count)
+        entries.append(Entry(key: key, hash: hash, length: length))
         slots[slot] = Self.entry(raw: raw, hash: hash)
-        if keys.count * 2 > slots.count { grow() }
+        if entries.count * 2 > slots.count { grow() }
         recent[typist] = raw &+ 1
         return QueryRef(raw: raw)
     }
@@ -175,10 +172,10 @@ struct QueryInterner: Sendable {
     private mutating func grow() {
         var bigger = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = bigger.count - 1
-        for raw in hashes.indices {
-            var slot = Int(truncatingIfNeeded: hashes[raw]) & mask
+        for raw in entries.indices {
+            var slot = Int(truncatingIfNeeded: entries[raw].hash) & mask
             while bigger[slot] != 0 { slot = (slot &+ 1) & mask }
-            bigger[slot] = Self.entry(raw: UInt32(raw), hash: hashes[raw])
+            bigger[slot] = Self.entry(raw: UInt32(raw), hash: entries[raw].hash)
         }
         slots = bigger
     }
