@@ -74,7 +74,23 @@ struct EventQueue: Sendable {
 
     init(capacity: Int = 0) {
         wheel = Wheel(capacity: max(64, capacity))
+        wheel.base = Self.slot(time: 0)
         overflow = EventHeap(capacity: capacity / 4)
+    }
+
+    /// The wheel's slot of virtual time `time`.
+    @inline(__always)
+    static func slot(time: Int64) -> UInt64 {
+        (UInt64(bitPattern: time) ^ (1 << 63)) >> slotShift
+    }
+
+    /// Turns the empty wheel to `time`: the events pushed next are due at `time` or later (the
+    /// runner's next cell starts at time 0 again). Without it the wheel stays where it was,
+    /// and events before it are sorted into the slot being consumed, which grows long.
+    mutating func restart(at time: Int64) {
+        precondition(count == 0, "restart(at:) with events queued")
+        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
+        wheel.base = Self.slot(time: time)
     }
 
     var isEmpty: Bool { count == 0 }
@@ -89,8 +105,9 @@ struct EventQueue: Sendable {
         nextSequence &+= 1
         if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
         let slot = Self.slot(event)
-        // An empty queue starts over at this event (the runner's next cell starts at time 0).
-        if count == 0 { wheel.base = slot }
+        // An empty queue pushed into its past moves back to this event. It never moves forward
+        // here: the next event pushed may be due before this one.
+        if count == 0, slot < wheel.base { wheel.base = slot }
         count += 1
         let base = wheel.base
         if slot <= base {

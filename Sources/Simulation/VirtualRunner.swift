@@ -140,6 +140,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// interleaved would; it keeps the working set (a hundred typists, a small heap) in cache.
     private mutating func runCell(_ typists: Range<Int>) -> Int64 {
         world.now = 0
+        world.queue.restart(at: 0)
         cellStart = typists.lowerBound
         let made = makeSessions(typists)
         precondition(made.count == typists.count, "one session per typist of the cell")

@@ -234,24 +234,27 @@ struct SimulationTests {
     @Test("the timing wheel pops exactly the heap's order, across its horizon and after emptying")
     func eventQueueMatchesHeap() {
         var rng = SeededGenerator(seed: 11)
-        for round in 0..<4 {
-            var queue = EventQueue()
+        // One queue for every round, as the runner keeps one for all its cells.
+        var queue = EventQueue()
+        var sequence: UInt64 = 0
+        for round in 0..<6 {
             var heap = EventHeap()
-            var sequence: UInt64 = 0
             var now: Int64 = 0
             var popped = 0
-            // Each round starts from time 0 again, like the runner's next cell.
+            // Each round starts from time 0 again, like the runner's next cell: turned back to
+            // it as the runner does, or (odd rounds) left where the last round ended.
+            if round % 2 == 0 { queue.restart(at: 0) }
             for step in 0..<20_000 {
                 if rng.next() % 100 < 55 {
                     // Mostly near events (same slot, next slots), some far beyond the horizon,
-                    // some at exactly `now`; round 3 also pushes into the past.
+                    // some at exactly `now`; rounds 3 to 5 also push into the past.
                     let delay: Int64 = switch rng.next() % 10 {
                     case 0: 0
                     case 1...5: Int64(rng.next() % 2_000_000)
                     case 6...8: Int64(rng.next() % 400_000_000)
                     default: Int64(rng.next() % 20_000_000_000)
                     }
-                    let time = round == 3 && step % 7 == 0 ? max(0, now - 1_000_000) : now + delay
+                    let time = round >= 3 && step % 7 == 0 ? max(0, now - 1_000_000) : now + delay
                     queue.push(time, .timer, typist: Int32(step))
                     heap.push(ScheduledEvent(time: time, sequence: sequence, typist: Int32(step), kind: .timer, payload: 0))
                     sequence += 1
