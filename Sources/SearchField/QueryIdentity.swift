@@ -58,6 +58,12 @@ public struct QueryIdentity: Hashable, Sendable, CustomStringConvertible {
         a._extras == b._extras && a._text == b._text
     }
 
+    /// The number standing for the scope and tokens (0: neither): within one process, equal
+    /// numbers mean equal scopes and tokens, so a hash of the text and this number hashes the
+    /// whole identity without reading the scope's and tokens' strings.
+    @inlinable
+    package var extrasNumber: UInt32 { _extras }
+
     /// Whether `other` is this very value: the same text string (or the same inline small
     /// string) and the same scope and tokens. Enough for equality, not needed for it (equal
     /// texts in two strings are equal but not the same value); it never reads the text's bytes.

@@ -234,9 +234,13 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         }
         // Moved out, not copied: the event's strings are neither retained nor released here.
         guard let typed = world.slots[typist].pending.take() else { return }
-        hosts.unsafelyUnwrapped[typist - cellStart].type(typed.action, intendedAt: typed.at, typist: typist, at: now,
+        var ends = false
+        if case .end = typed.action { ends = true }
+        let intendedAt = typed.at
+        // The event's last use: handed over, not copied and destroyed twice.
+        hosts.unsafelyUnwrapped[typist - cellStart].type((consume typed).action, intendedAt: intendedAt, typist: typist, at: now,
                            context: &context, recorder: &recorder, runner: &world)
-        if case .end = typed.action { return }
+        if ends { return }
         scheduleNextTyping(typist)
     }
 }

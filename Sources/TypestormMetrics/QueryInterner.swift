@@ -186,28 +186,19 @@ struct QueryInterner: Sendable {
         hash & 0xFFFF_FFFF_0000_0000 | UInt64(raw &+ 1)
     }
 
-    /// FNV-1a over the text, the scope and the tokens, each followed by a separator byte that
-    /// UTF-8 never contains, then a final mix so that the low bits (the slot) spread well.
+    /// FNV-1a over the text's bytes, then the number standing for its scope and tokens (equal
+    /// numbers, equal scopes and tokens: `QueryIdentity.extrasNumber`), then a final mix so that
+    /// the low bits (the slot) spread well.
     static func hash(_ key: QueryIdentity) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        let seed: UInt64 = 0xCBF2_9CE4_8422_2325
         // Native and small strings hand out their UTF-8 in place (a small one on the stack);
         // walking the view byte by byte, or `withUTF8` on a copy, cost several times more.
-        @inline(__always) func add(_ text: String) {
-            let seed = hash
-            hash = text.utf8.withContiguousStorageIfAvailable { bytes in
-                var hash = seed
-                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-                return hash
-            } ?? text.utf8.reduce(seed) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-            hash = (hash ^ 0xFF) &* 0x100_0000_01B3
-        }
-        add(key.text)
-        if let scope = key.scope {
-            add(scope)
-        } else {
-            hash = (hash ^ 0xFE) &* 0x100_0000_01B3
-        }
-        for token in key.tokens { add(token) }
+        var hash = key.text.utf8.withContiguousStorageIfAvailable { bytes in
+            var hash = seed
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            return hash
+        } ?? key.text.utf8.reduce(seed) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+        hash = (hash ^ (0xFF | UInt64(key.extrasNumber) << 8)) &* 0x100_0000_01B3
         hash ^= hash >> 29
         hash = hash &* 0xBF58_476D_1CE4_E5B9
         return hash ^ (hash >> 32)
