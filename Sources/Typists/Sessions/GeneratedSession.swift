@@ -179,7 +179,10 @@ final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
     @inline(__always)
     var state: UnsafeMutablePointer<SessionState> { withUnsafeMutablePointerToHeader { $0 } }
 
+    /// A session dropped before it typed past its end (a runner stops at the `.end` event)
+    /// leaves its generation buffers to the thread's next session too.
     deinit {
+        state.pointee.releaseBuffers()
         state.pointee.deallocateBuffers()
     }
 

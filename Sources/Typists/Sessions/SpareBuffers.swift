@@ -31,8 +31,9 @@ struct SessionBuffers {
         pinyinShown.free()
     }
 
-    /// Sets kept per thread: enough for a thread that interleaves a few sessions.
-    static let limit = 4
+    /// Sets kept per thread: enough for a thread that interleaves many sessions (the virtual
+    /// runner types a server cell's hundred typists at once, then the next cell's).
+    static let limit = 128
 
     /// Swaps a set a finished session on this thread left into `exchange` (which swaps it
     /// with the session's own, still empty, buffers); `false` if the thread has none spare.
