@@ -10,10 +10,15 @@
 // 3. The same figures for a field of yours under the live runner: seed 000's field written as
 //    async Swift (a task per change, a 300 ms sleep on `env.clock`, `env.search`), run by
 //    `LiveFieldRun` on Swift's own executors and `ContinuousClock`, same typists and engine.
+//    Then the same typists on the least a field can do (it takes each change and does nothing
+//    with it), under the same harness: its CPU per keystroke is the harness's own share, and the
+//    seed field's figure minus it is what the seed field's own code and its sleeps and searches
+//    cost.
 //
 // Usage: LiveBenchmark [--typists 10000] [--seconds 20] [--items 1000000] [--cancels 200]
 //                      [--workers 1] [--field-typists N (default --typists; 0: skip)]
 //                      [--coalescing-us 200 (a field thread's shortest sleep)]
+//                      [--minimal-field-typists N (default --field-typists; 0: skip)]
 //                      [--field-threads N (default: one per core)] [--json]
 import ProductCatalog
 import Dispatch
@@ -35,6 +40,7 @@ struct Options {
     var cancels = 200
     var workers = 1
     var fieldTypists: Int?
+    var minimalFieldTypists: Int?
     var coalescingNanos = LiveRunOptions.defaultCoalescingNanos
     var fieldThreads: Int?
     var json = false
@@ -55,6 +61,7 @@ struct Options {
             case "--cancels": cancels = Int(value()) ?? cancels
             case "--workers": workers = Int(value()) ?? workers
             case "--field-typists": fieldTypists = Int(value())
+            case "--minimal-field-typists": minimalFieldTypists = Int(value())
             case "--field-threads": fieldThreads = Int(value()).map { max(1, $0) }
             case "--coalescing-us": coalescingNanos = (Int64(value()) ?? coalescingNanos / 1_000) * 1_000
             case "--root": root = value()
@@ -192,38 +199,62 @@ struct FieldFigures {
     var error: String?
     var otherCPUPerKeystrokeMicros: Double { keystrokes > 0 ? (cpu - searchCPU) / Double(keystrokes) * 1e6 : .nan }
 }
-var field = FieldFigures()
-field.typists = options.fieldTypists ?? options.typists
-if field.typists > 0 {
-    log("own field under the live runner: \(field.typists) typists for \(options.seconds) s, seed 000's field, same engine")
+/// The least a field can do: it says once what it shows and takes each change without doing
+/// anything with it (no task, no sleep, no search). Under the same harness as `SeedField`, what
+/// the run spends per keystroke outside the searches is the harness's own share: typing, handing
+/// the keys to the main actor and recording them.
+@MainActor
+final class MinimalField: MeasuredField {
+    init(_ env: FieldEnvironment) { env.show(.idle) }
+    func textChanged(_ text: String) {}
+}
+
+/// Runs `definition`'s field for `count` typists under the live runner for `--seconds`, on its
+/// own backend over the same engine.
+func runField(_ definition: FieldDefinition, name: String, typists count: Int) async -> FieldFigures {
+    var figures = FieldFigures()
+    figures.typists = count
     let fieldBackend = EngineSearchBackend(engine: engine, reference: ReferenceFilter(catalog: shipped), workers: options.workers)
-    let fieldTypists = (0..<field.typists).map { index in
-        LiveTypist(arrivalNanos: Int64(index) * 2_000_000_000 / Int64(max(1, field.typists)), session: population.session(forTypist: index))
+    let fieldTypists = (0..<count).map { index in
+        LiveTypist(arrivalNanos: Int64(index) * 2_000_000_000 / Int64(max(1, count)), session: population.session(forTypist: index))
     }
     let fieldMonitor = LiveRunMonitor()
     let fieldStopper = Task { [seconds = options.seconds] in
         try? await Task.sleep(for: .seconds(seconds))
         fieldMonitor.requestStop()
     }
-    let definition = FieldDefinition(minimumLength: 2) { env in SeedField(env) }
     let before = (try? ResourceUsage.current())?.cpuSeconds ?? 0
     let start = MonotonicClock.now()
     do {
         let result = try await LiveFieldRun.run(
-            definition, name: "seed-000", typists: fieldTypists, globalIndices: Array(0..<field.typists), backend: fieldBackend,
+            definition, name: name, typists: fieldTypists, globalIndices: Array(0..<count), backend: fieldBackend,
             parameters: FieldParameters(), options: runOptions, monitor: fieldMonitor)
-        field.wall = Double(MonotonicClock.since(start)) / 1e9
-        field.cpu = ((try? ResourceUsage.current())?.cpuSeconds ?? 0) - before
-        field.searchCPU = Double(fieldBackend.searchCPUNanos) / 1e9
-        field.lateness = result.metrics.histograms[MetricName.timerLateness] ?? Histogram()
-        field.inputLag = result.metrics.histograms[MetricName.inputLag] ?? Histogram()
-        field.keystrokes = result.metrics.counter(MetricName.keystrokes)
-        field.requests = result.metrics.counter(MetricName.requestsStarted)
+        figures.wall = Double(MonotonicClock.since(start)) / 1e9
+        figures.cpu = ((try? ResourceUsage.current())?.cpuSeconds ?? 0) - before
+        figures.searchCPU = Double(fieldBackend.searchCPUNanos) / 1e9
+        figures.lateness = result.metrics.histograms[MetricName.timerLateness] ?? Histogram()
+        figures.inputLag = result.metrics.histograms[MetricName.inputLag] ?? Histogram()
+        figures.keystrokes = result.metrics.counter(MetricName.keystrokes)
+        figures.requests = result.metrics.counter(MetricName.requestsStarted)
     } catch {
-        field.error = "\(error)"
+        figures.error = "\(error)"
     }
     fieldStopper.cancel()
     fieldBackend.shutdown()
+    return figures
+}
+
+var field = FieldFigures()
+field.typists = options.fieldTypists ?? options.typists
+if field.typists > 0 {
+    log("own field under the live runner: \(field.typists) typists for \(options.seconds) s, seed 000's field, same engine")
+    field = await runField(FieldDefinition(minimumLength: 2) { env in SeedField(env) }, name: "seed-000", typists: field.typists)
+}
+var minimal = FieldFigures()
+minimal.typists = options.minimalFieldTypists ?? field.typists
+if minimal.typists > 0 {
+    log("the harness's share: \(minimal.typists) typists for \(options.seconds) s on a field that does nothing")
+    minimal = await runField(FieldDefinition(minimumLength: 2) { env in MinimalField(env) }, name: "minimal", typists: minimal.typists)
 }
 
 // MARK: 2. Stop latency after cancel
@@ -335,6 +366,18 @@ var report: [String: Any] = [
 
 // Not run (`--field-typists 0`): absent, not a row of empty figures.
 if field.typists == 0 { report["own_field"] = nil }
+if minimal.typists > 0 {
+    report["minimal_field"] = [
+        "typists": minimal.typists,
+        "error": minimal.error ?? "",
+        "seconds": minimal.wall,
+        "keystrokes": minimal.keystrokes,
+        "cpu_seconds": minimal.cpu,
+        "input_lag_p99_ms": millis(minimal.inputLag.percentile(99)),
+        "other_cpu_us_per_keystroke": minimal.otherCPUPerKeystrokeMicros,
+        "own_field_minus_minimal_cpu_us_per_keystroke": field.typists == 0 ? Double.nan : field.otherCPUPerKeystrokeMicros - minimal.otherCPUPerKeystrokeMicros,
+    ]
+}
 
 let ownFieldText = field.typists == 0 ? "  own field under the live runner: not run (--field-typists 0)" : """
       own field (seed 000 as async Swift) under the live runner, \(field.typists) typists\(field.error.map { ": failed: \($0)" } ?? ""), \
@@ -346,6 +389,15 @@ let ownFieldText = field.typists == 0 ? "  own field under the live runner: not 
     (floor p99 ≤ 2 ms: \((field.inputLag.percentile(99) ?? .max) <= 2_000_000 ? "met" : "NOT met"))
         CPU per keystroke outside the searches: \(String(format: "%.1f", field.otherCPUPerKeystrokeMicros)) µs  \
     (floor ≤ 10 µs: \(field.otherCPUPerKeystrokeMicros <= 10 ? "met" : "NOT met"))
+    """
+
+/// The harness's own share, measured on the field that does nothing, and what the seed field's
+/// code (its tasks, sleeps and searches, and their books) adds to it.
+let minimalText = minimal.typists == 0 ? "  the harness's share: not run (--minimal-field-typists 0)" : """
+      the harness's share (a field that does nothing, same harness), \(minimal.typists) typists\(minimal.error.map { ": failed: \($0)" } ?? ""), \
+    \(String(format: "%.1f", minimal.wall)) s: \(minimal.keystrokes) keystrokes, input lag p99 \(millis(minimal.inputLag.percentile(99))) ms
+        CPU per keystroke outside the searches: \(String(format: "%.1f", minimal.otherCPUPerKeystrokeMicros)) µs\
+    \(field.typists == 0 ? "" : String(format: "; the seed field adds %.1f µs", field.otherCPUPerKeystrokeMicros - minimal.otherCPUPerKeystrokeMicros))
     """
 
 let stopText = stopLatency.isEmpty
@@ -391,6 +443,7 @@ if options.json {
         field threads: CPU \(String(format: "%.1f", (liveResult.fieldThreadCPUNanos).map { Double($0) / 1e9 } ?? .nan)) s, \
     waited for a core while ready \(fieldThreadWaitSeconds.isNaN ? "(not measured)" : String(format: "%.1f s", fieldThreadWaitSeconds))
     \(ownFieldText)
+    \(minimalText)
     \(stopText)
     """)
 }
