@@ -39,10 +39,9 @@ struct RequestStep {
     var result: RequestResult? = nil
 }
 
-/// Per typist, what the virtual clock tracks beside the field: the next keystroke, the UI
-/// thread's busy time (local-filter), and where its requests go.
+/// Per typist, what the virtual clock tracks beside the field: the UI thread's busy time
+/// (local-filter), and where its requests go.
 struct TypistSlot {
-    var pending: TypingEvent?
     var uiBusyUntil: Int64 = 0
     let cell: Int32
     let globalIndex: UInt64

@@ -45,6 +45,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// cell's own memory, not arrays, every access skips a copy-on-write uniqueness check.
     var hosts: UnsafeMutablePointer<FieldHost<Strategy, Int32>>?
     var sessions: UnsafeMutablePointer<Session>?
+    /// Each typist's next keystroke, taken when its typing event comes up.
+    var pendings: UnsafeMutablePointer<TypingEvent?>?
     /// The runner-local index of the first typist of the cell being run.
     var cellStart = 0
     let prototype: Strategy
@@ -148,15 +150,21 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         hosts.initialize(repeating: FieldHost(strategy: prototype), count: typists.count)
         let sessions = UnsafeMutablePointer<Session>.allocate(capacity: typists.count)
         _ = UnsafeMutableBufferPointer(start: sessions, count: typists.count).initialize(from: made)
+        let pendings = UnsafeMutablePointer<TypingEvent?>.allocate(capacity: typists.count)
+        pendings.initialize(repeating: nil, count: typists.count)
         self.hosts = hosts
         self.sessions = sessions
+        self.pendings = pendings
         defer {
             hosts.deinitialize(count: typists.count)
             hosts.deallocate()
             sessions.deinitialize(count: typists.count)
             sessions.deallocate()
+            pendings.deinitialize(count: typists.count)
+            pendings.deallocate()
             self.hosts = nil
             self.sessions = nil
+            self.pendings = nil
         }
         for typist in typists {
             recordFor(typist)
@@ -217,10 +225,9 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
             // `typing` took the slot's event, so the slot is empty: initialize it in place with
             // the new one (moved, not copied), without running the outlined destroy of the
             // multi-payload `TypingEvent?` on it, which cost more than the rest of this function.
-            withUnsafeMutablePointer(to: &world.slots[typist].pending) { slot in
-                assert(slot.pointee == nil, "the pending keystroke was not taken")
-                slot.initialize(to: consume next)
-            }
+            let slot = pendings.unsafelyUnwrapped + (typist - cellStart)
+            assert(slot.pointee == nil, "the pending keystroke was not taken")
+            slot.initialize(to: consume next)
         } else {
             hosts.unsafelyUnwrapped[typist - cellStart].endSession(typist: typist, at: world.now, recorder: &recorder)
         }
@@ -229,11 +236,13 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     private mutating func typing(_ typist: Int) {
         let now = world.now
         if world.slots[typist].uiBusyUntil > now {
-            if world.slots[typist].pending != nil { world.queue.push(world.slots[typist].uiBusyUntil, .typing, typist: Int32(typist)) }
+            if pendings.unsafelyUnwrapped[typist - cellStart] != nil {
+                world.queue.push(world.slots[typist].uiBusyUntil, .typing, typist: Int32(typist))
+            }
             return
         }
         // Moved out, not copied: the event's strings are neither retained nor released here.
-        guard let typed = world.slots[typist].pending.take() else { return }
+        guard let typed = pendings.unsafelyUnwrapped[typist - cellStart].take() else { return }
         var ends = false
         if case .end = typed.action { ends = true }
         let intendedAt = typed.at
