@@ -291,21 +291,22 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
     ) where Runner.Handle == Handle {
         let trimmed = context.identitiesTrimmed
         // First what the recorder is told (the effect as a whole, borrowed), then the effect is
-        // taken apart: its payloads are destroyed one by one where they are used, not the whole
-        // enum through its value witnesses, which cost more than most effects' work.
+        // taken apart, each case binding its payloads. A cancel of something no longer open falls
+        // through to the second switch too: returning early left the whole effect to be destroyed
+        // through the enum's value witnesses, which cost more than most effects' work.
         switch effect {
         case let .cancelTimer(id):
-            guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
-            let debounce = timers.removeMostlyLast(at: index).debounce
-            recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
-            runner.cancelTimer(id, typist: typist)
-            return
+            if let index = timers.firstIndex(where: { $0.id == id }) {
+                let debounce = timers.removeMostlyLast(at: index).debounce
+                recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
+                runner.cancelTimer(id, typist: typist)
+            }
         case let .cancelRequest(id):
-            guard let open = requests.first(where: { $0.id == id }) else { return }
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            // Work on the UI thread cannot be interrupted: it runs to its end.
-            if !open.local { runner.cancelRequest(open.handle, id: id, typist: typist, at: time) }
-            return
+            if let open = requests.first(where: { $0.id == id }) {
+                recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+                // Work on the UI thread cannot be interrupted: it runs to its end.
+                if !open.local { runner.cancelRequest(open.handle, id: id, typist: typist, at: time) }
+            }
         case .setFieldText:
             break
         case .scheduleTimer, .sendRequest, .runLocally, .display, .commit, .apply, .discard, .writeBack:
