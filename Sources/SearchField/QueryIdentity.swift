@@ -215,9 +215,54 @@ public struct QueryNormalizer: Hashable, Sendable {
     /// The identity to search for, or `nil` when the text is too short.
     @inlinable
     public func identity(text: String, scope: String?, tokens: [String]) -> QueryIdentity? {
+        // The common case in one read of the bytes in place (see `trimmed` and `isSearchable`):
+        // nothing to trim, and the text long enough by its first bytes alone, or too short by its
+        // byte count. Anything else takes the two steps one after the other.
+        let minimumLength = minimumLength, trims = trims
+        let quick = text.utf8.withContiguousStorageIfAvailable { bytes -> QuickVerdict in
+            let count = bytes.count
+            if trims, let first = bytes.first, let last = bytes.last,
+               !(first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80) {
+                return .slow
+            }
+            if minimumLength <= 0 { return .searchable }
+            if count < minimumLength { return .tooShort }
+            let end = Swift.min(count, minimumLength + 1)
+            var index = 0
+            while index < end {
+                let byte = bytes[index]
+                if byte >= 0x80 || byte == 0x0D { return .countCharacters }
+                index += 1
+            }
+            return .searchable
+        }
+        switch quick {
+        case .searchable?:
+            return QueryIdentity(text: text, scope: scope, tokens: tokens)
+        case .tooShort?:
+            return nil
+        case .countCharacters?:
+            guard text.count >= minimumLength else { return nil }
+            return QueryIdentity(text: text, scope: scope, tokens: tokens)
+        case .slow?, nil:
+            break
+        }
         let normalized = normalize(text)
         guard isSearchable(normalized) else { return nil }
         return QueryIdentity(text: normalized, scope: scope, tokens: tokens)
+    }
+
+    /// What one read of a text's bytes tells ``identity(text:scope:tokens:)``.
+    @usableFromInline
+    enum QuickVerdict {
+        /// Nothing to trim, and long enough.
+        case searchable
+        /// Nothing to trim, and fewer bytes than the minimum length in characters.
+        case tooShort
+        /// Nothing to trim; whether it is long enough takes counting its characters.
+        case countCharacters
+        /// Trimming may change it: normalize, then measure.
+        case slow
     }
 
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` without Foundation: Unicode White_Space
