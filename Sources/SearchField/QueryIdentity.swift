@@ -97,6 +97,11 @@ final class QueryExtras: @unchecked Sendable {
     private struct Table {
         var parts: [Parts] = []
         var numbers: [Parts: UInt32] = [:]
+        /// The pair asked for last, and its number: a field asks for the same pair on every
+        /// keystroke (its scope and tokens change rarely), and comparing it with the one asked for
+        /// last is cheap (the same strings and array compare equal without reading them), where
+        /// the dictionary hashes every string of the pair.
+        var last: (parts: Parts, number: UInt32)?
     }
 
     /// Read and written only while `busy` is held (`withTable`): `@unchecked Sendable` rests on it.
@@ -122,12 +127,18 @@ final class QueryExtras: @unchecked Sendable {
     @usableFromInline
     func number(scope: String?, tokens: [String]) -> UInt32 {
         if scope == nil, tokens.isEmpty { return 0 }
-        let key = Parts(scope: scope, tokens: tokens)
         return withTable { table in
-            if let number = table.numbers[key] { return number }
-            table.parts.append(key)
-            let number = UInt32(table.parts.count)
-            table.numbers[key] = number
+            if let last = table.last, last.parts.scope == scope, last.parts.tokens == tokens { return last.number }
+            let key = Parts(scope: scope, tokens: tokens)
+            let number: UInt32
+            if let known = table.numbers[key] {
+                number = known
+            } else {
+                table.parts.append(key)
+                number = UInt32(table.parts.count)
+                table.numbers[key] = number
+            }
+            table.last = (key, number)
             return number
         }
     }
