@@ -327,10 +327,13 @@ public struct FieldInput: Hashable, Sendable {
     /// the field holds, `false` when it did not (the same text set again), `nil` for events that
     /// are not input. The one place the strategies that react to every change read their input.
     public mutating func absorb(_ event: SearchEvent) -> Bool? {
+        // One case per pattern: a shared binding (`let .a(x), let .b(x)`) copied the whole event
+        // out first.
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            guard text != self.text else { return false }
-            self.text = text
+        case let .textChanged(text, _):
+            return absorb(text: text)
+        case let .fieldTextSet(text):
+            return absorb(text: text)
         case let .scopeChanged(scope):
             guard scope != self.scope else { return false }
             self.scope = scope
@@ -340,6 +343,14 @@ public struct FieldInput: Hashable, Sendable {
         case .submitted, .timerFired, .responseArrived, .requestFailed:
             return nil
         }
+        return true
+    }
+
+    /// The text binding's new value: whether it changed.
+    @inline(__always)
+    private mutating func absorb(text: String) -> Bool {
+        guard text != self.text else { return false }
+        self.text = text
         return true
     }
 }
