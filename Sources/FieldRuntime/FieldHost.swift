@@ -91,8 +91,12 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
     @inlinable public var input: FieldInput { _input }
     /// The typist has left the field.
     @inlinable public var sessionOver: Bool { _sessionOver }
-    /// The text field's own state (programmatic writes, composition).
-    @usableFromInline var field = TextFieldModel()
+    /// An input-method composition is open in the field (the typist's last key left it open).
+    @usableFromInline var composing = false
+    /// The text the app wrote into the field since the typist's last edit; `nil`: the field shows
+    /// the typist's text (`input.text`). The field's state as ``TextFieldModel`` keeps it, without
+    /// a second copy of the typist's text on every keystroke.
+    @usableFromInline var written: String? = nil
     /// Timers the strategy armed and has not cancelled, and whether each is a debounce wait.
     @usableFromInline var timers: [OpenTimer] = []
     @usableFromInline var requests: [OpenRequest] = []
@@ -147,7 +151,8 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         case let .edit(key, fieldText):
             let text = fieldText.string
             let composing = Composition.isComposing(key: key)
-            field.userEdit(text, composing: composing)
+            self.composing = composing
+            if written != nil { written = nil }
             _input.text = text
             recordInput(typist, at: time, context: context, recorder: &recorder)
             deliver(.textChanged(text, composing: composing), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
@@ -325,7 +330,14 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
             let handle = runner.startRequest(id, query: query, local: true, typist: typist, at: time)
             requests.append(OpenRequest(id: id, local: true, handle: handle))
         case let .setFieldText(text):
-            let reported = field.programmaticSet(text)
+            // `TextFieldModel.programmaticSet`: an open composition puts its text straight back.
+            let reported: String
+            if composing {
+                reported = written ?? _input.text
+            } else {
+                written = text
+                reported = text
+            }
             deliver(.fieldTextSet(reported), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
         case .display, .commit, .apply, .cancelTimer, .cancelRequest, .discard, .writeBack:
             break
