@@ -3,6 +3,7 @@ struct DisplayTracker: Hashable, Sendable {
     private(set) var shown: DisplayState = .idle
 
     /// Emits `.display(state)` unless `state` is on screen already.
+    @inline(__always)
     mutating func show(_ state: consuming DisplayState, into effects: inout [SearchEffect]) {
         guard !Self.same(state, shown) else { return }
         effects.append(.display(copy state))

@@ -121,6 +121,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     /// `target` copies an identity (a reference count per string in it) on every keystroke, and so
     /// does a `switch` over a stored property in a method, which these static functions' borrowed
     /// parameters avoid.
+    @inline(__always)
     private static func isTarget(_ query: QueryIdentity?, phase: borrowing Phase, shown: borrowing ShownContent) -> Bool {
         switch phase {
         case let .waiting(_, current), let .loading(_, current, _):
@@ -142,6 +143,9 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         }
     }
 
+    /// Inlined, as are the other steps an event takes here (`isTarget`, `cancelPhase`, `search`,
+    /// `render`): each was a call that moved the field's state in and out of registers.
+    @inline(__always)
     private mutating func restart(into effects: inout [SearchEffect]) {
         var query = configuration.identity(of: input)
         if configuration.restartKey == .text, let target, let text = query?.text, text == target.text {
@@ -163,6 +167,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         phase = .waiting(ids.schedule(after: configuration.debounceNanos, for: .debounce(query), into: &effects), query)
     }
 
+    @inline(__always)
     private mutating func cancelPhase(into effects: inout [SearchEffect]) {
         switch phase {
         case let .waiting(timer, _):
@@ -177,6 +182,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         stalled = false
     }
 
+    @inline(__always)
     private mutating func search(_ query: QueryIdentity, into effects: inout [SearchEffect]) {
         if let hit = cache.hit(query, into: &effects) {
             shown = hit
@@ -191,6 +197,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         phase = .loading(id, query, stalledTimer: stalledTimer)
     }
 
+    @inline(__always)
     mutating func render(into effects: inout [SearchEffect]) {
         // 0: what `shown` holds; 1: loading; 2: stalled.
         var mode: UInt8 = 0
