@@ -289,7 +289,9 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         context.effects = effects
     }
 
-    @inlinable
+    /// Inlined into `deliver`'s loop: a call per effect moved the host, the context, the
+    /// recorder and the runner in and out of it.
+    @inlinable @inline(__always)
     mutating func perform<Sink: RecordSink, Runner: FieldRunner>(
         _ effect: consuming SearchEffect, typist: Int, at time: Int64,
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
