@@ -60,6 +60,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     }
 
     /// The restart key (the identity, or the text alone) changed: the `.task` restarts.
+    @inline(__always)
     mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
         let restarts = configuration.restartKey == .identity ? input.absorb(event) == true : input.absorbText(event)
         guard restarts else { return false }
@@ -76,6 +77,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     }
 
     /// The wait is over (search), or the request is slow (the stalled indicator).
+    @inline(__always)
     mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
         switch phase {
         case let .waiting(current, query) where current == timer:
@@ -89,6 +91,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     }
 
     /// Committed only when it answers the request the field is waiting for.
+    @inline(__always)
     mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
         guard case let .loading(current, query, stalledTimer) = phase, current == id else {
             effects.append(.discard(id))
@@ -143,8 +146,9 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         }
     }
 
-    /// Inlined, as are the other steps an event takes here (`isTarget`, `cancelPhase`, `search`,
-    /// `render`): each was a call that moved the field's state in and out of registers.
+    /// Inlined, as are the other steps an event takes here (the event's own method, `isTarget`,
+    /// `cancelPhase`, `search`, `render`): each was a call that moved the field's state in and
+    /// out of registers.
     @inline(__always)
     private mutating func restart(into effects: inout [SearchEffect]) {
         var query = configuration.identity(of: input)
