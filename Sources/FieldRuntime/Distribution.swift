@@ -11,6 +11,7 @@ public enum Distribution: Hashable, Sendable, CustomStringConvertible {
     case uniform(Int64, Int64)
 
     /// Draws one duration in nanoseconds from `rng`.
+    @inline(__always)
     public func sample(_ rng: inout SeededGenerator) -> Int64 {
         switch self {
         case let .constant(value):
