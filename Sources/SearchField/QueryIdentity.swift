@@ -326,6 +326,7 @@ public struct FieldInput: Hashable, Sendable {
     /// Applies an input event (text, scope or tokens) to the field: `true` when it changed what
     /// the field holds, `false` when it did not (the same text set again), `nil` for events that
     /// are not input. The one place the strategies that react to every change read their input.
+    @inline(__always)
     public mutating func absorb(_ event: SearchEvent) -> Bool? {
         // One case per pattern: a shared binding (`let .a(x), let .b(x)`) copied the whole event
         // out first.
