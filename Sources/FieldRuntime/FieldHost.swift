@@ -259,20 +259,20 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         _ event: SearchEvent, typist: Int, at time: Int64,
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
     ) where Runner.Handle == Handle {
-        // Taken out of the context, so an effect that delivers again (a write-back) gets a
-        // buffer of its own.
-        var effects = context.effects
-        context.effects = []
+        // On the end of the context's one buffer, and taken off it again: an effect that delivers
+        // again (a write-back) puts its own above the ones still to be performed and takes only
+        // those (strategies append to the buffer and never clear it).
+        let base = context.effects.count
         runner.observe(.event(event), typist: typist, at: time)
-        _strategy.handle(event, at: time, into: &effects)
-        // Reversed in place by bitwise moves, then popped from the end: each effect is moved out
+        _strategy.handle(event, at: time, into: &context.effects)
+        // Reversed in place by bitwise moves, then taken from the end: each effect is moved out
         // of the buffer and destroyed once, after it was performed. Moving them out from the
         // front needed a placeholder in each emptied slot, and every placeholder cost a destroy
         // of its own through the enum's value witnesses (as `reverse()`'s swaps copy through them).
-        if effects.count > 1 {
-            effects.withUnsafeMutableBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
-                var low = base, high = base + (buffer.count - 1)
+        if context.effects.count - base > 1 {
+            context.effects.withUnsafeMutableBufferPointer { buffer in
+                guard let start = buffer.baseAddress else { return }
+                var low = start + base, high = start + (buffer.count - 1)
                 while low < high {
                     let first = low.move()
                     low.moveInitialize(from: high, count: 1)
@@ -282,11 +282,11 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
                 }
             }
         }
-        while let effect = effects.popLast() {
+        while context.effects.count > base {
+            let effect = context.effects.removeLast()
             runner.observe(.effect(effect), typist: typist, at: time)
             perform(effect, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
         }
-        context.effects = effects
     }
 
     /// Inlined into `deliver`'s loop: a call per effect moved the host, the context, the
