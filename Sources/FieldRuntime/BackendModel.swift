@@ -180,6 +180,7 @@ public struct BackendModel: Hashable, Sendable {
     }
 
     /// Service time and items scanned for one request.
+    @inline(__always)
     package func serviceTime(queryLength: Int, _ rng: inout SeededGenerator) -> (ns: Int64, items: Int64) {
         var ns: Int64
         var items: Int64 = 0

@@ -11,13 +11,14 @@ public enum Distribution: Hashable, Sendable, CustomStringConvertible {
     case uniform(Int64, Int64)
 
     /// Draws one duration in nanoseconds from `rng`.
+    @inline(__always)
     public func sample(_ rng: inout SeededGenerator) -> Int64 {
         switch self {
         case let .constant(value):
             return value
         case let .logNormal(median, sigma):
             guard sigma > 0 else { return median }
-            return Int64((Double(median) * exp(sigma * rng.nextStandardNormalZiggurat())).rounded())
+            return roundedToInt64(Double(median) * exp(sigma * rng.nextStandardNormalZiggurat()))
         case let .uniform(low, high):
             guard high > low else { return low }
             return low + Int64(rng.next() % UInt64(high - low + 1))
@@ -47,6 +48,18 @@ public enum Distribution: Hashable, Sendable, CustomStringConvertible {
         case let .uniform(low, high): "uniform(\(Double(low) / 1e6)–\(Double(high) / 1e6)ms)"
         }
     }
+}
+
+/// `Int64(x.rounded())` (to nearest, ties away from zero) without a call to the C library's
+/// `round`, once per draw: the truncation is exact, and so is the fraction it leaves, so the
+/// answer, and where it traps (NaN, infinities, beyond `Int64`), are the same.
+@inline(__always)
+func roundedToInt64(_ x: Double) -> Int64 {
+    let whole = Int64(x)
+    let fraction = x - Double(whole)
+    if fraction >= 0.5 { return whole + 1 }
+    if fraction <= -0.5 { return whole - 1 }
+    return whole
 }
 
 /// FNV-1a over bytes: a hash that is the same in every process (Swift's `Hasher` is seeded per

@@ -91,8 +91,12 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
     @inlinable public var input: FieldInput { _input }
     /// The typist has left the field.
     @inlinable public var sessionOver: Bool { _sessionOver }
-    /// The text field's own state (programmatic writes, composition).
-    @usableFromInline var field = TextFieldModel()
+    /// An input-method composition is open in the field (the typist's last key left it open).
+    @usableFromInline var composing = false
+    /// The text the app wrote into the field since the typist's last edit; `nil`: the field shows
+    /// the typist's text (`input.text`). The field's state as ``TextFieldModel`` keeps it, without
+    /// a second copy of the typist's text on every keystroke.
+    @usableFromInline var written: String? = nil
     /// Timers the strategy armed and has not cancelled, and whether each is a debounce wait.
     @usableFromInline var timers: [OpenTimer] = []
     @usableFromInline var requests: [OpenRequest] = []
@@ -147,7 +151,8 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         case let .edit(key, fieldText):
             let text = fieldText.string
             let composing = Composition.isComposing(key: key)
-            field.userEdit(text, composing: composing)
+            self.composing = composing
+            if written != nil { written = nil }
             _input.text = text
             recordInput(typist, at: time, context: context, recorder: &recorder)
             deliver(.textChanged(text, composing: composing), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
@@ -254,20 +259,20 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
         _ event: SearchEvent, typist: Int, at time: Int64,
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
     ) where Runner.Handle == Handle {
-        // Taken out of the context, so an effect that delivers again (a write-back) gets a
-        // buffer of its own.
-        var effects = context.effects
-        context.effects = []
+        // On the end of the context's one buffer, and taken off it again: an effect that delivers
+        // again (a write-back) puts its own above the ones still to be performed and takes only
+        // those (strategies append to the buffer and never clear it).
+        let base = context.effects.count
         runner.observe(.event(event), typist: typist, at: time)
-        _strategy.handle(event, at: time, into: &effects)
-        // Reversed in place by bitwise moves, then popped from the end: each effect is moved out
+        _strategy.handle(event, at: time, into: &context.effects)
+        // Reversed in place by bitwise moves, then taken from the end: each effect is moved out
         // of the buffer and destroyed once, after it was performed. Moving them out from the
         // front needed a placeholder in each emptied slot, and every placeholder cost a destroy
         // of its own through the enum's value witnesses (as `reverse()`'s swaps copy through them).
-        if effects.count > 1 {
-            effects.withUnsafeMutableBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
-                var low = base, high = base + (buffer.count - 1)
+        if context.effects.count - base > 1 {
+            context.effects.withUnsafeMutableBufferPointer { buffer in
+                guard let start = buffer.baseAddress else { return }
+                var low = start + base, high = start + (buffer.count - 1)
                 while low < high {
                     let first = low.move()
                     low.moveInitialize(from: high, count: 1)
@@ -277,35 +282,38 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
                 }
             }
         }
-        while let effect = effects.popLast() {
+        while context.effects.count > base {
+            let effect = context.effects.removeLast()
             runner.observe(.effect(effect), typist: typist, at: time)
             perform(effect, typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
         }
-        context.effects = effects
     }
 
-    @inlinable
+    /// Inlined into `deliver`'s loop: a call per effect moved the host, the context, the
+    /// recorder and the runner in and out of it.
+    @inlinable @inline(__always)
     mutating func perform<Sink: RecordSink, Runner: FieldRunner>(
         _ effect: consuming SearchEffect, typist: Int, at time: Int64,
         context: inout FieldHostContext, recorder: inout Sink, runner: inout Runner
     ) where Runner.Handle == Handle {
         let trimmed = context.identitiesTrimmed
         // First what the recorder is told (the effect as a whole, borrowed), then the effect is
-        // taken apart: its payloads are destroyed one by one where they are used, not the whole
-        // enum through its value witnesses, which cost more than most effects' work.
+        // taken apart, each case binding its payloads. A cancel of something no longer open falls
+        // through to the second switch too: returning early left the whole effect to be destroyed
+        // through the enum's value witnesses, which cost more than most effects' work.
         switch effect {
         case let .cancelTimer(id):
-            guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
-            let debounce = timers.removeMostlyLast(at: index).debounce
-            recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
-            runner.cancelTimer(id, typist: typist)
-            return
+            if let index = timers.firstIndex(where: { $0.id == id }) {
+                let debounce = timers.removeMostlyLast(at: index).debounce
+                recorder.record(effect, isDebounceWait: debounce, identitiesTrimmed: trimmed, typist: typist, at: time)
+                runner.cancelTimer(id, typist: typist)
+            }
         case let .cancelRequest(id):
-            guard let open = requests.first(where: { $0.id == id }) else { return }
-            recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
-            // Work on the UI thread cannot be interrupted: it runs to its end.
-            if !open.local { runner.cancelRequest(open.handle, id: id, typist: typist, at: time) }
-            return
+            if let open = requests.first(where: { $0.id == id }) {
+                recorder.record(effect, identitiesTrimmed: trimmed, typist: typist, at: time)
+                // Work on the UI thread cannot be interrupted: it runs to its end.
+                if !open.local { runner.cancelRequest(open.handle, id: id, typist: typist, at: time) }
+            }
         case .setFieldText:
             break
         case .scheduleTimer, .sendRequest, .runLocally, .display, .commit, .apply, .discard, .writeBack:
@@ -324,7 +332,14 @@ public struct FieldHost<Strategy: SearchFieldStrategy, Handle> {
             let handle = runner.startRequest(id, query: query, local: true, typist: typist, at: time)
             requests.append(OpenRequest(id: id, local: true, handle: handle))
         case let .setFieldText(text):
-            let reported = field.programmaticSet(text)
+            // `TextFieldModel.programmaticSet`: an open composition puts its text straight back.
+            let reported: String
+            if composing {
+                reported = written ?? _input.text
+            } else {
+                written = text
+                reported = text
+            }
             deliver(.fieldTextSet(reported), typist: typist, at: time, context: &context, recorder: &recorder, runner: &runner)
         case .display, .commit, .apply, .cancelTimer, .cancelRequest, .discard, .writeBack:
             break

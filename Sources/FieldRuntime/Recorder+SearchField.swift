@@ -13,7 +13,7 @@ extension RecordSink {
     ///
     /// `identitiesTrimmed`: the strategy's normalizer trims, so every identity it emits is
     /// trimmed already and its key is made without trimming again.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func record(
         _ effect: borrowing SearchEffect, isDebounceWait: Bool = false, identitiesTrimmed: Bool = false, typist: Int, at time: Int64
     ) {

@@ -103,6 +103,11 @@ final class QueryExtras: @unchecked Sendable {
     private struct Table {
         var parts: [Parts] = []
         var numbers: [Parts: UInt32] = [:]
+        /// The pair asked for last, and its number: a field asks for the same pair on every
+        /// keystroke (its scope and tokens change rarely), and comparing it with the one asked for
+        /// last is cheap (the same strings and array compare equal without reading them), where
+        /// the dictionary hashes every string of the pair.
+        var last: (parts: Parts, number: UInt32)?
     }
 
     /// Read and written only while `busy` is held (`withTable`): `@unchecked Sendable` rests on it.
@@ -128,12 +133,18 @@ final class QueryExtras: @unchecked Sendable {
     @usableFromInline
     func number(scope: String?, tokens: [String]) -> UInt32 {
         if scope == nil, tokens.isEmpty { return 0 }
-        let key = Parts(scope: scope, tokens: tokens)
         return withTable { table in
-            if let number = table.numbers[key] { return number }
-            table.parts.append(key)
-            let number = UInt32(table.parts.count)
-            table.numbers[key] = number
+            if let last = table.last, last.parts.scope == scope, last.parts.tokens == tokens { return last.number }
+            let key = Parts(scope: scope, tokens: tokens)
+            let number: UInt32
+            if let known = table.numbers[key] {
+                number = known
+            } else {
+                table.parts.append(key)
+                number = UInt32(table.parts.count)
+                table.numbers[key] = number
+            }
+            table.last = (key, number)
             return number
         }
     }
@@ -221,9 +232,54 @@ public struct QueryNormalizer: Hashable, Sendable {
     /// The identity to search for, or `nil` when the text is too short.
     @inlinable
     public func identity(text: String, scope: String?, tokens: [String]) -> QueryIdentity? {
+        // The common case in one read of the bytes in place (see `trimmed` and `isSearchable`):
+        // nothing to trim, and the text long enough by its first bytes alone, or too short by its
+        // byte count. Anything else takes the two steps one after the other.
+        let minimumLength = minimumLength, trims = trims
+        let quick = text.utf8.withContiguousStorageIfAvailable { bytes -> QuickVerdict in
+            let count = bytes.count
+            if trims, let first = bytes.first, let last = bytes.last,
+               !(first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80) {
+                return .slow
+            }
+            if minimumLength <= 0 { return .searchable }
+            if count < minimumLength { return .tooShort }
+            let end = Swift.min(count, minimumLength + 1)
+            var index = 0
+            while index < end {
+                let byte = bytes[index]
+                if byte >= 0x80 || byte == 0x0D { return .countCharacters }
+                index += 1
+            }
+            return .searchable
+        }
+        switch quick {
+        case .searchable?:
+            return QueryIdentity(text: text, scope: scope, tokens: tokens)
+        case .tooShort?:
+            return nil
+        case .countCharacters?:
+            guard text.count >= minimumLength else { return nil }
+            return QueryIdentity(text: text, scope: scope, tokens: tokens)
+        case .slow?, nil:
+            break
+        }
         let normalized = normalize(text)
         guard isSearchable(normalized) else { return nil }
         return QueryIdentity(text: normalized, scope: scope, tokens: tokens)
+    }
+
+    /// What one read of a text's bytes tells ``identity(text:scope:tokens:)``.
+    @usableFromInline
+    enum QuickVerdict {
+        /// Nothing to trim, and long enough.
+        case searchable
+        /// Nothing to trim, and fewer bytes than the minimum length in characters.
+        case tooShort
+        /// Nothing to trim; whether it is long enough takes counting its characters.
+        case countCharacters
+        /// Trimming may change it: normalize, then measure.
+        case slow
     }
 
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` without Foundation: Unicode White_Space
@@ -276,11 +332,15 @@ public struct FieldInput: Hashable, Sendable {
     /// Applies an input event (text, scope or tokens) to the field: `true` when it changed what
     /// the field holds, `false` when it did not (the same text set again), `nil` for events that
     /// are not input. The one place the strategies that react to every change read their input.
+    @inline(__always)
     public mutating func absorb(_ event: SearchEvent) -> Bool? {
+        // One case per pattern: a shared binding (`let .a(x), let .b(x)`) copied the whole event
+        // out first.
         switch event {
-        case let .textChanged(text, _), let .fieldTextSet(text):
-            guard text != self.text else { return false }
-            self.text = text
+        case let .textChanged(text, _):
+            return absorb(text: text)
+        case let .fieldTextSet(text):
+            return absorb(text: text)
         case let .scopeChanged(scope):
             guard scope != self.scope else { return false }
             self.scope = scope
@@ -290,6 +350,14 @@ public struct FieldInput: Hashable, Sendable {
         case .submitted, .timerFired, .responseArrived, .requestFailed:
             return nil
         }
+        return true
+    }
+
+    /// The text binding's new value: whether it changed.
+    @inline(__always)
+    private mutating func absorb(text: String) -> Bool {
+        guard text != self.text else { return false }
+        self.text = text
         return true
     }
 }

@@ -2,10 +2,50 @@
 struct DisplayTracker: Hashable, Sendable {
     private(set) var shown: DisplayState = .idle
 
-    mutating func show(_ state: DisplayState, into effects: inout [SearchEffect]) {
-        guard state != shown else { return }
+    /// Emits `.display(state)` unless `state` is on screen already.
+    @inline(__always)
+    mutating func show(_ state: consuming DisplayState, into effects: inout [SearchEffect]) {
+        guard !Self.same(state, shown) else { return }
+        effects.append(.display(copy state))
         shown = state
-        effects.append(.display(state))
+    }
+
+    /// `a == b`, compared in place (the synthesized `==` switched over a tuple of copies of both),
+    /// the request before the query: a new answer is for another request, found unequal without
+    /// reading the texts.
+    private static func same(_ a: borrowing DisplayState, _ b: borrowing DisplayState) -> Bool {
+        switch a {
+        case .idle:
+            switch b {
+            case .idle: true
+            default: false
+            }
+        case .loading:
+            switch b {
+            case .loading: true
+            default: false
+            }
+        case .stalled:
+            switch b {
+            case .stalled: true
+            default: false
+            }
+        case let .results(query, request):
+            switch b {
+            case let .results(other, otherRequest): request == otherRequest && query == other
+            default: false
+            }
+        case let .empty(query):
+            switch b {
+            case let .empty(other): query == other
+            default: false
+            }
+        case let .error(query):
+            switch b {
+            case let .error(other): query == other
+            default: false
+            }
+        }
     }
 }
 

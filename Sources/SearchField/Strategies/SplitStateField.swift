@@ -60,6 +60,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     }
 
     /// The restart key (the identity, or the text alone) changed: the `.task` restarts.
+    @inline(__always)
     mutating func inputChanged(_ event: SearchEvent, into effects: inout [SearchEffect]) -> Bool {
         let restarts = configuration.restartKey == .identity ? input.absorb(event) == true : input.absorbText(event)
         guard restarts else { return false }
@@ -76,6 +77,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     }
 
     /// The wait is over (search), or the request is slow (the stalled indicator).
+    @inline(__always)
     mutating func timerFired(_ timer: TimerID, into effects: inout [SearchEffect]) -> Bool {
         switch phase {
         case let .waiting(current, query) where current == timer:
@@ -89,6 +91,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     }
 
     /// Committed only when it answers the request the field is waiting for.
+    @inline(__always)
     mutating func responseArrived(_ id: RequestID, _ summary: ResultSummary, into effects: inout [SearchEffect]) -> Bool {
         guard case let .loading(current, query, stalledTimer) = phase, current == id else {
             effects.append(.discard(id))
@@ -121,6 +124,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
     /// `target` copies an identity (a reference count per string in it) on every keystroke, and so
     /// does a `switch` over a stored property in a method, which these static functions' borrowed
     /// parameters avoid.
+    @inline(__always)
     private static func isTarget(_ query: QueryIdentity?, phase: borrowing Phase, shown: borrowing ShownContent) -> Bool {
         switch phase {
         case let .waiting(_, current), let .loading(_, current, _):
@@ -142,6 +146,10 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         }
     }
 
+    /// Inlined, as are the other steps an event takes here (the event's own method, `isTarget`,
+    /// `cancelPhase`, `search`, `render`): each was a call that moved the field's state in and
+    /// out of registers.
+    @inline(__always)
     private mutating func restart(into effects: inout [SearchEffect]) {
         var query = configuration.identity(of: input)
         if configuration.restartKey == .text, let target, let text = query?.text, text == target.text {
@@ -163,6 +171,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         phase = .waiting(ids.schedule(after: configuration.debounceNanos, for: .debounce(query), into: &effects), query)
     }
 
+    @inline(__always)
     private mutating func cancelPhase(into effects: inout [SearchEffect]) {
         switch phase {
         case let .waiting(timer, _):
@@ -177,6 +186,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         stalled = false
     }
 
+    @inline(__always)
     private mutating func search(_ query: QueryIdentity, into effects: inout [SearchEffect]) {
         if let hit = cache.hit(query, into: &effects) {
             shown = hit
@@ -191,6 +201,7 @@ public struct SplitStateField: SearchFieldStrategy, RoutedField {
         phase = .loading(id, query, stalledTimer: stalledTimer)
     }
 
+    @inline(__always)
     mutating func render(into effects: inout [SearchEffect]) {
         // 0: what `shown` holds; 1: loading; 2: stalled.
         var mode: UInt8 = 0
