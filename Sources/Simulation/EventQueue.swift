@@ -265,12 +265,14 @@ private final class Wheel: @unchecked Sendable {
 
     /// Into the sorted (descending) run: usually at its front, as a new event comes after
     /// everything already due.
+    @inline(__always)
     func insertCurrent(_ event: ScheduledEvent) {
         appendCurrent(event)
         sift(currentCount - 1)
     }
 
     /// Moves the events of wheel slot `base` into the current run (unsorted) and frees their nodes.
+    @inline(__always)
     func takeSlot() {
         let index = Int(base & EventQueue.mask)
         var node = heads[index]
@@ -287,6 +289,7 @@ private final class Wheel: @unchecked Sendable {
     }
 
     /// A slot holds a few events: insertion sort, descending.
+    @inline(__always)
     func sortCurrent() {
         guard currentCount > 1 else { return }
         for i in 1..<currentCount { sift(i) }
@@ -306,6 +309,7 @@ private final class Wheel: @unchecked Sendable {
     }
 
     /// The absolute slot of the first occupied wheel slot after `base`, if any.
+    @inline(__always)
     func nextOccupied() -> UInt64? {
         let start = Int((base + 1) & EventQueue.mask)
         let words = Self.words
