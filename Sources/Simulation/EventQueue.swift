@@ -119,6 +119,25 @@ struct EventQueue: Sendable {
         }
     }
 
+    /// Takes the event of `kind` for `typist` with `payload`, due at `time`, off the queue, if it
+    /// is on the wheel; `false` if it is not there (already popped, or beyond the wheel's
+    /// horizon, where it stays). The other events keep their order.
+    mutating func remove(_ time: Int64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64) -> Bool {
+        guard count > 0 else { return false }
+        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
+        let slot = Self.slot(time: time)
+        let removed: Bool
+        if slot <= wheel.base {
+            removed = wheel.removeCurrent(kind, typist: typist, payload: payload)
+        } else if slot - wheel.base < UInt64(Self.wheelSlots) {
+            removed = wheel.removeFiled(slot: slot, kind, typist: typist, payload: payload)
+        } else {
+            removed = false
+        }
+        if removed { count -= 1 }
+        return removed
+    }
+
     mutating func pop() -> ScheduledEvent? {
         guard count > 0 else { return nil }
         if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
@@ -269,6 +288,43 @@ private final class Wheel: @unchecked Sendable {
     func insertCurrent(_ event: ScheduledEvent) {
         appendCurrent(event)
         sift(currentCount - 1)
+    }
+
+    /// Removes the first event matching (`kind`, `typist`, `payload`) from the current run.
+    func removeCurrent(_ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64) -> Bool {
+        var index = currentCount - 1
+        while index >= 0 {
+            let event = current[index]
+            if event.typist == typist && event.kind == kind && event.payload == payload {
+                // Trivial values: moved down over the removed one (the regions may overlap).
+                (current + index).moveInitialize(from: current + index + 1, count: currentCount - index - 1)
+                currentCount -= 1
+                return true
+            }
+            index -= 1
+        }
+        return false
+    }
+
+    /// Removes the first event matching (`kind`, `typist`, `payload`) from wheel slot `slot`.
+    func removeFiled(slot: UInt64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64) -> Bool {
+        let index = Int(slot & EventQueue.mask)
+        var previous: Int32 = -1
+        var node = heads[index]
+        while node >= 0 {
+            let event = pool[Int(node)]
+            if event.typist == typist && event.kind == kind && event.payload == payload {
+                let following = links[Int(node)]
+                if previous >= 0 { links[Int(previous)] = following } else { heads[index] = following }
+                if heads[index] < 0 { occupied[index >> 6] &= ~(1 << UInt64(index & 63)) }
+                links[Int(node)] = free
+                free = node
+                return true
+            }
+            previous = node
+            node = links[Int(node)]
+        }
+        return false
     }
 
     /// Moves the events of wheel slot `base` into the current run (unsorted) and frees their nodes.

@@ -43,6 +43,10 @@ struct RequestStep {
 /// (local-filter), and where its requests go.
 struct TypistSlot {
     var uiBusyUntil: Int64 = 0
+    /// The timer the typist's field scheduled last, and when it is due: the one a cancel
+    /// nearly always names (a new keystroke cancels the wait it replaces).
+    var lastTimer: TimerID = .max
+    var lastTimerDeadline: Int64 = 0
     let cell: Int32
     let globalIndex: UInt64
 }
@@ -61,6 +65,9 @@ struct VirtualWorld: FieldRunner {
     var freeHandles: [Int32] = []
     var cells: [ServerCell<Int32>]
     var observer: ((Int64, Int, TimelineEntry) -> Void)?
+    /// The latest deadline of a timer taken off the queue since the cell started (see
+    /// `cancelTimer`).
+    var removedUntil: Int64 = 0
 
     init(backend: BackendModel, seed: UInt64, globalIndices indices: [Int]) {
         self.backend = backend
@@ -81,10 +88,22 @@ struct VirtualWorld: FieldRunner {
 
     mutating func scheduleTimer(_ id: TimerID, at deadline: Int64, typist: Int) {
         queue.push(deadline, .timer, typist: Int32(typist), payload: id)
+        slots[typist].lastTimer = id
+        slots[typist].lastTimerDeadline = deadline
     }
 
-    /// A cancelled timer stays queued; the host ignores it when it pops (cheaper than removal).
-    func cancelTimer(_ id: TimerID, typist: Int) {}
+    /// The typist's last timer leaves the queue (a debounce wait a keystroke replaced: about a
+    /// third of the waits); another one stays queued and the host ignores it when it pops. The
+    /// latest removed deadline still counts as the cell's end (`removedUntil`), where popping
+    /// the timer would have put the clock.
+    mutating func cancelTimer(_ id: TimerID, typist: Int) {
+        let deadline = slots[typist].lastTimerDeadline
+        // Before now it has popped already: every event due earlier has.
+        guard slots[typist].lastTimer == id, deadline >= now else { return }
+        if queue.remove(deadline, .timer, typist: Int32(typist), payload: id) {
+            removedUntil = max(removedUntil, deadline)
+        }
+    }
 
     mutating func startRequest(_ id: RequestID, query: QueryIdentity, local: Bool, typist: Int, at time: Int64) -> Int32 {
         send(id, query, typist: typist, local: local)

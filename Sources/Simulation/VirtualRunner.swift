@@ -142,6 +142,7 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// interleaved would; it keeps the working set (a hundred typists, a small heap) in cache.
     private mutating func runCell(_ typists: Range<Int>) -> Int64 {
         world.now = 0
+        world.removedUntil = 0
         world.queue.restart(at: 0)
         cellStart = typists.lowerBound
         let made = makeSessions(typists)
@@ -195,7 +196,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
                 }
             }
         }
-        return world.now
+        // A timer taken off the queue is due when it would have been the cell's last event.
+        return max(world.now, world.removedUntil)
     }
 
     /// Makes `recorder` the recorder of runner-local typist `typist`'s group.

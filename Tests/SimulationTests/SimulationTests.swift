@@ -278,6 +278,51 @@ struct SimulationTests {
         }
     }
 
+    @Test("an event taken off the queue leaves the others in the heap's order, wherever it waited")
+    func eventQueueRemoves() {
+        var rng = SeededGenerator(seed: 23)
+        var queue = EventQueue()
+        var expected: [ScheduledEvent] = []
+        var sequence: UInt64 = 0
+        var removed = 0
+        var now: Int64 = 0
+        for step in 0..<20_000 {
+            switch rng.next() % 10 {
+            case 0...4:
+                // Due in the slot being consumed, in the next slots, or beyond the wheel's horizon.
+                let delay: Int64 = switch rng.next() % 4 {
+                case 0: Int64(rng.next() % 3_000_000)
+                case 1, 2: Int64(rng.next() % 500_000_000)
+                default: Int64(rng.next() % 30_000_000_000)
+                }
+                queue.push(now + delay, .timer, typist: Int32(step % 50), payload: UInt64(step))
+                expected.append(ScheduledEvent(time: now + delay, sequence: sequence, typist: Int32(step % 50), kind: .timer, payload: UInt64(step)))
+                sequence += 1
+            case 5, 6:
+                guard !expected.isEmpty else { continue }
+                let victim = expected[Int(rng.next() % UInt64(expected.count))]
+                if queue.remove(victim.time, .timer, typist: victim.typist, payload: victim.payload) {
+                    expected.removeAll { $0.sequence == victim.sequence }
+                    removed += 1
+                } else {
+                    // Only an event beyond the horizon stays; it still pops in its turn.
+                    #expect(EventQueue.slot(time: victim.time) - EventQueue.slot(time: now) >= UInt64(EventQueue.wheelSlots) - 1)
+                }
+            default:
+                let popped = queue.pop()
+                expected.sort { $0.precedes($1) }
+                let next = expected.isEmpty ? nil : expected.removeFirst()
+                #expect(popped?.order == next?.order)
+                if let popped { now = popped.time }
+            }
+            #expect(queue.count == expected.count)
+        }
+        #expect(removed > 1_000)
+        // Not in the queue (popped or never pushed): nothing is taken.
+        let taken = queue.remove(now, .timer, typist: 999, payload: 1)
+        #expect(!taken)
+    }
+
     @Test("a copied event queue is independent of the original (copy on write)")
     func eventQueueCopies() {
         var queue = EventQueue()
