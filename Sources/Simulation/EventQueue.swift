@@ -59,16 +59,20 @@ struct ScheduledEvent: Sendable {
 ///
 /// The order is exactly the heap's: by time, then by push order (tested against it).
 ///
+/// A class, not a value: the runner's world owns its one queue and never copies it, and a
+/// value's copy-on-write check cost a call on every push, pop and removal.
+///
 /// - Complexity: O(1) push; pop O(1) amortized plus the slot sort and the bitmap walk.
-struct EventQueue: Sendable {
+final class EventQueue {
     static let slotShift: UInt64 = 22
     static let wheelSlots = 4096
     static let mask = UInt64(wheelSlots - 1)
 
-    /// The wheel's memory (see `Wheel`), copied on write: one uniqueness check per push or pop
-    /// instead of one per array touched.
-    private var wheel: Wheel
-    private var overflow = EventHeap()
+    /// The wheel's memory (see `Wheel`).
+    private let wheel: Wheel
+    /// Only ever mutated by this queue's own methods, which never overlap: no dynamic exclusivity
+    /// check on each access.
+    @exclusivity(unchecked) private var overflow = EventHeap()
     private(set) var count = 0
     var nextSequence: UInt64 = 0
 
@@ -87,9 +91,8 @@ struct EventQueue: Sendable {
     /// Turns the empty wheel to `time`: the events pushed next are due at `time` or later (the
     /// runner's next cell starts at time 0 again). Without it the wheel stays where it was,
     /// and events before it are sorted into the slot being consumed, which grows long.
-    mutating func restart(at time: Int64) {
+    func restart(at time: Int64) {
         precondition(count == 0, "restart(at:) with events queued")
-        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
         wheel.base = Self.slot(time: time)
     }
 
@@ -100,10 +103,9 @@ struct EventQueue: Sendable {
         UInt64(truncatingIfNeeded: event.order >> 64) >> slotShift
     }
 
-    mutating func push(_ time: Int64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64 = 0) {
+    func push(_ time: Int64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64 = 0) {
         let event = ScheduledEvent(time: time, sequence: nextSequence, typist: typist, kind: kind, payload: payload)
         nextSequence &+= 1
-        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
         let slot = Self.slot(event)
         // An empty queue pushed into its past moves back to this event. It never moves forward
         // here: the next event pushed may be due before this one.
@@ -122,9 +124,8 @@ struct EventQueue: Sendable {
     /// Takes the event of `kind` for `typist` with `payload`, due at `time`, off the queue, if it
     /// is on the wheel; `false` if it is not there (already popped, or beyond the wheel's
     /// horizon, where it stays). The other events keep their order.
-    mutating func remove(_ time: Int64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64) -> Bool {
+    func remove(_ time: Int64, _ kind: ScheduledEvent.Kind, typist: Int32, payload: UInt64) -> Bool {
         guard count > 0 else { return false }
-        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
         let slot = Self.slot(time: time)
         let removed: Bool
         if slot <= wheel.base {
@@ -138,16 +139,15 @@ struct EventQueue: Sendable {
         return removed
     }
 
-    mutating func pop() -> ScheduledEvent? {
+    func pop() -> ScheduledEvent? {
         guard count > 0 else { return nil }
-        if !isKnownUniquelyReferenced(&wheel) { wheel = wheel.copy() }
         if wheel.currentCount == 0 { advance() }
         count -= 1
         return wheel.popCurrent()
     }
 
     /// Moves the wheel to the next slot with events and loads them into its current run.
-    private mutating func advance() {
+    private func advance() {
         var next = wheel.nextOccupied()
         if let first = overflow.first {
             let slot = Self.slot(first)
@@ -173,10 +173,7 @@ struct EventQueue: Sendable {
 /// The timing wheel's memory: one singly linked list of events per slot (`heads`, `links`)
 /// through a pool of nodes, an occupancy bitmap, and the run of the slot being consumed.
 ///
-/// `@unchecked Sendable`: it is only ever mutated through an `EventQueue` that holds the sole
-/// reference (checked with `isKnownUniquelyReferenced` before every mutation, copying
-/// otherwise), so it has value semantics and no two threads can touch one instance.
-private final class Wheel: @unchecked Sendable {
+private final class Wheel {
     /// The absolute slot being consumed; `current` holds its events sorted descending, so that
     /// the next one is the last. Wheel slot `s & mask` holds slot `s` in `base + 1 ..< base + wheelSlots`.
     var base: UInt64 = 0
@@ -211,21 +208,6 @@ private final class Wheel: @unchecked Sendable {
         pool.deallocate()
         links.deallocate()
         current.deallocate()
-    }
-
-    func copy() -> Wheel {
-        let copy = Wheel(capacity: poolCapacity)
-        copy.base = base
-        copy.heads.update(from: heads, count: EventQueue.wheelSlots)
-        copy.occupied.update(from: occupied, count: Self.words)
-        copy.pool.initialize(from: pool, count: poolCount)
-        copy.links.initialize(from: links, count: poolCount)
-        copy.poolCount = poolCount
-        copy.free = free
-        if currentCount > copy.currentCapacity { copy.growCurrent(to: currentCount) }
-        copy.current.initialize(from: current, count: currentCount)
-        copy.currentCount = currentCount
-        return copy
     }
 
     @inline(__always)
