@@ -57,13 +57,21 @@ struct VirtualWorld: FieldRunner {
     typealias Handle = Int32
 
     let backend: BackendModel
+    /// What `send` asks of `backend` for every request, answered once: calling a method on the
+    /// model copies it (a few hundred bytes), and these answers never change.
+    private let hasScripts: Bool
+    private let serviceReadsLength: Bool
     let seed: UInt64
+    /// Each typist's index in the whole population, by runner-local index.
+    let globalIndices: [Int]
     var now: Int64 = 0
-    var queue: EventQueue
-    var slots: [TypistSlot]
-    var requests: [SimRequest] = []
-    var freeHandles: [Int32] = []
-    var cells: [ServerCell<Int32>]
+    // The queue and the tables are the run's own memory, not values: `beginRun` makes them
+    // anew, so a copy of the world (of the runner holding it) never shares them with a run.
+    private(set) var queue: EventQueue
+    private(set) var slots: WorldTable<TypistSlot>
+    private(set) var requests = WorldTable<SimRequest>()
+    private(set) var freeHandles = WorldTable<Int32>()
+    private(set) var cells: WorldTable<ServerCell<Int32>>
     var observer: ((Int64, Int, TimelineEntry) -> Void)?
     /// The latest deadline of a timer taken off the queue since the cell started (see
     /// `cancelTimer`).
@@ -71,15 +79,36 @@ struct VirtualWorld: FieldRunner {
 
     init(backend: BackendModel, seed: UInt64, globalIndices indices: [Int]) {
         self.backend = backend
+        hasScripts = !backend.scriptedNanos.isEmpty || backend.scriptedDefaultNanos != nil
+        serviceReadsLength = backend.serviceDependsOnQueryLength
         self.seed = seed
+        globalIndices = indices
+        (queue, slots, cells) = Self.makeState(backend: backend, globalIndices: indices)
+    }
+
+    /// A new queue, the typists' slots and the server cells, as a run starts.
+    private static func makeState(
+        backend: BackendModel, globalIndices indices: [Int]
+    ) -> (EventQueue, WorldTable<TypistSlot>, WorldTable<ServerCell<Int32>>) {
         let perCell = max(1, backend.typistsPerServer)
         let firstCell = (indices.min() ?? 0) / perCell
         let lastCell = (indices.max() ?? 0) / perCell
-        cells = Array(repeating: ServerCell<Int32>(), count: lastCell - firstCell + 1)
-        slots = indices.map { index in
+        let cells = WorldTable(Array(repeating: ServerCell<Int32>(), count: lastCell - firstCell + 1))
+        let slots = WorldTable(indices.map { index in
             TypistSlot(cell: Int32(index / perCell - firstCell), globalIndex: UInt64(index))
-        }
-        queue = EventQueue(capacity: min(indices.count, perCell) * 8)
+        })
+        return (EventQueue(capacity: min(indices.count, perCell) * 8), slots, cells)
+    }
+
+    /// Starts the world over: time 0, nothing queued, no request, idle servers. A runner calls
+    /// it as its run begins, so that each run (of the runner or of a copy of it) has its own
+    /// queue and tables.
+    mutating func beginRun() {
+        now = 0
+        removedUntil = 0
+        (queue, slots, cells) = Self.makeState(backend: backend, globalIndices: globalIndices)
+        requests = WorldTable()
+        freeHandles = WorldTable()
     }
 
     func observe(_ entry: TimelineEntry, typist: Int, at time: Int64) {
@@ -132,7 +161,7 @@ struct VirtualWorld: FieldRunner {
         request.utf8Length = Int32(truncatingIfNeeded: text.utf8.count)
         request.textHash = stableHash(text)
         request.cell = cell
-        if let scripted = backend.scriptedTime(for: text) {
+        if hasScripts, let scripted = backend.scriptedTime(for: text) {
             request.scripted = true
             request.oneWay = 0
             request.serviceNanos = scripted
@@ -143,7 +172,7 @@ struct VirtualWorld: FieldRunner {
         } else {
             // The length in characters (grapheme breaking, unless the text is plain ASCII) only
             // when the service time depends on it.
-            let length = backend.serviceDependsOnQueryLength ? Self.characterCount(text) : 0
+            let length = serviceReadsLength ? Self.characterCount(text) : 0
             let draw = backend.draw(seed: seed, typist: globalIndex, request: id, queryLength: length)
             request.oneWay = draw.oneWayNanos
             request.serviceNanos = draw.serviceNanos

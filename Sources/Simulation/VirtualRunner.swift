@@ -37,6 +37,9 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     private var activeGroup = 0
     /// Per runner-local typist, its group's index into `recorders`; empty: every typist in group 0.
     let groupOf: [Int32]
+    let settleIntervalNanos: Int64
+    /// `run` has been called: a second run starts from empty recorders.
+    private var hasRun = false
     /// Per typist of the server cell being run (slot `typist - cellStart`), in parallel buffers
     /// so that the hot path mutates each in place and never copies a typist's whole state. Cells
     /// run one after another and share nothing, so only one cell's sessions and fields are held
@@ -91,11 +94,8 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         seed: UInt64, settleIntervalNanos: Int64, groups: [Int32] = [], sessions: @escaping (Range<Int>) -> [Session]
     ) {
         precondition(groups.isEmpty || groups.count == indices.count, "one group per typist")
-        recorder = Recorder(typists: indices.count, expectsBackend: true, settleIntervalNanos: settleIntervalNanos)
-        recorder.globalTypists = indices
-        // Group 0 is recorded into first; its slot holds an empty recorder until it is parked.
-        let placeholder = Recorder(typists: 0, expectsBackend: true, settleIntervalNanos: settleIntervalNanos)
-        parked = [placeholder] + Array(repeating: recorder, count: Int(groups.max() ?? 0))
+        (recorder, parked) = Self.emptyRecorders(globalIndices: indices, groups: groups, settleIntervalNanos: settleIntervalNanos)
+        self.settleIntervalNanos = settleIntervalNanos
         groupOf = groups
         self.prototype = prototype
         makeSessions = sessions
@@ -108,6 +108,14 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     ///
     /// `observer` sees every typing action, event, effect and backend step, for `replay`.
     public mutating func run(observer: ((Int64, Int, TimelineEntry) -> Void)? = nil) -> Recorder {
+        // Run again, it records afresh: the same record, not the first one's counts twice.
+        if hasRun {
+            record(into: 0)
+            (recorder, parked) = Self.emptyRecorders(globalIndices: world.globalIndices, groups: groupOf,
+                                                     settleIntervalNanos: settleIntervalNanos)
+        }
+        hasRun = true
+        world.beginRun()
         world.observer = observer
         var end: Int64 = 0
         // The cells' bounds first: holding `world.slots` while the cells run would copy it.
@@ -134,6 +142,17 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
         record(into: 0)
         world.observer = nil
         return recorder
+    }
+
+    /// The recorders of a run that has not started: group 0's as `recorder`, the other groups'
+    /// in `parked` (group 0's slot there holds an empty placeholder until it is parked).
+    private static func emptyRecorders(
+        globalIndices indices: [Int], groups: [Int32], settleIntervalNanos: Int64
+    ) -> (Recorder, [Recorder]) {
+        var recorder = Recorder(typists: indices.count, expectsBackend: true, settleIntervalNanos: settleIntervalNanos)
+        recorder.globalTypists = indices
+        let placeholder = Recorder(typists: 0, expectsBackend: true, settleIntervalNanos: settleIntervalNanos)
+        return (recorder, [placeholder] + Array(repeating: recorder, count: Int(groups.max() ?? 0)))
     }
 
     /// Runs the typists of one server cell to completion and returns the time of its last event.
