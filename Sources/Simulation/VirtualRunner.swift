@@ -106,6 +106,9 @@ public struct VirtualRunner<Strategy: SearchFieldStrategy, Session: TypistSessio
     /// Runs every typist to the end and all outstanding work to completion; returns the recorder
     /// (finished).
     ///
+    /// Each run starts from nothing: run again (or run a copy of the runner), it types the same
+    /// sessions and returns the same record.
+    ///
     /// `observer` sees every typing action, event, effect and backend step, for `replay`.
     public mutating func run(observer: ((Int64, Int, TimelineEntry) -> Void)? = nil) -> Recorder {
         // Run again, it records afresh: the same record, not the first one's counts twice.
