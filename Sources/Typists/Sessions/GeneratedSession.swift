@@ -257,6 +257,9 @@ struct SessionState {
     var lastTextCount = 0
     var lastTextEndsArena = true
     var sideActions: [TypingEvent.Action] = []
+    /// The generation buffers are the session's, taken for its first query
+    /// (`reserveBuffers`) and not yet given up (`releaseBuffers`).
+    var holdsBuffers = false
 
     var now: Int64 = 0
     var prevPhysical: UInt8 = KeyboardLayout.none
@@ -318,6 +321,7 @@ struct SessionState {
     /// the first query rather than in `init`, so that sessions made ahead (a runner makes all
     /// of its typists' at once) hold no buffers until they type.
     mutating func reserveBuffers() {
+        holdsBuffers = true
         if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
         words.reserveCapacity(16)
@@ -328,8 +332,11 @@ struct SessionState {
 
     /// Frees the buffers that only generation uses once the session is over, or leaves them
     /// to the thread's next session (what the public properties read, the query's target and
-    /// base text, stays).
+    /// base text, stays). Does nothing if the session holds none: it gave them up already (a
+    /// session that typed to its end is dropped after), or never took any.
     mutating func releaseBuffers() {
+        guard holdsBuffers else { return }
+        holdsBuffers = false
         arenaCount = 0
         out.removeAll()
         if SessionBuffers.keep({ exchangeBuffers(&$0) }) { return }
