@@ -18,15 +18,17 @@ public struct FieldText: Sendable, Hashable, Codable, CustomStringConvertible, E
     /// The field's text as a String (made on each call: the UTF-8 is copied, and a text over
     /// 15 bytes is allocated on the heap).
     ///
-    /// The bytes are copied straight into the String's memory: a text of up to 15 ASCII
-    /// bytes (most of a search field's) is then made with no UTF-8 validation, where
-    /// `String(decoding:as:)` validates every text and copies it once more.
+    /// A text of up to 15 bytes (most of a search field's) is copied straight into the small
+    /// String, which for ASCII is then made with no UTF-8 validation, where
+    /// `String(decoding:as:)` validates it and copies it once more; a longer text, which the
+    /// String keeps on the heap, is cheaper made by `String(decoding:as:)`.
     ///
     /// - Complexity: O(``utf8Count``).
     @inlinable
     public var string: String {
         withUTF8 { utf8 in
-            String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            guard utf8.count <= 15 else { return String(decoding: utf8, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: utf8.count) { buffer in
                 if let source = utf8.baseAddress { copyBytes(from: source, to: buffer.baseAddress!, count: utf8.count) }
                 return utf8.count
             }
