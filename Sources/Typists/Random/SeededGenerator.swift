@@ -10,7 +10,8 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     @usableFromInline var s3: UInt64
 
     /// A generator whose whole stream is fixed by `seed` (expanded into the state with SplitMix64).
-    @inlinable
+    /// Inlined: the backend model seeds one per request.
+    @inlinable @inline(__always)
     public init(seed: UInt64) {
         var mixer = SplitMix64(state: seed)
         s0 = mixer.next()
