@@ -185,7 +185,7 @@ final class SessionStorage {
     static func make(_ makeState: (_ target: RawBuffer<UInt8>, _ baseBytes: RawBuffer<UInt8>) -> SessionState) -> SessionStorage {
         let block = SessionBuffers.takeBlock()
             ?? UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: blockAlignment)
-        let bytes = (block + MemoryLayout<SessionState>.stride).assumingMemoryBound(to: UInt8.self)
+        let bytes = (block + MemoryLayout<SessionState>.stride).bindMemory(to: UInt8.self, capacity: targetCapacity + baseCapacity)
         let state = block.bindMemory(to: SessionState.self, capacity: 1)
         state.initialize(to: makeState(RawBuffer(lending: bytes, capacity: targetCapacity),
                                        RawBuffer(lending: bytes + targetCapacity, capacity: baseCapacity)))
