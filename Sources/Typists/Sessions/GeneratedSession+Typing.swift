@@ -479,12 +479,14 @@ extension SessionState {
     @inline(__always)
     mutating func emitCommittedEdit(_ key: UInt32) {
         // Most keys append to the committed text of a text that ends the arena: write the
-        // new bytes after it.
+        // new bytes after it. (Byte counts of texts in memory: the arithmetic wraps rather
+        // than traps, as it cannot overflow.)
         let committedCount = editor.committed.count
         if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
-            let end = arenaCount + committedCount - lastTextCount
+            let added = committedCount &- lastTextCount
+            let end = arenaCount &+ added
             if end > arena.capacity { growArena(to: end) }
-            copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: committedCount - lastTextCount)
+            copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: added)
             arenaCount = end
             recordEdit(key, start: lastTextStart, count: committedCount)
             return
