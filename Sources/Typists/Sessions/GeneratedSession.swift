@@ -63,8 +63,9 @@ public struct GeneratedSession: TypistSession, Sendable {
     ///
     /// Inlinable for the common events, a key whose name is in the table, a submit and the
     /// end: the caller's code then sees the event made, and need not retain and release its
-    /// key's name (made from the bits of an immortal string, see `KeyNameBits`).
-    @inlinable
+    /// key's name (made from the bits of an immortal string, see `KeyNameBits`). Always
+    /// inlined: the simulator's runner calls it once per event, through `DeadlineSession`.
+    @inlinable @inline(__always)
     public mutating func next() -> TypingEvent? {
         if outIndex == outCount {
             refill()
