@@ -21,6 +21,17 @@ struct FieldTextTests {
         #expect("\(literal)" == "ab")
     }
 
+    @Test("string is the String of the text's bytes, short or long, ASCII or not",
+          arguments: ["", "a", "wireless mouse", "wireless mouse!", "wireless mouse 2", "한", "한글 키보드", "无线鼠标 2 个装 黑色"])
+    func stringOfBytes(text: String) {
+        let arena = Array(("xx" + text + "yy").utf8)
+        let viewed = FieldText(copying: arena, start: 2, count: Int32(text.utf8.count))
+        let string = viewed.string
+        #expect(string == text)
+        #expect(Array(string.utf8) == Array(text.utf8))
+        #expect(string.count == text.count)
+    }
+
     @Test("a text encodes as a JSON string and decodes back")
     func codable() throws {
         let event = TypingEvent(at: 5, action: .edit(key: "a", text: "say \"hi\" 한"))

@@ -357,7 +357,7 @@ struct FieldEditor {
 
 /// Copies `count` bytes between buffers that do not overlap: word by word for the short texts
 /// of a search field, without a call to `memmove`.
-@inline(__always)
+@inlinable @inline(__always)
 func copyBytes(from source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
     @inline(__always)
     func move<Word: FixedWidthInteger>(_: Word.Type, at offset: Int) {

@@ -47,7 +47,7 @@ struct HangulComposer: Hashable {
     }
 
     /// A value that identifies the preedit exactly, for comparing states.
-    var signature: UInt64 { packed | UInt64(count) << 56 }
+    var signature: UInt64 { packed | UInt64(truncatingIfNeeded: count) << 56 }
 
     /// Lead (or 0xFF), number of vowel keys, number of final keys.
     @inline(__always)

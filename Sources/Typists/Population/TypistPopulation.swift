@@ -5,15 +5,18 @@ import Foundation
 /// Nothing depends on which other typists were drawn or in what order, so a driver may hand
 /// typists 0..<500 to one worker and 500..<1000 to another, on any machine, and the keys typed
 /// are the same as in one process.
+///
+/// Everything but the seed is kept behind one reference (`settings`), so that copying a
+/// population, as a runner does for every session it makes, retains one object.
 public struct TypistPopulation: Sendable {
     /// The typing parameters every typist is drawn from.
-    public let config: TypistConfig
+    public var config: TypistConfig { settings.config }
     /// The phrases typists search for, per language.
-    public let queries: QueryPool
+    public var queries: QueryPool { settings.queries }
     /// The population's seed: with a typist's index it fixes everything that typist types.
     public let seed: UInt64
     /// Languages typists can be drawn in: those with a share and a query list.
-    public let languages: [TypingLanguage]
+    public var languages: [TypingLanguage] { settings.languageList }
 
     /// What every session of this population shares, behind one reference.
     let settings: PopulationSettings
@@ -35,11 +38,8 @@ public struct TypistPopulation: Sendable {
         guard DeviceClass.allCases.contains(where: { (config.deviceShares[$0] ?? 0) > 0 }) else {
             throw QueryPoolError.invalid("no device class has a positive share")
         }
-        self.config = config
-        self.queries = queries
         self.seed = seed
-        self.languages = wanted
-        self.settings = PopulationSettings(config: config, pools: queries.pools, languages: wanted)
+        self.settings = PopulationSettings(config: config, queries: queries, languages: wanted)
         streamBase = SeededGenerator.streamBase(seed: seed)
     }
 
@@ -62,6 +62,10 @@ public struct TypistPopulation: Sendable {
 /// (no dictionary lookups and no array copies per session).
 final class PopulationSettings: Sendable {
     let config: TypistConfig
+    /// The population's phrases (the public `TypistPopulation.queries`).
+    let queries: QueryPool
+    /// The languages typists are drawn in (the public `TypistPopulation.languages`).
+    let languageList: [TypingLanguage]
     /// Query pools indexed by `TypingLanguage` order.
     let pools: [LanguagePool?]
     let devices: [(DeviceClass, Double)]
@@ -98,9 +102,11 @@ final class PopulationSettings: Sendable {
         case sigma04, sigma05, sigma06, sigma07
     }
 
-    init(config: TypistConfig, pools: [TypingLanguage: LanguagePool], languages: [TypingLanguage]) {
+    init(config: TypistConfig, queries: QueryPool, languages: [TypingLanguage]) {
         self.config = config
-        self.pools = TypingLanguage.allCases.map { pools[$0] }
+        self.queries = queries
+        languageList = languages
+        pools = TypingLanguage.allCases.map { queries.pools[$0] }
         devices = DeviceClass.allCases.map { ($0, max(config.deviceShares[$0] ?? 0, 0)) }
         self.languages = languages.map { ($0, max(config.languageShares[$0] ?? 0, 0)) }
         deviceShareTotal = devices.reduce(0.0) { $0 + $1.1 }

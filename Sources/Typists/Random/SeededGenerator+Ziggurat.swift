@@ -10,9 +10,10 @@ extension SeededGenerator {
     /// only the rare wedge and tail draws call `exp` or `log`. Box–Muller, before it, called
     /// `log`, `sqrt` and `cos` on every draw, a few percent of a simulated keystroke. One draw
     /// splits its bits: the low 7 pick the layer, bit 7 the sign, the top 53 the position.
-    @inline(__always)
+    /// Inlinable, so that the backend model's draws (another module) make no call for it.
+    @inlinable @inline(__always)
     package mutating func nextStandardNormalZiggurat() -> Double {
-        let x = Ziggurat.x
+        let x = Ziggurat.edges
         while true {
             let bits = next()
             let layer = Int(truncatingIfNeeded: bits & 0x7F)
@@ -24,8 +25,8 @@ extension SeededGenerator {
     }
 
     /// The ziggurat's rare cases: the tail beyond `r` (layer 0) and the wedges; `nil` rejects.
-    @inline(never)
-    private mutating func slowNormal(layer: Int, candidate: Double) -> Double? {
+    @inline(never) @usableFromInline
+    mutating func slowNormal(layer: Int, candidate: Double) -> Double? {
         if layer == 0 {
             // Marsaglia's tail method: exact for x > r.
             while true {
@@ -40,6 +41,7 @@ extension SeededGenerator {
     }
 
     /// True with probability `p`.
+    @inlinable @inline(__always)
     package mutating func chance(_ p: Double) -> Bool {
         p > 0 && nextUnit() < p
     }
@@ -50,6 +52,7 @@ extension SeededGenerator {
 /// `x[i]` is the right edge of layer `i` (`x[0]` the base layer's width including the tail,
 /// `x[1] = r`, decreasing to `x[128] = 0`); `f[i] = exp(-x[i]²/2)`, the curve at that edge.
 /// Layer `i ≥ 1` is the rectangle `[0, x[i]] × [f[i], f[i+1]]`; each has area `v`.
+@usableFromInline
 enum Ziggurat {
     static let r = 3.442619855899
     static let v = 9.91256303526217e-3
@@ -67,4 +70,15 @@ enum Ziggurat {
     }()
 
     static let f: [Double] = x.map { Foundation.exp(-0.5 * $0 * $0) }
+
+    /// `x` in memory that is never freed, for the draws: read with no bounds check (the
+    /// layer, 7 bits, and the one above it are always within its 129 entries) and no
+    /// reference counting. `nonisolated(unsafe)`: written once, before the pointer is
+    /// handed out, and only read after.
+    @usableFromInline
+    nonisolated(unsafe) static let edges: UnsafePointer<Double> = {
+        let edges = UnsafeMutablePointer<Double>.allocate(capacity: x.count)
+        edges.initialize(from: x, count: x.count)
+        return UnsafePointer(edges)
+    }()
 }

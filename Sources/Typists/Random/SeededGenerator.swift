@@ -10,6 +10,8 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
     @usableFromInline var s3: UInt64
 
     /// A generator whose whole stream is fixed by `seed` (expanded into the state with SplitMix64).
+    /// Inlined: the backend model seeds one per request.
+    @inlinable @inline(__always)
     public init(seed: UInt64) {
         var mixer = SplitMix64(state: seed)
         s0 = mixer.next()
@@ -63,9 +65,16 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable {
 }
 
 /// SplitMix64, used only to expand seeds into generator state.
+@usableFromInline
 struct SplitMix64 {
-    var state: UInt64
+    @usableFromInline var state: UInt64
 
+    @inlinable
+    init(state: UInt64) {
+        self.state = state
+    }
+
+    @inlinable
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -1,9 +1,9 @@
 /// A session cut at the phase's end: the typist leaves the field at `limit` (its own time), so a
 /// typist asleep until a key after the deadline does not hold the phase open.
 ///
-/// `next()` is inlinable so that the simulator's hot loop, specialised in the Simulation module
-/// for `DeadlineSession<GeneratedSession>`, calls the session directly instead of through
-/// generic metadata and witness tables.
+/// `next()` is inlinable, and always inlined, so that the simulator's hot loop, specialised in
+/// the Simulation module for `DeadlineSession<GeneratedSession>`, makes the event in place
+/// instead of calling through generic metadata and witness tables.
 public struct DeadlineSession<Base: TypistSession & Sendable>: TypistSession, Sendable {
     @usableFromInline var base: Base
     @usableFromInline let limit: Int64
@@ -15,7 +15,7 @@ public struct DeadlineSession<Base: TypistSession & Sendable>: TypistSession, Se
         self.limit = limit
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func next() -> TypingEvent? {
         guard !ended else { return nil }
         guard let event = base.next() else {

@@ -18,10 +18,21 @@ public struct FieldText: Sendable, Hashable, Codable, CustomStringConvertible, E
     /// The field's text as a String (made on each call: the UTF-8 is copied, and a text over
     /// 15 bytes is allocated on the heap).
     ///
+    /// A text of up to 15 bytes (most of a search field's) is copied straight into the small
+    /// String, which for ASCII is then made with no UTF-8 validation, where
+    /// `String(decoding:as:)` validates it and copies it once more; a longer text, which the
+    /// String keeps on the heap, is cheaper made by `String(decoding:as:)`.
+    ///
     /// - Complexity: O(``utf8Count``).
     @inlinable
     public var string: String {
-        withUTF8 { String(decoding: $0, as: UTF8.self) }
+        withUTF8 { utf8 in
+            guard utf8.count <= 15 else { return String(decoding: utf8, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+                if let source = utf8.baseAddress { copyBytes(from: source, to: buffer.baseAddress!, count: utf8.count) }
+                return utf8.count
+            }
+        }
     }
 
     /// The text (the same as ``string``).

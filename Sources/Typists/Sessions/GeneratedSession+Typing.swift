@@ -479,12 +479,14 @@ extension SessionState {
     @inline(__always)
     mutating func emitCommittedEdit(_ key: UInt32) {
         // Most keys append to the committed text of a text that ends the arena: write the
-        // new bytes after it.
+        // new bytes after it. (Byte counts of texts in memory: the arithmetic wraps rather
+        // than traps, as it cannot overflow.)
         let committedCount = editor.committed.count
         if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && committedCount >= lastTextCount {
-            let end = arenaCount + committedCount - lastTextCount
+            let added = committedCount &- lastTextCount
+            let end = arenaCount &+ added
             if end > arena.capacity { growArena(to: end) }
-            copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: committedCount - lastTextCount)
+            copyBytes(from: editor.committed.base + lastTextCount, to: arena.base + arenaCount, count: added)
             arenaCount = end
             recordEdit(key, start: lastTextStart, count: committedCount)
             return
@@ -506,7 +508,7 @@ extension SessionState {
         let start: Int
         if shared == lastTextCount && lastTextEndsArena {
             start = lastTextStart
-            let end = arenaCount + count - shared
+            let end = arenaCount &+ count &- shared
             if end > arena.capacity { growArena(to: end) }
             rendering.write(from: shared, into: arena.base + arenaCount)
             arenaCount = end
@@ -515,7 +517,7 @@ extension SessionState {
             lastTextEndsArena = lastTextEndsArena && count == lastTextCount
         } else {
             start = arenaCount
-            let end = start + count
+            let end = start &+ count
             if end > arena.capacity { growArena(to: end) }
             let base = arena.base
             copyBytes(from: base + lastTextStart, to: base + start, count: shared)
@@ -532,11 +534,12 @@ extension SessionState {
     mutating func emitPinyinExtension(_ key: UInt32) -> Bool {
         guard editor.hasNoHangulPreedit && lastTextEndsArena && editor.unchangedPrefix >= lastTextCount else { return false }
         let committed = editor.committed.elements, pinyin = editor.shownPinyin
-        let count = committed.count + pinyin.count
+        let count = committed.count &+ pinyin.count
         guard count >= lastTextCount && lastTextCount >= committed.count else { return false }
-        let end = arenaCount + count - lastTextCount
+        let added = count &- lastTextCount
+        let end = arenaCount &+ added
         if end > arena.capacity { growArena(to: end) }
-        copyBytes(from: pinyin.baseAddress! + (lastTextCount - committed.count), to: arena.base + arenaCount, count: count - lastTextCount)
+        copyBytes(from: pinyin.baseAddress! + (lastTextCount &- committed.count), to: arena.base + arenaCount, count: added)
         arenaCount = end
         recordEdit(key, start: lastTextStart, count: count)
         return true
@@ -548,7 +551,7 @@ extension SessionState {
     @inline(__always)
     mutating func emitHangulEdit(_ key: UInt32, preedit: UInt32) {
         let committed = editor.committed.elements
-        let count = committed.count + HangulComposer.preeditByteCount
+        let count = committed.count &+ HangulComposer.preeditByteCount
         let start: Int
         var from = 0
         if lastTextEndsArena && editor.unchangedPrefix >= lastTextCount && lastTextCount <= committed.count {
@@ -557,11 +560,11 @@ extension SessionState {
         } else {
             start = arenaCount
         }
-        let end = arenaCount + count - from
+        let end = arenaCount &+ count &- from
         if end > arena.capacity { growArena(to: end) }
         let next = arena.base + arenaCount
-        copyBytes(from: committed.baseAddress! + from, to: next, count: committed.count - from)
-        let syllable = next + committed.count - from
+        copyBytes(from: committed.baseAddress! + from, to: next, count: committed.count &- from)
+        let syllable = next + (committed.count &- from)
         syllable[0] = UInt8(truncatingIfNeeded: 0xE0 | preedit >> 12)
         syllable[1] = UInt8(truncatingIfNeeded: 0x80 | (preedit >> 6) & 0x3F)
         syllable[2] = UInt8(truncatingIfNeeded: 0x80 | preedit & 0x3F)

@@ -63,8 +63,9 @@ public struct GeneratedSession: TypistSession, Sendable {
     ///
     /// Inlinable for the common events, a key whose name is in the table, a submit and the
     /// end: the caller's code then sees the event made, and need not retain and release its
-    /// key's name (made from the bits of an immortal string, see `KeyNameBits`).
-    @inlinable
+    /// key's name (made from the bits of an immortal string, see `KeyNameBits`). Always
+    /// inlined: the simulator's runner calls it once per event, through `DeadlineSession`.
+    @inlinable @inline(__always)
     public mutating func next() -> TypingEvent? {
         if outIndex == outCount {
             refill()
@@ -153,37 +154,52 @@ public struct GeneratedSession: TypistSession, Sendable {
     }
 }
 
-/// The heap block a session's generation state lives in: one allocation and one release per
-/// session, and the state is changed through a pointer, with no exclusivity or uniqueness
-/// check per key. Copies of a session share it until one generates (`withState`).
-final class SessionStorage: ManagedBuffer<SessionState, UInt8> {
+/// The owner of a session's generation state: one small object per session, and the state
+/// changed through a pointer, with no exclusivity or uniqueness check per key. Copies of a
+/// session share it until one generates (`withState`).
+///
+/// The state is in a block of memory that the thread's spare blocks lend (see
+/// `SessionBuffers.takeBlock()`), with room for the query's target and base text after it: a
+/// runner makes a cell's hundred sessions at once and drops them at once, more blocks of the
+/// state's size than the allocator keeps at hand per thread, so taking and giving them back
+/// through the allocator went to its shared arena most of the time.
+final class SessionStorage {
+    /// The state, at the same address for the storage's life.
+    let state: UnsafeMutablePointer<SessionState>
 
-    /// Bytes of the object's own for the query's target and for its base text, which
-    /// `make` lends the state: most queries need no more, so a session allocates neither.
+    /// Bytes of the block's own for the query's target and for its base text, which `make`
+    /// lends the state: most queries need no more, so a session allocates neither.
     static let targetCapacity = 128
     static let baseCapacity = 64
 
-    /// Storage holding the state `makeState` makes (in the object itself: one allocation)
-    /// from the target and base text buffers it is lent.
-    @inline(__always)
-    static func make(_ makeState: (_ target: RawBuffer<UInt8>, _ baseBytes: RawBuffer<UInt8>) -> SessionState) -> SessionStorage {
-        unsafeDowncast(create(minimumCapacity: targetCapacity + baseCapacity) { buffer in
-            buffer.withUnsafeMutablePointerToElements { bytes in
-                makeState(RawBuffer(lending: bytes, capacity: targetCapacity),
-                          RawBuffer(lending: bytes + targetCapacity, capacity: baseCapacity))
-            }
-        }, to: SessionStorage.self)
+    /// Bytes of a block: the state, then the target's and the base text's bytes.
+    static let blockSize = MemoryLayout<SessionState>.stride + targetCapacity + baseCapacity
+    static let blockAlignment = MemoryLayout<SessionState>.alignment
+
+    private init(state: UnsafeMutablePointer<SessionState>) {
+        self.state = state
     }
 
-    /// The state, at the same address for the storage's life.
+    /// Storage holding the state `makeState` makes from the target and base text buffers it
+    /// is lent (in the state's block).
     @inline(__always)
-    var state: UnsafeMutablePointer<SessionState> { withUnsafeMutablePointerToHeader { $0 } }
+    static func make(_ makeState: (_ target: RawBuffer<UInt8>, _ baseBytes: RawBuffer<UInt8>) -> SessionState) -> SessionStorage {
+        let block = SessionBuffers.takeBlock()
+            ?? UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: blockAlignment)
+        let bytes = (block + MemoryLayout<SessionState>.stride).bindMemory(to: UInt8.self, capacity: targetCapacity + baseCapacity)
+        let state = block.bindMemory(to: SessionState.self, capacity: 1)
+        state.initialize(to: makeState(RawBuffer(lending: bytes, capacity: targetCapacity),
+                                       RawBuffer(lending: bytes + targetCapacity, capacity: baseCapacity)))
+        return SessionStorage(state: state)
+    }
 
     /// A session dropped before it typed past its end (a runner stops at the `.end` event)
-    /// leaves its generation buffers to the thread's next session too.
+    /// leaves its generation buffers to the thread's next session too, and its block.
     deinit {
         state.pointee.releaseBuffers()
         state.pointee.deallocateBuffers()
+        state.deinitialize(count: 1)
+        SessionBuffers.keepBlock(UnsafeMutableRawPointer(state))
     }
 
     /// Storage with a copy of the state and buffers of its own.
@@ -242,6 +258,9 @@ struct SessionState {
     var lastTextCount = 0
     var lastTextEndsArena = true
     var sideActions: [TypingEvent.Action] = []
+    /// The generation buffers are the session's, taken for its first query
+    /// (`reserveBuffers`) and not yet given up (`releaseBuffers`).
+    var holdsBuffers = false
 
     var now: Int64 = 0
     var prevPhysical: UInt8 = KeyboardLayout.none
@@ -303,6 +322,7 @@ struct SessionState {
     /// the first query rather than in `init`, so that sessions made ahead (a runner makes all
     /// of its typists' at once) hold no buffers until they type.
     mutating func reserveBuffers() {
+        holdsBuffers = true
         if SessionBuffers.takeSpare({ exchangeBuffers(&$0) }) { return }
         keys.reserveCapacity(96)
         words.reserveCapacity(16)
@@ -313,8 +333,11 @@ struct SessionState {
 
     /// Frees the buffers that only generation uses once the session is over, or leaves them
     /// to the thread's next session (what the public properties read, the query's target and
-    /// base text, stays).
+    /// base text, stays). Does nothing if the session holds none: it gave them up already (a
+    /// session that typed to its end is dropped after), or never took any.
     mutating func releaseBuffers() {
+        guard holdsBuffers else { return }
+        holdsBuffers = false
         arenaCount = 0
         out.removeAll()
         if SessionBuffers.keep({ exchangeBuffers(&$0) }) { return }

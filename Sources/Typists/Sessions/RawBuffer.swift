@@ -45,29 +45,31 @@ struct RawBuffer<Element> {
         }
     }
 
+    /// (The count's arithmetic wraps rather than traps: it is below `capacity`, which fits in
+    /// memory, so it cannot overflow.)
     @inline(__always)
     mutating func append(_ element: Element) {
-        if count == capacity { grow(to: count + 1) }
+        if count == capacity { grow(to: count &+ 1) }
         base[count] = element
-        count += 1
+        count &+= 1
     }
 
     /// Appends three elements, with one check for room.
     @inline(__always)
     mutating func append(_ first: Element, _ second: Element, _ third: Element) {
-        if count + 3 > capacity { grow(to: count + 3) }
+        if count &+ 3 > capacity { grow(to: count &+ 3) }
         base[count] = first
-        base[count + 1] = second
-        base[count + 2] = third
-        count += 3
+        base[count &+ 1] = second
+        base[count &+ 2] = third
+        count &+= 3
     }
 
     @inline(__always)
     mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
         guard let source = elements.baseAddress, elements.count > 0 else { return }
-        if count + elements.count > capacity { grow(to: count + elements.count) }
+        if count &+ elements.count > capacity { grow(to: count &+ elements.count) }
         (base + count).update(from: source, count: elements.count)
-        count += elements.count
+        count &+= elements.count
     }
 
     /// Appends `source[range]`, copied from its buffer.

@@ -7,6 +7,9 @@ import Foundation
 /// Each thread keeps at most `limit` sets, with their capacity (see `keep(_:)`); what a session
 /// holds on to after it ends (the query's target and base text) is not among them. Buffers
 /// hold no state between sessions, so which set a session gets changes nothing it types.
+///
+/// The thread also keeps the memory blocks that finished sessions' states were in (see
+/// `SessionStorage`), up to `limit` of them.
 struct SessionBuffers {
     var keys = RawBuffer<PlanKey>()
     var words = RawBuffer<SessionState.PlannedWord>()
@@ -63,6 +66,27 @@ struct SessionBuffers {
         return true
     }
 
+    /// A block of `SessionStorage.blockSize` bytes that a session on this thread gave back
+    /// (its state deinitialized), or `nil` if the thread keeps none.
+    @inline(__always)
+    static func takeBlock() -> UnsafeMutableRawPointer? {
+        guard let store = ThreadStore.current(creating: false), store.pointee.blockCount > 0 else { return nil }
+        store.pointee.blockCount -= 1
+        return store.pointee.blocks[store.pointee.blockCount]
+    }
+
+    /// Keeps a session's block (its state deinitialized) for the next session this thread
+    /// makes, or frees it if the thread already keeps `limit` blocks.
+    @inline(__always)
+    static func keepBlock(_ block: UnsafeMutableRawPointer) {
+        guard let store = ThreadStore.current(creating: true), store.pointee.blockCount < limit else {
+            block.deallocate()
+            return
+        }
+        store.pointee.blocks[store.pointee.blockCount] = block
+        store.pointee.blockCount += 1
+    }
+
     private mutating func emptyWhatIsReadFirst() {
         committed.removeAll()
         pinyin.removeAll()
@@ -70,10 +94,13 @@ struct SessionBuffers {
         if !sideActions.isEmpty { sideActions.removeAll(keepingCapacity: true) }
     }
 
-    /// A thread's spare sets: `sets[0..<count]` hold buffers, the rest hold empty arrays.
+    /// A thread's spare sets: `sets[0..<count]` hold buffers, the rest hold empty arrays;
+    /// and its spare session blocks, `blocks[0..<blockCount]`.
     struct Store {
         var sets = [SessionBuffers](repeating: SessionBuffers(), count: SessionBuffers.limit)
         var count = 0
+        let blocks = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: SessionBuffers.limit)
+        var blockCount = 0
     }
 
     /// The thread's spare sets, behind a pthread key (freed when the thread exits).
@@ -85,6 +112,8 @@ struct SessionBuffers {
             let status = pthread_key_create(&key) { raw in
                 guard let store = raw?.assumingMemoryBound(to: Store.self) else { return }
                 for slot in store.pointee.sets.indices { store.pointee.sets[slot].free() }
+                for slot in 0..<store.pointee.blockCount { store.pointee.blocks[slot].deallocate() }
+                store.pointee.blocks.deallocate()
                 store.deinitialize(count: 1)
                 store.deallocate()
             }
