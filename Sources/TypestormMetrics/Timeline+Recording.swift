@@ -26,6 +26,9 @@ struct TimelineRecording: Sendable {
         buckets.append(contentsOf: repeatElement(Bucket(), count: bucket + 1 - buckets.count))
     }
 
+    /// Inlined into the recorder's bookkeeping, as is `requestStopped`'s common case: the calls
+    /// cost as much as the counting.
+    @inline(__always)
     mutating func requestStarted(at time: Int64) {
         let bucket = Self.bucket(time)
         if bucket >= buckets.count { grow(to: bucket) }
@@ -34,13 +37,21 @@ struct TimelineRecording: Sendable {
 
     /// A request that was in flight from `start` to `end` (the client stopped waiting);
     /// `completed`: it delivered an answer.
+    @inline(__always)
     mutating func requestStopped(start: Int64, end: Int64, completed didComplete: Bool) {
         let last = Self.bucket(end)
         // Most requests start and stop within one bucket that already exists.
         if start >= 0, start < end, last < buckets.count, Self.bucket(start) == last {
             Self.add(&buckets[last], completed: didComplete, inFlight: end &- start)
-            return
+        } else {
+            requestStoppedAcrossBuckets(start: start, end: end, completed: didComplete)
         }
+    }
+
+    /// `requestStopped` for a request that spans buckets or stops past the last one.
+    @inline(never)
+    private mutating func requestStoppedAcrossBuckets(start: Int64, end: Int64, completed didComplete: Bool) {
+        let last = Self.bucket(end)
         grow(to: last)
         if didComplete { buckets[last].completed += 1 }
         var from = max(0, start)
