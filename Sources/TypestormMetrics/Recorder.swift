@@ -532,11 +532,17 @@ struct Track: Sendable {
             let cancelled = unitIndex.map { units[$0].cancelAt >= 0 } ?? false
             if cancelled || query != field { falseApplyAt = time }
         }
-        decide(id, applied: kind == .results || kind == .empty, totals: &totals)
+        decide(at: unitIndex, applied: kind == .results || kind == .empty, totals: &totals)
     }
 
     mutating func decide(_ id: UInt64, applied: Bool, totals: inout Totals) {
-        guard let index = unitIndex(id), !units[index].decided else { return }
+        decide(at: unitIndex(id), applied: applied, totals: &totals)
+    }
+
+    /// `decide` for the unit at `index` (`nil`: no open unit has the id), found once by the caller.
+    @inline(__always)
+    mutating func decide(at index: Int?, applied: Bool, totals: inout Totals) {
+        guard let index, !units[index].decided else { return }
         units[index].decided = true
         units[index].applied = applied
         finalizeIfDone(index, totals: &totals)
