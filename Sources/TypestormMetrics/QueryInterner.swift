@@ -82,6 +82,7 @@ struct QueryInterner: Sendable {
     /// typists whose last keys `recent` remembers (the ones just retired).
     mutating func retire(typists: Range<Int>, _ refs: ((QueryRef) -> QueryRef) -> Void) {
         var moved = [UInt32](repeating: .max, count: entries.count)
+        let retiredBefore = retired.count
         refs { ref in
             if ref.isRetired { return ref }
             let raw = Int(ref.raw)
@@ -92,7 +93,8 @@ struct QueryInterner: Sendable {
             }
             return QueryRef(raw: moved[raw])
         }
-        dropped += entries.count - moved.lazy.filter { $0 != .max }.count
+        // Each key moved was appended once: the rest are dropped.
+        dropped += entries.count - (retired.count - retiredBefore)
         entries.removeAll(keepingCapacity: true)
         slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         for typist in typists { recent[typist] = 0 }
