@@ -20,7 +20,8 @@ struct QueryRef: Hashable, Sendable {
 /// then the debounce wait for it; a commit, then its request, its apply, its display), so each
 /// typist's last key is compared first, in place: those records mostly carry the same text
 /// (the field's one string, or one inline small string), which compares equal by its bits
-/// without reading its bytes. Other keys go through a small open-addressing table hashed with
+/// without reading its bytes. An equal text in another string takes the last key's place, as
+/// the records after it carry that string. Other keys go through a small open-addressing table hashed with
 /// FNV-1a over the key's bytes: a query is a few bytes, and `Hasher`'s SipHash through
 /// `Dictionary` cost several times more per keystroke.
 ///
@@ -145,7 +146,11 @@ struct QueryInterner: Sendable {
             let raw = Int(last &- 1)
             // A keystroke's query is usually new: texts of different lengths differ without a
             // string comparison.
-            if entries[raw].length == length, entries[raw].key == key { return QueryRef(raw: last &- 1) }
+            if entries[raw].length == length, entries[raw].key == key {
+                // The records after this one carry this string: matched by value from now on.
+                entries[raw].key = key
+                return QueryRef(raw: last &- 1)
+            }
         }
         let hash = Self.hash(key)
         let mask = slots.count - 1
