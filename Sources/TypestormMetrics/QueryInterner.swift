@@ -162,6 +162,7 @@ struct QueryInterner: Sendable {
             if entry & 0xFFFF_FFFF_0000_0000 == high {
                 let raw = UInt32(truncatingIfNeeded: entry) &- 1
                 if entries[Int(raw)].length == length, entries[Int(raw)].key == key {
+                    if !entries[Int(raw)].key.isSameValue(as: key) { entries[Int(raw)].key = key }
                     recent[typist] = raw &+ 1
                     return QueryRef(raw: raw)
                 }
