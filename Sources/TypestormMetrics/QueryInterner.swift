@@ -20,7 +20,8 @@ struct QueryRef: Hashable, Sendable {
 /// then the debounce wait for it; a commit, then its request, its apply, its display), so each
 /// typist's last key is compared first, in place: those records mostly carry the same text
 /// (the field's one string, or one inline small string), which compares equal by its bits
-/// without reading its bytes. Other keys go through a small open-addressing table hashed with
+/// without reading its bytes. An equal text in another string takes the last key's place, as
+/// the records after it carry that string. Other keys go through a small open-addressing table hashed with
 /// FNV-1a over the key's bytes: a query is a few bytes, and `Hasher`'s SipHash through
 /// `Dictionary` cost several times more per keystroke.
 ///
@@ -82,6 +83,7 @@ struct QueryInterner: Sendable {
     /// typists whose last keys `recent` remembers (the ones just retired).
     mutating func retire(typists: Range<Int>, _ refs: ((QueryRef) -> QueryRef) -> Void) {
         var moved = [UInt32](repeating: .max, count: entries.count)
+        let retiredBefore = retired.count
         refs { ref in
             if ref.isRetired { return ref }
             let raw = Int(ref.raw)
@@ -92,7 +94,8 @@ struct QueryInterner: Sendable {
             }
             return QueryRef(raw: moved[raw])
         }
-        dropped += entries.count - moved.lazy.filter { $0 != .max }.count
+        // Each key moved was appended once: the rest are dropped.
+        dropped += entries.count - (retired.count - retiredBefore)
         entries.removeAll(keepingCapacity: true)
         slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         for typist in typists { recent[typist] = 0 }
@@ -143,7 +146,11 @@ struct QueryInterner: Sendable {
             let raw = Int(last &- 1)
             // A keystroke's query is usually new: texts of different lengths differ without a
             // string comparison.
-            if entries[raw].length == length, entries[raw].key == key { return QueryRef(raw: last &- 1) }
+            if entries[raw].length == length, entries[raw].key == key {
+                // The records after this one carry this string: matched by value from now on.
+                entries[raw].key = key
+                return QueryRef(raw: last &- 1)
+            }
         }
         let hash = Self.hash(key)
         let mask = slots.count - 1
@@ -155,6 +162,7 @@ struct QueryInterner: Sendable {
             if entry & 0xFFFF_FFFF_0000_0000 == high {
                 let raw = UInt32(truncatingIfNeeded: entry) &- 1
                 if entries[Int(raw)].length == length, entries[Int(raw)].key == key {
+                    if !entries[Int(raw)].key.isSameValue(as: key) { entries[Int(raw)].key = key }
                     recent[typist] = raw &+ 1
                     return QueryRef(raw: raw)
                 }
@@ -186,21 +194,77 @@ struct QueryInterner: Sendable {
         hash & 0xFFFF_FFFF_0000_0000 | UInt64(raw &+ 1)
     }
 
-    /// FNV-1a over the text's bytes, then the number standing for its scope and tokens (equal
-    /// numbers, equal scopes and tokens: `QueryIdentity.extrasNumber`), then a final mix so that
-    /// the low bits (the slot) spread well.
+    /// The text's UTF-8 a word at a time (`hash(bytes:)`), then the number standing for its
+    /// scope and tokens (equal numbers, equal scopes and tokens: `QueryIdentity.extrasNumber`),
+    /// then a final mix so that the low bits (the slot) spread well.
     static func hash(_ key: QueryIdentity) -> UInt64 {
-        let seed: UInt64 = 0xCBF2_9CE4_8422_2325
-        // Native and small strings hand out their UTF-8 in place (a small one on the stack);
-        // walking the view byte by byte, or `withUTF8` on a copy, cost several times more.
-        var hash = key.text.utf8.withContiguousStorageIfAvailable { bytes in
-            var hash = seed
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-            return hash
-        } ?? key.text.utf8.reduce(seed) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-        hash = (hash ^ (0xFF | UInt64(key.extrasNumber) << 8)) &* 0x100_0000_01B3
+        var hash: UInt64
+        #if (arch(x86_64) || arch(arm64)) && _endian(little)
+        // A string is two words on these platforms; a small one (bit 61 of the second word) holds
+        // its UTF-8 in them, zero past its count, and its count in the top byte's low four bits:
+        // its words are the ones `hash(bytes:)` gathers from the same bytes, without a copy to
+        // the stack. Most queries are that short.
+        let words = unsafeBitCast(key.text, to: (UInt64, UInt64).self)
+        if words.1 & (1 &<< 61) != 0 {
+            hash = Self.hash(count: Int(truncatingIfNeeded: words.1 &>> 56) & 0xF, words.0, words.1 & 0x00FF_FFFF_FFFF_FFFF)
+        } else {
+            hash = Self.hash(text: key.text)
+        }
+        #else
+        hash = Self.hash(text: key.text)
+        #endif
+        hash = (hash ^ UInt64(key.extrasNumber)) &* 0x100_0000_01B3
         hash ^= hash >> 29
         hash = hash &* 0xBF58_476D_1CE4_E5B9
+        return hash ^ (hash >> 32)
+    }
+
+    @inline(__always)
+    private static func hash(text: String) -> UInt64 {
+        // Native strings hand out their UTF-8 in place; walking the view byte by byte, or
+        // `withUTF8` on a copy, cost several times more.
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            Self.hash(bytes: UnsafeRawBufferPointer(bytes))
+        } ?? Array(text.utf8).withUnsafeBytes { Self.hash(bytes: $0) }
+    }
+
+    private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// The length, then a multiply and a shift per eight bytes: a query is a few words long, and
+    /// FNV-1a's multiply per byte cost three times as much. Up to 15 bytes are two words, the
+    /// bytes in little-endian order and zero past the end (as a small string holds them); longer
+    /// texts are read a word at a time, the last word being the text's last eight bytes,
+    /// overlapping the one before, so every load stays inside the text. Equal bytes, equal hash.
+    @inline(__always)
+    private static func hash(bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let count = bytes.count
+        if count < 16 {
+            var words: (UInt64, UInt64) = (0, 0)
+            var index = 0
+            while index < count {
+                let byte = UInt64(bytes[index]) &<< UInt64(truncatingIfNeeded: (index & 7) &* 8)
+                if index < 8 { words.0 |= byte } else { words.1 |= byte }
+                index &+= 1
+            }
+            return hash(count: count, words.0, words.1)
+        }
+        var hash = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: count)
+        var offset = 0
+        while offset &+ 8 < count {
+            hash = (hash ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))) &* multiplier
+            hash ^= hash >> 32
+            offset &+= 8
+        }
+        hash = (hash ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))) &* multiplier
+        return hash ^ (hash >> 32)
+    }
+
+    /// A text of up to 15 bytes as two words (see `hash(bytes:)`).
+    @inline(__always)
+    private static func hash(count: Int, _ first: UInt64, _ second: UInt64) -> UInt64 {
+        var hash = (0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: count) ^ first) &* multiplier
+        hash ^= hash >> 32
+        hash = (hash ^ second) &* multiplier
         return hash ^ (hash >> 32)
     }
 }

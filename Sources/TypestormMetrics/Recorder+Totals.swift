@@ -1,7 +1,7 @@
 /// The recorder's running totals, as typed fields: the hot path adds to these, and
 /// `metricSet()` names them once at the end.
 struct Totals: Sendable {
-    var timeline = Timeline()
+    var timeline = TimelineRecording()
     var examples = FlawExampleBuffer()
     var keystrokes: Int64 = 0
     var submits: Int64 = 0

@@ -118,7 +118,7 @@ public struct Recorder: RecordSink, Sendable {
         case let .keystroke(_, query):
             keystroke(query, typist: typist, at: time)
         case .submit:
-            totals.submits += 1
+            totals.submits &+= 1
         case .sessionEnd:
             tracks[typist].sessionEnd(at: time, totals: &totals)
         case let .commit(query, cached):
@@ -138,17 +138,17 @@ public struct Recorder: RecordSink, Sendable {
         case let .apply(id, query, kind):
             apply(id: id, query: query, kind: kind, typist: typist, at: time)
         case .countUnknown:
-            totals.answersWithoutCount += 1
+            totals.answersWithoutCount &+= 1
         case let .discard(id):
-            totals.discards += 1
+            totals.discards &+= 1
             tracks[typist].decide(id, applied: false, totals: &totals)
         case let .display(kind, query):
             display(kind, query: query, typist: typist, at: time)
         case let .writeBack(reentries, runaway, brokeComposition):
-            totals.writeBackChanges += 1
-            totals.writeBackReentries += Int64(reentries)
-            if runaway { totals.writeBackRunaways += 1 }
-            if brokeComposition { totals.compositionBreaks += 1 }
+            totals.writeBackChanges &+= 1
+            totals.writeBackReentries &+= Int64(reentries)
+            if runaway { totals.writeBackRunaways &+= 1 }
+            if brokeComposition { totals.compositionBreaks &+= 1 }
         case let .timerLateness(lateness):
             totals.timerLateness.record(lateness)
         case let .inputLag(lag):
@@ -192,7 +192,7 @@ public struct Recorder: RecordSink, Sendable {
     /// `record(.waitStarted(id:query:))`.
     public mutating func waitStarted(id: UInt64, query: QueryIdentity, typist: Int, at time: Int64) {
         if time > totals.runEnd { totals.runEnd = time }
-        totals.waits += 1
+        totals.waits &+= 1
         tracks[typist].waits.append(Wait(id: id, query: queries.ref(query, typist: typist)))
     }
 
@@ -305,6 +305,10 @@ struct Wait: Sendable {
 }
 
 /// One typist's state between records.
+///
+/// Counts, sums and time differences use wrapping arithmetic: times are nanoseconds of one run
+/// and counts are of its records, far below `Int64.max`, and an overflow check was a branch on
+/// every figure of every record.
 struct Track: Sendable {
     let expectsBackend: Bool
     var field: QueryRef?
@@ -360,18 +364,18 @@ struct Track: Sendable {
     }
 
     mutating func accrueMismatch(at time: Int64, totals: inout Totals) {
-        if mismatchFrom >= 0 { totals.mismatchNs += time - mismatchFrom }
+        if mismatchFrom >= 0 { totals.mismatchNs &+= time &- mismatchFrom }
         mismatchFrom = (!ended && showsAnswerForOtherQuery) ? time : -1
     }
 
     mutating func keystroke(_ query: QueryRef?, at time: Int64, settle: Int64, totals: inout Totals) {
-        totals.keystrokes += 1
+        totals.keystrokes &+= 1
         if !started {
             started = true
             displaySince = time
-            totals.sessionStartSum += time
+            totals.sessionStartSum &+= time
         }
-        if burstOpen, time - lastKeystroke >= settle {
+        if burstOpen, time &- lastKeystroke >= settle {
             closeSettle(totals: &totals)
         }
         if !burstOpen {
@@ -400,16 +404,16 @@ struct Track: Sendable {
     /// late responses still count for the final screen and time to fresh results.
     mutating func sessionEnd(at time: Int64, totals: inout Totals) {
         guard !ended else { return }
-        if mismatchFrom >= 0 { totals.mismatchNs += time - mismatchFrom }
+        if mismatchFrom >= 0 { totals.mismatchNs &+= time &- mismatchFrom }
         mismatchFrom = -1
         ended = true
         endedAt = time
     }
 
     mutating func commit(_ query: QueryRef, cached: Bool, totals: inout Totals) {
-        totals.commits += 1
+        totals.commits &+= 1
         if cached {
-            totals.cachedCommits += 1
+            totals.cachedCommits &+= 1
             answerQuery = query
         }
         if burstOpen, !burstCommits.contains(query) {
@@ -418,10 +422,10 @@ struct Track: Sendable {
     }
 
     mutating func unitStarted(_ unit: Unit, totals: inout Totals) {
-        totals.requestsStarted += 1
+        totals.requestsStarted &+= 1
         totals.timeline.requestStarted(at: unit.start)
-        if burstOpen { burstRequests += 1 }
-        openRequests += 1
+        if burstOpen { burstRequests &+= 1 }
+        openRequests &+= 1
         totals.inFlight.record(openRequests)
         if openRequests > totals.maxInFlight { totals.maxInFlight = openRequests }
         units.append(unit)
@@ -446,44 +450,44 @@ struct Track: Sendable {
             guard let index = waits.firstIndex(where: { $0.id == id }) else { return }
             let obsoleteAt = removeWait(at: index).obsoleteAt
             if obsoleteAt >= 0 {
-                totals.signalLatency.record(time - obsoleteAt)
+                totals.signalLatency.record(time &- obsoleteAt)
             } else {
-                totals.cancelsWhileCurrent += 1
+                totals.cancelsWhileCurrent &+= 1
             }
-            totals.taskChurn += 1
+            totals.taskChurn &+= 1
             return
         }
         guard let index = unitIndex(id), units[index].cancelAt < 0 else { return }
         units[index].cancelAt = time
         if units[index].obsoleteAt >= 0 {
-            totals.signalLatency.record(time - units[index].obsoleteAt)
+            totals.signalLatency.record(time &- units[index].obsoleteAt)
         } else {
-            totals.cancelsWhileCurrent += 1
+            totals.cancelsWhileCurrent &+= 1
         }
-        totals.requestsCancelled += 1
+        totals.requestsCancelled &+= 1
     }
 
     mutating func workStopped(_ id: UInt64, reason: StopReason, at time: Int64, totals: inout Totals) {
         guard let index = unitIndex(id), !units[index].stopped else { return }
-        openRequests -= 1
+        openRequests &-= 1
         var unit = units[index]
         unit.stopped = true
-        unit.clientNs = time - unit.start
-        totals.clientNs += unit.clientNs
+        unit.clientNs = time &- unit.start
+        totals.clientNs &+= unit.clientNs
         totals.timeline.requestStopped(start: unit.start, end: time, completed: reason == .completed)
         if unit.cancelAt >= 0 {
-            totals.stopLatencyClient.record(time - unit.cancelAt)
+            totals.stopLatencyClient.record(time &- unit.cancelAt)
         }
         switch reason {
         case .completed:
-            totals.requestsCompleted += 1
-            totals.requestLatency.record(time - unit.start)
+            totals.requestsCompleted &+= 1
+            totals.requestLatency.record(time &- unit.start)
             unit.completed = true
             unit.staleAtCompletion = unit.query != field
-        case .cancelledObserved: totals.cancelsObserved += 1
-        case .serverError: totals.serverErrors += 1
-        case .timeout: totals.timeouts += 1
-        case .transport: totals.transportErrors += 1
+        case .cancelledObserved: totals.cancelsObserved &+= 1
+        case .serverError: totals.serverErrors &+= 1
+        case .timeout: totals.timeouts &+= 1
+        case .transport: totals.transportErrors &+= 1
         }
         if reason != .completed { unit.decided = true }
         units[index] = unit
@@ -495,12 +499,12 @@ struct Track: Sendable {
         units[index].backendDone = true
         units[index].serviceNanos = work.serviceNanos
         units[index].items = work.itemsScanned
-        totals.serviceNanos += work.serviceNanos
-        totals.itemsScanned += work.itemsScanned
+        totals.serviceNanos &+= work.serviceNanos
+        totals.itemsScanned &+= work.itemsScanned
         totals.queueTime.record(work.queueNanos)
         totals.serviceTime.record(work.serviceNanos)
         if units[index].cancelAt >= 0 {
-            totals.stopLatencyBackend.record(time - units[index].cancelAt)
+            totals.stopLatencyBackend.record(time &- units[index].cancelAt)
         }
         finalizeIfDone(index, totals: &totals)
     }
@@ -514,9 +518,9 @@ struct Track: Sendable {
     }
 
     mutating func apply(_ id: UInt64, query: QueryRef, kind: DisplayKind, at time: Int64, totals: inout Totals) {
-        totals.applies += 1
+        totals.applies &+= 1
         if hasApplied, id < maxApplied {
-            totals.outOfOrderApplies += 1
+            totals.outOfOrderApplies &+= 1
             totals.examples.note(.outOfOrder, at: time, shown: query, field: field)
         }
         if !hasApplied || id > maxApplied { maxApplied = id }
@@ -528,11 +532,17 @@ struct Track: Sendable {
             let cancelled = unitIndex.map { units[$0].cancelAt >= 0 } ?? false
             if cancelled || query != field { falseApplyAt = time }
         }
-        decide(id, applied: kind == .results || kind == .empty, totals: &totals)
+        decide(at: unitIndex, applied: kind == .results || kind == .empty, totals: &totals)
     }
 
     mutating func decide(_ id: UInt64, applied: Bool, totals: inout Totals) {
-        guard let index = unitIndex(id), !units[index].decided else { return }
+        decide(at: unitIndex(id), applied: applied, totals: &totals)
+    }
+
+    /// `decide` for the unit at `index` (`nil`: no open unit has the id), found once by the caller.
+    @inline(__always)
+    mutating func decide(at index: Int?, applied: Bool, totals: inout Totals) {
+        guard let index, !units[index].decided else { return }
         units[index].decided = true
         units[index].applied = applied
         finalizeIfDone(index, totals: &totals)
@@ -543,21 +553,21 @@ struct Track: Sendable {
         // Usually the last: the newest request.
         let unit = units.removeMostlyLast(at: index)
         if !(unit.completed && unit.applied && !unit.staleAtCompletion) {
-            totals.wastedRequests += 1
-            totals.wastedServiceNs += unit.serviceNanos
-            totals.wastedItems += unit.items
-            totals.wastedClientNs += unit.clientNs
+            totals.wastedRequests &+= 1
+            totals.wastedServiceNs &+= unit.serviceNanos
+            totals.wastedItems &+= unit.items
+            totals.wastedClientNs &+= unit.clientNs
         }
     }
 
     mutating func display(_ kind: DisplayKind, _ query: QueryRef?, at time: Int64, blink: Int64, totals: inout Totals) {
         guard kind != displayKind || query != displayQuery else { return }
-        totals.displayChanges += 1
+        totals.displayChanges &+= 1
         if burstOpen {
-            burstDisplayChanges += 1
-            if displayChangedOnce, time - displaySince < blink {
-                burstBlinks += 1
-                totals.blinks += 1
+            burstDisplayChanges &+= 1
+            if displayChangedOnce, time &- displaySince < blink {
+                burstBlinks &+= 1
+                totals.blinks &+= 1
             }
         }
         displayChangedOnce = true
@@ -565,7 +575,7 @@ struct Track: Sendable {
         displayQuery = query
         displaySince = time
         if kind == .empty || kind == .error, burstOpen {
-            if query != field || falseApplyAt == time { totals.falseEmpties += 1 }
+            if query != field || falseApplyAt == time { totals.falseEmpties &+= 1 }
         }
         accrueMismatch(at: time, totals: &totals)
         if isFresh {
@@ -578,34 +588,34 @@ struct Track: Sendable {
 
     mutating func closeSettle(totals: inout Totals) {
         burstOpen = false
-        totals.settles += 1
+        totals.settles &+= 1
         totals.fanOutPerSettle.record(burstRequests)
         totals.displayChangesPerSettle.record(burstDisplayChanges)
         totals.blinksPerSettle.record(burstBlinks)
-        totals.distinctCommits += Int64(burstCommits.count)
-        if !isFresh { totals.staleSettles += 1 }
+        totals.distinctCommits &+= Int64(burstCommits.count)
+        if !isFresh { totals.staleSettles &+= 1 }
         noteSettleFlaws(totals: &totals)
         if freshAtLastKeystroke {
-            totals.alreadyFreshSettles += 1
+            totals.alreadyFreshSettles &+= 1
         } else if freshSince >= 0 {
-            totals.timeToFresh.record(freshSince - lastKeystroke)
+            totals.timeToFresh.record(freshSince &- lastKeystroke)
         } else {
-            totals.neverFresh += 1
+            totals.neverFresh &+= 1
         }
     }
 
     mutating func finish(at time: Int64, totals: inout Totals) {
         let end = ended ? endedAt : time
         if mismatchFrom >= 0 {
-            totals.mismatchNs += end - mismatchFrom
+            totals.mismatchNs &+= end &- mismatchFrom
             mismatchFrom = -1
         }
-        if started { totals.sessionEndSum += end }
+        if started { totals.sessionEndSum &+= end }
         if burstOpen { closeSettle(totals: &totals) }
         waits.removeAll()
         while !units.isEmpty {
             if !units[0].stopped {
-                totals.unfinishedRequests += 1
+                totals.unfinishedRequests &+= 1
                 totals.timeline.requestStopped(start: units[0].start, end: end, completed: false)
             }
             finalize(0, totals: &totals)

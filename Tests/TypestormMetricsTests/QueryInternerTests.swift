@@ -28,6 +28,21 @@ struct QueryInternerTests {
         #expect(interner.ref(nil, typist: 0) == nil)
     }
 
+    /// A text of up to 15 bytes is usually held inline (a small string), but a string made with
+    /// more room than it needs holds the same bytes in a buffer: both must hash, and so intern,
+    /// alike.
+    @Test(arguments: ["", "a", "lamp", "lamp sha", "lamp shade", "lamp shade blue", "가나다", "lamp shade blue!"])
+    func aTextHashesAlikeInlineAndInABuffer(_ text: String) {
+        let buffered = String(unsafeUninitializedCapacity: 64) { buffer in
+            _ = buffer.initialize(from: text.utf8)
+            return text.utf8.count
+        }
+        #expect(buffered == text)
+        #expect(QueryInterner.hash(QueryIdentity(text: buffered)) == QueryInterner.hash(QueryIdentity(text: text)))
+        var interner = QueryInterner(typists: 2)
+        #expect(interner.ref(QueryIdentity(text: buffered), typist: 0) == interner.ref(QueryIdentity(text: text), typist: 1))
+    }
+
     @Test func refsSurviveTheTableGrowing() {
         var interner = QueryInterner(typists: 2)
         let keys = (0..<5_000).map { QueryIdentity(text: "q\($0)", scope: $0 % 3 == 0 ? "bags" : nil) }
