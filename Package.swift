@@ -97,7 +97,7 @@ let package = Package(
         .target(name: "RunHistory", dependencies: ["TypestormMetrics", "Reporting", "Diagnostics", "CSQLite", "CLibPQ"], swiftSettings: swiftSettings),
         // The detector's error rates on synthetic series, for its test and its calibration run.
         .target(name: "ChangePointSeries", dependencies: ["RunHistory", "Typists"], path: "Tests/Support/ChangePointSeries", swiftSettings: swiftSettings),
-        .testTarget(name: "RunHistoryTests", dependencies: ["ChangePointSeries", "RunHistory", "TypestormMetrics", "Reporting", "Typists", "TypestormSystem", "Diagnostics"], swiftSettings: swiftSettings),
+        .testTarget(name: "RunHistoryTests", dependencies: ["ChangePointSeries", "RunHistory", "CSQLite", "TypestormMetrics", "Reporting", "Typists", "TypestormSystem", "Diagnostics"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "ChangePointCalibration", dependencies: ["RunHistory", "Typists", "ChangePointSeries"],
             path: "Benchmarks/ChangePointCalibration", swiftSettings: swiftSettings

@@ -1,3 +1,4 @@
+import Foundation
 import CSQLite
 
 /// A connection to an SQLite database file (Debian's libsqlite3), owning the `sqlite3` handle.
@@ -25,8 +26,30 @@ final class SQLiteConnection: SQLConnection {
         handle = opened
         self.path = path
         sqlite3_busy_timeout(handle, Self.busyTimeoutMillis)
-        try query("PRAGMA journal_mode=WAL")
+        try enableWriteAheadLogging()
         try query("PRAGMA foreign_keys=ON")
+    }
+
+    /// Switches the database to write-ahead logging (a no-op once it is).
+    ///
+    /// Switching a file that is still in rollback mode needs its exclusive lock. When another
+    /// connection holds the write lock meanwhile (several processes opening a new store at
+    /// once, each switching it), SQLite answers "busy" at once instead of waiting in the busy
+    /// handler, since waiting could deadlock. So this waits here, a few milliseconds at a time,
+    /// up to the same busy timeout, and tries again.
+    private func enableWriteAheadLogging() throws(HistoryError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Self.busyTimeoutMillis)
+        var pause = 1
+        while true {
+            let code = sqlite3_exec(handle, "PRAGMA journal_mode=WAL", nil, nil, nil)
+            if code == SQLITE_OK { return }
+            guard code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED, clock.now < deadline else {
+                throw failure("cannot switch to write-ahead logging")
+            }
+            usleep(UInt32(pause * 1_000))
+            pause = min(pause * 2, 50)
+        }
     }
 
     deinit {

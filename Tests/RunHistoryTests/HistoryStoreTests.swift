@@ -1,3 +1,4 @@
+import CSQLite
 import Diagnostics
 import Foundation
 import TypestormMetrics
@@ -57,6 +58,30 @@ struct HistoryStoreTests {
         } throws: { error in
             (error as? HistoryError).map { "\($0)".contains("version 99") } == true
         }
+    }
+
+    /// A store opened while another connection holds the write lock of a file still in rollback
+    /// mode (another process creating the same new store) waits for it: SQLite answers "busy"
+    /// at once to the switch to write-ahead logging, without its busy handler.
+    @Test func opensWhileAnotherConnectionHoldsTheWriteLock() throws {
+        let path = try temporaryDirectory().appendingPathComponent("runs.db").path
+        var opened: OpaquePointer?
+        #expect(sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK)
+        // Used by the releasing thread only after this thread has stopped touching it.
+        nonisolated(unsafe) let writer = try #require(opened)
+        #expect(sqlite3_exec(writer, "CREATE TABLE holder (x); BEGIN IMMEDIATE; INSERT INTO holder VALUES (1)", nil, nil, nil) == SQLITE_OK)
+        let released = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            sqlite3_exec(writer, "COMMIT", nil, nil, nil)
+            sqlite3_close_v2(writer)
+        }
+        released.start()
+        let started = ContinuousClock.now
+        let store = try HistoryStore(.sqlite(path: path))
+        #expect(ContinuousClock.now - started >= .milliseconds(250), "the store opened while the write lock was held")
+        try store.add(sampleRecord(stale: 10, startedAtMillis: 1_000))
+        #expect(try store.counts().runs == 1)
+        #expect(try store.connection.query("PRAGMA journal_mode").first?.first == .text("wal"))
     }
 
     @Test func storeLocationsAreParsedAndBadOnesNamed() throws {
