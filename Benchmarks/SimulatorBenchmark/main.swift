@@ -178,7 +178,12 @@ if let path = options.metricsPath {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
     let all = Dictionary(uniqueKeysWithValues: results.map { ($0.preset, $0.metrics!) })
-    FileManager.default.createFile(atPath: path, contents: try encoder.encode(all))
+    do {
+        try encoder.encode(all).write(to: URL(fileURLWithPath: path))
+    } catch {
+        FileHandle.standardError.write(Data("--metrics \(path): cannot write the metrics: \(error.localizedDescription)\n".utf8))
+        exit(73)
+    }
     results = results.map { var result = $0; result.metrics = nil; return result }
 }
 var floors: [Floor] = []
