@@ -94,21 +94,47 @@ public struct RunRecord: Sendable, Equatable, Codable {
         for group in groups { try? add(group) }
     }
 
+    /// Reads a record, putting its groups in the stable order (by key) whatever order the file
+    /// lists them in.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try container.decode(Int.self, forKey: .schemaVersion)
+        metadata = try container.decode(RunMetadata.self, forKey: .metadata)
+        partial = try container.decode(Bool.self, forKey: .partial)
+        problems = try container.decode([String].self, forKey: .problems)
+        let listed = try container.decode([MetricGroup].self, forKey: .groups)
+        let keys = listed.map(\.key)
+        groups = listed.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }.map { listed[$0] }
+    }
+
     /// The group with exactly this name and these labels; `nil` when the record has none.
     public func group(named name: String, labels: [String: String] = [:]) -> MetricGroup? {
         let key = MetricGroup(name: name, labels: labels).key
-        return groups.first { $0.key == key }
+        let index = position(of: key)
+        return index < groups.count && groups[index].key == key ? groups[index] : nil
     }
 
     /// Adds a group, merging it into an existing one with the same name and labels.
     public mutating func add(_ group: MetricGroup) throws(MergeError) {
         let key = group.key
-        if let index = groups.firstIndex(where: { $0.key == key }) {
+        let index = position(of: key)
+        if index < groups.count && groups[index].key == key {
             try groups[index].metrics.merge(group.metrics)
         } else {
-            groups.append(group)
-            groups.sort { $0.key < $1.key }
+            groups.insert(group, at: index)
         }
+    }
+
+    /// The first index whose group's key is not below `key` (`groups` is kept sorted by key, so
+    /// a record of thousands of groups, a sweep's, is built without sorting it again per group).
+    private func position(of key: String) -> Int {
+        var low = 0
+        var high = groups.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if groups[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Combines the record of another shard of the same run.

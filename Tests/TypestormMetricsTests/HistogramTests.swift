@@ -155,6 +155,54 @@ struct RunRecordTests {
         #expect(try RunRecord.decode(bytes) == a)
     }
 
+    /// Groups added in any order end up in key order, each key once, with equal keys merged: the
+    /// same record as adding them one by one to a list searched and sorted in full each time.
+    @Test func groupsStayInKeyOrderWhateverTheOrderTheyCameIn() throws {
+        var keys: [(String, [String: String])] = []
+        for index in 0..<300 {
+            keys.append(("s\(index % 7)", index % 3 == 0 ? [:] : ["debounce": String(index % 50), "population": "p\(index % 4)"]))
+        }
+        // A fixed shuffle (a multiplicative walk over the indices), so the test is the same every run.
+        let order = (0..<keys.count).map { ($0 * 97 + 13) % keys.count }
+        var record = RunRecord(metadata: RunMetadata(toolVersion: "test", scenarioName: "s", scenarioHash: "abc", seed: 1, runner: "virtual", segments: [Segment(index: 0, count: 1)]))
+        var reference: [MetricGroup] = []
+        for index in order {
+            var metrics = MetricSet()
+            metrics.add("settles", Int64(index + 1))
+            let group = MetricGroup(name: keys[index].0, labels: keys[index].1, metrics: metrics)
+            try record.add(group)
+            if let found = reference.firstIndex(where: { $0.key == group.key }) {
+                try reference[found].metrics.merge(group.metrics)
+            } else {
+                reference.append(group)
+                reference.sort { $0.key < $1.key }
+            }
+        }
+        #expect(record.groups == reference)
+        #expect(zip(record.groups, record.groups.dropFirst()).allSatisfy { $0.key < $1.key })
+        for group in reference {
+            #expect(record.group(named: group.name, labels: group.labels) == group)
+        }
+        #expect(record.group(named: "absent") == nil)
+    }
+
+    /// A record file listing its groups out of order reads back in key order, and a group added
+    /// to it merges into the one of the same key.
+    @Test func decodingPutsGroupsInKeyOrder() throws {
+        var metrics = MetricSet()
+        metrics.add("settles", 2)
+        let a = RunRecord(metadata: RunMetadata(toolVersion: "test", scenarioName: "s", scenarioHash: "abc", seed: 1, runner: "virtual", segments: [Segment(index: 0, count: 1)]),
+                          groups: ["a", "b", "c", "d"].map { MetricGroup(name: $0, metrics: metrics) })
+        var object = try #require(try JSONSerialization.jsonObject(with: try a.encoded()) as? [String: Any])
+        object["groups"] = Array(try #require(object["groups"] as? [Any]).reversed())
+        var read = try RunRecord.decode(try JSONSerialization.data(withJSONObject: object))
+        #expect(read.groups.map(\.name) == ["a", "b", "c", "d"])
+        #expect(read == a)
+        try read.add(MetricGroup(name: "c", metrics: metrics))
+        #expect(read.groups.map(\.name) == ["a", "b", "c", "d"])
+        #expect(read.group(named: "c")?.metrics.counter("settles") == 4)
+    }
+
     @Test func decodingRefusesAnotherSchemaVersion() throws {
         var text = String(decoding: try record(segment: 0, of: 1, requests: 1, latency: []).encoded(), as: UTF8.self)
         text = text.replacingOccurrences(of: "\"schemaVersion\" : 1", with: "\"schemaVersion\" : 99")
