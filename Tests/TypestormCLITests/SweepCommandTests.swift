@@ -47,6 +47,21 @@ extension CommandTests {
         #expect((flawed["disqualifiedBy"] as? [String])?.first?.hasPrefix("wrong final screens") == true)
     }
 
+    /// A grid of presets runs in this process by default, though the scenario names 4 worker
+    /// processes (none is started: this test's executable could not be one), with the same
+    /// answer as `--workers 1`.
+    @Test func aGridOfPresetsRunsInThisProcessByDefault() async {
+        let grid = ["sweep", Self.scenario, "--debounce", "100:300:100", "--typists", "8", "--replicates", "2",
+                    "--queries", Self.root + "/Datasets/queries", "--json"]
+        let byDefault = await run(grid)
+        #expect(byDefault.code == 0, "\(byDefault.err)")
+        #expect(!byDefault.err.contains("worker processes"))
+        #expect(byDefault.err.contains("grid runs done"))
+        let oneWorker = await run(grid + ["--workers", "1"])
+        #expect(byDefault.out == oneWorker.out)
+        #expect(byDefault.out.contains("\"debounceMs\" : 300"))
+    }
+
     /// A calibrated backend changes the numbers the sweep measures.
     @Test func aBackendFileReplacesTheScenariosBackend() async throws {
         let slow = try temporaryFile("api.json", #"{"workers": 4, "serviceTime": {"median": "400ms", "p99": "900ms"}, "networkRTT": "30ms"}"#)

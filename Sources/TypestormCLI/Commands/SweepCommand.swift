@@ -39,7 +39,7 @@ enum SweepCommand {
             .value("seed", "S", help: "Base seed of the replicates (default: the scenario's seed)."),
             .value("backend", "FILE", help: "A JSON backend object (the scenario's backend keys) to use instead of the scenario's (e.g. from typestorm calibrate)."),
             .value("typists", "N", help: "Typists per population and replicate (default: the scenario's share of its typists, at least 50)."),
-            .value("workers", "N", help: "Worker processes the grid is spread over (default: the scenario's processes); 1 runs it in this process on every core."),
+            .value("workers", "N", help: "Worker processes the grid is spread over; 1 runs it in this process on every core (default: 1 for presets, the scenario's processes when a field of yours is swept)."),
             .value("queries", "DIR", help: "Query lists for the typists (default: the scenario's population.queryLists, else the shipped Datasets/queries)."),
             .value("record", "FILE", help: "Analyse a stored sweep record instead of running the grid."),
             .value("out", "DIR", help: "Write sweep.html, sweep.json, sweep-record.json and one SVG per plot into DIR."),
@@ -114,7 +114,11 @@ enum SweepCommand {
             record = try ReportingCLI.load(file).record
         } else if let scenarioPath = arguments.positional(0) {
             let plan = try plan(scenarioPath: scenarioPath, grid: grid, replicates: replicates, arguments: arguments)
-            let workers = try arguments.int("workers", default: plan.scenario.processes, in: 1...256)
+            // Presets run on every core in this process, with none of the worker processes'
+            // start-up and record traffic; a field of yours takes turns on one thread here, so its
+            // grid goes to the scenario's worker processes.
+            let inProcess = plan.settings.allSatisfy(\.strategy.isPreset)
+            let workers = try arguments.int("workers", default: inProcess ? 1 : plan.scenario.processes, in: 1...256)
             let console = invocation.console
             do {
                 record = try await SweepGrid.run(plan, workers: workers, executable: ExecutablePath.current(), toolVersion: VersionCommand.version) {

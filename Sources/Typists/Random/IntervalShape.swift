@@ -37,13 +37,14 @@ public enum IntervalShape: Sendable, Hashable, Codable {
         private static let cache = Locked<[IntervalShape: QuantileTable]>([:])
 
         private static func build(_ shape: IntervalShape) -> QuantileTable {
-            var table = QuantileTable { p in
-                switch shape {
-                case let .logNormal(sigma):
-                    return Foundation.exp(sigma * QuantileTable.normalQuantile(p))
-                case let .logLogistic(beta):
-                    return Foundation.pow(p / (1 - p), 1 / beta)
-                }
+            var table: QuantileTable
+            switch shape {
+            case let .logNormal(sigma):
+                // exp(σ Φ⁻¹(p)) at the same p's as the normal table: read from it rather than
+                // solving Φ⁻¹ again for every shape (the same values, bit for bit).
+                table = QuantileTable(mapping: NormalQuantiles.table) { Foundation.exp(sigma * $0) }
+            case let .logLogistic(beta):
+                table = QuantileTable { p in Foundation.pow(p / (1 - p), 1 / beta) }
             }
             table.scale(by: 1 / table.mean)
             return table

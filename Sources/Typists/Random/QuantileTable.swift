@@ -41,6 +41,20 @@ public struct QuantileTable: @unchecked Sendable {
         }
     }
 
+    /// `transform` of every entry of `table`: the table of `transform(X)` for an increasing
+    /// `transform` (tabulated at the same points, so equal to tabulating the composed function).
+    init(mapping table: QuantileTable, _ transform: (Double) -> Double) {
+        let n = Self.cells, t = Self.tailCells
+        main = .allocate(capacity: n)
+        low = .allocate(capacity: t)
+        high = .allocate(capacity: t)
+        for i in 0..<n { main[i] = transform(table.main[i]) }
+        for j in 0..<t {
+            low[j] = transform(table.low[j])
+            high[j] = transform(table.high[j])
+        }
+    }
+
     /// F⁻¹(u) for u in [0, 1).
     @inlinable @inline(__always)
     public func sample(_ u: Double) -> Double {
