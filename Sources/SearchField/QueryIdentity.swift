@@ -226,7 +226,15 @@ public struct QueryNormalizer: Hashable, Sendable {
             return true
         }
         if prefixIsPlain == true { return true }
-        return text.count >= minimumLength
+        return Self.hasCharacters(text, atLeast: minimumLength)
+    }
+
+    /// Whether `text` has at least `count` characters, counting no further than that (a
+    /// character of Hangul or CJK takes the grapheme-breaking rules to find, so counting a
+    /// whole query to compare it with 2 or 3 is most of the cost).
+    @inlinable
+    static func hasCharacters(_ text: String, atLeast count: Int) -> Bool {
+        text.index(text.startIndex, offsetBy: count, limitedBy: text.endIndex) != nil
     }
 
     /// The identity to search for, or `nil` when the text is too short.
@@ -238,10 +246,7 @@ public struct QueryNormalizer: Hashable, Sendable {
         let minimumLength = minimumLength, trims = trims
         let quick = text.utf8.withContiguousStorageIfAvailable { bytes -> QuickVerdict in
             let count = bytes.count
-            if trims, let first = bytes.first, let last = bytes.last,
-               !(first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80) {
-                return .slow
-            }
+            if trims, !Self.hasNothingToTrim(bytes) { return .slow }
             if minimumLength <= 0 { return .searchable }
             if count < minimumLength { return .tooShort }
             let end = Swift.min(count, minimumLength + 1)
@@ -259,7 +264,7 @@ public struct QueryNormalizer: Hashable, Sendable {
         case .tooShort?:
             return nil
         case .countCharacters?:
-            guard text.count >= minimumLength else { return nil }
+            guard Self.hasCharacters(text, atLeast: minimumLength) else { return nil }
             return QueryIdentity(text: text, scope: scope, tokens: tokens)
         case .slow?, nil:
             break
@@ -290,10 +295,7 @@ public struct QueryNormalizer: Hashable, Sendable {
         // copy cost a retain and a release per call, and this runs several times a keystroke).
         // Native and small strings hand out their UTF-8 in place (a small one on the stack):
         // reading both ends that way costs a fraction of walking the view's indices.
-        let clean = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard let first = bytes.first, let last = bytes.last else { return true }
-            return first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80
-        }
+        let clean = text.utf8.withContiguousStorageIfAvailable { bytes in hasNothingToTrim(bytes) }
         if clean == true { return text }
         // ASCII: White_Space there is exactly tab through carriage return and the space, so the
         // bytes are trimmed in place (a trailing space after a word is the common case).
@@ -306,10 +308,44 @@ public struct QueryNormalizer: Hashable, Sendable {
         }
         if let ascii, let ascii { return ascii }
         let scalars = text.unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        guard let start = scalars.firstIndex(where: { !isWhiteSpace($0.value) }) else { return "" }
+        let end = scalars.lastIndex(where: { !isWhiteSpace($0.value) })!
         if start == scalars.startIndex, scalars.index(after: end) == scalars.endIndex { return text }
         return String(scalars[start...end])
+    }
+
+    /// Whether the UTF-8 of a string (valid, as every `String`'s is) neither begins nor ends
+    /// with White_Space: the first and the last scalar decoded in place.
+    @inlinable
+    static func hasNothingToTrim(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first, let last = bytes.last else { return true }
+        if first > 0x20 && first < 0x80 && last > 0x20 && last < 0x80 { return true }
+        var start = bytes.count - 1
+        while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        return !isWhiteSpace(scalarValue(bytes, at: 0)) && !isWhiteSpace(scalarValue(bytes, at: start))
+    }
+
+    /// The value of the scalar whose UTF-8 begins at `index`.
+    @inlinable
+    static func scalarValue(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
+        let lead = UInt32(bytes[index])
+        if lead < 0x80 { return lead }
+        func tail(_ offset: Int) -> UInt32 { UInt32(bytes[index + offset] & 0x3F) }
+        if lead < 0xE0 { return (lead & 0x1F) << 6 | tail(1) }
+        if lead < 0xF0 { return (lead & 0x0F) << 12 | tail(1) << 6 | tail(2) }
+        return (lead & 0x07) << 18 | tail(1) << 12 | tail(2) << 6 | tail(3)
+    }
+
+    /// Unicode's White_Space property (PropList.txt: 25 code points), the same answer as
+    /// `Unicode.Scalar.Properties.isWhitespace` for every scalar without its table lookup, which
+    /// was the largest single cost of a keystroke of Korean or Chinese typing.
+    @inlinable
+    static func isWhiteSpace(_ value: UInt32) -> Bool {
+        if value < 0x80 { return value == 0x20 || (value >= 0x09 && value <= 0x0D) }
+        switch value {
+        case 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
+        default: return false
+        }
     }
 }
 
