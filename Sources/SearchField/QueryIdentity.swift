@@ -232,9 +232,41 @@ public struct QueryNormalizer: Hashable, Sendable {
     /// Whether `text` has at least `count` characters, counting no further than that (a
     /// character of Hangul or CJK takes the grapheme-breaking rules to find, so counting a
     /// whole query to compare it with 2 or 3 is most of the cost).
+    ///
+    /// Typed queries are mostly scalars that are each a character of their own whatever stands
+    /// beside them (``isOwnCharacter(_:)``); while two such scalars follow each other there is
+    /// a character boundary between them, so they are counted from the bytes in place. Anything
+    /// else is left to the standard library's grapheme breaking.
     @inlinable
     static func hasCharacters(_ text: String, atLeast count: Int) -> Bool {
-        text.index(text.startIndex, offsetBy: count, limitedBy: text.endIndex) != nil
+        if count <= 0 { return true }
+        let simple = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            var index = 0
+            var characters = 0
+            while index < bytes.count {
+                let value = scalarValue(bytes, at: index)
+                guard isOwnCharacter(value) else { return nil }
+                index += value < 0x80 ? 1 : value < 0x800 ? 2 : value < 0x10000 ? 3 : 4
+                // A boundary after this scalar: the text ends, or another such scalar follows.
+                if index < bytes.count && !isOwnCharacter(scalarValue(bytes, at: index)) { return nil }
+                characters += 1
+                if characters >= count { return true }
+            }
+            return false
+        }
+        if let simple, let simple { return simple }
+        return text.index(text.startIndex, offsetBy: count, limitedBy: text.endIndex) != nil
+    }
+
+    /// Scalars whose Grapheme_Cluster_Break is Other, or LV / LVT for the precomposed Hangul
+    /// syllables, and that are not Extended_Pictographic: printable ASCII and the space, Hangul
+    /// compatibility jamo (what a Korean input method shows mid-syllable), CJK unified
+    /// ideographs and extension A, Hangul syllables. Between two of them no grapheme rule joins
+    /// (the Hangul rules join only conjoining jamo L, V and T), so each is a character.
+    @inlinable
+    static func isOwnCharacter(_ value: UInt32) -> Bool {
+        (value >= 0x20 && value < 0x7F) || (value >= 0x3131 && value <= 0x318E) || (value >= 0x3400 && value <= 0x4DBF)
+            || (value >= 0x4E00 && value <= 0x9FFF) || (value >= 0xAC00 && value <= 0xD7A3)
     }
 
     /// The identity to search for, or `nil` when the text is too short.

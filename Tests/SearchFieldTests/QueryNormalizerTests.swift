@@ -16,6 +16,43 @@ struct QueryNormalizerTests {
         #expect(spaces == 25)
     }
 
+    /// Every scalar counted as a character of its own is one next to each kind of such scalar,
+    /// on either side and next to itself: two scalars, two characters.
+    @Test func ownCharactersStandAloneBesideEachOther() {
+        let neighbours: [Unicode.Scalar] = [" ", "a", "~", "ㄱ", "ㅏ", "가", "각", "힣", "中", "㐀", "鿿"]
+        var joined: [String] = []
+        for value in UInt32(0)...0xFFFF where QueryNormalizer.isOwnCharacter(value) {
+            let scalar = Unicode.Scalar(value)!
+            for neighbour in neighbours {
+                for pair in [[scalar, neighbour], [neighbour, scalar], [scalar, scalar]] {
+                    var view = String.UnicodeScalarView()
+                    view.append(contentsOf: pair)
+                    if String(view).count != 2 { joined.append(String(view)) }
+                }
+            }
+        }
+        #expect(joined.isEmpty, "joined: \(joined.prefix(10))")
+    }
+
+    /// Counting up to a minimum length agrees with counting every character, on texts of own
+    /// characters, of characters that join (combining marks, conjoining jamo, emoji sequences,
+    /// CR LF) and of both.
+    @Test func countingUpToAMinimumAgreesWithCountingAll() {
+        let parts = ["a", "ab", " ", "한", "한글", "ㅎ", "ㅎㅏ", "中", "中文", "e\u{301}", "\u{1100}\u{1161}", "가\u{11A8}",
+                     "🙂", "👩‍👩‍👧", "🇰🇷", "\r\n", "\u{300}", "x\u{200D}", "\u{0E33}"]
+        for first in parts {
+            for second in parts {
+                for third in ["", "a", "\u{301}", "글"] {
+                    let text = first + second + third
+                    for count in 0...6 {
+                        #expect(QueryNormalizer.hasCharacters(text, atLeast: count) == (text.count >= count),
+                                "\(text.debugDescription) has at least \(count)")
+                    }
+                }
+            }
+        }
+    }
+
     /// Texts with every kind of end (ASCII and other White_Space, Hangul, CJK, emoji, combining
     /// marks, control characters): trimming and the identity's one-read path give what the
     /// plain definitions give (trim White_Space scalars at both ends, then count characters).
