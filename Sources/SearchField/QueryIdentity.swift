@@ -369,8 +369,9 @@ public struct QueryNormalizer: Hashable, Sendable {
     }
 
     /// Unicode's White_Space property (PropList.txt: 25 code points), the same answer as
-    /// `Unicode.Scalar.Properties.isWhitespace` for every scalar without its table lookup, which
-    /// was the largest single cost of a keystroke of Korean or Chinese typing.
+    /// `Unicode.Scalar.Properties.isWhitespace` for every scalar without its table lookup (a
+    /// lookup per end of a non-ASCII text would be the largest single cost of a Korean or
+    /// Chinese keystroke).
     @inlinable
     static func isWhiteSpace(_ value: UInt32) -> Bool {
         if value < 0x80 { return value == 0x20 || (value >= 0x09 && value <= 0x0D) }
