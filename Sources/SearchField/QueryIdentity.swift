@@ -241,18 +241,20 @@ public struct QueryNormalizer: Hashable, Sendable {
     static func hasCharacters(_ text: String, atLeast count: Int) -> Bool {
         if count <= 0 { return true }
         let simple = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            guard !bytes.isEmpty else { return false }
+            var value = scalarValue(bytes, at: 0)
+            guard isOwnCharacter(value) else { return nil }
             var index = 0
             var characters = 0
-            while index < bytes.count {
-                let value = scalarValue(bytes, at: index)
-                guard isOwnCharacter(value) else { return nil }
+            while true {
                 index += value < 0x80 ? 1 : value < 0x800 ? 2 : value < 0x10000 ? 3 : 4
-                // A boundary after this scalar: the text ends, or another such scalar follows.
-                if index < bytes.count && !isOwnCharacter(scalarValue(bytes, at: index)) { return nil }
                 characters += 1
+                if index == bytes.count { return characters >= count }
+                // A boundary after the scalar just counted only if another such scalar follows.
+                value = scalarValue(bytes, at: index)
+                guard isOwnCharacter(value) else { return nil }
                 if characters >= count { return true }
             }
-            return false
         }
         if let simple, let simple { return simple }
         return text.index(text.startIndex, offsetBy: count, limitedBy: text.endIndex) != nil
